@@ -1,0 +1,109 @@
+// The CLI shell: declares commands and flags, loads each command lazily, maps errors to exit
+// codes in one place. Commands live in ./commands/<name>.ts and never call process.exit.
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, KwaveError } from '../errors.js';
+import { processIO, type CliIO, type CommandContext, type CommonOptions } from './context.js';
+import { renderError } from './render.js';
+
+type Handler = (ctx: CommandContext, args: string[], opts: Record<string, unknown>) => Promise<number>;
+
+function commonOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)'))
+    .addOption(new Option('--context <name>', 'kubeconfig context to use'))
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--metrics-address <host:port>', 'serve Prometheus metrics here, or "off"').default('127.0.0.1:9464'))
+    .addOption(new Option('--pushgateway <url>', 'push metrics to this Pushgateway at wave ends and exit'));
+}
+
+function pickCommon(opts: Record<string, unknown>): CommonOptions {
+  return {
+    kubeconfig: opts.kubeconfig as string | undefined,
+    context: opts.context as string | undefined,
+    output: (opts.output as 'text' | 'json' | undefined) ?? 'text',
+    metricsAddress: (opts.metricsAddress as string | undefined) ?? '127.0.0.1:9464',
+    pushgateway: opts.pushgateway as string | undefined,
+  };
+}
+
+/** Declares every command of DESIGN.md; `load` imports the module that carries it out. */
+export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void): Command {
+  const program = new Command('kwave')
+    .description('Upgrade container images of running Kubernetes pods in place, in waves, from a YAML plan.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride();
+
+  const add = (name: string, description: string, load: () => Promise<{ run: Handler }>, setup?: (c: Command) => void) => {
+    const cmd = commonOptions(program.command(name).description(description));
+    setup?.(cmd);
+    cmd.action((...raw: unknown[]) => {
+      const command = raw[raw.length - 1] as Command;
+      const opts = command.opts();
+      const args = command.args;
+      setResult(load().then((m) => m.run({ io, common: pickCommon(opts) }, args, opts)));
+    });
+  };
+
+  add('validate', 'check plan files against the plan format; exit 2 if any is invalid', () => import('./commands/validate.js'), (c) =>
+    c.argument('<plan...>', 'plan files'),
+  );
+  add('plan', 'dry run: pods per wave, skipped pods and problems; writes nothing', () => import('./commands/notBuilt.js'), (c) =>
+    c.argument('<plan>', 'plan file'),
+  );
+  add('run', 'carry out a plan: upgrade pods in place, wave by wave', () => import('./commands/notBuilt.js'), (c) =>
+    c.argument('<plan>', 'plan file').option('--force', 'take over pods left mid-flight by another revision of the plan'),
+  );
+  add('status', "show a rollout's phase, wave, counts, pods in flight and gates", () => import('./commands/notBuilt.js'), (c) =>
+    c.argument('<plan>', 'plan file').option('--watch', 'follow live'),
+  );
+  add('approve', 'approve the approval gate of a wave', () => import('./commands/notBuilt.js'), (c) =>
+    c.argument('<plan>', 'plan file').option('--wave <n>', 'wave to approve (default: the one waiting)'),
+  );
+  add('rollback', 'revert in place every pod this plan upgraded', () => import('./commands/notBuilt.js'), (c) =>
+    c.argument('<plan>', 'plan file'),
+  );
+  add('adopt', 'set the readiness-gate condition True on pods that declare the gate but lack it', () => import('./commands/notBuilt.js'), (c) =>
+    c
+      .requiredOption('-n, --namespace <ns>', 'namespace')
+      .requiredOption('-l, --selector <selector>', 'label selector')
+      .option('--condition-type <type>', 'readiness gate condition type', 'kwave.dev/in-place-ready')
+      .option('--dry-run', 'list the pods, change nothing'),
+  );
+  add('sim', 'run the simulated Kubernetes cluster (API server + kubelet) until SIGINT/SIGTERM', () => import('./commands/notBuilt.js'), (c) =>
+    c
+      .option('--pods <n>', 'pods in the default world', '10')
+      .option('--fixture <file>', 'fixture YAML describing nodes, images and workloads')
+      .option('--port <port>', 'API server port (0 = any free port)', '0')
+      .option('--metrics-port <port>', 'app metrics and /sim/stats port (0 = any free port)', '0')
+      .option('--kubeconfig-out <path>', 'write a kubeconfig for the simulated cluster here')
+      .option('--faults <spec>', 'faults to switch on, e.g. "errorRate=0.1,latencyMs=50,watchCutSeconds=5"')
+      .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1'),
+  );
+  add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', () => import('./commands/notBuilt.js'), (c) =>
+    c.option('--keep', 'leave the simulated cluster running and print how to inspect it').option('--gate', 'add a real Prometheus gate'),
+  );
+  return program;
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  let result: Promise<number> | undefined;
+  const program = buildProgram(io, (p) => (result = p));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return result ? await result : ExitCode.OK;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return err.exitCode === 0 ? ExitCode.OK : ExitCode.BAD_INPUT;
+    }
+    if (err instanceof KwaveError) {
+      io.stderr.write(renderError(err) + '\n');
+      return err.exitCode;
+    }
+    io.stderr.write(`kwave: internal error (a bug, please report it): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return ExitCode.INTERNAL;
+  }
+}

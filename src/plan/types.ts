@@ -1,0 +1,92 @@
+// The normalised plan: defaults applied, durations in milliseconds, percentages as fractions.
+// Produced by the loader (src/plan/load.ts); everything downstream reads only this.
+
+/** A count of pods, either absolute or a share of the selected pods (0..1). */
+export type Amount = { kind: 'count'; value: number } | { kind: 'fraction'; value: number };
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface ContainerUpdate {
+  name: string;
+  image: string;
+}
+
+export type Order = 'name' | 'spread-nodes' | 'spread-zones';
+
+/** Wave targets: cumulative targets, or equal waves of one size. */
+export type WaveSpec = { kind: 'targets'; targets: Amount[] } | { kind: 'size'; size: Amount };
+
+export interface PrometheusGate {
+  address: string;
+  query: string;
+  successCondition?: string;
+  failureCondition?: string;
+  initialDelayMs: number;
+  intervalMs: number;
+  count: number;
+  failureLimit: number;
+  inconclusiveLimit: number;
+  consecutiveErrorLimit: number;
+  noData: 'pass' | 'fail' | 'inconclusive';
+  timeoutMs: number;
+  /** Bearer token source: never inline. */
+  auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
+}
+
+export interface WebhookGate {
+  url: string;
+  timeoutMs: number;
+  retries: number;
+}
+
+export interface Gate {
+  name: string;
+  /** 1-based wave numbers after which the gate is checked; undefined = every wave but the last. */
+  afterWaves?: number[];
+  pauseMs: number;
+  approval: boolean;
+  prometheus?: PrometheusGate;
+  webhook?: WebhookGate;
+}
+
+export interface Window {
+  timezone: string;
+  /** Parsed `"Mon-Fri 02:00-05:00"` entries: days 0=Sun..6=Sat, minutes from midnight. */
+  allow: { days: number[]; startMinute: number; endMinute: number; text: string }[];
+}
+
+export interface Plan {
+  apiVersion: 'kwave.dev/v1alpha1';
+  kind: 'RolloutPlan';
+  name: string;
+  /** Stable hash of the normalised spec (key order and defaults do not change it). */
+  revision: string;
+  target: { namespaces: string[]; selector: LabelSelector };
+  update: { containers: ContainerUpdate[] };
+  readinessGate: { conditionType: string; required: boolean };
+  strategy: {
+    waves: WaveSpec;
+    concurrency: number;
+    /** Default: the concurrency, as a count. */
+    maxUnavailable: Amount;
+    order: Order;
+    drainMs: number;
+    podTimeoutMs: number;
+    minReadyMs: number;
+  };
+  failurePolicy: { maxFailed: Amount; rollback: 'none' | 'failed' | 'all' };
+  gates: Gate[];
+  window?: Window;
+  metrics: { pushgateway?: string };
+  /** Where the plan came from, for messages. */
+  source: { file: string; text: string };
+}
