@@ -42,6 +42,11 @@ export interface Change {
   object: KubeObject;
   /** The store's version at this change. */
   rv: number;
+  /**
+   * The object before the change (MODIFIED, DELETED). A filtered watch needs it to tell an object
+   * that stopped matching (sent as DELETED) from one that never matched, as the real cacher does.
+   */
+  previous?: KubeObject;
 }
 
 export type StoreErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict';
@@ -166,7 +171,7 @@ export class Store {
       },
     });
     t.set(k, stored);
-    this.record({ type: 'MODIFIED', resource, object: stored, rv });
+    this.record({ type: 'MODIFIED', resource, object: stored, rv, previous: current });
     return stored;
   }
 
@@ -181,7 +186,7 @@ export class Store {
     t.delete(k);
     const rv = ++this.version;
     const last = deepFreeze({ ...current, metadata: { ...current.metadata, resourceVersion: String(rv) } });
-    this.record({ type: 'DELETED', resource, object: last, rv });
+    this.record({ type: 'DELETED', resource, object: last, rv, previous: current });
     return last;
   }
 

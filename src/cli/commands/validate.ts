@@ -1,6 +1,33 @@
+// `kwave validate PLAN…`: load each plan and report. Text: every error with its source line and a
+// caret, or `OK file (plan NAME, revision R)`. JSON: one object per file per line.
+// Exit 0 when every plan is valid, 2 otherwise.
+import { ExitCode } from '../../errors.js';
+import { formatPlanError } from '../../plan/format.js';
+import { loadPlanFile, type LoadResult } from '../../plan/load.js';
 import type { CommandContext } from '../context.js';
-import { run as notBuilt } from './notBuilt.js';
 
-export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
-  return notBuilt(ctx, args, opts);
+function jsonLine(file: string, result: LoadResult): string {
+  if (result.ok) {
+    return JSON.stringify({ file, valid: true, plan: result.plan.name, revision: result.plan.revision, errors: [] });
+  }
+  const errors = result.errors.map(({ line, col, path, message }) => ({ line, col, path, message }));
+  return JSON.stringify({ file, valid: false, errors });
+}
+
+function textBlock(file: string, result: LoadResult): string {
+  if (result.ok) return `OK ${file} (plan ${result.plan.name}, revision ${result.plan.revision})`;
+  const n = result.errors.length;
+  const errors = result.errors.map((err) => formatPlanError(err, result.text));
+  return [...errors, `FAIL ${file} (${n} error${n === 1 ? '' : 's'})`].join('\n');
+}
+
+export async function run(ctx: CommandContext, args: string[], _opts: Record<string, unknown>): Promise<number> {
+  let allValid = true;
+  for (const file of args) {
+    const result = await loadPlanFile(file);
+    allValid &&= result.ok;
+    const out = ctx.common.output === 'json' ? jsonLine(file, result) : textBlock(file, result);
+    ctx.io.stdout.write(out + '\n');
+  }
+  return allValid ? ExitCode.OK : ExitCode.BAD_INPUT;
 }

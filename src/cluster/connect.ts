@@ -1,0 +1,150 @@
+// Finding the cluster: which kubeconfig (the --kubeconfig flag, $KUBECONFIG, ~/.kube/config, or
+// the in-cluster service account), which context, and a clear error (exit 2) when there is none.
+// The choice of source is pure (`chooseConfigSource`); loading it is the thin shell around.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ExitCode, KwaveError } from '../errors.js';
+import { Cluster, type ClusterOptions } from './cluster.js';
+
+export type ConfigSource =
+  | { kind: 'files'; paths: string[]; from: 'flag' | 'KUBECONFIG' | 'home' }
+  | { kind: 'in-cluster' }
+  | { kind: 'none'; tried: string[] };
+
+export interface SourceInput {
+  /** The --kubeconfig flag. */
+  flag?: string;
+  env: { KUBECONFIG?: string; KUBERNETES_SERVICE_HOST?: string; KUBERNETES_SERVICE_PORT?: string };
+  home?: string;
+  exists: (file: string) => boolean;
+  /** Separator of $KUBECONFIG entries (':' on POSIX). */
+  delimiter?: string;
+}
+
+/**
+ * Where the configuration comes from, in kubectl's order:
+ * 1. `--kubeconfig FILE` (used even if missing, so the error names it);
+ * 2. `$KUBECONFIG` — a list of files, merged, first wins; missing entries are skipped;
+ * 3. `~/.kube/config` if it exists;
+ * 4. the in-cluster service account, when `KUBERNETES_SERVICE_HOST` is set.
+ */
+export function chooseConfigSource(input: SourceInput): ConfigSource {
+  if (input.flag) return { kind: 'files', paths: [input.flag], from: 'flag' };
+  const tried: string[] = [];
+  const fromEnv = (input.env.KUBECONFIG ?? '').split(input.delimiter ?? path.delimiter).filter(Boolean);
+  if (fromEnv.length > 0) {
+    const present = fromEnv.filter((f) => input.exists(f));
+    if (present.length > 0) return { kind: 'files', paths: present, from: 'KUBECONFIG' };
+    tried.push(...fromEnv.map((f) => `${f} (from $KUBECONFIG)`));
+  } else if (input.home) {
+    const file = path.join(input.home, '.kube', 'config');
+    if (input.exists(file)) return { kind: 'files', paths: [file], from: 'home' };
+    tried.push(file);
+  }
+  if (input.env.KUBERNETES_SERVICE_HOST && input.env.KUBERNETES_SERVICE_PORT) return { kind: 'in-cluster' };
+  tried.push('in-cluster service account (KUBERNETES_SERVICE_HOST is not set)');
+  return { kind: 'none', tried };
+}
+
+function badInput(message: string): KwaveError {
+  return new KwaveError('KUBE', message, ExitCode.BAD_INPUT);
+}
+
+function describeSource(source: ConfigSource): string {
+  if (source.kind === 'files') return source.paths.join(', ');
+  return source.kind === 'in-cluster' ? 'the in-cluster service account' : 'no kubeconfig';
+}
+
+/** Loads the chosen source into a KubeConfig; a missing or unreadable file is a KwaveError (exit 2). */
+export function loadKubeConfig(source: ConfigSource): KubeConfig {
+  const kc = new KubeConfig();
+  if (source.kind === 'none') {
+    throw badInput(`no Kubernetes configuration found: tried ${source.tried.join('; ')}. Pass --kubeconfig FILE or set KUBECONFIG.`);
+  }
+  if (source.kind === 'in-cluster') {
+    kc.loadFromCluster();
+    return kc;
+  }
+  source.paths.forEach((file, i) => {
+    const next = new KubeConfig();
+    try {
+      next.loadFromFile(file);
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+      throw badInput(`cannot read kubeconfig ${file}: ${why}`);
+    }
+    // $KUBECONFIG merge rule: the first file to define a name wins, and the first non-empty
+    // current-context wins.
+    if (i === 0) kc.loadFromOptions({ clusters: next.clusters, users: next.users, contexts: next.contexts, currentContext: next.currentContext });
+    else kc.mergeConfig(filterNew(kc, next), Boolean(kc.currentContext));
+  });
+  return kc;
+}
+
+/** The entries of `next` whose names `kc` does not define yet (mergeConfig throws on duplicates). */
+function filterNew(kc: KubeConfig, next: KubeConfig): KubeConfig {
+  const out = new KubeConfig();
+  out.loadFromOptions({
+    clusters: next.clusters.filter((c) => !kc.getCluster(c.name)),
+    users: next.users.filter((u) => !kc.getUser(u.name)),
+    contexts: next.contexts.filter((c) => !kc.getContextObject(c.name)),
+    currentContext: next.currentContext,
+  });
+  return out;
+}
+
+/**
+ * Selects `context` (or keeps the current one) and checks that it names a cluster and a user.
+ * Returns the namespace the context sets, or 'default'.
+ */
+export function selectContext(kc: KubeConfig, context: string | undefined, where: string): string {
+  const names = kc.getContexts().map((c) => c.name);
+  const available = names.length > 0 ? `available: ${names.join(', ')}` : 'it defines no contexts';
+  if (context !== undefined) {
+    if (!kc.getContextObject(context)) throw badInput(`context "${context}" not found in ${where} (${available})`);
+    kc.setCurrentContext(context);
+  } else if (!kc.getCurrentContext() || !kc.getContextObject(kc.getCurrentContext())) {
+    const current = kc.getCurrentContext();
+    throw badInput(
+      current
+        ? `current-context "${current}" of ${where} does not exist (${available}); pass --context NAME`
+        : `${where} sets no current-context (${available}); pass --context NAME`,
+    );
+  }
+  const ctx = kc.getContextObject(kc.getCurrentContext())!;
+  if (!kc.getCurrentCluster()) throw badInput(`context "${ctx.name}" in ${where} refers to cluster "${ctx.cluster}", which is not defined`);
+  if (!kc.getCurrentUser() && ctx.user) throw badInput(`context "${ctx.name}" in ${where} refers to user "${ctx.user}", which is not defined`);
+  return ctx.namespace || 'default';
+}
+
+export interface ConnectOptions extends ClusterOptions {
+  /** The --kubeconfig flag. */
+  kubeconfig?: string;
+  /** The --context flag. */
+  context?: string;
+  /** Environment to read KUBECONFIG / KUBERNETES_SERVICE_HOST from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Home directory for ~/.kube/config; default os.homedir(). */
+  home?: string;
+}
+
+/**
+ * Connects kwave to a cluster as kubectl would find it. Makes no request: an unreachable server
+ * shows up as a KubeError on the first call. Throws KwaveError (code KUBE, exit 2) when no
+ * configuration is found, a file cannot be read, or the context does not exist.
+ */
+export function connect(options: ConnectOptions = {}): Cluster {
+  const env = options.env ?? process.env;
+  const source = chooseConfigSource({
+    flag: options.kubeconfig,
+    env: { KUBECONFIG: env.KUBECONFIG, KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT },
+    home: options.home ?? homedir(),
+    exists: existsSync,
+  });
+  const kc = loadKubeConfig(source);
+  const where = describeSource(source);
+  const namespace = selectContext(kc, options.context, where);
+  return new Cluster(kc, { ...options, defaultNamespace: options.defaultNamespace ?? namespace });
+}

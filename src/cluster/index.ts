@@ -1,0 +1,30 @@
+// kwave's access to Kubernetes: connect, typed requests, retries, request counts, the pod cache.
+export { connect, chooseConfigSource, loadKubeConfig, selectContext, type ConnectOptions, type ConfigSource } from './connect.js';
+export {
+  Cluster,
+  realClusterDeps,
+  type ClusterDeps,
+  type ClusterOptions,
+  type ConfigMapMergePatch,
+  type ListPodsOptions,
+  type PodList,
+  type PodWatchEvent,
+  type WatchHandle,
+  type WatchPodsQuery,
+} from './cluster.js';
+export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave } from './kubeError.js';
+export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
+export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';
+export { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, realSleep, retryDelay, withRetry, type RetryPolicy, type Sleep } from './retry.js';
+export { formatLabelSelector } from './labelSelector.js';
+export { compareResourceVersions, isKnownNewer, isKnownOlder } from './resourceVersion.js';
+export {
+  conditionPatchBody,
+  eventBody,
+  imagePatchBody,
+  type ConditionStatus,
+  type EventSpec,
+  type ImagePatch,
+  type InvolvedObject,
+  type PodConditionPatch,
+} from './requestBodies.js';

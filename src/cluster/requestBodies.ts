@@ -1,0 +1,116 @@
+// The bodies of kwave's writes, built from a decision and nothing else: minimal patches, never a
+// cached object read, modified and written back (which would overwrite fields others changed).
+
+/** What the guarded image patch changes. */
+export interface ImagePatch {
+  /**
+   * The resourceVersion of the pod the decision was made on. The server refuses the patch with
+   * 409 if the pod changed since — the caller then re-reads and decides again.
+   */
+  resourceVersion: string;
+  /** New image by container name; containers not named keep theirs. */
+  images: Record<string, string>;
+  /** Annotations to set (string) or remove (null), in the same write. */
+  annotations?: Record<string, string | null>;
+}
+
+/**
+ * Strategic-merge patch for `pods`: containers are merged by `name`, so only the named
+ * containers' images change; `metadata.resourceVersion` makes it a compare-and-swap.
+ */
+export function imagePatchBody(patch: ImagePatch): Record<string, unknown> {
+  if (!patch.resourceVersion) throw new Error('imagePatchBody: resourceVersion is required (the patch must be guarded)');
+  const names = Object.keys(patch.images);
+  if (names.length === 0) throw new Error('imagePatchBody: no container images given');
+  const metadata: Record<string, unknown> = { resourceVersion: patch.resourceVersion };
+  if (patch.annotations && Object.keys(patch.annotations).length > 0) metadata.annotations = { ...patch.annotations };
+  return {
+    metadata,
+    spec: { containers: names.map((name) => ({ name, image: patch.images[name] })) },
+  };
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** One pod condition, as kwave writes it on `pods/status`. */
+export interface PodConditionPatch {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  /** When the status changed; defaults to the time of the request. */
+  lastTransitionTime?: Date;
+}
+
+/** RFC 3339 with seconds precision, as the API server writes metav1.Time. */
+export function formatTime(d: Date): string {
+  return d.toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * Strategic-merge patch for `pods/status`: `status.conditions` is merged by `type`, so this
+ * touches exactly one condition and leaves the kubelet's (Ready, ContainersReady…) alone. It
+ * carries no resourceVersion on purpose: the result is the same whatever the pod's state, which
+ * is what makes it safe to send unconditionally (see Cluster.patchPodCondition).
+ */
+export function conditionPatchBody(condition: PodConditionPatch, now: Date): Record<string, unknown> {
+  const c: Record<string, unknown> = {
+    type: condition.type,
+    status: condition.status,
+    lastTransitionTime: formatTime(condition.lastTransitionTime ?? now),
+  };
+  if (condition.reason !== undefined) c.reason = condition.reason;
+  if (condition.message !== undefined) c.message = condition.message;
+  return { status: { conditions: [c] } };
+}
+
+/** The object an Event is about. */
+export interface InvolvedObject {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface EventSpec {
+  involvedObject: InvolvedObject;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** Shown as `source.component` / `reportingComponent`; default `kwave`. */
+  component?: string;
+}
+
+/** Event names as the client-go recorder makes them: `<object>.<time in hex nanoseconds>`. */
+export function eventName(objectName: string, now: Date, uniquifier = 0): string {
+  const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(uniquifier % 1_000_000);
+  return `${objectName}.${nanos.toString(16)}`;
+}
+
+/** A core/v1 Event (the kind `kubectl describe` and `kubectl get events` show). */
+export function eventBody(spec: EventSpec, now: Date, uniquifier = 0): Record<string, unknown> {
+  const component = spec.component ?? 'kwave';
+  const at = formatTime(now);
+  const involved: Record<string, unknown> = { kind: spec.involvedObject.kind, name: spec.involvedObject.name, namespace: spec.involvedObject.namespace };
+  for (const k of ['apiVersion', 'uid', 'resourceVersion'] as const) {
+    if (spec.involvedObject[k] !== undefined) involved[k] = spec.involvedObject[k];
+  }
+  // events.k8s.io/v1 caps a note at 1024 characters; stay under it so any Event API accepts ours.
+  const message = spec.message.length > 1024 ? spec.message.slice(0, 1021) + '...' : spec.message;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: eventName(spec.involvedObject.name, now, uniquifier), namespace: spec.involvedObject.namespace },
+    involvedObject: involved,
+    reason: spec.reason,
+    message,
+    type: spec.type,
+    source: { component },
+    reportingComponent: component,
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+  };
+}

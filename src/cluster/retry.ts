@@ -1,0 +1,153 @@
+// When and how long to wait before repeating a failed API request. The decision is pure
+// (error, attempt, elapsed time, policy, a random number) → delay or give up; `withRetry` is the
+// small loop around it, with sleep, clock and randomness injected so tests need no real time.
+//
+// What is retried: 429 (after at least its Retry-After), 500/502/503/504, and requests that got
+// no response at all (connection refused or reset, socket hang up, timeout). What is never
+// retried: everything else — above all 409 (the caller must re-read and decide again, a blind
+// retry would overwrite someone's change or repeat a step), 404, 410 and 422.
+//
+// A write whose connection dropped may have been applied all the same. Repeating it is safe here
+// because every write kwave makes is either guarded or idempotent:
+// - the image patch carries `metadata.resourceVersion`: if the first attempt was applied, the
+//   repeat answers 409 and the caller re-reads and sees its own patch;
+// - the gate patch is a strategic merge of one condition by type: applying it twice leaves the
+//   same result;
+// - ConfigMap/Lease updates carry resourceVersion (409 when already applied); a repeated create
+//   answers 409 AlreadyExists, which callers treat as "re-read";
+// - a repeated Event create at worst records the event twice.
+import type { KubeError } from './kubeError.js';
+
+export interface RetryPolicy {
+  /** First back-off, before jitter. */
+  baseMs: number;
+  /** Growth per attempt. */
+  factor: number;
+  /** Largest back-off, before jitter. */
+  capMs: number;
+  /** Attempts in all, the first one included. */
+  maxAttempts: number;
+  /** Give up once this much time has passed since the first attempt (or would have, after the next wait). */
+  deadlineMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  baseMs: 200,
+  factor: 2,
+  capMs: 5_000,
+  maxAttempts: 6,
+  deadlineMs: 60_000,
+});
+
+const RETRYABLE_HTTP = new Set([429, 500, 502, 503, 504]);
+
+/** Reasons (for code 0) that mean "no usable response": worth another try. */
+const RETRYABLE_CONNECTION = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'ConnectionError',
+  'Timeout',
+]);
+
+/** True for errors that a later identical request may not meet: overload, server faults, dropped connections. */
+export function isRetryable(err: Pick<KubeError, 'code' | 'reason'>): boolean {
+  if (err.code === 0) return RETRYABLE_CONNECTION.has(err.reason);
+  return RETRYABLE_HTTP.has(err.code);
+}
+
+/**
+ * The wait after the `attempt`-th failure (1-based): exponential, capped, with "equal jitter" —
+ * half of it fixed, half random — so many clients hit by the same fault spread out but none
+ * retries at once. E.g. base 200, factor 2, cap 5000: attempt 1 → 100..200 ms, 2 → 200..400,
+ * 3 → 400..800, 6 and later → 2500..5000.
+ */
+export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>, random: () => number): number {
+  const exp = Math.min(policy.capMs, policy.baseMs * policy.factor ** Math.max(0, attempt - 1));
+  const r = Math.min(1, Math.max(0, random()));
+  return Math.round(exp / 2 + (exp / 2) * r);
+}
+
+/**
+ * How long to wait before attempt `attempt + 1`, or undefined to give up and surface the error.
+ * A Retry-After (sent with 429, sometimes 503) is a floor: we wait at least as long as the server
+ * asked. Gives up when attempts run out or the wait would cross the deadline.
+ */
+export function retryDelay(
+  err: Pick<KubeError, 'code' | 'reason' | 'retryAfterSeconds'>,
+  attempt: number,
+  elapsedMs: number,
+  policy: RetryPolicy,
+  random: () => number,
+): number | undefined {
+  if (!isRetryable(err)) return undefined;
+  if (attempt >= policy.maxAttempts) return undefined;
+  let delay = backoffDelay(attempt, policy, random);
+  if (err.retryAfterSeconds !== undefined && (err.code === 429 || err.code === 503)) {
+    delay = Math.max(delay, err.retryAfterSeconds * 1000);
+  }
+  if (elapsedMs + delay > policy.deadlineMs) return undefined;
+  return delay;
+}
+
+/** Waits `ms`; resolves early (without throwing) when `signal` aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export interface RetryDeps {
+  sleep: Sleep;
+  random: () => number;
+  now: () => number;
+}
+
+export interface RetryOptions {
+  policy?: RetryPolicy;
+  signal?: AbortSignal;
+  /** Called before each wait, e.g. for logging. */
+  onRetry?: (err: KubeError, attempt: number, delayMs: number) => void;
+}
+
+/**
+ * Runs `attempt(n)` (n = 1, 2, …) until it succeeds, fails with an error that is not worth
+ * repeating, or the policy gives up; then throws the last error. `toError` turns whatever the
+ * attempt threw into a KubeError; anything it cannot classify is not retried.
+ */
+export async function withRetry<T>(
+  attempt: (n: number) => Promise<T>,
+  toError: (thrown: unknown) => KubeError,
+  deps: RetryDeps,
+  options: RetryOptions = {},
+): Promise<T> {
+  const policy = options.policy ?? DEFAULT_RETRY_POLICY;
+  const started = deps.now();
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (thrown) {
+      const err = toError(thrown);
+      const delay = options.signal?.aborted ? undefined : retryDelay(err, n, deps.now() - started, policy, deps.random);
+      if (delay === undefined) throw err;
+      options.onRetry?.(err, n, delay);
+      await deps.sleep(delay, options.signal);
+      if (options.signal?.aborted) throw err;
+    }
+  }
+}

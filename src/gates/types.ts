@@ -1,0 +1,67 @@
+// Values every gate check produces. They go to the rollout record, the metrics and the output.
+
+export type MeasurementPhase = 'successful' | 'failed' | 'inconclusive' | 'error';
+
+/** The value a measurement saw: a number, the list of a vector's values, an HTTP status, or nothing. */
+export type MeasuredValue = number | number[] | null;
+
+export interface Measurement {
+  /** ISO 8601 time the measurement was taken. */
+  at: string;
+  value: MeasuredValue;
+  phase: MeasurementPhase;
+  /** Why this phase, for people (e.g. `result 0.083 matched failureCondition result >= 0.05`). */
+  message: string;
+}
+
+/** `interrupted`: the AbortSignal fired (SIGINT/SIGTERM); the rollout should pause, not halt. */
+export type GateResult = 'passed' | 'failed' | 'inconclusive' | 'interrupted';
+
+export interface GateOutcome {
+  result: GateResult;
+  /** Starts with the gate name, e.g. `error-rate: result 0.083 matched failureCondition …`. */
+  message: string;
+  measurements: Measurement[];
+}
+
+/** Waits `ms`; resolves false (early) when the signal fires, true otherwise. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<boolean>;
+
+/** The real clock's sleep. */
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise<boolean>((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, Math.max(0, ms));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/**
+ * A signal that fires after `ms` or when `parent` fires. Unlike AbortSignal.timeout, its timer
+ * keeps the process alive, and clear() releases it once the request is done.
+ */
+export function deadline(ms: number, parent?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean; clear: () => void } {
+  const ac = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ac.abort(new Error(`timed out after ${ms} ms`));
+  }, ms);
+  const onParent = () => ac.abort(parent?.reason);
+  if (parent?.aborted) onParent();
+  else parent?.addEventListener('abort', onParent, { once: true });
+  return {
+    signal: ac.signal,
+    timedOut: () => timedOut,
+    clear: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParent);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// The webhook gate: POSTs `{plan, revision, wave, phase}` as JSON; a 2xx answer passes, anything
+// else fails. No answer, a timeout, 408, 429 and 5xx are retried `retries` times with doubling
+// back-off; other 4xx answers are the endpoint saying no, so they fail at once.
+import type { WebhookGate } from '../plan/types.js';
+import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
+
+export interface WebhookPayload {
+  plan: string;
+  revision: string;
+  /** The wave just completed (1-based). */
+  wave: number;
+  /** The rollout phase, e.g. `Progressing`. */
+  phase: string;
+}
+
+export interface WebhookDeps {
+  fetch?: typeof fetch;
+  sleep?: Sleep;
+  now?: () => number;
+  signal?: AbortSignal;
+  /** First back-off in ms (default 1000); doubles per retry up to 30 s. */
+  backoffMs?: number;
+  onMeasurement?: (m: Measurement, attempt: number, attempts: number) => void;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/** Origin and path only: webhook URLs often carry a secret in their query string. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Transient trouble is retried; a definite refusal (400, 403, 404, 409, …) is not. */
+function isWorthRetrying(m: Measurement): boolean {
+  if (m.phase === 'error' || typeof m.value !== 'number') return true;
+  return m.value === 408 || m.value === 429 || m.value >= 500;
+}
+
+export async function callWebhookGate(name: string, gate: WebhookGate, payload: WebhookPayload, deps: WebhookDeps = {}): Promise<GateOutcome> {
+  const doFetch = deps.fetch ?? fetch;
+  const sleep = deps.sleep ?? realSleep;
+  const now = deps.now ?? Date.now;
+  const shown = redactUrl(gate.url);
+  const attempts = 1 + Math.max(0, gate.retries);
+  const measurements: Measurement[] = [];
+  const interrupted = (): GateOutcome => ({ result: 'interrupted', message: `${name}: interrupted while calling ${shown}`, measurements });
+  if (shown === '(invalid URL)') return { result: 'failed', message: `${name}: webhook url "${gate.url}" is not a URL`, measurements };
+
+  const body = JSON.stringify(payload);
+  let backoff = deps.backoffMs ?? 1_000;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (deps.signal?.aborted) return interrupted();
+    const timer = deadline(gate.timeoutMs, deps.signal);
+    let m: Measurement;
+    try {
+      const res = await doFetch(gate.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body, signal: timer.signal });
+      // Read the body so the connection is freed; its text helps explain a refusal.
+      const text = (await res.text()).slice(0, 200).replace(/\s+/g, ' ').trim();
+      const ok = res.status >= 200 && res.status <= 299;
+      const statusText = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+      m = {
+        at: new Date(now()).toISOString(),
+        value: res.status,
+        phase: ok ? 'successful' : 'failed',
+        message: `${shown} answered ${statusText}${!ok && text ? `: ${text}` : ''}`,
+      };
+    } catch (err) {
+      if (deps.signal?.aborted) return interrupted();
+      const cause = (err as { cause?: unknown })?.cause;
+      const why = timer.timedOut() ? `no answer within ${gate.timeoutMs} ms` : cause instanceof Error ? cause.message : String(err);
+      m = { at: new Date(now()).toISOString(), value: null, phase: 'error', message: `${shown}: ${why}` };
+    } finally {
+      timer.clear();
+    }
+    measurements.push(m);
+    deps.onMeasurement?.(m, attempt, attempts);
+    if (m.phase === 'successful') return { result: 'passed', message: `${name}: ${m.message}`, measurements };
+    if (attempt < attempts && isWorthRetrying(m)) {
+      if (!(await sleep(backoff, deps.signal))) return interrupted();
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    } else break;
+  }
+  const last = measurements[measurements.length - 1]!;
+  const tries = measurements.length === 1 ? '' : ` (after ${measurements.length} attempts)`;
+  return { result: 'failed', message: `${name}: webhook ${last.message}${tries}`, measurements };
+}

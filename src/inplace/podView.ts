@@ -1,0 +1,49 @@
+// Read-only views of a V1Pod: the few facts the in-place flow asks of a pod, in one place.
+// Works on pods from the typed client (Date fields) and from raw watch JSON (string times).
+import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
+
+/** `namespace/name`. */
+export function podKey(pod: V1Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}
+
+/** Milliseconds since the epoch of an API time, whichever way it was decoded. */
+export function toMs(time: Date | string | undefined | null): number | undefined {
+  if (time === undefined || time === null) return undefined;
+  const ms = time instanceof Date ? time.getTime() : Date.parse(time);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+export function specContainer(pod: V1Pod, name: string): V1Container | undefined {
+  return pod.spec?.containers?.find((c) => c.name === name);
+}
+
+export function containerStatus(pod: V1Pod, name: string): V1ContainerStatus | undefined {
+  return pod.status?.containerStatuses?.find((c) => c.name === name);
+}
+
+export function podCondition(pod: V1Pod, type: string): V1PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === type);
+}
+
+/** `'True' | 'False' | 'Unknown'`, or `undefined` when the pod has no such condition. */
+export function conditionStatus(pod: V1Pod, type: string): string | undefined {
+  return podCondition(pod, type)?.status;
+}
+
+/** When the condition last changed status, in ms; undefined if unknown. */
+export function conditionSinceMs(pod: V1Pod, type: string): number | undefined {
+  return toMs(podCondition(pod, type)?.lastTransitionTime as Date | string | undefined);
+}
+
+export function isPodReady(pod: V1Pod): boolean {
+  return conditionStatus(pod, 'Ready') === 'True';
+}
+
+export function declaresGate(pod: V1Pod, conditionType: string): boolean {
+  return (pod.spec?.readinessGates ?? []).some((g) => g.conditionType === conditionType);
+}
+
+export function annotation(pod: V1Pod, key: string): string | undefined {
+  return pod.metadata?.annotations?.[key];
+}

@@ -1,0 +1,149 @@
+// The `kwave.dev/in-place-state` annotation (DESIGN.md "Pod protocol"): written in the same
+// guarded patch as the new images, it lets any later run tell from the pod alone where its
+// upgrade (or rollback) stands. Decoding never throws: a damaged annotation is reported as data.
+import type { V1Pod } from '@kubernetes/client-node';
+import { annotation } from './podView.js';
+
+export const STATE_ANNOTATION = 'kwave.dev/in-place-state';
+
+export type Direction = 'upgrade' | 'rollback';
+
+/** One container as it was just before the patch, and what the patch asked for. */
+export interface ContainerRecord {
+  /** Spec image before the patch: what a rollback puts back. */
+  fromImage: string;
+  /** `status.imageID` before the patch ('' if the container had none). */
+  fromImageID: string;
+  /** `status.containerID` before the patch ('' if none). */
+  fromContainerID: string;
+  fromRestartCount: number;
+  /** Spec image the patch set. */
+  toImage: string;
+  /** Rollback only: the image ID the container must come back to (the upgrade's `fromImageID`). */
+  toImageID?: string;
+  /**
+   * Rollback only: the container the upgrade meant to replace. If the kubelet never got to
+   * replace it, it is still running the old image and the rollback needs no restart.
+   */
+  originContainerID?: string;
+}
+
+export interface InPlaceState {
+  plan: string;
+  revision: string;
+  /** 1-based wave of the plan the pod was patched in. */
+  wave: number;
+  /** When the image patch was made (RFC 3339); `podTimeout` runs from here. */
+  startedAt: string;
+  /** Absent in the annotation means `upgrade`. */
+  direction: Direction;
+  containers: Record<string, ContainerRecord>;
+}
+
+export type DecodedState = { ok: true; state: InPlaceState } | { ok: false; error: string };
+
+export type PodState =
+  | { kind: 'absent' }
+  | { kind: 'ok'; state: InPlaceState }
+  | { kind: 'malformed'; error: string; raw: string };
+
+/** JSON with a fixed key order (containers by name), so equal states give equal text. */
+export function encodeState(state: InPlaceState): string {
+  const containers: Record<string, ContainerRecord> = {};
+  for (const name of Object.keys(state.containers).sort()) {
+    const c = state.containers[name] as ContainerRecord;
+    const rec: ContainerRecord = {
+      fromImage: c.fromImage,
+      fromImageID: c.fromImageID,
+      fromContainerID: c.fromContainerID,
+      fromRestartCount: c.fromRestartCount,
+      toImage: c.toImage,
+    };
+    if (c.toImageID !== undefined) rec.toImageID = c.toImageID;
+    if (c.originContainerID !== undefined) rec.originContainerID = c.originContainerID;
+    containers[name] = rec;
+  }
+  return JSON.stringify({
+    plan: state.plan,
+    revision: state.revision,
+    wave: state.wave,
+    startedAt: state.startedAt,
+    direction: state.direction,
+    containers,
+  });
+}
+
+/** Parses and checks an annotation value; says what is wrong instead of throwing. */
+export function decodeState(text: string): DecodedState {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `not JSON (${(e as Error).message})` };
+  }
+  if (!isObject(raw)) return { ok: false, error: 'expected a JSON object' };
+  const problems: string[] = [];
+  const str = (o: Record<string, unknown>, key: string, where: string, allowEmpty = false): string => {
+    const v = o[key];
+    if (typeof v !== 'string' || (!allowEmpty && v === '')) {
+      problems.push(`${where}${key}: expected a ${allowEmpty ? '' : 'non-empty '}string`);
+      return '';
+    }
+    return v;
+  };
+  const count = (o: Record<string, unknown>, key: string, where: string): number => {
+    const v = o[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+      problems.push(`${where}${key}: expected a whole number ≥ 0`);
+      return 0;
+    }
+    return v;
+  };
+
+  const plan = str(raw, 'plan', '');
+  const revision = str(raw, 'revision', '');
+  const wave = count(raw, 'wave', '');
+  const startedAt = str(raw, 'startedAt', '');
+  if (startedAt !== '' && Number.isNaN(Date.parse(startedAt))) problems.push('startedAt: expected an RFC 3339 time');
+  let direction: Direction = 'upgrade';
+  if (raw.direction !== undefined) {
+    if (raw.direction === 'upgrade' || raw.direction === 'rollback') direction = raw.direction;
+    else problems.push('direction: expected "upgrade" or "rollback"');
+  }
+  const containers: Record<string, ContainerRecord> = {};
+  if (!isObject(raw.containers) || Object.keys(raw.containers).length === 0) {
+    problems.push('containers: expected an object with at least one container');
+  } else {
+    for (const [name, value] of Object.entries(raw.containers)) {
+      const where = `containers.${name}.`;
+      if (!isObject(value)) {
+        problems.push(`containers.${name}: expected an object`);
+        continue;
+      }
+      const rec: ContainerRecord = {
+        fromImage: str(value, 'fromImage', where),
+        fromImageID: str(value, 'fromImageID', where, true),
+        fromContainerID: str(value, 'fromContainerID', where, true),
+        fromRestartCount: count(value, 'fromRestartCount', where),
+        toImage: str(value, 'toImage', where),
+      };
+      if (value.toImageID !== undefined) rec.toImageID = str(value, 'toImageID', where, true);
+      if (value.originContainerID !== undefined) rec.originContainerID = str(value, 'originContainerID', where, true);
+      containers[name] = rec;
+    }
+  }
+  if (problems.length > 0) return { ok: false, error: problems.join('; ') };
+  return { ok: true, state: { plan, revision, wave, startedAt, direction, containers } };
+}
+
+/** The pod's state annotation: absent, decoded, or malformed (with the reason and the raw text). */
+export function readState(pod: V1Pod): PodState {
+  const raw = annotation(pod, STATE_ANNOTATION);
+  if (raw === undefined) return { kind: 'absent' };
+  const decoded = decodeState(raw);
+  return decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,58 @@
+// What every semantic check gets: a way to ask whether a part of the plan passed the schema,
+// and a list to add issues to.
+import { formatDuration, MAX_DURATION_MS, parseDuration } from '../duration.js';
+import { isWithin, type JsonPath } from '../path.js';
+import type { Anchor, Issue } from '../planError.js';
+
+export class CheckContext {
+  readonly issues: Issue[] = [];
+
+  /** @param badValues paths of values the schema rejected */
+  constructor(private readonly badValues: readonly JsonPath[]) {}
+
+  /**
+   * True when the schema accepted the value at `path` and everything above it, so it has the
+   * type the schema promises (what lies inside may still be wrong). Enough for a check that reads
+   * the value itself: a string, or the keys of a mapping.
+   */
+  accepted(path: JsonPath): boolean {
+    return !this.badValues.some((bad) => isWithin(path, bad));
+  }
+
+  /**
+   * True when the schema accepted the value at `path` and everything inside it. Needed by a check
+   * that reads the whole value (the order of all wave targets), lest it repeat the schema's
+   * complaint or misread a value of the wrong type.
+   */
+  wholly(path: JsonPath): boolean {
+    return this.accepted(path) && !this.badValues.some((bad) => isWithin(bad, path));
+  }
+
+  add(path: JsonPath, message: string, anchor: Anchor = 'value', offset?: number): void {
+    this.issues.push(offset === undefined ? { path, message, anchor } : { path, message, anchor, offset });
+  }
+
+  /** Checks a duration the schema has seen the shape of: it must parse, and fit the bounds. */
+  duration(path: JsonPath, text: string | undefined, opts: { positive?: boolean } = {}): void {
+    if (text === undefined || !this.accepted(path)) return;
+    const ms = parseDuration(text);
+    if (ms === undefined) this.add(path, `expected a duration like "30s", "5m" or "1h30m", found ${JSON.stringify(text)}`);
+    else if (ms > MAX_DURATION_MS) this.add(path, `expected a duration of at most ${formatDuration(MAX_DURATION_MS)}, found ${JSON.stringify(text)}`);
+    else if (opts.positive && ms === 0) this.add(path, `expected a duration above zero, found ${JSON.stringify(text)}`);
+  }
+
+  /** Checks an http(s) URL: it must parse and carry no credentials (secrets never go in a plan). */
+  url(path: JsonPath, text: string | undefined): void {
+    if (text === undefined || !this.accepted(path)) return;
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      this.add(path, `expected an http:// or https:// URL, found ${JSON.stringify(text)}`);
+      return;
+    }
+    if (url.username || url.password) {
+      this.add(path, 'expected a URL without a user or password in it, found credentials (secrets never go in a plan)');
+    }
+  }
+}

@@ -1,0 +1,118 @@
+// A plan that passed every check → the normalised `Plan`: defaults applied, durations in ms,
+// percentages as fractions, one namespace list, and the revision hash.
+import { parseAmount } from './amount.js';
+import { PLAN_DEFAULTS as D } from './defaults.js';
+import { parseDuration } from './duration.js';
+import type { RawGate, RawPlan, RawSelector } from './raw.js';
+import { planRevision, type PlanSpec } from './revision.js';
+import type { Amount, Gate, LabelSelector, Plan, Window } from './types.js';
+import { parseWindowEntry } from './window.js';
+
+// The checks have passed, so these parses cannot fail; a failure here is a bug, not bad input.
+function amount(raw: number | string): Amount {
+  const a = parseAmount(raw);
+  if (!a) throw new Error(`bug: unchecked amount ${JSON.stringify(raw)}`);
+  return a;
+}
+
+function ms(raw: string): number {
+  const v = parseDuration(raw);
+  if (v === undefined) throw new Error(`bug: unchecked duration ${JSON.stringify(raw)}`);
+  return v;
+}
+
+/** Sorted so that writing the same selector in another order does not change the revision. */
+function selector(raw: RawSelector): LabelSelector {
+  const out: LabelSelector = {};
+  if (raw.matchLabels && Object.keys(raw.matchLabels).length > 0) out.matchLabels = { ...raw.matchLabels };
+  if (raw.matchExpressions && raw.matchExpressions.length > 0) {
+    out.matchExpressions = raw.matchExpressions
+      .map((e) => (e.values === undefined ? { key: e.key, operator: e.operator } : { key: e.key, operator: e.operator, values: [...new Set(e.values)].sort() }))
+      .sort((a, b) => (a.key + '\u0000' + a.operator < b.key + '\u0000' + b.operator ? -1 : 1));
+  }
+  return out;
+}
+
+function gate(raw: RawGate): Gate {
+  const g: Gate = {
+    name: raw.name,
+    pauseMs: ms(raw.pause ?? D.gate.pause),
+    approval: raw.approval ?? D.gate.approval,
+  };
+  if (raw.afterWaves) g.afterWaves = [...new Set(raw.afterWaves)].sort((a, b) => a - b);
+  const p = raw.prometheus;
+  if (p) {
+    const P = D.prometheus;
+    g.prometheus = {
+      address: p.address,
+      query: p.query,
+      initialDelayMs: ms(p.initialDelay ?? P.initialDelay),
+      intervalMs: ms(p.interval ?? P.interval),
+      count: p.count ?? P.count,
+      failureLimit: p.failureLimit ?? P.failureLimit,
+      inconclusiveLimit: p.inconclusiveLimit ?? P.inconclusiveLimit,
+      consecutiveErrorLimit: p.consecutiveErrorLimit ?? P.consecutiveErrorLimit,
+      noData: p.noData ?? P.noData,
+      timeoutMs: ms(p.timeout ?? P.timeout),
+    };
+    if (p.successCondition !== undefined) g.prometheus.successCondition = p.successCondition;
+    if (p.failureCondition !== undefined) g.prometheus.failureCondition = p.failureCondition;
+    if (p.auth) g.prometheus.auth = { ...p.auth };
+  }
+  const w = raw.webhook;
+  if (w) g.webhook = { url: w.url, timeoutMs: ms(w.timeout ?? D.webhook.timeout), retries: w.retries ?? D.webhook.retries };
+  return g;
+}
+
+function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
+  return {
+    timezone: raw.timezone ?? D.window.timezone,
+    allow: raw.allow.map((text) => {
+      const parsed = parseWindowEntry(text);
+      if (!parsed.ok) throw new Error(`bug: unchecked window ${JSON.stringify(text)}`);
+      return parsed.entry;
+    }),
+  };
+}
+
+export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
+  const s = spec.strategy;
+  const concurrency = s.concurrency ?? D.strategy.concurrency;
+  const out: PlanSpec = {
+    target: {
+      namespaces: spec.target.namespaces ? [...spec.target.namespaces] : [spec.target.namespace as string],
+      selector: selector(spec.target.selector),
+    },
+    update: {
+      // Container order means nothing to the upgrade; sorting keeps it out of the revision.
+      containers: spec.update.containers.map((c) => ({ name: c.name, image: c.image })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    },
+    readinessGate: {
+      conditionType: spec.readinessGate?.conditionType ?? D.readinessGate.conditionType,
+      required: spec.readinessGate?.required ?? D.readinessGate.required,
+    },
+    strategy: {
+      waves: s.waves ? { kind: 'targets', targets: s.waves.map(amount) } : { kind: 'size', size: amount(s.waveSize as number | string) },
+      concurrency,
+      maxUnavailable: s.maxUnavailable === undefined ? { kind: 'count', value: concurrency } : amount(s.maxUnavailable),
+      order: s.order ?? D.strategy.order,
+      drainMs: (s.drainSeconds ?? D.strategy.drainSeconds) * 1000,
+      podTimeoutMs: ms(s.podTimeout ?? D.strategy.podTimeout),
+      minReadyMs: (s.minReadySeconds ?? D.strategy.minReadySeconds) * 1000,
+    },
+    failurePolicy: {
+      maxFailed: amount(spec.failurePolicy?.maxFailed ?? D.failurePolicy.maxFailed),
+      rollback: spec.failurePolicy?.rollback ?? D.failurePolicy.rollback,
+    },
+    gates: (spec.gates ?? []).map(gate),
+    metrics: spec.metrics?.pushgateway === undefined ? {} : { pushgateway: spec.metrics.pushgateway },
+  };
+  if (spec.window) out.window = window(spec.window);
+  return out;
+}
+
+/** The normalised plan. `raw` must have passed the schema and the semantic checks. */
+export function normalisePlan(raw: RawPlan, source: Plan['source']): Plan {
+  const spec = normaliseSpec(raw.spec);
+  return { apiVersion: raw.apiVersion, kind: raw.kind, name: raw.metadata.name, revision: planRevision(spec), ...spec, source };
+}

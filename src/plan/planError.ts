@@ -1,0 +1,37 @@
+// The one shape every plan problem takes, from a missing file to a CEL typo.
+import type { JsonPath } from './path.js';
+
+/**
+ * A problem in a plan file. `line` and `col` are 1-based; both are 0 when the problem has no
+ * place in the text (an unreadable file). `path` is dotted (`spec.gates[0].name`), '' for the
+ * whole document. `message` reads "expected X, found Y".
+ */
+export interface PlanError {
+  file: string;
+  line: number;
+  col: number;
+  path: string;
+  message: string;
+}
+
+/** Where an issue found before positions are known should point. */
+export type Anchor =
+  /** the value at the path (the usual case) */
+  | 'value'
+  /** the key of the last segment: unknown fields, fields that clash with another */
+  | 'key'
+  /** the mapping that should have held the path's last key: missing fields */
+  | 'parent';
+
+/** A problem found on the JS value, located later in the YAML text. */
+export interface Issue {
+  path: JsonPath;
+  message: string;
+  anchor: Anchor;
+  /** For a string value: the character inside it the problem starts at (a CEL syntax error). */
+  offset?: number;
+}
+
+export function issue(path: JsonPath, message: string, anchor: Anchor = 'value'): Issue {
+  return { path, message, anchor };
+}

@@ -1,0 +1,70 @@
+// The plan as written, in the shape the schema guarantees once it passes.
+// Semantic checks run before the whole plan is known to pass, so they see `Partial<…>` of it.
+
+export type RawAmount = number | string;
+
+export interface RawSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+}
+
+export interface RawPrometheus {
+  address: string;
+  query: string;
+  successCondition?: string;
+  failureCondition?: string;
+  initialDelay?: string;
+  interval?: string;
+  count?: number;
+  failureLimit?: number;
+  inconclusiveLimit?: number;
+  consecutiveErrorLimit?: number;
+  noData?: 'pass' | 'fail' | 'inconclusive';
+  timeout?: string;
+  auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
+}
+
+export interface RawWebhook {
+  url: string;
+  timeout?: string;
+  retries?: number;
+}
+
+export interface RawGate {
+  name: string;
+  afterWaves?: number[];
+  pause?: string;
+  approval?: boolean;
+  prometheus?: RawPrometheus;
+  webhook?: RawWebhook;
+}
+
+export interface RawSpec {
+  target: { namespace?: string; namespaces?: string[]; selector: RawSelector };
+  update: { containers: { name: string; image: string }[] };
+  readinessGate?: { conditionType?: string; required?: boolean };
+  strategy: {
+    waves?: RawAmount[];
+    waveSize?: RawAmount;
+    concurrency?: number;
+    maxUnavailable?: RawAmount;
+    order?: 'name' | 'spread-nodes' | 'spread-zones';
+    drainSeconds?: number;
+    podTimeout?: string;
+    minReadySeconds?: number;
+  };
+  failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all' };
+  gates?: RawGate[];
+  window?: { timezone?: string; allow: string[] };
+  metrics?: { pushgateway?: string };
+}
+
+export interface RawPlan {
+  apiVersion: 'kwave.dev/v1alpha1';
+  kind: 'RolloutPlan';
+  metadata: { name: string };
+  spec: RawSpec;
+}
+
+/** Every field optional, all the way down: what a check may meet in a plan that failed the schema. */
+export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;

@@ -1,0 +1,28 @@
+// The revision of a plan: a short hash of its normalised spec. Normalising first makes it blind to
+// key order, comments, the file name and defaults written out or left implicit.
+import { createHash } from 'node:crypto';
+import type { Plan } from './types.js';
+
+/** JSON with object keys sorted at every level and undefined fields left out. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 'source'>;
+
+/** First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is in). */
+export function planRevision(spec: PlanSpec): string {
+  const hashed = {
+    ...spec,
+    window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },
+  };
+  return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 10);
+}

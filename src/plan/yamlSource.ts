@@ -1,0 +1,111 @@
+// Plan text → YAML document → plain JS value, refusing what a plan never needs and an attacker
+// might use: duplicate keys (which would silently drop a value), custom tags, several documents,
+// and aliases that expand into huge values (an "alias bomb").
+import { isAlias, isMap, isNode, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { keyText, pathAtOffset } from './locate.js';
+import type { Segment } from './path.js';
+
+/** A problem found in the YAML itself, at an offset in the text. */
+export interface YamlProblem {
+  offset: number;
+  path: Segment[];
+  message: string;
+}
+
+export interface YamlSource {
+  doc: Document.Parsed;
+  lineCounter: LineCounter;
+  value: unknown;
+}
+
+export type YamlResult = { ok: true; source: YamlSource } | { ok: false; lineCounter: LineCounter; problems: YamlProblem[] };
+
+/** Aliases may expand to at most this many nodes in all; plans rarely use aliases at all. */
+export const MAX_ALIAS_COUNT = 100;
+
+const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+
+/** Every node under `node`, keys included, with its path. Aliases are listed, not followed. */
+function* walk(node: unknown, path: Segment[]): Generator<[Node, Segment[]]> {
+  if (!isNode(node)) return;
+  yield [node, path];
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const p = [...path, keyText(pair.key)];
+      if (isNode(pair.key)) yield [pair.key, p];
+      yield* walk(pair.value, p);
+    }
+  } else if (isSeq(node)) {
+    for (const [i, item] of node.items.entries()) yield* walk(item, [...path, i]);
+  }
+}
+
+/** Where the tag of a node is written: the "!" token just before the node's value. */
+function tagOffset(text: string, node: Node): number {
+  const start = node.range?.[0] ?? 0;
+  let i = text.lastIndexOf('!', start);
+  while (i > 0 && !/[\s,[{]/.test(text[i - 1] as string)) i--;
+  return Math.max(i, 0);
+}
+
+function yamlErrorMessage(doc: Document.Parsed, lineCounter: LineCounter, code: string, message: string, path: Segment[]): string {
+  const short = message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
+  switch (code) {
+    case 'DUPLICATE_KEY': {
+      const key = path[path.length - 1];
+      const parent = doc.getIn(path.slice(0, -1), true);
+      const first = isMap(parent) ? parent.items.find((p) => keyText(p.key) === String(key)) : undefined;
+      const firstAt = isNode(first?.key) && first.key.range ? first.key.range[0] : undefined;
+      const firstLine = firstAt === undefined ? '' : ` (first at line ${lineCounter.linePos(firstAt).line})`;
+      return `expected each key once in a mapping, found ${JSON.stringify(String(key))} again${firstLine}`;
+    }
+    case 'MULTIPLE_DOCS':
+      return 'expected one YAML document, found several (a plan file holds one plan; remove the "---" separator)';
+    case 'TAB_AS_INDENT':
+      return 'expected spaces for indentation, found a tab';
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      return 'expected one "key: value" per line, found a second ": " in a value (quote the value if it holds ": ")';
+    case 'MISSING_CHAR': {
+      const quote = /Missing closing (["'])quote/.exec(short)?.[1];
+      if (quote) return `expected a closing ${quote} to end the quoted string, found none`;
+      return `expected valid YAML, found a syntax error: ${short}`;
+    }
+    default:
+      return `expected valid YAML, found a syntax error: ${short}`;
+  }
+}
+
+/** Parses plan text; positions stay available through `lineCounter` and the document's nodes. */
+export function parseYaml(text: string): YamlResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const problems: YamlProblem[] = [];
+
+  for (const err of doc.errors) {
+    const offset = err.pos[0];
+    const path = pathAtOffset(doc, offset);
+    problems.push({ offset, path, message: yamlErrorMessage(doc, lineCounter, err.code, err.message, path) });
+  }
+
+  for (const [node, path] of walk(doc.contents, [])) {
+    if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
+      problems.push({ offset: tagOffset(text, node), path, message: `expected plain YAML values, found the tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} (plans use no custom tags)` });
+    }
+  }
+  if (problems.length > 0) return { ok: false, lineCounter, problems };
+
+  try {
+    const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    return { ok: true, source: { doc, lineCounter, value } };
+  } catch (err) {
+    // toJS throws only for runaway aliases (or an alias it cannot resolve): point at the first alias.
+    const first = [...walk(doc.contents, [])].find(([node]) => isAlias(node));
+    const [node, path] = first ?? [undefined, []];
+    const reason = err instanceof Error ? err.message : String(err);
+    const message = /excessive alias count/i.test(reason)
+      ? `expected aliases that expand to at most ${MAX_ALIAS_COUNT} nodes, found aliases that expand further (an alias bomb?)`
+      : `expected aliases that resolve, found: ${reason}`;
+    return { ok: false, lineCounter, problems: [{ offset: node?.range?.[0] ?? 0, path, message }] };
+  }
+}
+

@@ -1,0 +1,74 @@
+// Small helpers over plain JSON values, shared by patches, validation and serialization.
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A deep, mutable copy (stored objects are frozen). */
+export function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Structural equality of JSON values; key order does not matter, `undefined` members are absent. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => deepEqual(v, b[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual(ao[k], bo[k]));
+}
+
+/**
+ * Formats a value the way Go's `%v` prints decoded JSON (`map[image:x name:y]`, `[a b]`), because
+ * some API server messages embed values printed like that.
+ */
+export function goFormat(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
+  if (typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    const parts = Object.keys(o)
+      .sort()
+      .map((k) => `${k}:${goFormat(o[k])}`);
+    return `map[${parts.join(' ')}]`;
+  }
+  return String(value);
+}
+
+const jsonCache = new WeakMap<object, string>();
+
+/**
+ * JSON text of a stored object. Stored snapshots are frozen, so their text is computed once and
+ * reused by every list and watch that sends them: what keeps a 50,000-pod list cheap.
+ */
+export function frozenJson(obj: object): string {
+  if (!Object.isFrozen(obj)) return JSON.stringify(obj);
+  let text = jsonCache.get(obj);
+  if (text === undefined) {
+    text = JSON.stringify(obj);
+    jsonCache.set(obj, text);
+  }
+  return text;
+}
+
+/** Reads `a.b.c` from an object, or undefined. */
+export function getPath(obj: unknown, path: readonly string[]): unknown {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[p];
+  }
+  return cur;
+}

@@ -1,0 +1,112 @@
+// Per-resource write rules (what kube-apiserver's registry strategies do): what create fills in,
+// what an update of the main resource or of `/status` keeps from the stored object, and which
+// validation applies.
+import { defaultNewPod } from './defaults.js';
+import { clone, deepEqual, getPath, isObject, type JsonObject } from './json.js';
+import type { ResourceInfo } from './resources.js';
+import type { FieldError } from './status.js';
+import { validateLabelsAndAnnotations, validateName } from './validation/meta.js';
+import { validatePodCreate, validatePodStatus, validatePodUpdate } from './validation/pod.js';
+
+const HAS_STATUS = new Set(['pods', 'nodes', 'namespaces']);
+
+/** Fills in what the server sets on create; the result is validated next. */
+export function prepareCreate(info: ResourceInfo, obj: JsonObject): JsonObject {
+  const meta = obj.metadata as JsonObject;
+  for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[k];
+  switch (info.resource) {
+    case 'pods':
+      return defaultNewPod(obj);
+    case 'namespaces': {
+      const out = clone(obj);
+      const m = out.metadata as JsonObject;
+      m.labels = { ...(isObject(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': String(m.name) };
+      out.spec = { finalizers: ['kubernetes'] };
+      out.status = { phase: 'Active' };
+      return out;
+    }
+    default:
+      return obj;
+  }
+}
+
+export function validateCreate(info: ResourceInfo, obj: JsonObject): FieldError[] {
+  const meta = obj.metadata as JsonObject;
+  const errors = [
+    ...validateName(meta.name as string | undefined, meta.generateName as string | undefined, info.resource === 'namespaces' ? 'label' : 'subdomain'),
+    ...validateLabelsAndAnnotations(meta),
+  ];
+  return [...errors, ...validateContent(info, obj)];
+}
+
+function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
+  switch (info.resource) {
+    case 'pods':
+      return validatePodCreate(obj);
+    case 'events': {
+      const ns = getPath(obj, ['involvedObject', 'namespace']);
+      const own = getPath(obj, ['metadata', 'namespace']);
+      if (obj.eventTime === undefined || obj.eventTime === null) {
+        if (typeof ns === 'string' && ns !== '' && ns !== own) return [{ type: 'Invalid', field: 'involvedObject.namespace', value: ns, detail: 'does not match event.namespace' }];
+      }
+      return [];
+    }
+    case 'leases': {
+      const errors: FieldError[] = [];
+      const d = getPath(obj, ['spec', 'leaseDurationSeconds']);
+      if (d !== undefined && d !== null && !(typeof d === 'number' && d > 0)) errors.push({ type: 'Invalid', field: 'spec.leaseDurationSeconds', value: d, detail: 'must be greater than 0' });
+      const t = getPath(obj, ['spec', 'leaseTransitions']);
+      if (t !== undefined && t !== null && !(typeof t === 'number' && t >= 0)) errors.push({ type: 'Invalid', field: 'spec.leaseTransitions', value: t, detail: 'must be greater than or equal to 0' });
+      return errors;
+    }
+    default:
+      return [];
+  }
+}
+
+/**
+ * Merges what the client may not change back into `next`: server-owned metadata always; the
+ * status for updates of the main resource; the spec (and for pods, ownerReferences) for updates
+ * of `/status`.
+ */
+export function prepareUpdate(info: ResourceInfo, subresource: string | undefined, old: JsonObject, next: JsonObject): JsonObject {
+  const out = clone(next);
+  const meta = (isObject(out.metadata) ? out.metadata : (out.metadata = {})) as JsonObject;
+  const oldMeta = old.metadata as JsonObject;
+  for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
+    if (oldMeta[k] === undefined) delete meta[k];
+    else meta[k] = clone(oldMeta[k]!);
+  }
+  delete meta.selfLink;
+  delete meta.managedFields;
+  if (HAS_STATUS.has(info.resource)) {
+    if (subresource === 'status') {
+      if (old.spec === undefined) delete out.spec;
+      else out.spec = clone(old.spec);
+      if (info.resource === 'pods') {
+        if (oldMeta.ownerReferences === undefined) delete meta.ownerReferences;
+        else meta.ownerReferences = clone(oldMeta.ownerReferences);
+      }
+    } else if (old.status === undefined) delete out.status;
+    else out.status = clone(old.status);
+  }
+  return out;
+}
+
+export function validateUpdate(info: ResourceInfo, subresource: string | undefined, old: JsonObject, next: JsonObject): FieldError[] {
+  const meta = next.metadata as JsonObject;
+  const errors = validateLabelsAndAnnotations(meta);
+  const oldMeta = old.metadata as JsonObject;
+  if (oldMeta.deletionTimestamp !== undefined) {
+    const before = Array.isArray(oldMeta.finalizers) ? oldMeta.finalizers : [];
+    const after = Array.isArray(meta.finalizers) ? meta.finalizers : [];
+    if (after.some((f) => !before.some((b) => deepEqual(b, f)))) {
+      errors.push({ type: 'Forbidden', field: 'metadata.finalizers', detail: 'no new finalizers can be added if the object is being deleted' });
+    }
+  }
+  if (info.resource === 'pods') {
+    if (subresource === 'status') errors.push(...validatePodStatus(next));
+    else errors.push(...validatePodUpdate(old, next));
+  } else if (subresource !== 'status') errors.push(...validateContent(info, next));
+  return errors;
+}

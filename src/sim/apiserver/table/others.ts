@@ -1,0 +1,84 @@
+// Table columns for the resources besides pods: nodes, namespaces, configmaps, leases, events.
+import type { KubeObject } from '../../store.js';
+import { getPath, isObject } from '../json.js';
+import { ageOf } from './duration.js';
+import type { ColumnDefinition } from './types.js';
+
+const col = (name: string, description: string, priority = 0, type: ColumnDefinition['type'] = 'string'): ColumnDefinition => ({
+  name,
+  type,
+  format: name === 'Name' ? 'name' : '',
+  description,
+  priority,
+});
+const NAME = col('Name', 'Name of the object.');
+const AGE = col('Age', 'Time since the object was created.');
+const text = (v: unknown, none = '<none>'): string => (typeof v === 'string' && v !== '' ? v : none);
+
+function nodeStatus(node: KubeObject): string {
+  const conditions = getPath(node, ['status', 'conditions']);
+  const ready = Array.isArray(conditions) ? conditions.find((c) => isObject(c) && c.type === 'Ready') : undefined;
+  let s = !isObject(ready) ? 'Unknown' : ready.status === 'True' ? 'Ready' : ready.status === 'False' ? 'NotReady' : 'Unknown';
+  if (getPath(node, ['spec', 'unschedulable']) === true) s += ',SchedulingDisabled';
+  return s;
+}
+
+function nodeRoles(node: KubeObject): string {
+  const roles = Object.keys(node.metadata.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length))
+    .filter(Boolean);
+  return roles.length ? roles.sort().join(',') : '<none>';
+}
+
+function nodeAddress(node: KubeObject, type: string): string {
+  const addresses = getPath(node, ['status', 'addresses']);
+  const hit = Array.isArray(addresses) ? addresses.find((a) => isObject(a) && a.type === type) : undefined;
+  return isObject(hit) ? text(hit.address) : '<none>';
+}
+
+export interface Printer {
+  columns: ColumnDefinition[];
+  cells(obj: KubeObject, now: Date): (string | number)[];
+}
+
+export const OTHER_PRINTERS: Readonly<Record<string, Printer>> = {
+  nodes: {
+    columns: [
+      NAME, col('Status', 'The Ready condition of the node.'), col('Roles', 'The node-role labels.'), AGE, col('Version', 'The kubelet version.'),
+      col('Internal-IP', 'The internal address.', 1), col('External-IP', 'The external address.', 1), col('OS-Image', 'The OS image.', 1),
+      col('Kernel-Version', 'The kernel version.', 1), col('Container-Runtime', 'The container runtime version.', 1),
+    ],
+    cells: (n, now) => [
+      n.metadata.name, nodeStatus(n), nodeRoles(n), ageOf(n.metadata.creationTimestamp, now), text(getPath(n, ['status', 'nodeInfo', 'kubeletVersion']), ''),
+      nodeAddress(n, 'InternalIP'), nodeAddress(n, 'ExternalIP'), text(getPath(n, ['status', 'nodeInfo', 'osImage']), '<unknown>'),
+      text(getPath(n, ['status', 'nodeInfo', 'kernelVersion']), '<unknown>'), text(getPath(n, ['status', 'nodeInfo', 'containerRuntimeVersion']), '<unknown>'),
+    ],
+  },
+  namespaces: {
+    columns: [NAME, col('Status', 'The namespace phase.'), AGE],
+    cells: (ns, now) => [ns.metadata.name, text(getPath(ns, ['status', 'phase']), ''), ageOf(ns.metadata.creationTimestamp, now)],
+  },
+  configmaps: {
+    columns: [NAME, col('Data', 'Number of data and binaryData keys.', 0, 'integer'), AGE],
+    cells: (cm, now) => {
+      const count = (v: unknown) => (isObject(v) ? Object.keys(v).length : 0);
+      return [cm.metadata.name, count(cm.data) + count(cm.binaryData), ageOf(cm.metadata.creationTimestamp, now)];
+    },
+  },
+  leases: {
+    columns: [NAME, col('Holder', 'The holder of the lease.'), AGE],
+    cells: (l, now) => [l.metadata.name, text(getPath(l, ['spec', 'holderIdentity']), ''), ageOf(l.metadata.creationTimestamp, now)],
+  },
+  events: {
+    columns: [
+      col('Last Seen', 'Time since the event was last seen.'), col('Type', 'Normal or Warning.'), col('Reason', 'Why the event happened.'),
+      col('Object', 'The object the event is about.'), col('Message', 'What happened.'),
+    ],
+    cells: (e, now) => {
+      const last = getPath(e, ['lastTimestamp']) ?? getPath(e, ['eventTime']) ?? e.metadata.creationTimestamp;
+      const kind = String(getPath(e, ['involvedObject', 'kind']) ?? '').toLowerCase();
+      return [ageOf(last, now), text(getPath(e, ['type']), ''), text(getPath(e, ['reason']), ''), `${kind}/${String(getPath(e, ['involvedObject', 'name']) ?? '')}`, text(getPath(e, ['message']), '')];
+    },
+  },
+};

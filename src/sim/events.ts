@@ -1,0 +1,100 @@
+// core/v1 Events as a kubelet's event recorder writes them: one Event per (object, reason,
+// message), named `<object>.<hex nanos>`, whose count and lastTimestamp grow when it repeats.
+// The store keeps at most `maxEvents` of them; the oldest go first, as the API server's event
+// TTL would remove them, so a long simulation does not grow without bound.
+import type { KubeObject, Store } from './store.js';
+import { StoreError } from './store.js';
+
+export interface EventSource {
+  component: string;
+  host?: string;
+}
+
+export interface EventInput {
+  /** The object the event is about (a pod). */
+  object: KubeObject;
+  /** e.g. `spec.containers{nginx}`. */
+  fieldPath?: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  source: EventSource;
+}
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
+export class EventRecorder {
+  /** Dedup key → event name, oldest first (Map keeps insertion order). */
+  private readonly names = new Map<string, { namespace: string; name: string }>();
+  private lastNanos = 0n;
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date,
+    private readonly maxEvents = 20_000,
+  ) {}
+
+  record(e: EventInput): void {
+    const meta = e.object.metadata;
+    const namespace = meta.namespace ?? 'default';
+    const k = [meta.uid, e.fieldPath ?? '', e.type, e.reason, e.message, e.source.component, e.source.host ?? ''].join('\u0000');
+    const at = rfc3339(this.now());
+    const known = this.names.get(k);
+    const existing = known && this.store.get('events', known.namespace, known.name);
+    try {
+      if (existing) {
+        this.store.update('events', { ...existing, count: ((existing.count as number | undefined) ?? 1) + 1, lastTimestamp: at });
+        // Move to the end: recently repeated events are the last to be dropped.
+        this.names.delete(k);
+        this.names.set(k, known);
+        return;
+      }
+      const name = `${meta.name}.${this.nanosHex()}`;
+      this.store.create('events', {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: {
+          apiVersion: e.object.apiVersion,
+          kind: e.object.kind,
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+          ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}),
+        },
+        reason: e.reason,
+        message: e.message,
+        source: { ...e.source },
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+        type: e.type,
+        eventTime: null,
+        reportingComponent: e.source.component,
+        reportingInstance: e.source.host ?? '',
+      });
+      this.names.set(k, { namespace, name });
+      this.trim();
+    } catch (err) {
+      // Someone deleted the event (or its namespace) meanwhile: events are best effort, as in Kubernetes.
+      if (!(err instanceof StoreError)) throw err;
+    }
+  }
+
+  private trim(): void {
+    while (this.names.size > this.maxEvents) {
+      const [k, ref] = this.names.entries().next().value as [string, { namespace: string; name: string }];
+      this.names.delete(k);
+      if (this.store.get('events', ref.namespace, ref.name)) this.store.remove('events', ref.namespace, ref.name);
+    }
+  }
+
+  /** Nanoseconds since the epoch in hex, strictly increasing so that names never collide. */
+  private nanosHex(): string {
+    let n = BigInt(this.now().getTime()) * 1_000_000n;
+    if (n <= this.lastNanos) n = this.lastNanos + 1n;
+    this.lastNanos = n;
+    return n.toString(16);
+  }
+}

@@ -1,0 +1,139 @@
+// Pure functions from what the kubelet knows about a pod's containers to the pod's status: its
+// conditions (with lastTransitionTime kept unless the status flips), its phase, and Ready as the
+// kubelet derives it: containers ready AND every readiness-gate condition True.
+
+export interface WaitingState {
+  reason: string;
+  message?: string;
+}
+export interface RunningState {
+  startedAt: string;
+}
+export interface TerminatedState {
+  exitCode: number;
+  reason: string;
+  message?: string;
+  startedAt: string;
+  finishedAt: string;
+  containerID?: string;
+}
+export interface ContainerState {
+  waiting?: WaitingState;
+  running?: RunningState;
+  terminated?: TerminatedState;
+}
+
+/** A container's status as core/v1 ContainerStatus has it (the fields the simulation fills). */
+export interface ContainerStatus {
+  name: string;
+  state: ContainerState;
+  lastState: ContainerState;
+  ready: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  started: boolean;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface PodCondition {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+  [key: string]: unknown;
+}
+
+/** A condition as computed, before its lastTransitionTime is settled. */
+export interface ConditionValue {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+}
+
+/** The condition types the kubelet owns, in the order it writes them (after any custom ones). */
+export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'] as const;
+const KUBELET_OWNED = new Set<string>(KUBELET_CONDITIONS);
+
+/** ContainersReady: True when every container of the spec reports ready. */
+export function containersReady(specNames: readonly string[], statuses: readonly ContainerStatus[]): ConditionValue {
+  const byName = new Map(statuses.map((s) => [s.name, s]));
+  const unknown = specNames.filter((n) => !byName.has(n));
+  const unready = specNames.filter((n) => byName.has(n) && !byName.get(n)!.ready);
+  if (unknown.length === 0 && unready.length === 0) return { type: 'ContainersReady', status: 'True' };
+  const parts: string[] = [];
+  if (unknown.length) parts.push(`containers with unknown status: [${unknown.join(' ')}]`);
+  if (unready.length) parts.push(`containers with unready status: [${unready.join(' ')}]`);
+  return { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: parts.join(', ') };
+}
+
+/**
+ * Ready: a copy of ContainersReady while that is not True; otherwise True only if every
+ * readiness gate's condition exists and is True, else False with `ReadinessGatesNotReady`.
+ */
+export function readyCondition(containers: ConditionValue, gates: readonly string[], conditions: readonly PodCondition[]): ConditionValue {
+  if (containers.status !== 'True') return { ...containers, type: 'Ready' };
+  const problems: string[] = [];
+  for (const gate of gates) {
+    const c = conditions.find((x) => x.type === gate);
+    if (!c) problems.push(`corresponding condition of pod readiness gate "${gate}" does not exist.`);
+    else if (c.status !== 'True') problems.push(`the status of pod readiness gate "${gate}" is not "True", but ${c.status}`);
+  }
+  if (problems.length === 0) return { type: 'Ready', status: 'True' };
+  return { type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady', message: problems.join(', ') };
+}
+
+/** Gives each computed condition its lastTransitionTime: kept from `previous` unless the status changed. */
+export function settle(value: ConditionValue, previous: readonly PodCondition[], now: string): PodCondition {
+  const prev = previous.find((c) => c.type === value.type);
+  const out: PodCondition = { type: value.type, status: value.status, lastProbeTime: null };
+  out.lastTransitionTime = prev && prev.status === value.status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
+  if (value.reason) out.reason = value.reason;
+  if (value.message) out.message = value.message;
+  return out;
+}
+
+export interface ConditionInputs {
+  specNames: readonly string[];
+  statuses: readonly ContainerStatus[];
+  gates: readonly string[];
+  /** The pod sandbox exists and has its network (false once the pod is torn down). */
+  sandboxReady: boolean;
+}
+
+/**
+ * The pod's conditions: the ones others set (readiness gates, DisruptionTarget …) first and
+ * untouched, then the kubelet's own in the order it writes them.
+ */
+export function podConditions(previous: readonly PodCondition[], inputs: ConditionInputs, now: string): PodCondition[] {
+  const custom = previous.filter((c) => !KUBELET_OWNED.has(c.type));
+  const containers = containersReady(inputs.specNames, inputs.statuses);
+  const values: ConditionValue[] = [
+    { type: 'PodReadyToStartContainers', status: inputs.sandboxReady ? 'True' : 'False' },
+    { type: 'Initialized', status: 'True' },
+    readyCondition(containers, inputs.gates, previous),
+    containers,
+    { type: 'PodScheduled', status: 'True' },
+  ];
+  return [...custom, ...values.map((v) => settle(v, previous, now))];
+}
+
+/**
+ * The pod's phase for restartPolicy Always: Pending while some container has never run;
+ * Running otherwise; once torn down, Succeeded if every container exited 0, else Failed.
+ */
+export function podPhase(statuses: readonly ContainerStatus[], terminated: boolean): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+  if (terminated) return statuses.every((s) => s.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+  const neverRan = statuses.some((s) => s.state.waiting && !s.lastState.terminated);
+  return neverRan ? 'Pending' : 'Running';
+}
+
+/** The status of a condition type, or undefined. */
+export function conditionStatus(conditions: readonly PodCondition[] | undefined, type: string): ConditionStatus | undefined {
+  return conditions?.find((c) => c.type === type)?.status;
+}

@@ -1,0 +1,188 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { containerCompletion, podCompletion } from '../../../src/inplace/completion.js';
+import { containerStatus } from '../../../src/inplace/podView.js';
+import type { ContainerRecord, InPlaceState } from '../../../src/inplace/state.js';
+import { digestFor, imageIDOf, makePod, NEW, OLD, RETAG, type ContainerOpts } from './fixtures.js';
+
+/** The record the patch wrote for a container that ran OLD as containerd://nginx-0, never restarted. */
+const rec = (toImage: string, extra: Partial<ContainerRecord> = {}): ContainerRecord => ({
+  fromImage: OLD,
+  fromImageID: imageIDOf(OLD),
+  fromContainerID: 'containerd://nginx-0',
+  fromRestartCount: 0,
+  toImage,
+  ...extra,
+});
+
+/** Status of container `nginx` after the patch asked for `spec`. */
+function check(spec: string, c: Omit<ContainerOpts, 'name'>, r: ContainerRecord = rec(spec)) {
+  const pod = makePod({ containers: [{ name: 'nginx', specImage: spec, ...c }] });
+  return containerCompletion('nginx', containerStatus(pod, 'nginx'), r);
+}
+const replaced = { containerID: 'containerd://nginx-1', restartCount: 1 };
+
+describe('containerCompletion: upgrade', () => {
+  test('right after the patch the status still shows the old container: waiting', () => {
+    const r = check(NEW, { image: OLD });
+    assert.equal(r.status, 'waiting');
+    assert.equal(r.reason, 'NotRestarted');
+  });
+  test('new imageID, running and ready: done', () => {
+    assert.deepEqual(check(NEW, { image: NEW, ...replaced }), { name: 'nginx', status: 'done' });
+  });
+  test('new imageID, running, not ready: waiting NotReady', () => {
+    assert.equal(check(NEW, { image: NEW, ...replaced, ready: false }).reason, 'NotReady');
+  });
+  test('old container killed, new one being created: waiting with the kubelet reason', () => {
+    const r = check(NEW, { image: NEW, ...replaced, containerID: '', waiting: { reason: 'ContainerCreating' } });
+    assert.equal(r.status, 'waiting');
+    assert.equal(r.reason, 'ContainerCreating');
+  });
+  test('pull failure of the new image: failed with the kubelet message', () => {
+    const r = check('nginx:broken', { image: 'nginx:broken', containerID: '', imageID: '', waiting: { reason: 'ErrImagePull', message: 'rpc error: not found' } }, rec('nginx:broken'));
+    assert.deepEqual(r, { name: 'nginx', status: 'failed', reason: 'ErrImagePull', message: 'rpc error: not found' });
+  });
+  test('ImagePullBackOff and InvalidImageName fail too', () => {
+    for (const reason of ['ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError']) {
+      const r = check('nginx:broken', { image: 'nginx:broken', imageID: '', waiting: { reason, message: `m ${reason}` } }, rec('nginx:broken'));
+      assert.equal(r.status, 'failed', reason);
+      assert.equal(r.reason, reason);
+      assert.equal(r.message, `m ${reason}`);
+    }
+  });
+  test('the OLD container was already crash-looping before the patch: its reason is stale, waiting', () => {
+    const r = check(NEW, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } });
+    assert.equal(r.status, 'waiting');
+    assert.equal(r.reason, 'CrashLoopBackOff');
+  });
+  test('the new container exited once, before any back-off: waiting, not yet failed', () => {
+    const r = check(NEW, { image: NEW, ...replaced, terminated: { exitCode: 1, reason: 'Error' } });
+    assert.equal(r.status, 'waiting');
+    assert.equal(r.reason, 'Terminated');
+    assert.match(r.message ?? '', /exit.*code 1/);
+  });
+  test('the new container restarted after crashing and is not ready: waiting, says so', () => {
+    const r = check(NEW, { image: NEW, containerID: 'containerd://nginx-2', restartCount: 2, ready: false, lastTerminated: { exitCode: 137, containerID: 'containerd://nginx-1' } });
+    assert.equal(r.status, 'waiting');
+    assert.match(r.message ?? '', /restarted 1 time\(s\) since the patch, last exit code 137/);
+  });
+  test('the new container in CrashLoopBackOff: failed with the kubelet message', () => {
+    const r = check(NEW, {
+      image: NEW,
+      imageID: imageIDOf(NEW),
+      containerID: 'containerd://nginx-2',
+      restartCount: 2,
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx pod=web-0_default(uid)' },
+    });
+    assert.equal(r.status, 'failed');
+    assert.equal(r.reason, 'CrashLoopBackOff');
+    assert.match(r.message ?? '', /back-off 10s/);
+  });
+  test('no status for the container yet: waiting', () => {
+    const pod = makePod({ containers: [{ name: 'nginx', image: NEW, noStatus: true }] });
+    assert.equal(containerCompletion('nginx', containerStatus(pod, 'nginx'), rec(NEW)).reason, 'NoStatus');
+  });
+});
+
+describe('containerCompletion: same-digest retag', () => {
+  test('same imageID and no restart: waiting', () => {
+    assert.equal(check(RETAG, { image: OLD }, rec(RETAG)).status, 'waiting');
+  });
+  test('same imageID, restarted, reports the retag: done', () => {
+    assert.equal(check(RETAG, { image: RETAG, ...replaced }, rec(RETAG)).status, 'done');
+  });
+  test('same imageID, restarted, but reports the old tag: waiting', () => {
+    assert.equal(check(RETAG, { image: RETAG, statusImage: 'docker.io/library/nginx:1.14.2', ...replaced }, rec(RETAG)).status, 'waiting');
+  });
+  test('restart seen only through restartCount (same containerID): done', () => {
+    assert.equal(check(RETAG, { image: RETAG, restartCount: 1 }, rec(RETAG)).status, 'done');
+  });
+});
+
+describe('containerCompletion: digest-pinned target', () => {
+  const pinned = `nginx@${digestFor(NEW)}`;
+  test('the pinned digest runs: done', () => {
+    assert.equal(check(pinned, { image: pinned, imageID: imageIDOf(NEW), ...replaced }, rec(pinned)).status, 'done');
+  });
+  test('another digest runs: failed DigestMismatch', () => {
+    const r = check(pinned, { image: pinned, imageID: imageIDOf('nginx:moved'), ...replaced }, rec(pinned));
+    assert.equal(r.status, 'failed');
+    assert.equal(r.reason, 'DigestMismatch');
+    assert.match(r.message ?? '', /pinned to sha256:b+/);
+  });
+});
+
+describe('containerCompletion: rollback record', () => {
+  // The upgrade ran NEW as nginx-1; the rollback wants OLD's image ID back.
+  const rb = (extra: Partial<ContainerRecord> = {}): ContainerRecord => ({
+    fromImage: NEW,
+    fromImageID: imageIDOf(NEW),
+    fromContainerID: 'containerd://nginx-1',
+    fromRestartCount: 1,
+    toImage: OLD,
+    toImageID: imageIDOf(OLD),
+    originContainerID: 'containerd://nginx-0',
+    ...extra,
+  });
+  test('back on the recorded image ID: done', () => {
+    assert.equal(check(OLD, { image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }, rb()).status, 'done');
+  });
+  test('still on the new image: waiting', () => {
+    assert.equal(check(OLD, { image: NEW, containerID: 'containerd://nginx-1', restartCount: 1 }, rb()).status, 'waiting');
+  });
+  test('the old tag now resolves to another digest: failed DigestMismatch', () => {
+    const r = check(OLD, { image: OLD, imageID: imageIDOf('nginx:moved'), containerID: 'containerd://nginx-2', restartCount: 2 }, rb());
+    assert.equal(r.reason, 'DigestMismatch');
+  });
+  test('the kubelet never replaced the original container: done without a restart', () => {
+    const r = check(OLD, { image: OLD, containerID: 'containerd://nginx-0', restartCount: 0 }, rb({ fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0 }));
+    assert.equal(r.status, 'done');
+  });
+  test('rollback of a same-digest retag needs the restart', () => {
+    const r0 = rb({ fromImage: RETAG, fromImageID: imageIDOf(RETAG) });
+    assert.equal(check(OLD, { image: RETAG, containerID: 'containerd://nginx-1', restartCount: 1 }, r0).status, 'waiting');
+    assert.equal(check(OLD, { image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }, r0).status, 'done');
+  });
+});
+
+test('no recorded image ID (never started): only the target image counts', () => {
+  const r0 = rec(NEW, { fromImageID: '', fromContainerID: '' });
+  assert.equal(check(NEW, { image: OLD, containerID: 'containerd://nginx-1' }, r0).status, 'waiting');
+  assert.equal(check(NEW, { image: NEW, containerID: 'containerd://nginx-1' }, r0).status, 'done');
+});
+
+describe('podCompletion', () => {
+  const state = (containers: Record<string, ContainerRecord>): InPlaceState => ({
+    plan: 'p', revision: 'r', wave: 1, startedAt: '2025-01-01T00:00:00Z', direction: 'upgrade', containers,
+  });
+  const sidecarRec: ContainerRecord = { fromImage: 'envoy:1.29', fromImageID: imageIDOf('envoy:1.29'), fromContainerID: 'containerd://sidecar-0', fromRestartCount: 0, toImage: 'envoy:1.30' };
+
+  test('two changed containers: done only when both are', () => {
+    const s = state({ nginx: rec(NEW), sidecar: sidecarRec });
+    const half = makePod({ containers: [{ name: 'nginx', image: NEW, ...replaced }, { name: 'sidecar', image: 'envoy:1.29', specImage: 'envoy:1.30' }] });
+    const c = podCompletion(half, s);
+    assert.equal(c.status, 'waiting');
+    assert.match(c.message ?? '', /container sidecar/);
+    const both = makePod({ containers: [{ name: 'nginx', image: NEW, ...replaced }, { name: 'sidecar', image: 'envoy:1.30', containerID: 'containerd://sidecar-1', restartCount: 1 }] });
+    assert.equal(podCompletion(both, s).status, 'done');
+  });
+  test('one failed container fails the pod, named', () => {
+    const s = state({ nginx: rec(NEW), sidecar: sidecarRec });
+    const pod = makePod({
+      containers: [
+        { name: 'nginx', image: NEW, ...replaced },
+        { name: 'sidecar', image: 'envoy:1.30', imageID: '', waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "envoy:1.30"' } },
+      ],
+    });
+    const c = podCompletion(pod, s);
+    assert.equal(c.status, 'failed');
+    assert.equal(c.reason, 'ImagePullBackOff');
+    assert.equal(c.message, 'container sidecar: Back-off pulling image "envoy:1.30"');
+  });
+  test('containers not in the record are not looked at', () => {
+    const s = state({ nginx: rec(NEW) });
+    const pod = makePod({ containers: [{ name: 'nginx', image: NEW, ...replaced }, { name: 'sidecar', image: 'envoy:1.29', waiting: { reason: 'CrashLoopBackOff' } }] });
+    assert.equal(podCompletion(pod, s).status, 'done');
+  });
+});
