@@ -36,8 +36,12 @@ function addMixedArithmetic(env: Environment): Environment {
 
 let shared: Environment | undefined;
 
-/** One environment for every gate: declaring variables and operators is the costly part. */
-function environment(): Environment {
+/**
+ * The CEL environment of gate conditions: `result` (dyn), `results` (list<double>) and mixed
+ * int/double arithmetic. One for every gate; the plan validator should check conditions in this
+ * same environment so that what validates also runs.
+ */
+export function conditionEnvironment(): Environment {
   shared ??= addMixedArithmetic(new Environment().registerVariable('result', 'dyn').registerVariable('results', 'list<double>'));
   return shared;
 }
@@ -49,7 +53,7 @@ const firstLine = (err: unknown) => (err instanceof Error ? err.message : String
  * `successCondition "reslt < 1": Unknown variable: reslt`.
  */
 export function compileCondition(label: string, text: string): { ok: true; condition: Condition } | { ok: false; error: string } {
-  const env = environment();
+  const env = conditionEnvironment();
   let program: ReturnType<Environment['parse']>;
   try {
     program = env.parse(text);

@@ -1,6 +1,6 @@
-// The webhook gate: POSTs `{plan, revision, wave, phase}` as JSON; a 2xx answer passes, anything
-// else fails. No answer, a timeout, 408, 429 and 5xx are retried `retries` times with doubling
-// back-off; other 4xx answers are the endpoint saying no, so they fail at once.
+// The webhook gate: POSTs `{plan, revision, wave, phase}` as JSON; a 2xx answer passes. Anything
+// else (another status, no answer, a timeout) is retried `retries` times with doubling back-off,
+// then fails: a change-ticket check that says "not yet" may say yes a few seconds later.
 import type { WebhookGate } from '../plan/types.js';
 import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
 
@@ -33,12 +33,6 @@ export function redactUrl(url: string): string {
   } catch {
     return '(invalid URL)';
   }
-}
-
-/** Transient trouble is retried; a definite refusal (400, 403, 404, 409, …) is not. */
-function isWorthRetrying(m: Measurement): boolean {
-  if (m.phase === 'error' || typeof m.value !== 'number') return true;
-  return m.value === 408 || m.value === 429 || m.value >= 500;
 }
 
 export async function callWebhookGate(name: string, gate: WebhookGate, payload: WebhookPayload, deps: WebhookDeps = {}): Promise<GateOutcome> {
@@ -80,10 +74,10 @@ export async function callWebhookGate(name: string, gate: WebhookGate, payload: 
     measurements.push(m);
     deps.onMeasurement?.(m, attempt, attempts);
     if (m.phase === 'successful') return { result: 'passed', message: `${name}: ${m.message}`, measurements };
-    if (attempt < attempts && isWorthRetrying(m)) {
+    if (attempt < attempts) {
       if (!(await sleep(backoff, deps.signal))) return interrupted();
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-    } else break;
+    }
   }
   const last = measurements[measurements.length - 1]!;
   const tries = measurements.length === 1 ? '' : ` (after ${measurements.length} attempts)`;

@@ -11,6 +11,10 @@
 // Every write carries the resourceVersion of the observation it was decided on, so the API
 // server refuses it (409) if the pod changed since: a decision made on a stale cache can never
 // land. On 409 the caller observes again and calls `decide` again; it never retries the body.
+// One rule for callers: decide on an observation at least as new as the object their own last
+// write returned (a watch cache that has not yet delivered that write must be waited for, or the
+// returned object used). Writes would only 409, but a step that writes nothing (skip, done,
+// failed) taken from a view older than one's own write could be wrong.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerUpdate } from '../plan/types.js';
 import { containerAtTarget } from '../rollout/selection.js';
@@ -40,6 +44,10 @@ export interface DecideContext {
   revision: string;
   /** 1-based wave the pod belongs to; written into the state annotation. */
   wave: number;
+  /**
+   * `rollback` reverts what the upgrade of this plan and revision patched, to the images in its
+   * annotation. Let an in-flight upgrade of the pod end (done or failed) before rolling it back.
+   */
   direction: Direction;
   /** Upgrade: the plan's `update.containers`. Rollback: unused (the pod's annotation says). */
   containers: readonly ContainerUpdate[];
@@ -170,7 +178,7 @@ function updatingElsewhere(): Step {
   return {
     kind: 'foreign',
     reason: 'UpdatingElsewhere',
-    message: 'the spec already names the target images but the containers do not run them; something else is updating this pod',
+    message: 'the spec already names the target images but not every container runs them: something else is updating the pod, or the new image fails',
   };
 }
 
@@ -343,7 +351,7 @@ function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step {
 
 function gatePatch(pod: V1Pod, ctx: DecideContext, status: 'True' | 'False', reason: string, message: string): GatePatch {
   return {
-    metadata: {},
+    metadata: rv(pod),
     status: {
       conditions: [{ type: ctx.gate.conditionType, status, reason, message, lastTransitionTime: new Date(ctx.nowMs).toISOString() }],
     },

@@ -72,12 +72,13 @@ describe('webhook gate', () => {
     assert.deepEqual(out.measurements.map((m) => m.value), [502, 200]);
   });
 
-  test('a 4xx refusal is an answer: no retry', async () => {
+  test('a 4xx refusal fails too, after the retries; retries 0 asks once', async () => {
     reset((_req, _body, res) => res.writeHead(403).end('no approved change ticket'));
-    const out = await callWebhookGate('change-ticket', { url: base, timeoutMs: 2000, retries: 3 }, payload, { sleep });
+    const out = await callWebhookGate('change-ticket', { url: base, timeoutMs: 2000, retries: 0 }, payload, { sleep });
     assert.equal(out.result, 'failed');
     assert.equal(received.length, 1);
-    assert.match(out.message, /answered 403 Forbidden: no approved change ticket$/);
+    assert.deepEqual(sleeps, []);
+    assert.equal(out.message, `change-ticket: webhook ${base}/ answered 403 Forbidden: no approved change ticket`);
   });
 
   test('no answer within the timeout fails (retried like an error)', async () => {

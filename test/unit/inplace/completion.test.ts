@@ -95,6 +95,9 @@ describe('containerCompletion: same-digest retag', () => {
   test('same imageID, restarted, but reports the old tag: waiting', () => {
     assert.equal(check(RETAG, { image: RETAG, statusImage: 'docker.io/library/nginx:1.14.2', ...replaced }, rec(RETAG)).status, 'waiting');
   });
+  test('status already names the retag (a runtime showing another tag of the same image) but no restart: waiting', () => {
+    assert.equal(check(RETAG, { image: OLD, statusImage: 'docker.io/library/nginx:1.14.2-retag' }, rec(RETAG)).status, 'waiting');
+  });
   test('restart seen only through restartCount (same containerID): done', () => {
     assert.equal(check(RETAG, { image: RETAG, restartCount: 1 }, rec(RETAG)).status, 'done');
   });

@@ -1,9 +1,11 @@
 // A property test of the per-pod flow against a tiny pure model of the API server and kubelet:
-// the controller observes the pod (fresh, or a stale snapshot as a lagging watch cache would
-// give), decides, and writes; the kubelet restarts containers whose spec changed and recomputes
-// Ready; time passes; the process "restarts" (forgets everything, as `decide` keeps nothing).
-// Whatever the interleaving: exactly one image patch lands, the three writes land in order, the
-// container restarts once, the patch lands only on a drained pod, and the gate ends True.
+// the controller observes the pod through a lagging cache (a cursor into the pod's history that
+// only moves forward, as a watch does, and that is at least at the version its own last write
+// returned), decides, and writes; the kubelet restarts containers whose spec changed and
+// recomputes Ready; time passes; the process restarts (a new one starts from a fresh list, and
+// `decide` keeps nothing to lose). Whatever the interleaving: exactly one image patch lands, the
+// three writes land in order, the container restarts once, the patch lands only on a drained
+// pod, and the gate ends True. Another writer may touch the pod at any time (409s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -11,7 +13,10 @@ import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { decide, type DecideContext, type GatePatch, type ImagePatch } from '../../../src/inplace/decide.js';
 import { GATE, imageIDOf, makePod, NEW, OLD, RETAG, statusImageOf, T0 } from './fixtures.js';
 
-type Action = 'kubelet' | 'tick' | 'observe-fresh' | 'observe-stale' | 'restart';
+const BROKEN = 'nginx:broken';
+const CRASH = 'nginx:crash';
+
+type Action = 'kubelet' | 'tick' | 'observe-fresh' | 'observe-stale' | 'restart' | 'other-writer';
 type WriteKind = 'close-gate' | 'patch' | 'open-gate';
 
 class World {
@@ -19,6 +24,8 @@ class World {
   now = T0;
   rv = 100;
   history: V1Pod[] = [];
+  /** The controller's view: an index into `history` that only moves forward. */
+  cursor = 0;
   writes: { kind: WriteKind; ok: boolean }[] = [];
   /** Spec image each running container was started from (the kubelet's container hash). */
   startedFrom = new Map<string, string>();
@@ -41,17 +48,30 @@ class World {
     this.history.push(structuredClone(this.pod));
   }
 
-  latest(): V1Pod {
+  /** What a lagging watch cache shows after catching up by `step` events. */
+  lagging(step: number): V1Pod {
+    this.cursor = Math.min(this.history.length - 1, this.cursor + step);
+    return structuredClone(this.history[this.cursor] as V1Pod);
+  }
+
+  /** A fresh list (or a get): the cache is current. */
+  fresh(): V1Pod {
+    this.cursor = this.history.length - 1;
     return structuredClone(this.pod);
   }
 
-  stale(back: number): V1Pod {
-    const i = Math.max(0, this.history.length - 1 - back);
-    return structuredClone(this.history[i] as V1Pod);
+  /** A successful write returns the new object: the controller's view is at least that. */
+  private wrote(): void {
+    this.cursor = this.history.length - 1;
+  }
+
+  /** A write without a resourceVersion is never refused, as on a real API server. */
+  private current(rv: string | undefined): boolean {
+    return rv === undefined || rv === this.pod.metadata!.resourceVersion;
   }
 
   patchStatus(kind: WriteKind, body: GatePatch): void {
-    const ok = body.metadata.resourceVersion === this.pod.metadata!.resourceVersion;
+    const ok = this.current(body.metadata.resourceVersion);
     this.writes.push({ kind, ok });
     if (!ok) return;
     const conditions = this.pod.status!.conditions!;
@@ -62,10 +82,11 @@ class World {
       else conditions.push(next);
     }
     this.record();
+    this.wrote();
   }
 
   patchImage(body: ImagePatch): void {
-    const ok = body.metadata.resourceVersion === this.pod.metadata!.resourceVersion;
+    const ok = this.current(body.metadata.resourceVersion);
     this.writes.push({ kind: 'patch', ok });
     if (!ok) return;
     const ready = this.pod.status!.conditions!.find((c) => c.type === 'Ready')?.status === 'True';
@@ -79,6 +100,13 @@ class World {
     }
     this.pod.metadata!.annotations = { ...this.pod.metadata!.annotations, ...body.metadata.annotations };
     this.record();
+    this.wrote();
+  }
+
+  /** Someone else labels the pod: its resourceVersion moves, so a write decided before 409s. */
+  otherWriter(): void {
+    this.pod.metadata!.labels = { ...this.pod.metadata!.labels, touched: String(this.rv) };
+    this.record();
   }
 
   /** One kubelet sync: restart changed containers, progress starting ones, recompute Ready. */
@@ -90,7 +118,13 @@ class World {
         cs.lastState = { terminated: { exitCode: 0, reason: 'Completed', containerID: cs.containerID } };
         cs.restartCount += 1;
         this.startedFrom.set(spec.name, spec.image!);
-        if (this.slowStart) {
+        if (spec.image === BROKEN) {
+          cs.containerID = '';
+          cs.image = statusImageOf(spec.image);
+          cs.imageID = '';
+          cs.state = { waiting: { reason: 'ErrImagePull', message: 'rpc error: code = NotFound desc = nginx:broken not found' } };
+          cs.ready = false;
+        } else if (this.slowStart) {
           this.creating.add(spec.name);
           cs.state = { waiting: { reason: 'ContainerCreating' } };
           cs.ready = false;
@@ -101,6 +135,14 @@ class World {
       } else if (this.creating.has(spec.name)) {
         this.creating.delete(spec.name);
         this.start(cs, spec.image!);
+        changed = true;
+      } else if (spec.image === CRASH && cs.state?.running) {
+        cs.lastState = { terminated: { exitCode: 1, reason: 'Error', containerID: cs.containerID } };
+        cs.state = { terminated: { exitCode: 1, reason: 'Error' } };
+        changed = true;
+      } else if (spec.image === CRASH && cs.state?.terminated) {
+        cs.restartCount += 1;
+        cs.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx' } };
         changed = true;
       } else if (cs.state?.running && !cs.ready) {
         cs.ready = true;
@@ -129,8 +171,9 @@ class World {
 }
 
 /** Runs one flow (upgrade or rollback) through `actions`, then to its end on fresh observations. */
-function drive(world: World, ctx0: Omit<DecideContext, 'nowMs'>, actions: readonly Action[], staleness: readonly number[]): boolean {
+function drive(world: World, ctx0: Omit<DecideContext, 'nowMs'>, actions: readonly Action[], staleness: readonly number[]): string | undefined {
   let done = false;
+  let outcome: string | undefined;
   const act = (pod: V1Pod) => {
     const step = decide(pod, { ...ctx0, nowMs: world.now });
     switch (step.kind) {
@@ -147,6 +190,11 @@ function drive(world: World, ctx0: Omit<DecideContext, 'nowMs'>, actions: readon
         break;
       case 'done':
         done = true;
+        outcome = 'done';
+        break;
+      case 'failed':
+        done = true;
+        outcome = `failed ${step.reason}`;
         break;
       default:
         assert.fail(`unexpected step ${JSON.stringify(step)}`);
@@ -156,16 +204,18 @@ function drive(world: World, ctx0: Omit<DecideContext, 'nowMs'>, actions: readon
     if (done) return;
     if (a === 'kubelet') world.kubelet();
     else if (a === 'tick') world.now += 700;
-    else if (a === 'observe-fresh') act(world.latest());
-    else if (a === 'observe-stale') act(world.stale(staleness[i % staleness.length] as number));
-    // 'restart': a new process has no memory; `decide` needs none, so nothing to do.
+    else if (a === 'observe-fresh') act(world.fresh());
+    else if (a === 'observe-stale') act(world.lagging(staleness[i % staleness.length] as number));
+    // A new process lists afresh; `decide` itself keeps no memory to lose.
+    else if (a === 'restart') world.fresh();
+    else if (a === 'other-writer') world.otherWriter();
   });
   for (let i = 0; i < 200 && !done; i++) {
-    act(world.latest());
+    act(world.lagging(1));
     world.kubelet();
     world.now += 500;
   }
-  return done;
+  return outcome;
 }
 
 const arbRun = fc.record({
@@ -173,9 +223,9 @@ const arbRun = fc.record({
   drainMs: fc.constantFrom(0, 1_000, 3_000),
   minReadyMs: fc.constantFrom(0, 2_000),
   slowStart: fc.boolean(),
-  actions: fc.array(fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart'), { maxLength: 120 }),
-  rollbackActions: fc.array(fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart'), { maxLength: 120 }),
-  staleness: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 8 }),
+  actions: fc.array(fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart', 'other-writer'), { maxLength: 120 }),
+  rollbackActions: fc.array(fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart', 'other-writer'), { maxLength: 120 }),
+  staleness: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 }),
 });
 
 test('model: any interleaving upgrades with exactly three writes, one restart, gate open; rollback likewise', () => {
@@ -195,7 +245,7 @@ test('model: any interleaving upgrades with exactly three writes, one restart, g
         uid: 'uid-web-0',
       };
 
-      assert.ok(drive(world, ctx, r.actions, r.staleness), 'upgrade reached done');
+      assert.equal(drive(world, ctx, r.actions, r.staleness), 'done');
       const landed = () => world.writes.filter((w) => w.ok).map((w) => w.kind);
       assert.deepEqual(landed(), ['close-gate', 'patch', 'open-gate']);
       const cs = () => world.pod.status!.containerStatuses![0]!;
@@ -208,7 +258,7 @@ test('model: any interleaving upgrades with exactly three writes, one restart, g
       assert.equal(world.patchedWhileReady, false, 'patched a Ready pod');
       assert.equal(world.patchedBeforeDrain, false, 'patched before drainSeconds');
 
-      assert.ok(drive(world, { ...ctx, direction: 'rollback' }, r.rollbackActions, r.staleness), 'rollback reached done');
+      assert.equal(drive(world, { ...ctx, direction: 'rollback' }, r.rollbackActions, r.staleness), 'done');
       assert.deepEqual(landed(), ['close-gate', 'patch', 'open-gate', 'close-gate', 'patch', 'open-gate']);
       assert.equal(cs().restartCount, 2);
       assert.equal(cs().imageID, imageIDOf(OLD));
@@ -216,6 +266,40 @@ test('model: any interleaving upgrades with exactly three writes, one restart, g
       assert.equal(cond(GATE), 'True');
       assert.equal(world.patchedWhileReady, false, 'rollback patched a Ready pod');
     }),
-    { numRuns: 150 },
+    { numRuns: 80 },
+  );
+});
+
+test('model: a broken or crashing image fails with the kubelet reason, gate kept closed; rollback restores and reopens', () => {
+  fc.assert(
+    fc.property(arbRun, fc.constantFrom(BROKEN, CRASH), (r, bad) => {
+      const world = new World(r.drainMs, r.slowStart);
+      const ctx: Omit<DecideContext, 'nowMs'> = {
+        plan: 'web',
+        revision: 'r1',
+        wave: 1,
+        direction: 'upgrade',
+        containers: [{ name: 'nginx', image: bad }],
+        gate: { conditionType: GATE, required: true },
+        drainMs: r.drainMs,
+        podTimeoutMs: 3_600_000,
+        minReadyMs: r.minReadyMs,
+      };
+      assert.equal(drive(world, ctx, r.actions, r.staleness), bad === BROKEN ? 'failed ErrImagePull' : 'failed CrashLoopBackOff');
+      const landed = () => world.writes.filter((w) => w.ok).map((w) => w.kind);
+      assert.deepEqual(landed(), ['close-gate', 'patch']);
+      const cond = (t: string) => world.pod.status!.conditions!.find((c) => c.type === t)?.status;
+      assert.equal(cond(GATE), 'False');
+
+      assert.equal(drive(world, { ...ctx, direction: 'rollback' }, r.rollbackActions, r.staleness), 'done');
+      // Still drained by the failed upgrade: no second close, straight to the patch.
+      assert.deepEqual(landed(), ['close-gate', 'patch', 'patch', 'open-gate']);
+      const cs = world.pod.status!.containerStatuses![0]!;
+      assert.equal(cs.imageID, imageIDOf(OLD));
+      assert.equal(world.pod.spec!.containers[0]!.image, OLD);
+      assert.equal(cond(GATE), 'True');
+      assert.equal(cond('Ready'), 'True');
+    }),
+    { numRuns: 50 },
   );
 });

@@ -75,8 +75,8 @@ describe('decide: upgrade, before the patch', () => {
       },
     });
   });
-  test('gate declared, condition never set: close the gate', () => expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));
-  test('gate Unknown: close the gate', () => expectKind(decide(makePod({ gate: 'Unknown' }), ctx), 'close-gate'));
+  test('gate declared, condition never set: close the gate', () => void expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));
+  test('gate Unknown: close the gate', () => void expectKind(decide(makePod({ gate: 'Unknown' }), ctx), 'close-gate'));
   test('gate closed, pod still Ready: wait for the kubelet', () => {
     const s = expectKind(decide(makePod({ ...closedByUs(1_000), ready: true }), ctx), 'wait-drain');
     assert.equal(s.reason, 'StillReady');
@@ -225,7 +225,7 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
 describe('decide: without a gate (required: false)', () => {
   const noGate = { ...ctx, gate: { conditionType: GATE, required: false } };
   const bare = (o: Partial<PodOpts>) => makePod({ declaresGate: false, gate: null, ...o });
-  test('patches at once, no drain', () => expectKind(decide(bare({}), noGate), 'patch'));
+  test('patches at once, no drain', () => void expectKind(decide(bare({}), noGate), 'patch'));
   test('after the patch: wait for completion', () => {
     expectKind(decide(bare({ state: upgraded(1_000), containers: [oldContainerPatched] }), noGate), 'wait-complete');
   });

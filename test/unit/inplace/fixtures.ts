@@ -17,6 +17,8 @@ const DIGESTS: Record<string, string> = {
   'envoy:1.29': hex('c'),
   'envoy:1.30': hex('d'),
   'nginx:moved': hex('e'),
+  'nginx:crash': hex('f'),
+  'nginx:broken': hex('9'),
 };
 
 function repoOf(image: string): string {
