@@ -1,14 +1,7 @@
-// Gate conditions are CEL over one variable, `result`: a number (a scalar query) or a list of
-// numbers (a vector's sample values). Compiling here catches typos before a rollout starts.
-import { Environment } from '@marcbachmann/cel-js';
-
-let env: Environment | undefined;
-
-/** The CEL environment gate conditions run in; shared by the validator and the gate runner. */
-export function gateConditionEnv(): Environment {
-  env ??= new Environment().registerVariable('result', 'dyn');
-  return env;
-}
+// Gate conditions are CEL over `result`: a number (a scalar query) or a list of numbers (a
+// vector's sample values). Compiling them here catches typos before a rollout starts. The
+// environment is the gate runner's own, so what validates is exactly what runs.
+import { conditionEnvironment } from '../gates/conditions.js';
 
 export interface CelProblem {
   reason: string;
@@ -18,7 +11,7 @@ export interface CelProblem {
 
 /** Undefined when `expression` compiles to something that can be a bool; else what is wrong. */
 export function celProblem(expression: string): CelProblem | undefined {
-  const checked = gateConditionEnv().check(expression);
+  const checked = conditionEnvironment().check(expression);
   if (!checked.valid) {
     const error = checked.error;
     const reason = (error?.summary ?? error?.message ?? 'it does not compile').split('\n')[0] ?? '';
