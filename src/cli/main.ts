@@ -71,7 +71,7 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--condition-type <type>', 'readiness gate condition type', 'kwave.dev/in-place-ready')
       .option('--dry-run', 'list the pods, change nothing'),
   );
-  add('sim', 'run the simulated Kubernetes cluster (API server + kubelet) until SIGINT/SIGTERM', () => import('./commands/notBuilt.js'), (c) =>
+  add('sim', 'run the simulated Kubernetes cluster (API server + kubelet) until SIGINT/SIGTERM', () => import('./commands/sim.js'), (c) =>
     c
       .option('--pods <n>', 'pods in the default world', '10')
       .option('--fixture <file>', 'fixture YAML describing nodes, images and workloads')

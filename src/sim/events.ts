@@ -26,7 +26,6 @@ const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 export class EventRecorder {
   /** Dedup key → event name, oldest first (Map keeps insertion order). */
   private readonly names = new Map<string, { namespace: string; name: string }>();
-  private lastNanos = 0n;
 
   constructor(
     private readonly store: Store,
@@ -93,8 +92,11 @@ export class EventRecorder {
   /** Nanoseconds since the epoch in hex, strictly increasing so that names never collide. */
   private nanosHex(): string {
     let n = BigInt(this.now().getTime()) * 1_000_000n;
-    if (n <= this.lastNanos) n = this.lastNanos + 1n;
-    this.lastNanos = n;
+    if (n <= lastNanos) n = lastNanos + 1n;
+    lastNanos = n;
     return n.toString(16);
   }
 }
+
+/** Shared by every recorder (kubelet, scheduler) so that their event names never collide. */
+let lastNanos = 0n;

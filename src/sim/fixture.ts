@@ -149,7 +149,7 @@ export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const [line, col] = e.linePos ? [e.linePos[0].line, e.linePos[0].col] : [1, 1];
+    const { line, col } = lineCounter.linePos(e.pos[0]);
     throw new KwaveError('FIXTURE', `invalid YAML: ${e.message.split('\n')[0]}`, ExitCode.BAD_INPUT, { file, line, col, path: '' });
   }
   const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;

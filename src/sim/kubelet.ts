@@ -71,6 +71,8 @@ interface PodRuntime {
   terminated: boolean;
   podTimer?: unknown;
   alive: boolean;
+  /** resourceVersion of the kubelet's own last write of the pod. */
+  writtenVersion?: string;
 }
 
 const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
@@ -141,7 +143,11 @@ export class Kubelet {
   start(): void {
     if (this.unsubscribe) return;
     this.unsubscribe = this.store.subscribe((change) => this.onChange(change));
-    for (const pod of this.store.list('pods')) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
+    for (const pod of this.store.list('pods')) {
+      const key = podKey(pod.metadata.namespace, pod.metadata.name);
+      // Pods this kubelet created running, unchanged since, need no second look.
+      if (this.pods.get(key)?.writtenVersion !== pod.metadata.resourceVersion) this.markDirty(key);
+    }
   }
 
   /** Stops reacting and cancels every pending step; the store is left as it is. */
@@ -214,6 +220,7 @@ export class Kubelet {
     const status = this.statusFor(rt, manifest, customConditions);
     const created = this.write(() => this.store.create('pods', { ...manifest, status }));
     rt.uid = created.metadata.uid ?? '';
+    rt.writtenVersion = created.metadata.resourceVersion;
     this.register(rt);
     return created;
   }
@@ -574,7 +581,7 @@ export class Kubelet {
     const current = (pod.status ?? {}) as { conditions?: PodCondition[] };
     const status = this.statusFor(rt, pod, current.conditions ?? []);
     if (jsonEqual(status, pod.status)) return;
-    this.write(() => this.store.update('pods', { ...pod, status }, pod.metadata.resourceVersion));
+    rt.writtenVersion = this.write(() => this.store.update('pods', { ...pod, status }, pod.metadata.resourceVersion)).metadata.resourceVersion;
   }
 
   /** What the node controller does to the pods of a silent node: Ready → False, nothing else. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultFixture } from '../../../src/sim/fixture.js';
 import { defaultDigest } from '../../../src/sim/images.js';
+import { Scheduler } from '../../../src/sim/scheduler.js';
 import { condition, containerStatus, eventsFor, harness, patchImage, setCondition, waitForGone, waitForPod } from './kubeletHelpers.js';
 
 const GATE = 'kwave.dev/in-place-ready';
@@ -264,7 +265,6 @@ describe('kubelet: deletion and nodes', () => {
   test('a pod created Pending is pulled and started, and becomes Ready', async () => {
     const h = harness(0);
     try {
-      const fixture = defaultFixture(1);
       const pod = h.store.create('pods', {
         apiVersion: 'v1',
         kind: 'Pod',
@@ -272,7 +272,6 @@ describe('kubelet: deletion and nodes', () => {
         spec: { nodeName: 'sim-node-1', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], readinessGates: [{ conditionType: GATE }] },
         status: { phase: 'Pending' },
       });
-      assert.ok(fixture);
       const waiting = await waitForPod(h.store, 'default', 'fresh', (p) => containerStatus(p).state.waiting?.reason === 'ContainerCreating');
       assert.equal((waiting.status as { phase: string }).phase, 'Pending');
       const running = await waitForPod(h.store, 'default', 'fresh', (p) => containerStatus(p).ready);
@@ -315,6 +314,70 @@ describe('kubelet: deletion and nodes', () => {
     } finally {
       a.close();
       b.close();
+    }
+  });
+});
+
+describe('scheduler', () => {
+  test('a pod created without a node is bound to the least loaded Ready node and started', async () => {
+    const h = harness(2);
+    const scheduler = new Scheduler(h.store);
+    scheduler.start();
+    try {
+      h.kubelet.setNodeReady('sim-node-3', false);
+      h.store.create('pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'loose', namespace: 'default' },
+        spec: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }] },
+        status: { phase: 'Pending' },
+      });
+      const pod = await waitForPod(h.store, 'default', 'loose', (p) => condition(p, 'Ready')?.status === 'True');
+      // sim-node-1 and -2 have one pod each; -3 is NotReady; ties go to the first.
+      assert.equal((pod.spec as { nodeName: string }).nodeName, 'sim-node-1');
+      assert.equal(condition(pod, 'PodScheduled')?.status, 'True');
+      assert.ok(eventsFor(h.store, 'default', 'loose').some((e) => e.reason === 'Scheduled' && e.message === 'Successfully assigned default/loose to sim-node-1'));
+    } finally {
+      scheduler.stop();
+      h.close();
+    }
+  });
+
+  test('a pod no node fits stays Pending, Unschedulable', async () => {
+    const h = harness(1);
+    const scheduler = new Scheduler(h.store);
+    scheduler.start();
+    try {
+      h.store.create('pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'picky', namespace: 'default' },
+        spec: { nodeSelector: { disk: 'ssd' }, containers: [{ name: 'nginx', image: 'nginx:1.25.3' }] },
+        status: { phase: 'Pending' },
+      });
+      const pod = await waitForPod(h.store, 'default', 'picky', (p) => condition(p, 'PodScheduled')?.status === 'False');
+      assert.equal(condition(pod, 'PodScheduled')?.reason, 'Unschedulable');
+      assert.equal((pod.spec as { nodeName?: string }).nodeName, undefined);
+    } finally {
+      scheduler.stop();
+      h.close();
+    }
+  });
+});
+
+describe('kubelet: work per change', () => {
+  test('a change to one pod among 2,000 makes exactly one status write, to that pod', async () => {
+    const h = harness(2_000);
+    try {
+      const changes: string[] = [];
+      const unsubscribe = h.store.subscribe((c) => changes.push(`${c.type} ${c.resource} ${c.object.metadata.name}`));
+      setCondition(h.store, 'default', 'demo-1234', GATE, 'False');
+      await waitForPod(h.store, 'default', 'demo-1234', (p) => condition(p, 'Ready')?.status === 'False');
+      await new Promise((r) => setTimeout(r, 20));
+      unsubscribe();
+      assert.deepEqual(changes, ['MODIFIED pods demo-1234', 'MODIFIED pods demo-1234']);
+    } finally {
+      h.close();
     }
   });
 });

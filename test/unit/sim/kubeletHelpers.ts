@@ -19,8 +19,8 @@ export function harness(pods = 2, fixture: Fixture = defaultFixture(pods)): Harn
   const store = new Store();
   const images = new ImageTable(fixture.images);
   const kubelet = new Kubelet({ store, images, timeScale: 0.01, seed: 7 });
-  buildWorld(store, kubelet, images, fixture);
   kubelet.start();
+  buildWorld(store, kubelet, images, fixture);
   return { store, kubelet, images, close: () => kubelet.stop() };
 }
 
@@ -44,7 +44,7 @@ export function waitForPod(store: Store, namespace: string, name: string, predic
     }, timeoutMs);
     const check = () => {
       const pod = store.get('pods', namespace, name);
-      if (pod && predicate(pod)) {
+      if (pod && holds(predicate, pod)) {
         clearTimeout(timer);
         unsubscribe();
         resolve(pod);
@@ -53,6 +53,15 @@ export function waitForPod(store: Store, namespace: string, name: string, predic
     unsubscribe = store.subscribe(check);
     check();
   });
+}
+
+/** A predicate that throws (e.g. no container status yet) does not hold. */
+function holds(predicate: (pod: KubeObject) => boolean, pod: KubeObject): boolean {
+  try {
+    return predicate(pod);
+  } catch {
+    return false;
+  }
 }
 
 export function waitForGone(store: Store, namespace: string, name: string, timeoutMs = 10_000): Promise<void> {

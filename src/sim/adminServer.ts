@@ -1,0 +1,171 @@
+// The simulator's second port (plain HTTP, no auth, loopback): the app's traffic metrics for
+// Prometheus, /sim/stats for tests that check budgets from outside kwave, and admin endpoints
+// that switch faults and inject disruptions at run time. Routes are listed in docs/sim.md.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AppTraffic } from './appMetrics.js';
+import { deletePod, mergeFaults, resetFaults } from './disruptions.js';
+import type { Faults } from './faults.js';
+import type { ImageTable } from './images.js';
+import type { Kubelet } from './kubelet.js';
+import type { SimStats } from './stats.js';
+import { StoreError, type Store } from './store.js';
+
+export interface AdminServerOptions {
+  store: Store;
+  stats: SimStats;
+  faults: Faults;
+  traffic: AppTraffic;
+  kubelet: Kubelet;
+  images: ImageTable;
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  now?: () => Date;
+}
+
+export interface AdminServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Handler = (req: IncomingMessage, url: URL, params: string[]) => Promise<{ status?: number; body: unknown; text?: boolean }>;
+
+const MAX_BODY = 64 * 1024;
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, 'body too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (!text) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'body is not valid JSON');
+  }
+}
+
+function graceParam(url: URL): number | undefined {
+  const raw = url.searchParams.get('gracePeriodSeconds');
+  if (raw === null) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `gracePeriodSeconds: expected a whole number >= 0, found "${raw}"`);
+  return n;
+}
+
+export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
+  const now = opts.now ?? (() => new Date());
+  const routes: [string, RegExp, Handler][] = [
+    ['GET', /^\/metrics$/, async () => ({ body: opts.traffic.exposition(), text: true })],
+    ['GET', /^\/healthz$/, async () => ({ body: 'ok', text: true })],
+    ['GET', /^\/sim\/stats$/, async () => ({ body: opts.stats.snapshot() })],
+    [
+      'POST',
+      /^\/sim\/stats\/reset$/,
+      async () => {
+        opts.stats.reset();
+        return { body: opts.stats.snapshot() };
+      },
+    ],
+    ['GET', /^\/sim\/faults$/, async () => ({ body: opts.faults })],
+    [
+      'POST',
+      /^\/sim\/faults$/,
+      async (req) => {
+        const patch = await readJson(req);
+        try {
+          return { body: mergeFaults(opts.faults, patch) };
+        } catch (err) {
+          throw new HttpError(400, (err as Error).message);
+        }
+      },
+    ],
+    ['DELETE', /^\/sim\/faults$/, async () => ({ body: resetFaults(opts.faults) })],
+    [
+      'GET',
+      /^\/sim\/images$/,
+      async () => ({ body: opts.images.entries() }),
+    ],
+    [
+      'POST',
+      /^\/sim\/pods\/([^/]+)\/([^/]+)\/delete$/,
+      async (_req, url, [ns, name]) => {
+        const pod = deletePod(opts.store, ns!, name!, graceParam(url), now());
+        const gone = !opts.store.get('pods', ns, name!);
+        return { status: 202, body: { namespace: ns, name, uid: pod.metadata.uid, deletionTimestamp: pod.metadata.deletionTimestamp ?? null, removed: gone } };
+      },
+    ],
+    [
+      'POST',
+      /^\/sim\/nodes\/([^/]+)\/(not-ready|ready)$/,
+      async (_req, _url, [name, what]) => {
+        opts.kubelet.setNodeReady(name!, what === 'ready');
+        return { body: { node: name, ready: what === 'ready' } };
+      },
+    ],
+  ];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const matching = routes.filter(([, re]) => re.test(url.pathname));
+    try {
+      if (matching.length === 0) throw new HttpError(404, `no such endpoint: ${url.pathname}`);
+      const route = matching.find(([method]) => method === req.method);
+      if (!route) {
+        res.setHeader('Allow', matching.map(([m]) => m).join(', '));
+        throw new HttpError(405, `${req.method} not allowed on ${url.pathname}`);
+      }
+      const params = (route[1].exec(url.pathname) ?? []).slice(1).map((p) => decodeURIComponent(p));
+      const out = await route[2](req, url, params);
+      if (out.text) {
+        res.writeHead(out.status ?? 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(out.body as string);
+      } else {
+        res.writeHead(out.status ?? 200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(out.body) + '\n');
+      }
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : err instanceof StoreError ? (err.reason === 'NotFound' ? 404 : 409) : 500;
+      const message = err instanceof StoreError && err.reason === 'NotFound' ? `${err.resource} "${err.objectName}" not found` : (err as Error).message;
+      if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: message }) + '\n');
+    }
+  };
+
+  const server = createServer((req, res) => void handle(req, res));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// The simulated cluster as a library (`kwave/sim`): one call starts the store, the world from a
+// fixture (or the default world), the kubelet, the API server (HTTPS, token) and the metrics and
+// admin port; `close()` stops them all. Tests, the demo and the benchmarks start it this way.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { startAdminServer } from './adminServer.js';
+import { startApiServer } from './apiserver/index.js';
+import { AppTraffic } from './appMetrics.js';
+import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
+import { defaultFixture, loadFixture, type Fixture } from './fixture.js';
+import { ImageTable } from './images.js';
+import { Kubelet } from './kubelet.js';
+import { Scheduler } from './scheduler.js';
+import { watchPodReadiness } from './readiness.js';
+import { SimStats } from './stats.js';
+import { Store } from './store.js';
+import { buildWorld, type WorldSummary } from './world.js';
+import { mergeFaults } from './disruptions.js';
+import type { Timing } from './clock.js';
+
+export interface SimOptions {
+  /** Pods of the default world (default 10); ignored when a fixture is given. */
+  pods?: number;
+  /** A fixture file path, or a parsed fixture. */
+  fixture?: string | Fixture;
+  /** Loopback address to serve on (default 127.0.0.1). */
+  host?: string;
+  /** API server port; 0 (default) picks a free one. */
+  port?: number;
+  /** Metrics / admin port; 0 (default) picks a free one. */
+  metricsPort?: number;
+  /** Write a kubeconfig here once the API server serves. */
+  kubeconfigOut?: string;
+  /** Faults at start: `errorRate=0.1,latencyMs=50` or an object; over the fixture's. */
+  faults?: string | Partial<Faults>;
+  /** Multiplies every simulated duration, on top of the fixture's timeScale (default 1). */
+  timeScale?: number;
+  /** PRNG seed (default: the fixture's, else 1). */
+  seed?: number;
+  /** The API server's bearer token (default: random). */
+  token?: string;
+  /** Events kept at most (default 20,000). */
+  maxEvents?: number;
+}
+
+export interface Sim {
+  /** `https://127.0.0.1:PORT` */
+  url: string;
+  /** `http://127.0.0.1:PORT`: /metrics, /sim/stats and the admin endpoints. */
+  metricsUrl: string;
+  /** Where the kubeconfig was written, if asked. */
+  kubeconfigPath?: string;
+  token: string;
+  caPem: string;
+  /** A kubeconfig (YAML) for the API server. */
+  kubeconfig(opts?: { context?: string; namespace?: string }): string;
+  store: Store;
+  stats: SimStats;
+  /** The live faults: change its fields (or POST /sim/faults) to switch faults at run time. */
+  faults: Faults;
+  kubelet: Kubelet;
+  images: ImageTable;
+  traffic: AppTraffic;
+  world: WorldSummary;
+  close(): Promise<void>;
+}
+
+function timingOf(f: Fixture): Partial<Timing> {
+  const t = f.timing;
+  const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+  const out: Partial<Timing> = { pullMs: ms(t.pullSeconds), startMs: ms(t.startSeconds), readyMs: ms(t.readySeconds), stopMs: ms(t.stopSeconds), crashMs: ms(t.crashSeconds), jitter: t.jitter };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<Timing>;
+}
+
+/** Writes a file whole or not at all (readers never see half a kubeconfig). */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, text, { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+/**
+ * Starts the simulated cluster. Throws KwaveError (FIXTURE) for a bad fixture file and Error for
+ * bad options; on any failure after start, what was started is closed again.
+ */
+export async function startSim(options: SimOptions = {}): Promise<Sim> {
+  const fixture = typeof options.fixture === 'string' ? await loadFixture(options.fixture) : (options.fixture ?? defaultFixture(options.pods ?? 10));
+  const faults: Faults = { ...NO_FAULTS, errorCodes: [...NO_FAULTS.errorCodes] };
+  if (fixture.faults) mergeFaults(faults, fixture.faults);
+  if (typeof options.faults === 'string') Object.assign(faults, parseFaults(options.faults, faults));
+  else if (options.faults) mergeFaults(faults, options.faults);
+
+  const store = new Store();
+  const stats = new SimStats();
+  const images = new ImageTable(fixture.images);
+  const kubelet = new Kubelet({
+    store,
+    images,
+    timing: timingOf(fixture),
+    timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
+    seed: options.seed ?? fixture.seed ?? 1,
+    maxEvents: options.maxEvents,
+  });
+  // Started first, the kubelet and the scheduler see the world's pods as they are created and
+  // need no sweep over them.
+  const scheduler = new Scheduler(store);
+  kubelet.start();
+  scheduler.start();
+  const world = buildWorld(store, kubelet, images, fixture);
+  const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
+  const stopReadiness = watchPodReadiness(store, (pod, ready) => {
+    stats.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
+    traffic.onReadiness(pod, ready);
+  });
+
+  const closers: (() => Promise<void> | void)[] = [() => stopReadiness(), () => kubelet.stop(), () => scheduler.stop()];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const host = options.host ?? '127.0.0.1';
+    const api = await startApiServer({ store, stats, faults, host, port: options.port ?? 0, token: options.token });
+    closers.push(() => api.close());
+    const admin = await startAdminServer({ store, stats, faults, traffic, kubelet, images, host, port: options.metricsPort ?? 0 });
+    closers.push(() => admin.close());
+    if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, api.kubeconfig());
+    let closing: Promise<void> | undefined;
+    return {
+      url: api.url,
+      metricsUrl: admin.url,
+      kubeconfigPath: options.kubeconfigOut,
+      token: api.token,
+      caPem: api.caPem,
+      kubeconfig: (k) => api.kubeconfig(k),
+      store,
+      stats,
+      faults,
+      kubelet,
+      images,
+      traffic,
+      world,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+export { Store } from './store.js';
+export { SimStats } from './stats.js';
+export { NO_FAULTS, parseFaults, type Faults } from './faults.js';
+export { defaultFixture, loadFixture, parseFixture, type Fixture } from './fixture.js';
+export { ImageTable, defaultDigest, imageIdOf, parseImageRef } from './images.js';
+export { Kubelet } from './kubelet.js';

@@ -1,0 +1,138 @@
+// `kwave sim` as a user runs it: the built CLI in its own process (run `npm run build` first).
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
+
+const BIN = join(process.cwd(), 'bin/kwave.js');
+
+interface Running {
+  child: ChildProcess;
+  lines: string[];
+  stderr: string[];
+  exit: Promise<number | null>;
+}
+
+function startCli(args: string[]): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  let partial = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, lines, stderr, exit };
+}
+
+async function waitForLine(r: Running, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const line of r.lines) {
+      const m = pattern.exec(line);
+      if (m) return m;
+    }
+    if (r.child.exitCode !== null) throw new Error(`kwave sim exited ${r.child.exitCode}: ${r.stderr.join('')}`);
+    if (Date.now() > deadline) throw new Error(`no line matching ${pattern}; got ${JSON.stringify(r.lines)} ${r.stderr.join('')}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+async function json(url: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, init);
+  return { status: res.status, body: await res.json() };
+}
+
+/** An HTTPS GET as a client with the kubeconfig's CA and token. */
+function kubeGet(server: string, path: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, server), { ca, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('kwave sim', { skip: existsSync(join(process.cwd(), 'dist/cli/main.js')) ? false : 'run `npm run build` first' }, () => {
+  let dir = '';
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kwave-sim-cli-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('serves the API, metrics and stats, and exits 0 on SIGTERM', async () => {
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    const sim = startCli(['sim', '--pods', '5', '--port', '0', '--metrics-port', '0', '--kubeconfig-out', kubeconfigPath, '--time-scale', '0.1']);
+    try {
+      const [, url] = await waitForLine(sim, /^listening on (https:\/\/127\.0\.0\.1:\d+)$/);
+      const [, metricsUrl] = await waitForLine(sim, /^metrics on (http:\/\/127\.0\.0\.1:\d+)$/);
+      await waitForLine(sim, new RegExp(`^kubeconfig written to ${kubeconfigPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+
+      // The kubeconfig is a real one: its CA verifies the server, its token is accepted.
+      const kc = parse(await readFile(kubeconfigPath, 'utf8')) as {
+        clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+        users: { user: { token: string } }[];
+      };
+      assert.equal(kc.clusters[0]!.cluster.server, url);
+      const ca = Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString('utf8');
+      const token = kc.users[0]!.user.token;
+      const pods = await kubeGet(url!, '/api/v1/namespaces/default/pods', ca, token);
+      assert.equal(pods.status, 200);
+      const list = JSON.parse(pods.body) as { items: { metadata: { name: string }; status: { phase: string } }[] };
+      assert.deepEqual(list.items.map((p) => p.metadata.name), ['demo-0', 'demo-1', 'demo-2', 'demo-3', 'demo-4']);
+      assert.ok(list.items.every((p) => p.status.phase === 'Running'));
+      assert.equal((await kubeGet(url!, '/api/v1/namespaces/default/pods', ca)).status, 401);
+
+      const stats = await json(`${metricsUrl}/sim/stats`);
+      assert.equal(stats.status, 200);
+      const snapshot = stats.body as { requests: Record<string, number>; maxNotReady: Record<string, number>; notReady: Record<string, number> };
+      assert.equal(snapshot.requests['list pods'], 1);
+      assert.deepEqual(snapshot.notReady, { default: 0 });
+
+      const metrics = await fetch(`${metricsUrl}/metrics`);
+      assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.match(await metrics.text(), /^sim_http_requests_total\{namespace="default",pod="demo-4",app="demo",code="200"\} \d+$/m);
+
+      // Admin endpoints: faults at run time, a node going NotReady, a pod deleted.
+      const faults = await json(`${metricsUrl}/sim/faults`, { method: 'POST', body: JSON.stringify({ latencyMs: 1 }) });
+      assert.equal((faults.body as { latencyMs: number }).latencyMs, 1);
+      assert.equal((await json(`${metricsUrl}/sim/faults`, { method: 'POST', body: '{"nope":1}' })).status, 400);
+      assert.equal((await json(`${metricsUrl}/sim/nodes/sim-node-1/not-ready`, { method: 'POST' })).status, 200);
+      assert.equal((await json(`${metricsUrl}/sim/pods/default/demo-1/delete`, { method: 'POST' })).status, 202);
+      assert.equal((await json(`${metricsUrl}/sim/pods/default/nope/delete`, { method: 'POST' })).status, 404);
+      let notReady = 0;
+      for (let i = 0; i < 100 && notReady < 2; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        notReady = ((await json(`${metricsUrl}/sim/stats`)).body as { notReady: Record<string, number> }).notReady.default ?? 0;
+      }
+      assert.equal(notReady, 2, 'demo-0 and demo-3 run on sim-node-1');
+      const reset = await json(`${metricsUrl}/sim/stats/reset`, { method: 'POST' });
+      assert.deepEqual((reset.body as { requests: object }).requests, {});
+    } finally {
+      sim.child.kill('SIGTERM');
+    }
+    assert.equal(await sim.exit, 0);
+    assert.ok(sim.lines.includes('SIGTERM: stopped'));
+  });
+
+  test('a bad fixture exits 2 naming file, line and column', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'nodes:\n  - name: n1\n    zoen: a\n');
+    const sim = startCli(['sim', '--fixture', file]);
+    assert.equal(await sim.exit, 2);
+    assert.match(sim.stderr.join(''), new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:5 .*unknown field "zoen"`));
+  });
+});
