@@ -49,16 +49,25 @@ export function defaultPodSpec(spec: JsonObject): JsonObject {
   return s;
 }
 
+/**
+ * The DefaultTolerationSeconds admission plugin: tolerate a not-ready or unreachable node for 5
+ * minutes unless the pod already says otherwise. `only` limits it to the given keys (on update,
+ * those the stored pod has, so pods placed in the store without them are not changed).
+ */
+export function addDefaultTolerations(spec: JsonObject, only?: (key: string) => boolean): void {
+  const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+  for (const t of NOT_READY_TOLERATIONS) {
+    if (only && !only(String(t.key))) continue;
+    if (!tolerations.some((x) => isObject(x) && x.key === t.key && (x.effect === undefined || x.effect === 'NoExecute'))) tolerations.push(clone(t));
+  }
+  if (tolerations.length || spec.tolerations !== undefined) spec.tolerations = tolerations;
+}
+
 /** Defaults a pod being created, as the API server and its default admission plugins do. */
 export function defaultNewPod(pod: JsonObject): JsonObject {
   const p = clone(pod);
   const spec = defaultPodSpec(isObject(p.spec) ? p.spec : {});
-  // DefaultTolerationSeconds admission: tolerate a not-ready/unreachable node for 5 minutes.
-  const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
-  for (const t of NOT_READY_TOLERATIONS) {
-    if (!tolerations.some((x) => isObject(x) && x.key === t.key && (x.effect === undefined || x.effect === 'NoExecute'))) tolerations.push(clone(t));
-  }
-  spec.tolerations = tolerations;
+  addDefaultTolerations(spec);
   p.spec = spec;
   p.status = { phase: 'Pending', qosClass: qosClassOf(spec) };
   return p;

@@ -62,7 +62,8 @@ export function parseLabelSelector(input: string): LabelSelector {
 
   for (;;) {
     let negated = false;
-    if (peek().kind === 'sym' && peek().text === '!') {
+    const first = peek();
+    if (first.kind === 'sym' && first.text === '!') {
       next();
       negated = true;
     }
@@ -82,7 +83,8 @@ export function parseLabelSelector(input: string): LabelSelector {
       const open = next();
       if (open.kind !== 'sym' || open.text !== '(') fail(`found ${describe(open)}, expected: '('`);
       const values: string[] = [];
-      if (peek().kind === 'sym' && (peek() as { text: string }).text === ')') {
+      const afterOpen = peek();
+      if (afterOpen.kind === 'sym' && afterOpen.text === ')') {
         next();
         fail(`for 'in', 'notin' operators, values set can't be empty`);
       }

@@ -35,7 +35,7 @@ function withoutVersion(obj: JsonObject): JsonObject {
 }
 
 export class ObjectOps {
-  /** Namespaces being emptied after a delete, by name → timer. */
+  /** Timers of namespaces being emptied after a delete. */
   private readonly pending = new Set<NodeJS.Timeout>();
 
   constructor(

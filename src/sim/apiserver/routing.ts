@@ -9,7 +9,7 @@ export type Route =
   | { kind: 'apiGroupList' } // /apis
   | { kind: 'apiGroup'; group: string } // /apis/<group>
   | { kind: 'resourceList'; group: string; version: string } // /api/v1, /apis/<group>/<version>
-  | { kind: 'openapi' }
+  | { kind: 'openapi'; path: string } // /openapi/v3[/<group version path>]
   | {
       kind: 'resource';
       info: ResourceInfo;
@@ -29,7 +29,7 @@ export function route(pathname: string): Route {
   const [root] = parts;
   if (parts.length === 1 && root === 'version') return { kind: 'version' };
   if (root && HEALTH.has(root)) return { kind: 'health', check: root };
-  if (root === 'openapi') return { kind: 'openapi' };
+  if (root === 'openapi') return parts[1] === 'v3' ? { kind: 'openapi', path: parts.slice(2).join('/') } : { kind: 'notFound' };
   if (root === 'api') {
     if (parts.length === 1) return { kind: 'apiVersions' };
     if (parts[1] !== 'v1') return { kind: 'notFound' };

@@ -42,11 +42,8 @@ export class ApiError extends Error {
 }
 
 export function failure(code: number, reason: string | undefined, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
-  if (reason) s.reason = reason;
-  if (details) s.details = details;
-  // Keep the real field order: message, reason, details, code.
-  return { kind: s.kind, apiVersion: s.apiVersion, metadata: s.metadata, status: s.status, message: s.message, ...(reason ? { reason } : {}), ...(details ? { details } : {}), code };
+  // Members in the order the real server writes them: message, reason, details, code.
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), ...(details ? { details } : {}), code };
 }
 
 /** `pods` for core resources, `leases.coordination.k8s.io` for the others, as messages print them. */

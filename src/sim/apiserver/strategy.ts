@@ -1,7 +1,7 @@
 // Per-resource write rules (what kube-apiserver's registry strategies do): what create fills in,
 // what an update of the main resource or of `/status` keeps from the stored object, and which
 // validation applies.
-import { defaultNewPod } from './defaults.js';
+import { addDefaultTolerations, defaultNewPod } from './defaults.js';
 import { clone, deepEqual, getPath, isObject, type JsonObject } from './json.js';
 import type { ResourceInfo } from './resources.js';
 import type { FieldError } from './status.js';
@@ -89,6 +89,11 @@ export function prepareUpdate(info: ResourceInfo, subresource: string | undefine
       }
     } else if (old.status === undefined) delete out.status;
     else out.status = clone(old.status);
+  }
+  if (info.resource === 'pods' && subresource === undefined && isObject(out.spec) && isObject(old.spec)) {
+    // The admission plugin runs on updates too: a replace without the defaulted tolerations keeps them.
+    const had = Array.isArray(old.spec.tolerations) ? old.spec.tolerations.filter(isObject).map((t) => t.key) : [];
+    addDefaultTolerations(out.spec, (key) => had.includes(key));
   }
   return out;
 }

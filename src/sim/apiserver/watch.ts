@@ -124,9 +124,13 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
   const timeoutSeconds = parseTimeoutSeconds(query);
   const allowBookmarks = truthy(query.get('allowWatchBookmarks'));
   const rvParam = query.get('resourceVersion') ?? '';
-  const sendInitial = truthy(query.get('sendInitialEvents'));
-  if (sendInitial && query.get('resourceVersionMatch') !== 'NotOlderThan') {
-    throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan');
+  const sendInitialParam = query.get('sendInitialEvents');
+  const sendInitial = truthy(sendInitialParam);
+  if (sendInitialParam !== null) {
+    if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
+      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan');
+    }
+    if (!allowBookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
   }
   if (rvParam !== '' && rvParam !== '0' && !/^\d+$/.test(rvParam)) throw badRequest(`invalid resource version: ${JSON.stringify(rvParam)}`);
 
