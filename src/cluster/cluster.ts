@@ -205,11 +205,29 @@ export class Cluster {
    * (if the first attempt was applied, the retry answers 409).
    */
   async patchPodImages(namespace: string, name: string, patch: ImagePatch): Promise<V1Pod> {
-    const body = imagePatchBody(patch);
+    return this.patchPod(namespace, name, imagePatchBody(patch));
+  }
+
+  /**
+   * A strategic-merge patch of `pods` with a body built elsewhere (the in-place state machine
+   * builds its own, carrying the resourceVersion it decided on).
+   */
+  async patchPod(namespace: string, name: string, body: object): Promise<V1Pod> {
     const pod = await this.call(
       'patch',
       'pods',
       (opts) => this.core.patchNamespacedPodWithHttpInfo({ namespace, name, body }, opts),
+      PatchStrategy.StrategicMergePatch,
+    );
+    return this.observed(pod);
+  }
+
+  /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
+  async patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod> {
+    const pod = await this.call(
+      'patch',
+      'pods/status',
+      (opts) => this.core.patchNamespacedPodStatusWithHttpInfo({ namespace, name, body }, opts),
       PatchStrategy.StrategicMergePatch,
     );
     return this.observed(pod);
@@ -226,14 +244,7 @@ export class Cluster {
    * (and is fed to pod caches through onPodObserved), so the next decision sees it.
    */
   async patchPodCondition(namespace: string, name: string, condition: PodConditionPatch): Promise<V1Pod> {
-    const body = conditionPatchBody(condition, this.deps.date());
-    const pod = await this.call(
-      'patch',
-      'pods/status',
-      (opts) => this.core.patchNamespacedPodStatusWithHttpInfo({ namespace, name, body }, opts),
-      PatchStrategy.StrategicMergePatch,
-    );
-    return this.observed(pod);
+    return this.patchPodStatus(namespace, name, conditionPatchBody(condition, this.deps.date()));
   }
 
   /**

@@ -37,6 +37,19 @@ export const FAILURE_REASONS: ReadonlySet<string> = new Set([
   'CreateContainerError',
 ]);
 
+const PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
+
+/**
+ * Whether a pull error's message is about `image`: true if it quotes it (as the spec spells it or
+ * normalised), false if it quotes only other images, undefined if it quotes no image at all (some
+ * runtimes word their errors so).
+ */
+function namesImage(message: string, image: string): boolean | undefined {
+  const quoted = [...message.matchAll(/"([^"\s]+)"/g)].map((m) => m[1] ?? '').filter((q) => /^[\w.\-/:@]+$/.test(q) && /[:@/]/.test(q));
+  if (quoted.length === 0) return undefined;
+  return quoted.some((q) => q === image || sameImage(q, image));
+}
+
 /**
  * Where one container stands against its record.
  *
@@ -75,8 +88,14 @@ export function containerCompletion(name: string, cs: V1ContainerStatus | undefi
   const touched = restarted || imageChanged || (reportsTarget && !sameImage(rec.fromImage, rec.toImage));
 
   const waiting = cs.state?.waiting;
-  if (waiting?.reason !== undefined && FAILURE_REASONS.has(waiting.reason) && touched) {
-    return { name, status: 'failed', reason: waiting.reason, message: waiting.message ?? waiting.reason };
+  if (waiting?.reason !== undefined && FAILURE_REASONS.has(waiting.reason)) {
+    // A failing pull leaves the old container's image and ID in the status (the kubelet builds
+    // the waiting status on the last runtime status), so `touched` cannot tell; the pull error's
+    // message names the image it tried. It must be the target: right after a rollback patch the
+    // status still shows the broken image's back-off, which is not the rollback's failure.
+    const named = PULL_REASONS.has(waiting.reason) ? namesImage(waiting.message ?? '', rec.toImage) : undefined;
+    const ours = named ?? touched;
+    if (ours) return { name, status: 'failed', reason: waiting.reason, message: waiting.message ?? waiting.reason };
   }
 
   let moved: boolean;

@@ -79,6 +79,11 @@ export interface ImageInfo {
   readyAfterMs?: number;
   /** Share (0..1) of the app's requests answered with a 5xx. */
   errorRate: number;
+  /**
+   * The digest the runtime ends up running, when it is not `digest`: a registry mirror serving
+   * other content than the digest asked for. What kwave's DigestMismatch check guards against.
+   */
+  servesDigest?: string;
 }
 
 /** How an image is declared (fixture or default world), before normalisation. */
@@ -93,6 +98,8 @@ export interface ImageDecl {
   crash?: boolean;
   readyAfterSeconds?: number;
   errorRate?: number;
+  /** Run content of this digest instead (a misbehaving mirror); see ImageInfo.servesDigest. */
+  servesDigest?: string;
 }
 
 /** The digest an image gets when none is declared: sha256 of its normalised full name. */
@@ -101,8 +108,8 @@ export function defaultDigest(fullName: string): string {
 }
 
 /** Registry-style image ID as the kubelet reports it: `docker.io/library/nginx@sha256:…`. */
-export function imageIdOf(info: Pick<ImageInfo, 'repository' | 'digest'>): string {
-  return `${info.repository}@${info.digest}`;
+export function imageIdOf(info: Pick<ImageInfo, 'repository' | 'digest' | 'servesDigest'>): string {
+  return `${info.repository}@${info.servesDigest ?? info.digest}`;
 }
 
 /** The image table, keyed by normalised full name. */
@@ -143,6 +150,7 @@ export class ImageTable {
         crash: decl.crash ?? false,
         readyAfterMs: decl.readyAfterSeconds === undefined ? undefined : decl.readyAfterSeconds * 1000,
         errorRate: decl.errorRate ?? 0,
+        ...(decl.servesDigest ? { servesDigest: decl.servesDigest } : {}),
       });
     }
   }

@@ -51,6 +51,17 @@ describe('containerCompletion: upgrade', () => {
       assert.equal(r.message, `m ${reason}`);
     }
   });
+  test('a failing pull keeps the old image and ID in the status; the message naming the target makes it a failure', () => {
+    const message = 'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:broken": not found';
+    const r = check('nginx:broken', { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ErrImagePull', message } }, rec('nginx:broken'));
+    assert.equal(r.status, 'failed');
+    assert.equal(r.reason, 'ErrImagePull');
+  });
+  test("a rollback right after its patch still sees the broken image's back-off: not its own failure, waiting", () => {
+    const back = rec(OLD, { fromImage: 'nginx:broken', toImageID: imageIDOf(OLD), originContainerID: 'containerd://nginx-0' });
+    const r = check(OLD, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:broken"' } }, back);
+    assert.equal(r.status, 'waiting');
+  });
   test('the OLD container was already crash-looping before the patch: its reason is stale, waiting', () => {
     const r = check(NEW, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } });
     assert.equal(r.status, 'waiting');

@@ -1,0 +1,168 @@
+// The thin driver of one pod's in-place flow: observe, `decide`, act, repeat. All judgement lives
+// in decide.ts; this file only sends the bodies decide built, waits on the watch-backed cache
+// (never polls), and turns the final step into an outcome. A 409 is not retried: the pod is read
+// again and decide runs again, so a decision never lands on a pod it did not see.
+import type { V1Pod } from '@kubernetes/client-node';
+import { KubeError } from '../cluster/kubeError.js';
+import type { EventSpec } from '../cluster/requestBodies.js';
+import type { WaitOptions, WaitResult } from '../cluster/podCache.js';
+import { decide, gateMessage, GATE_CLOSED_REASON, type DecideContext, type Step } from './decide.js';
+import { conditionStatus, declaresGate } from './podView.js';
+import type { InPlaceState } from './state.js';
+
+/** What the driver needs of the cluster module: raw strategic-merge bodies, and events. */
+export interface PodWriter {
+  patchPod(namespace: string, name: string, body: object): Promise<V1Pod>;
+  patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod>;
+  createEvent(spec: EventSpec): Promise<unknown>;
+}
+
+/** What it needs of the pod cache. */
+export interface PodReader {
+  get(namespace: string, name: string): V1Pod | undefined;
+  getFresh(namespace: string, name: string): Promise<V1Pod | undefined>;
+  waitFor(namespace: string, name: string, predicate: (pod: V1Pod) => boolean, options: WaitOptions): Promise<WaitResult>;
+}
+
+export interface PodFlowDeps {
+  writer: PodWriter;
+  reader: PodReader;
+  now: () => number;
+  /** Aborting stops the flow between steps (a second Ctrl-C); the pod is left resumable. */
+  signal?: AbortSignal;
+  /** Called with every step decided, for progress output and metrics. */
+  onStep?: (step: Step, pod: V1Pod | undefined) => void;
+  /** Who reports events (source.component); default "kwave". */
+  component?: string;
+}
+
+export interface PodRef {
+  namespace: string;
+  name: string;
+  /** The uid when the flow began; a pod with another uid is a replacement (vanished). */
+  uid?: string;
+}
+
+export type PodOutcome =
+  | { kind: 'done'; direction: 'upgrade' | 'rollback'; state?: InPlaceState; writes: number; message: string }
+  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; writes: number }
+  | { kind: 'vanished'; reason: string; message: string; writes: number }
+  | { kind: 'refused'; reason: string; message: string; writes: number }
+  | { kind: 'skipped'; reason: string; message: string; writes: number }
+  /** Held by another plan, revision or writer: the caller decides (report, or --force). */
+  | { kind: 'foreign'; reason: string; message: string; state?: InPlaceState; writes: number }
+  | { kind: 'aborted'; message: string; writes: number };
+
+export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid'>;
+
+/**
+ * Carries one pod through its flow (upgrade or rollback) from wherever it stands, and returns
+ * how it ended. Only bugs and unexpected API errors throw.
+ */
+export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<PodOutcome> {
+  const { namespace, name } = ref;
+  let pod = deps.reader.get(namespace, name) ?? (await deps.reader.getFresh(namespace, name));
+  const uid = ref.uid ?? pod?.metadata?.uid;
+  let writes = 0;
+
+  // A write's answer is the newest state of the pod; 409 → read again; 404 → gone.
+  const write = async (send: () => Promise<V1Pod>): Promise<V1Pod | undefined> => {
+    try {
+      const result = await send();
+      writes++;
+      return result;
+    } catch (err) {
+      if (err instanceof KubeError && err.code === 409) return deps.reader.getFresh(namespace, name);
+      if (err instanceof KubeError && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+
+  for (;;) {
+    if (deps.signal?.aborted) return { kind: 'aborted', message: 'stopped; run again to resume', writes };
+    const step = decide(pod, { ...ctx, nowMs: deps.now(), ...(uid ? { uid } : {}) });
+    deps.onStep?.(step, pod);
+    switch (step.kind) {
+      case 'close-gate':
+      case 'open-gate':
+        pod = await write(() => deps.writer.patchPodStatus(namespace, name, step.body));
+        break;
+      case 'patch':
+        pod = await write(() => deps.writer.patchPod(namespace, name, step.body));
+        break;
+      case 'wait-drain':
+      case 'wait-complete':
+      case 'wait-ready': {
+        // Re-decide when the pod changes, or when the step's own clock runs out.
+        const seen = pod?.metadata?.resourceVersion;
+        const r = await deps.reader.waitFor(namespace, name, (p) => p.metadata?.resourceVersion !== seen, {
+          timeoutMs: Math.max(1, step.retryAfterMs),
+          ...(uid ? { uid } : {}),
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        });
+        if (r === 'vanished') pod = undefined;
+        else if (r === 'timeout') pod = deps.reader.get(namespace, name) ?? pod;
+        else if (r !== 'aborted') pod = r;
+        break;
+      }
+      case 'done':
+        if (ctx.direction === 'rollback') await event(deps, pod, 'Normal', 'InPlaceRollback', `kwave rolled the pod back in place (plan ${ctx.plan})`);
+        return { kind: 'done', direction: ctx.direction, ...(step.state ? { state: step.state } : {}), writes, message: step.message };
+      case 'failed': {
+        const extra = await keepDrained(pod, ctx, deps);
+        writes += extra;
+        await event(deps, pod, 'Warning', ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed', `${step.reason}: ${step.message}`);
+        return { kind: 'failed', reason: step.reason, message: step.message, ...(step.state ? { state: step.state } : {}), writes };
+      }
+      case 'vanished':
+        return { kind: 'vanished', reason: step.reason, message: step.message, writes };
+      case 'refuse':
+        return { kind: 'refused', reason: step.reason, message: step.message, writes };
+      case 'skip':
+        return { kind: 'skipped', reason: step.reason, message: step.message, writes };
+      case 'foreign':
+        return { kind: 'foreign', reason: step.reason, message: step.message, ...(step.state ? { state: step.state } : {}), writes };
+    }
+  }
+}
+
+/**
+ * A failed pod that is not rolled back keeps its gate False (DESIGN.md). A pod can fail after its
+ * gate reopened (the new container crashes while turning Ready); close the gate again then, named
+ * as this flow's so a rollback or a re-run recognises it. Returns the writes made.
+ */
+async function keepDrained(pod: V1Pod | undefined, ctx: FlowContext, deps: PodFlowDeps): Promise<number> {
+  const type = ctx.gate.conditionType;
+  if (!pod?.metadata?.name || !declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return 0;
+  const body = {
+    status: {
+      conditions: [
+        { type, status: 'False', reason: GATE_CLOSED_REASON, message: gateMessage(ctx.direction, ctx.plan, ctx.revision), lastTransitionTime: new Date(deps.now()).toISOString() },
+      ],
+    },
+  };
+  try {
+    await deps.writer.patchPodStatus(pod.metadata.namespace ?? '', pod.metadata.name, body);
+    return 1;
+  } catch (err) {
+    if (err instanceof KubeError && err.code === 404) return 0;
+    throw err;
+  }
+}
+
+/** Records an Event on the pod; a failure to record is not a failure of the flow. */
+async function event(deps: PodFlowDeps, pod: V1Pod | undefined, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+  const md = pod?.metadata;
+  if (!md?.name || !md.namespace) return;
+  try {
+    await deps.writer.createEvent({
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: md.name, namespace: md.namespace, ...(md.uid ? { uid: md.uid } : {}) },
+      type,
+      reason,
+      message,
+      ...(deps.component ? { component: deps.component } : {}),
+    } as EventSpec);
+  } catch {
+    // Events are best effort, as the kubelet's own recorder treats them.
+  }
+}
