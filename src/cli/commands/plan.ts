@@ -1,0 +1,88 @@
+// `kwave plan PLAN`: the dry run. Loads the plan, lists the selected pods (and the nodes, for
+// zones), and shows per wave the pods `kwave run` would upgrade, the pods it would skip or defer,
+// and the problems that would refuse the run. Only reads: nothing is written to the cluster.
+// Exit 0 when the run would go (or has nothing to do), 2 when the plan is invalid or a problem
+// would refuse the run.
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { ExitCode } from '../../errors.js';
+import { connect, KubeError, kubeErrorToKwave, type Cluster } from '../../cluster/index.js';
+import { isForbidden, listNodes } from '../../cluster/nodes.js';
+import { formatPlanError } from '../../plan/format.js';
+import { loadPlanFile } from '../../plan/load.js';
+import type { Plan } from '../../plan/types.js';
+import { selectFleet, zonesOf } from '../../rollout/select.js';
+import { renderSelector } from '../../rollout/selection.js';
+import type { CommandContext } from '../context.js';
+import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
+
+/** How the command reads the cluster; tests pass fakes. */
+export interface PlanSources {
+  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+  listNodes(): Promise<V1Node[]>;
+}
+
+function clusterSources(cluster: Cluster): PlanSources {
+  return {
+    listPods: async (namespace, labelSelector) => (await cluster.listPods(namespace, { labelSelector })).items,
+    listNodes: () => listNodes(cluster),
+  };
+}
+
+/** The nodes' zones, or why they are unknown. Forbidden (403) is expected with a namespaced Role. */
+async function readZones(sources: PlanSources, order: Plan['strategy']['order']): Promise<{ zones: Map<string, string>; info: ZoneInfo }> {
+  try {
+    return { zones: zonesOf(await sources.listNodes()), info: { known: true } };
+  } catch (err) {
+    if (!isForbidden(err)) throw err;
+    const effect = order === 'spread-zones' ? '; order spread-zones sees every pod as zoneless' : '';
+    return { zones: new Map(), info: { known: false, reason: `listing nodes is forbidden (${err.message})${effect}` } };
+  }
+}
+
+/** Reads the cluster and builds the report; no writes. */
+export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
+  const selector = renderSelector(plan.target.selector);
+  const pods: V1Pod[] = [];
+  for (const ns of plan.target.namespaces) {
+    try {
+      pods.push(...(await sources.listPods(ns, selector)));
+    } catch (err) {
+      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${ns}`);
+      throw err;
+    }
+  }
+  let zones;
+  try {
+    zones = await readZones(sources, plan.strategy.order);
+  } catch (err) {
+    if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
+    throw err;
+  }
+  return planReport(plan, selectFleet(plan, pods, zones.zones), zones.info);
+}
+
+export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
+  const file = args[0]!;
+  const { io, common } = ctx;
+  const loaded = await loadPlanFile(file);
+  if (!loaded.ok) {
+    // As `kwave validate` shows them.
+    if (common.output === 'json') {
+      const errors = loaded.errors.map(({ line, col, path, message }) => ({ line, col, path, message }));
+      io.stdout.write(JSON.stringify({ file, valid: false, errors }) + '\n');
+    } else {
+      const n = loaded.errors.length;
+      io.stderr.write([...loaded.errors.map((e) => formatPlanError(e, loaded.text)), `FAIL ${file} (${n} error${n === 1 ? '' : 's'})`].join('\n') + '\n');
+    }
+    return ExitCode.BAD_INPUT;
+  }
+  const cluster = connect({ kubeconfig: common.kubeconfig, context: common.context, env: io.env });
+  try {
+    const report = await dryRun(loaded.plan, clusterSources(cluster));
+    if (common.output === 'json') io.stdout.write(JSON.stringify(report) + '\n');
+    else io.stdout.write(renderPlanText(report, { all: opts.all === true }).join('\n') + '\n');
+    return report.refused ? ExitCode.BAD_INPUT : ExitCode.OK;
+  } finally {
+    cluster.close();
+  }
+}

@@ -1,0 +1,78 @@
+// The reporter: turns the rollout's events into what a person or a program reads. The runner
+// only calls `sink(event)`; how it looks is decided here, once, at the edge.
+//
+// - `-o json`: one JSON object per event per line on stdout (json.ts).
+// - text, not a TTY: one plain line per event worth a line, budget waits throttled; the summary
+//   table of waves and a final line at the end (lines.ts, summary.ts).
+// - text on a TTY: live bars (overall, current wave) and a status line; notable events above
+//   them; the summary at the end (tty.ts).
+import type { EventSink, RolloutEvent } from '../../rollout/events.js';
+import type { CliIO, OutputFormat } from '../context.js';
+import { jsonLine } from './json.js';
+import { EventLines } from './lines.js';
+import { TtyView, type TtyStream } from './tty.js';
+
+export interface ReporterOptions {
+  io: CliIO;
+  format: OutputFormat;
+  /** Draw live progress (text format only). Usually `io.stdout.isTTY === true`. */
+  tty: boolean;
+  /** The plan's name. */
+  plan: string;
+  /** The plan file as the user named it, for hints such as `kwave approve FILE --wave 2`. */
+  planFile?: string;
+  /** Off a TTY, also print a line when each pod starts and at each of its steps. */
+  verbose?: boolean;
+  /** Wall clock for the TTY's countdowns and ages (tests pass their own). */
+  now?: () => number;
+  /** TTY redraws per second (default 8). */
+  fps?: number;
+}
+
+export interface Reporter {
+  /** Give this to the runner. Never throws: an output failure is reported once on stderr. */
+  sink: EventSink;
+  /** Stops live drawing and writes anything still buffered. Call once the run is over (also after an error). */
+  close(): void;
+}
+
+export function createReporter(options: ReporterOptions): Reporter {
+  const { io } = options;
+  const approveHint = (wave: number) => `kwave approve ${options.planFile ?? options.plan} --wave ${wave}`;
+  let handle: (event: RolloutEvent) => void;
+  let close = () => {};
+  if (options.format === 'json') {
+    handle = (event) => io.stdout.write(jsonLine(event) + '\n');
+  } else if (options.tty) {
+    const view = new TtyView({ stream: io.stdout as TtyStream, plan: options.plan, approveHint, now: options.now, fps: options.fps });
+    handle = (event) => view.handle(event);
+    close = () => view.close();
+  } else {
+    const lines = new EventLines({ verbose: options.verbose, approveHint });
+    handle = (event) => {
+      const out = lines.plain(event);
+      if (out.length > 0) io.stdout.write(out.map((l) => l + '\n').join(''));
+    };
+  }
+  let complained = false;
+  return {
+    sink: (event) => {
+      try {
+        handle(event);
+      } catch (err) {
+        // Output must never stop a rollout half way; say it once and carry on.
+        if (complained) return;
+        complained = true;
+        io.stderr.write(`kwave: cannot show progress (a bug, please report it): ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    },
+    close: () => close(),
+  };
+}
+
+export { jsonLine } from './json.js';
+export { summaryTable } from './summary.js';
+export { EventLines, type LineOptions } from './lines.js';
+export { renderBars, type BarLines } from './bars.js';
+export { advance, initialProgress, etaMs, type ProgressState } from './progress.js';
+export { formatDuration } from './format.js';

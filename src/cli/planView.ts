@@ -1,0 +1,228 @@
+// What `kwave plan` shows: a FleetSelection (src/rollout/select.ts) as data (`-o json`) and as
+// text for people. Pure: the command gathers the pods and prints what this returns.
+import type { Gate, Plan } from '../plan/types.js';
+import { formatDuration as planDuration } from '../plan/duration.js';
+import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
+import { renderSelector } from '../rollout/selection.js';
+import { columns, count } from './output/format.js';
+
+/** Whether the zones of the nodes could be read; when not, why. */
+export type ZoneInfo = { known: true } | { known: false; reason: string };
+
+export interface PodRow {
+  namespace: string;
+  name: string;
+  node?: string;
+  zone?: string;
+  /** Left mid-flow by an earlier run of this revision: the run continues it first. */
+  resuming?: boolean;
+}
+
+export interface GateRow {
+  name: string;
+  pauseMs: number;
+  approval: boolean;
+  prometheus: boolean;
+  webhook: boolean;
+}
+
+export interface WaveRow {
+  wave: number;
+  /** Selected pods at the target once this wave is complete. */
+  target: number;
+  pods: PodRow[];
+  /** Gates checked after this wave, before the next starts. */
+  gatesAfter: GateRow[];
+}
+
+/** The dry run as data: what `-o json` prints, and what the text is rendered from. */
+export interface PlanReport {
+  plan: string;
+  revision: string;
+  file: string;
+  namespaces: string[];
+  selector: string;
+  update: { name: string; image: string }[];
+  selected: number;
+  alreadyAtTarget: number;
+  toUpgrade: number;
+  resuming: number;
+  /** Waves of the plan for this many pods ("wave i of n"). */
+  waveCount: number;
+  /** Plan waves left out because pods already at the target meet their targets. */
+  satisfiedWaves: number[];
+  waves: WaveRow[];
+  /** Pods already at the target images: skipped. */
+  skipped: PodRow[];
+  /** Pods past the last wave of a partial rollout: left for a later plan. */
+  deferred: PodRow[];
+  /** `maxUnavailable` in pods. */
+  budget: number;
+  concurrency: number;
+  /** `failurePolicy.maxFailed` in pods: one more failure halts the run. */
+  maxFailed: number;
+  rollback: Plan['failurePolicy']['rollback'];
+  order: Plan['strategy']['order'];
+  zones: ZoneInfo;
+  problems: PodProblem[];
+  errors: number;
+  warnings: number;
+  /** True when error-severity problems would make `kwave run` refuse (exit 2). */
+  refused: boolean;
+}
+
+function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
+  const key = `${p.namespace}/${p.name}`;
+  return {
+    namespace: p.namespace,
+    name: p.name,
+    ...(p.node ? { node: p.node } : {}),
+    ...(p.zone ? { zone: p.zone } : {}),
+    ...(resuming.has(key) ? { resuming: true } : {}),
+  };
+}
+
+/** The gates checked after plan wave `wave` of `waveCount` (default `afterWaves`: every wave but the last). */
+export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: number): GateRow[] {
+  return gates
+    .filter((g) => (g.afterWaves ? g.afterWaves.includes(wave) : wave < waveCount))
+    .map((g) => ({ name: g.name, pauseMs: g.pauseMs, approval: g.approval, prometheus: g.prometheus !== undefined, webhook: g.webhook !== undefined }));
+}
+
+export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo): PlanReport {
+  const resuming = new Set(sel.resumed.map((p) => `${p.namespace}/${p.name}`));
+  const { partition } = sel;
+  const errors = sel.problems.filter((p) => p.severity === 'error').length;
+  return {
+    plan: plan.name,
+    revision: plan.revision,
+    file: plan.source.file,
+    namespaces: plan.target.namespaces,
+    selector: renderSelector(plan.target.selector),
+    update: plan.update.containers.map((c) => ({ name: c.name, image: c.image })),
+    selected: sel.selected.length,
+    alreadyAtTarget: sel.done.length,
+    toUpgrade: partition.waves.reduce((n, w) => n + w.pods.length, 0),
+    resuming: sel.resumed.length,
+    waveCount: partition.waveCount,
+    satisfiedWaves: partition.satisfied,
+    waves: partition.waves.map((w) => ({
+      wave: w.index,
+      target: w.target,
+      pods: w.pods.map((p) => row(p, resuming)),
+      gatesAfter: gatesAfter(plan.gates, w.index, partition.waveCount),
+    })),
+    skipped: sel.done.map((p) => row(p, resuming)),
+    deferred: partition.deferred.map((p) => row(p, resuming)),
+    budget: sel.budget,
+    concurrency: plan.strategy.concurrency,
+    maxFailed: sel.maxFailed,
+    rollback: plan.failurePolicy.rollback,
+    order: plan.strategy.order,
+    zones,
+    problems: sel.problems,
+    errors,
+    warnings: sel.problems.length - errors,
+    refused: errors > 0,
+  };
+}
+
+// ---- text -------------------------------------------------------------------------------------
+
+export interface TextOptions {
+  /** List every pod and problem instead of the first and last few of long lists. */
+  all?: boolean;
+}
+
+/** Lists longer than this are shortened to their first HEAD and last TAIL entries. */
+const LONG_LIST = 12;
+const HEAD = 8;
+const TAIL = 2;
+/** Problems of one kind shown before "… N more". */
+const PROBLEMS_PER_KIND = 5;
+
+/** Which entries of a list of `n` to show: all, or the head and tail with a gap. */
+function shown<T>(items: readonly T[], all: boolean): { head: T[]; hidden: number; tail: T[] } {
+  if (all || items.length <= LONG_LIST) return { head: [...items], hidden: 0, tail: [] };
+  return { head: items.slice(0, HEAD), hidden: items.length - HEAD - TAIL, tail: items.slice(-TAIL) };
+}
+
+function gateText(g: GateRow): string {
+  const what = [g.pauseMs > 0 ? `pause ${planDuration(g.pauseMs)}` : '', g.approval ? 'approval' : '', g.prometheus ? 'prometheus' : '', g.webhook ? 'webhook' : ''].filter(Boolean);
+  return `gate ${g.name}${what.length > 0 ? ` (${what.join(', ')})` : ''}`;
+}
+
+/** Pod lines of several lists, laid out in one set of columns so they line up across waves. */
+function podLines(lists: readonly PodRow[][], all: boolean, zonesKnown: boolean): string[][] {
+  const parts = lists.map((l) => shown(l, all));
+  const cells = (p: PodRow) => [`${p.namespace}/${p.name}`, p.node ?? '-', zonesKnown ? (p.zone ?? '-') : '?', p.resuming ? '(resuming)' : ''];
+  const flat = parts.flatMap((s) => [...s.head, ...s.tail].map(cells));
+  const laid = columns(flat);
+  let i = 0;
+  const more = (n: number) => `… ${n} more (--all lists every pod)`;
+  return parts.map((s) => {
+    const out = s.head.map(() => laid[i++]!);
+    if (s.hidden > 0) out.push(more(s.hidden));
+    out.push(...s.tail.map(() => laid[i++]!));
+    return out.map((l) => `  ${l}`);
+  });
+}
+
+function problemLines(problems: readonly PodProblem[], all: boolean): string[] {
+  const byKind = new Map<ProblemKind, PodProblem[]>();
+  for (const p of problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p]);
+  const out: string[] = [];
+  // Errors first: they decide whether the run would go.
+  const kinds = [...byKind.keys()].sort((a, b) => Number(byKind.get(a)![0]!.severity === 'warning') - Number(byKind.get(b)![0]!.severity === 'warning'));
+  for (const kind of kinds) {
+    const list = byKind.get(kind)!;
+    const show = all || list.length <= PROBLEMS_PER_KIND + 1 ? list : list.slice(0, PROBLEMS_PER_KIND);
+    for (const p of show) out.push(`  ${p.severity === 'error' ? 'error  ' : 'warning'}  ${p.message}`);
+    if (show.length < list.length) out.push(`  ${' '.repeat(7)}  … ${list.length - show.length} more ${kind} problems (--all lists them)`);
+  }
+  return out;
+}
+
+export function renderPlanText(r: PlanReport, options: TextOptions = {}): string[] {
+  const all = options.all ?? false;
+  const out: string[] = [];
+  const ns = `namespace${r.namespaces.length > 1 ? 's' : ''} ${r.namespaces.join(', ')}`;
+  out.push(`plan ${r.plan} (revision ${r.revision}) from ${r.file}`);
+  out.push(`target: pods in ${ns} matching ${r.selector || '(everything)'}`);
+  out.push(`update: ${r.update.map((c) => `${c.name} → ${c.image}`).join(', ')}`);
+  const parts = [`${r.toUpgrade} to upgrade in ${count(r.waves.length, 'wave')}`, `${r.alreadyAtTarget} already at target`];
+  if (r.resuming > 0) parts.push(`${r.resuming} to resume from an earlier run`);
+  if (r.deferred.length > 0) parts.push(`${r.deferred.length} deferred`);
+  out.push(`selected ${count(r.selected, 'pod')}: ${parts.join(', ')}`);
+  out.push(`limits: at most ${count(r.budget, 'pod')} unavailable at once, ${r.concurrency} in flight, order ${r.order}`);
+  const halt = r.maxFailed === 0 ? 'the first failed pod halts the run' : `more than ${count(r.maxFailed, 'failed pod')} halt the run`;
+  out.push(`failures: ${halt}, then rollback: ${r.rollback}`);
+  if (!r.zones.known) out.push(`zones: unknown, ${r.zones.reason}`);
+  if (r.satisfiedWaves.length > 0) {
+    out.push(`wave${r.satisfiedWaves.length > 1 ? 's' : ''} ${r.satisfiedWaves.join(', ')} already met by pods at target`);
+  }
+
+  const listed = podLines([...r.waves.map((w) => w.pods), r.skipped, r.deferred], all, r.zones.known);
+  r.waves.forEach((w, i) => {
+    out.push('', `wave ${w.wave}/${r.waveCount}: ${count(w.pods.length, 'pod')}, then ${w.target} of ${r.selected} at target`);
+    out.push(...listed[i]!);
+    for (const g of w.gatesAfter) out.push(`  then ${gateText(g)}`);
+  });
+  if (r.skipped.length > 0) {
+    out.push('', `skipped, already at target: ${count(r.skipped.length, 'pod')}`);
+    out.push(...listed[r.waves.length]!);
+  }
+  if (r.deferred.length > 0) {
+    out.push('', `deferred past the last wave (a partial rollout; a later plan continues): ${count(r.deferred.length, 'pod')}`);
+    out.push(...listed[r.waves.length + 1]!);
+  }
+  if (r.problems.length > 0) {
+    out.push('', `problems: ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')}`);
+    out.push(...problemLines(r.problems, all));
+  }
+  out.push('');
+  if (r.refused) out.push(`REFUSED: kwave run would refuse this plan (${count(r.errors, 'error')} above).`);
+  else if (r.toUpgrade === 0) out.push(`nothing to do: every selected pod is already at the target.`);
+  else out.push(`OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}. Nothing was written.`);
+  return out;
+}

@@ -1,0 +1,60 @@
+// Feeds kwave's metrics from the rollout's events, so the runner knows nothing of Prometheus.
+// Pod-state gauges are counts kept here from the same events the terminal shows.
+import type { EventSink, RolloutEvent } from '../rollout/events.js';
+import type { KwaveMetrics, PodState } from './registry.js';
+
+export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[]): EventSink {
+  const counts: Record<PodState, number> = { pending: 0, in_progress: 0, upgraded: 0, failed: 0, skipped: 0, vanished: 0 };
+  let rollingBack = false;
+  const move = (from: PodState, to: PodState) => {
+    counts[from] = Math.max(0, counts[from] - 1);
+    counts[to]++;
+  };
+  return (e: RolloutEvent) => {
+    switch (e.event) {
+      case 'rollout-start':
+        rollingBack = e.direction === 'rollback';
+        metrics.declareWaves(e.waves);
+        metrics.declareGates(gateNames);
+        metrics.setPhase('Progressing');
+        counts.pending = rollingBack ? 0 : e.selected - e.alreadyDone;
+        counts.upgraded = rollingBack ? 0 : e.alreadyDone;
+        metrics.setUnavailable(0, e.budget);
+        break;
+      case 'wave-start':
+        metrics.setWave(e.wave);
+        break;
+      case 'rollback-start':
+        rollingBack = true;
+        break;
+      case 'pod-start':
+        if (!rollingBack) move('pending', 'in_progress');
+        break;
+      case 'pod-end':
+        if (rollingBack) {
+          if (e.result === 'rolled-back') metrics.podRolledBack('succeeded');
+          else if (e.result === 'failed') metrics.podRolledBack('failed');
+          break;
+        }
+        if (e.result === 'upgraded') {
+          metrics.podUpgradeConfirmedByImageID(e.wave, e.durationMs / 1000);
+          move('in_progress', 'upgraded');
+        } else if (e.result === 'failed' || e.result === 'refused' || e.result === 'foreign') {
+          metrics.podUpgradeFailed(e.wave, e.reason ?? e.result);
+          move('in_progress', 'failed');
+        } else if (e.result === 'vanished') move('in_progress', 'vanished');
+        else if (e.result === 'skipped') move('in_progress', 'skipped');
+        else move('in_progress', 'pending'); // aborted: still to do
+        break;
+      case 'budget-wait':
+        metrics.setUnavailable(e.unavailable, e.budget);
+        break;
+      case 'rollout-end':
+        metrics.setPhase(e.phase);
+        break;
+      default:
+        return;
+    }
+    metrics.setPodStates(counts);
+  };
+}

@@ -1,0 +1,48 @@
+// What a rollout reports as it goes: one vocabulary for the terminal (progress bars or plain
+// lines), `-o json` (one object per event), the rollout record's history and the metrics.
+// Events are values; whoever runs the rollout passes a sink.
+
+export type RolloutPhase = 'Pending' | 'Progressing' | 'Paused' | 'Halted' | 'Completed' | 'Partial' | 'RolledBack';
+
+export type PodResult = 'upgraded' | 'rolled-back' | 'failed' | 'vanished' | 'skipped' | 'refused' | 'foreign' | 'aborted';
+
+export interface WaveSummary {
+  wave: number;
+  pods: number;
+  upgraded: number;
+  failed: number;
+  vanished: number;
+  /** From the wave's first pod start to its last pod's end; undefined if it did not run. */
+  durationMs?: number;
+}
+
+/** Fields common to every event. */
+interface Base {
+  /** ISO time the event happened. */
+  time: string;
+  plan: string;
+}
+
+export type RolloutEventBody =
+  | { event: 'rollout-start'; revision: string; direction: 'upgrade' | 'rollback'; selected: number; alreadyDone: number; waves: number; deferred: number; budget: number; concurrency: number; resumed: boolean }
+  | { event: 'wave-start'; wave: number; waves: number; pods: number; target: number }
+  | { event: 'pod-start'; wave: number; pod: string }
+  | { event: 'pod-step'; wave: number; pod: string; step: string; message: string }
+  | { event: 'pod-end'; wave: number; pod: string; result: PodResult; reason?: string; message: string; durationMs: number }
+  /** Nothing can start: other pods hold the unavailability budget. */
+  | { event: 'budget-wait'; wave: number; unavailable: number; budget: number; holders: string[] }
+  | { event: 'wave-end'; wave: number; summary: WaveSummary }
+  | { event: 'gate-start'; wave: number; gate: string }
+  | { event: 'gate-pause'; wave: number; gate: string; msLeft: number }
+  | { event: 'gate-approval-wait'; wave: number; gate: string }
+  | { event: 'gate-measurement'; wave: number; gate: string; index: number; count: number; value: unknown; phase: string; message: string }
+  | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string }
+  | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
+  | { event: 'halt'; wave: number; reason: 'failures' | 'gate'; message: string }
+  | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all' }
+  | { event: 'interrupt'; message: string }
+  | { event: 'rollout-end'; phase: RolloutPhase; exitCode: number; message: string; waves: WaveSummary[]; durationMs: number };
+
+export type RolloutEvent = Base & RolloutEventBody;
+
+export type EventSink = (event: RolloutEvent) => void;

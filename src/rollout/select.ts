@@ -1,0 +1,167 @@
+// From a plan and the pods the cluster holds to the work of a rollout: which pods are selected,
+// which are already at the target, which are in flight from an earlier run, what would refuse
+// the run, and the waves. Pure: `kwave plan` prints it, `kwave run` carries it out.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Plan } from '../plan/types.js';
+import { readState } from '../inplace/state.js';
+import { gateOwner } from '../inplace/decide.js';
+import { declaresGate, specContainer } from '../inplace/podView.js';
+import { resolveBudget, resolveMaxFailed } from './budget.js';
+import { orderPods } from './order.js';
+import { isAtTarget, matchesSelector } from './selection.js';
+import { partitionWaves, type WavePartition } from './waves.js';
+
+export interface SelectedPod {
+  namespace: string;
+  name: string;
+  uid: string;
+  node?: string;
+  zone?: string;
+  pod: V1Pod;
+}
+
+export type ProblemKind =
+  | 'empty-selection'
+  | 'gate-missing'
+  | 'container-missing'
+  | 'other-revision'
+  | 'other-plan'
+  | 'owned-by-controller'
+  | 'terminating';
+
+export interface PodProblem {
+  kind: ProblemKind;
+  /** `namespace/name`, or undefined for a problem of the whole selection. */
+  pod?: string;
+  /** Errors refuse the run (exit 2); warnings are shown. */
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export interface FleetSelection {
+  /** Every pod the selector matches in the target namespaces (terminating ones left out). */
+  selected: SelectedPod[];
+  /** Already at the target images. */
+  done: SelectedPod[];
+  /** Not at target, in rollout order; pods this revision left mid-flow come first. */
+  todo: SelectedPod[];
+  /** Pods of `todo` that carry this revision's state from an earlier run. */
+  resumed: SelectedPod[];
+  partition: WavePartition<SelectedPod>;
+  problems: PodProblem[];
+  /** `maxUnavailable` in pods. */
+  budget: number;
+  /** `failurePolicy.maxFailed` in pods. */
+  maxFailed: number;
+}
+
+const CONTROLLER_KINDS = new Set(['ReplicaSet', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicationController']);
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+/** The zone of each node by name, from its `topology.kubernetes.io/zone` label. */
+export type NodeZones = ReadonlyMap<string, string>;
+
+export function zonesOf(nodes: readonly { metadata?: { name?: string; labels?: Record<string, string> } }[]): Map<string, string> {
+  const zones = new Map<string, string>();
+  for (const n of nodes) {
+    const zone = n.metadata?.labels?.[ZONE_LABEL];
+    if (n.metadata?.name && zone) zones.set(n.metadata.name, zone);
+  }
+  return zones;
+}
+
+/**
+ * Selects and plans a rollout. `pods` may hold pods of other namespaces or labels: only those the
+ * plan targets are taken. Deterministic for the same input.
+ */
+export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones = new Map()): FleetSelection {
+  const namespaces = new Set(plan.target.namespaces);
+  const problems: PodProblem[] = [];
+  const selected: SelectedPod[] = [];
+  for (const pod of pods) {
+    const md = pod.metadata;
+    if (!md?.name || !md.namespace || !namespaces.has(md.namespace)) continue;
+    if (!matchesSelector(plan.target.selector, md.labels)) continue;
+    const key = `${md.namespace}/${md.name}`;
+    if (md.deletionTimestamp) {
+      problems.push({ kind: 'terminating', pod: key, severity: 'warning', message: `${key} is being deleted; left out` });
+      continue;
+    }
+    const node = pod.spec?.nodeName;
+    const zone = node ? zones.get(node) : undefined;
+    selected.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', ...(node ? { node } : {}), ...(zone ? { zone } : {}), pod });
+  }
+  if (selected.length === 0) {
+    problems.push({
+      kind: 'empty-selection',
+      severity: 'error',
+      message: `no pod in namespace${plan.target.namespaces.length > 1 ? 's' : ''} ${plan.target.namespaces.join(', ')} matches the selector`,
+    });
+  }
+
+  const done: SelectedPod[] = [];
+  const todo: SelectedPod[] = [];
+  const resumed: SelectedPod[] = [];
+  for (const s of orderPods(selected, plan.strategy.order)) {
+    const key = `${s.namespace}/${s.name}`;
+    podProblems(plan, s.pod, key, problems);
+    if (isAtTarget(s.pod, plan)) done.push(s);
+    else if (isOwnInFlight(plan, s.pod)) resumed.push(s);
+    else todo.push(s);
+  }
+  const ordered = [...resumed, ...todo];
+  return {
+    selected,
+    done,
+    todo: ordered,
+    resumed,
+    partition: partitionWaves(ordered, done.length, plan.strategy.waves),
+    problems,
+    budget: resolveBudget(plan.strategy.maxUnavailable, selected.length),
+    maxFailed: resolveMaxFailed(plan.failurePolicy.maxFailed, selected.length),
+  };
+}
+
+/** Carries this plan revision's upgrade state: a pod an earlier run left mid-flow (or failed). */
+function isOwnInFlight(plan: Plan, pod: V1Pod): boolean {
+  const st = readState(pod);
+  if (st.kind === 'ok') return st.state.plan === plan.name && st.state.revision === plan.revision;
+  const owner = gateOwner(pod, plan.readinessGate.conditionType);
+  return owner !== undefined && owner.plan === plan.name && owner.revision === plan.revision;
+}
+
+function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]): void {
+  const gate = plan.readinessGate.conditionType;
+  if (!declaresGate(pod, gate)) {
+    problems.push(
+      plan.readinessGate.required
+        ? { kind: 'gate-missing', pod: key, severity: 'error', message: `${key} does not declare the readiness gate ${gate}` }
+        : { kind: 'gate-missing', pod: key, severity: 'warning', message: `${key} does not declare the readiness gate ${gate}: it will be upgraded without draining` },
+    );
+  }
+  const missing = plan.update.containers.filter((c) => !specContainer(pod, c.name)).map((c) => c.name);
+  if (missing.length > 0) {
+    problems.push({ kind: 'container-missing', pod: key, severity: 'error', message: `${key} has no container named ${missing.join(', ')}` });
+  }
+  const st = readState(pod);
+  const owner = gateOwner(pod, gate);
+  const other = st.kind === 'ok' ? st.state : owner;
+  const inFlight = owner !== undefined; // a kwave flow holds the gate closed right now
+  if (other && inFlight && (other.plan !== plan.name || other.revision !== plan.revision)) {
+    problems.push(
+      other.plan === plan.name
+        ? { kind: 'other-revision', pod: key, severity: 'error', message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force` }
+        : { kind: 'other-plan', pod: key, severity: 'error', message: `${key} is mid-flight under plan ${other.plan}` },
+    );
+  }
+  const owners = pod.metadata?.ownerReferences ?? [];
+  const controller = owners.find((o) => o.controller && CONTROLLER_KINDS.has(o.kind));
+  if (controller) {
+    problems.push({
+      kind: 'owned-by-controller',
+      pod: key,
+      severity: 'warning',
+      message: `${key} is owned by ${controller.kind} ${controller.name}: if the controller recreates it, it comes back with the template's image`,
+    });
+  }
+}
