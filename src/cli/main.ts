@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, KwaveError } from '../errors.js';
 import { processIO, type CliIO, type CommandContext, type CommonOptions } from './context.js';
 import { renderError } from './render.js';
+import { KubeError, kubeErrorToKwave } from '../cluster/kubeError.js';
 
 type Handler = (ctx: CommandContext, args: string[], opts: Record<string, unknown>) => Promise<number>;
 
@@ -49,22 +50,25 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
   add('validate', 'check plan files against the plan format; exit 2 if any is invalid', () => import('./commands/validate.js'), (c) =>
     c.argument('<plan...>', 'plan files'),
   );
-  add('plan', 'dry run: pods per wave, skipped pods and problems; writes nothing', () => import('./commands/notBuilt.js'), (c) =>
-    c.argument('<plan>', 'plan file'),
+  add('plan', 'dry run: pods per wave, skipped pods and problems; writes nothing', () => import('./commands/plan.js'), (c) =>
+    c.argument('<plan>', 'plan file').option('--all', 'list every pod and problem (text output shortens long lists)'),
   );
-  add('run', 'carry out a plan: upgrade pods in place, wave by wave', () => import('./commands/notBuilt.js'), (c) =>
-    c.argument('<plan>', 'plan file').option('--force', 'take over pods left mid-flight by another revision of the plan'),
+  add('run', 'carry out a plan: upgrade pods in place, wave by wave', () => import('./commands/run.js'), (c) =>
+    c
+      .argument('<plan>', 'plan file')
+      .option('--force', 'roll back pods another revision of this plan left mid-flight, then run')
+      .option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s'),
   );
-  add('status', "show a rollout's phase, wave, counts, pods in flight and gates", () => import('./commands/notBuilt.js'), (c) =>
+  add('status', "show a rollout's phase, wave, counts, pods in flight and gates", () => import('./commands/status.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--watch', 'follow live'),
   );
-  add('approve', 'approve the approval gate of a wave', () => import('./commands/notBuilt.js'), (c) =>
+  add('approve', 'approve the approval gate of a wave', () => import('./commands/approve.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--wave <n>', 'wave to approve (default: the one waiting)'),
   );
-  add('rollback', 'revert in place every pod this plan upgraded', () => import('./commands/notBuilt.js'), (c) =>
-    c.argument('<plan>', 'plan file'),
+  add('rollback', 'revert in place every pod this plan upgraded', () => import('./commands/rollback.js'), (c) =>
+    c.argument('<plan>', 'plan file').option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s'),
   );
-  add('adopt', 'set the readiness-gate condition True on pods that declare the gate but lack it', () => import('./commands/notBuilt.js'), (c) =>
+  add('adopt', 'set the readiness-gate condition True on pods that declare the gate but lack it', () => import('./commands/adopt.js'), (c) =>
     c
       .requiredOption('-n, --namespace <ns>', 'namespace')
       .requiredOption('-l, --selector <selector>', 'label selector')
@@ -81,7 +85,7 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--faults <spec>', 'faults to switch on, e.g. "errorRate=0.1,latencyMs=50,watchCutSeconds=5"')
       .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1'),
   );
-  add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', () => import('./commands/notBuilt.js'), (c) =>
+  add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', () => import('./commands/demo.js'), (c) =>
     c.option('--keep', 'leave the simulated cluster running and print how to inspect it').option('--gate', 'add a real Prometheus gate'),
   );
   return program;
@@ -94,11 +98,13 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   try {
     await program.parseAsync(argv, { from: 'user' });
     return result ? await result : ExitCode.OK;
-  } catch (err) {
+  } catch (thrown) {
+    let err = thrown;
     if (err instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
       return err.exitCode === 0 ? ExitCode.OK : ExitCode.BAD_INPUT;
     }
+    if (err instanceof KubeError) err = kubeErrorToKwave(err, 'talking to the cluster');
     if (err instanceof KwaveError) {
       io.stderr.write(renderError(err) + '\n');
       return err.exitCode;

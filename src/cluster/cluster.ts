@@ -18,6 +18,7 @@ import {
   type ResponseContext,
   type V1ConfigMap,
   type V1Lease,
+  type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
 import { decodePod } from './decode.js';
@@ -190,6 +191,21 @@ export class Cluster {
       }
       return { items, resourceVersion: resourceVersion ?? '' };
     }
+  }
+
+  /**
+   * Every node, page by page, for their zones (`order: spread-zones`). Callers treat a 403 as
+   * "no zones": a namespaced Role cannot grant nodes, and kwave needs none to upgrade pods.
+   */
+  async listNodes(limit = 500): Promise<V1Node[]> {
+    const items: V1Node[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call('list', 'nodes', (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
+      items.push(...page.items);
+      token = page.metadata?._continue || undefined;
+    } while (token);
+    return items;
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */

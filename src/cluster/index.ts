@@ -12,7 +12,7 @@ export {
   type WatchHandle,
   type WatchPodsQuery,
 } from './cluster.js';
-export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave } from './kubeError.js';
+export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForbidden } from './kubeError.js';
 export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
 export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';
 export { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, realSleep, retryDelay, withRetry, type RetryPolicy, type Sleep } from './retry.js';

@@ -147,3 +147,8 @@ export function kubeErrorToKwave(err: KubeError, doing: string): KwaveError {
   const what = err.code === 0 ? err.reason : `HTTP ${err.code} ${err.reason}`;
   return new KwaveError('KUBE', `${doing}: ${err.message} (${what})`, ExitCode.INTERNAL);
 }
+
+/** True when the error says these credentials may not do it (403), as opposed to a broken call. */
+export function isForbidden(err: unknown): err is KubeError {
+  return err instanceof KubeError && err.code === 403;
+}

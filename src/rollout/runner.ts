@@ -379,7 +379,11 @@ class Rollout {
     } else {
       phase = 'Completed';
       exitCode = ExitCode.OK;
-      message = `completed: ${this.tally.upgraded} pods upgraded${this.tally.failed.length ? `, ${this.tally.failed.length} failed (within maxFailed)` : ''}`;
+      const ran = this.summaries.reduce((n, s) => n + s.pods, 0);
+      message =
+        ran === 0
+          ? 'nothing to do: every selected pod already runs the target images'
+          : `completed: ${this.tally.upgraded} pods upgraded${this.tally.failed.length ? `, ${this.tally.failed.length} failed (within maxFailed)` : ''}`;
     }
     this.emit({ event: 'rollout-end', phase, exitCode, message, waves: this.summaries.map((s) => ({ ...s })), durationMs: this.now() - this.startedAt });
     return { phase, exitCode, message, waves: this.summaries };

@@ -36,6 +36,8 @@ export interface PodProblem {
   /** Errors refuse the run (exit 2); warnings are shown. */
   severity: 'error' | 'warning';
   message: string;
+  /** For `other-revision`: the revision the pod is mid-flight under. */
+  revision?: string;
 }
 
 export interface FleetSelection {
@@ -150,7 +152,7 @@ function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]
   if (other && inFlight && (other.plan !== plan.name || other.revision !== plan.revision)) {
     problems.push(
       other.plan === plan.name
-        ? { kind: 'other-revision', pod: key, severity: 'error', message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force` }
+        ? { kind: 'other-revision', pod: key, severity: 'error', revision: other.revision, message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force` }
         : { kind: 'other-plan', pod: key, severity: 'error', message: `${key} is mid-flight under plan ${other.plan}` },
     );
   }

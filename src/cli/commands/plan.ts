@@ -6,13 +6,12 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
 import { connect, KubeError, kubeErrorToKwave, type Cluster } from '../../cluster/index.js';
-import { isForbidden, listNodes } from '../../cluster/nodes.js';
-import { formatPlanError } from '../../plan/format.js';
-import { loadPlanFile } from '../../plan/load.js';
+import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
 import { selectFleet, zonesOf } from '../../rollout/select.js';
 import { renderSelector } from '../../rollout/selection.js';
 import type { CommandContext } from '../context.js';
+import { loadPlanOrReport } from '../loadPlan.js';
 import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
 
 /** How the command reads the cluster; tests pass fakes. */
@@ -24,7 +23,7 @@ export interface PlanSources {
 function clusterSources(cluster: Cluster): PlanSources {
   return {
     listPods: async (namespace, labelSelector) => (await cluster.listPods(namespace, { labelSelector })).items,
-    listNodes: () => listNodes(cluster),
+    listNodes: () => cluster.listNodes(),
   };
 }
 
@@ -64,21 +63,11 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
   const file = args[0]!;
   const { io, common } = ctx;
-  const loaded = await loadPlanFile(file);
-  if (!loaded.ok) {
-    // As `kwave validate` shows them.
-    if (common.output === 'json') {
-      const errors = loaded.errors.map(({ line, col, path, message }) => ({ line, col, path, message }));
-      io.stdout.write(JSON.stringify({ file, valid: false, errors }) + '\n');
-    } else {
-      const n = loaded.errors.length;
-      io.stderr.write([...loaded.errors.map((e) => formatPlanError(e, loaded.text)), `FAIL ${file} (${n} error${n === 1 ? '' : 's'})`].join('\n') + '\n');
-    }
-    return ExitCode.BAD_INPUT;
-  }
+  const plan = await loadPlanOrReport(ctx, file);
+  if (!plan) return ExitCode.BAD_INPUT;
   const cluster = connect({ kubeconfig: common.kubeconfig, context: common.context, env: io.env });
   try {
-    const report = await dryRun(loaded.plan, clusterSources(cluster));
+    const report = await dryRun(plan, clusterSources(cluster));
     if (common.output === 'json') io.stdout.write(JSON.stringify(report) + '\n');
     else io.stdout.write(renderPlanText(report, { all: opts.all === true }).join('\n') + '\n');
     return report.refused ? ExitCode.BAD_INPUT : ExitCode.OK;

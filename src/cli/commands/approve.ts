@@ -1,0 +1,78 @@
+// `kwave approve PLAN [--wave N]`: records the approval of a wave's approval gate in the rollout
+// record, as its own data key `approval.wave-N` = {"by", "at", "revision"}, written with a JSON
+// merge patch of that one key. The runner writes only its own keys, so the two never conflict.
+// Without --wave it approves the wave the rollout is waiting on; exit 2 when none waits, or when
+// the plan was never run.
+import { hostname } from 'node:os';
+import { connect } from '../../cluster/connect.js';
+import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
+import { ExitCode, KwaveError } from '../../errors.js';
+import { approvalKey, decodeApprovals, decodeRecord, encodeApproval, recordName, type Approval } from '../../rollout/record.js';
+import { currentUser } from '../../rollout/runLock.js';
+import type { CommandContext } from '../context.js';
+import { loadPlanOrThrow, notRun, readRecordConfigMap, recordNamespace } from './status.js';
+
+function waveFlag(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new KwaveError('USAGE', `--wave: expected a wave number (1 or more), found "${String(value)}"`);
+  return n;
+}
+
+export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
+  const asked = waveFlag(opts.wave);
+  const plan = await loadPlanOrThrow(args[0]);
+  const namespace = recordNamespace(plan);
+  const name = recordName(plan.name);
+  const cluster = connect({ kubeconfig: ctx.common.kubeconfig, context: ctx.common.context });
+  try {
+    const cm = await readRecordConfigMap(cluster, plan);
+    if (!cm) throw notRun(plan);
+    const decoded = decodeRecord(cm);
+    const record = decoded.ok ? decoded.record : undefined;
+
+    let wave = asked;
+    if (wave === undefined) {
+      if (!record) throw new KwaveError('REFUSED', `cannot tell which wave waits: the rollout record ${namespace}/${name} is damaged (${decoded.ok ? '' : decoded.problem}); pass --wave N`);
+      if (record.waiting?.kind !== 'approval') {
+        const where = record.wave === 0 ? 'before its first wave' : `wave ${record.wave} of ${record.waves}`;
+        throw new KwaveError(
+          'REFUSED',
+          `no wave of plan ${plan.name} is waiting for approval (phase ${record.phase}, ${where}); pass --wave N to approve a wave ahead of time`,
+        );
+      }
+      wave = record.waiting.wave;
+    } else if (record && record.waves > 0 && wave > record.waves) {
+      throw new KwaveError('REFUSED', `plan ${plan.name} has ${record.waves} waves; there is no wave ${wave} to approve`);
+    }
+
+    const revision = record?.revision ?? plan.revision;
+    const existing = decodeApprovals(cm.data ?? {})[wave];
+    if (existing && (existing.revision === undefined || existing.revision === revision)) {
+      report(ctx, plan.name, wave, existing, true);
+      return ExitCode.OK;
+    }
+
+    const approval: Approval = { by: `${currentUser(ctx.io.env)}@${hostname()}`, at: new Date().toISOString(), revision };
+    try {
+      await cluster.patchConfigMap(namespace, name, { data: { [approvalKey(wave)]: encodeApproval(approval) } });
+    } catch (err) {
+      if (err instanceof KubeError && err.code === 404) throw notRun(plan);
+      throw err instanceof KubeError ? kubeErrorToKwave(err, `recording the approval of wave ${wave} of plan ${plan.name}`) : err;
+    }
+    report(ctx, plan.name, wave, approval, false);
+    return ExitCode.OK;
+  } finally {
+    cluster.close();
+  }
+}
+
+function report(ctx: CommandContext, plan: string, wave: number, approval: Approval, already: boolean): void {
+  if (ctx.common.output === 'json') {
+    ctx.io.stdout.write(JSON.stringify({ plan, wave, by: approval.by, at: approval.at, revision: approval.revision, alreadyApproved: already }) + '\n');
+  } else if (already) {
+    ctx.io.stdout.write(`wave ${wave} of plan ${plan} was already approved by ${approval.by} at ${approval.at}\n`);
+  } else {
+    ctx.io.stdout.write(`approved wave ${wave} of plan ${plan} (by ${approval.by})\n`);
+  }
+}

@@ -1,0 +1,176 @@
+// `kwave status PLAN`: the rollout record of a plan (phase, wave, counts, pods in flight,
+// failures, gates, waits, approvals) and who holds its lock. `-o json` prints one JSON object;
+// `--watch` follows the record with a watch and shows each new state (redrawn on a TTY, printed
+// one after another otherwise) until SIGINT/SIGTERM. Exit 0; exit 2 when the plan has no record.
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { Cluster } from '../../cluster/cluster.js';
+import { watchConfigMap } from '../../cluster/configMapWatch.js';
+import { connect } from '../../cluster/connect.js';
+import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
+import { ExitCode, KwaveError } from '../../errors.js';
+import { formatPlanError } from '../../plan/format.js';
+import { loadPlanFile } from '../../plan/load.js';
+import type { Plan } from '../../plan/types.js';
+import { decodeRecord, recordName, type RolloutRecord } from '../../rollout/record.js';
+import { readLease, type LeaseView } from '../../rollout/runLock.js';
+import type { CommandContext } from '../context.js';
+import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
+
+/** Loads a plan for a command that needs it valid; its errors (with source lines) exit 2. */
+export async function loadPlanOrThrow(file: string | undefined): Promise<Plan> {
+  if (!file) throw new KwaveError('USAGE', 'expected a plan file');
+  const result = await loadPlanFile(file);
+  if (result.ok) return result.plan;
+  const errors = result.errors.map((e) => formatPlanError(e, result.text)).join('\n');
+  throw new KwaveError('PLAN_SCHEMA', `${file} is not a valid plan:\n${errors}`, ExitCode.BAD_INPUT);
+}
+
+/** The record's namespace: the plan's first target namespace (DESIGN "Pod protocol"). */
+export function recordNamespace(plan: Plan): string {
+  return plan.target.namespaces[0]!;
+}
+
+export function notRun(plan: Plan): KwaveError {
+  return new KwaveError(
+    'REFUSED',
+    `plan ${plan.name} has not been run in namespace ${recordNamespace(plan)} (no rollout record ConfigMap ${recordName(plan.name)})`,
+    ExitCode.BAD_INPUT,
+  );
+}
+
+/** The record as data, or a KwaveError saying it is damaged. */
+export function recordOf(plan: Plan, cm: V1ConfigMap): RolloutRecord {
+  const decoded = decodeRecord(cm);
+  if (decoded.ok) return decoded.record;
+  throw new KwaveError(
+    'KUBE',
+    `the rollout record ConfigMap ${recordNamespace(plan)}/${recordName(plan.name)} is damaged: ${decoded.problem}`,
+    ExitCode.INTERNAL,
+  );
+}
+
+/** GET the record's ConfigMap; undefined on 404; other failures as KwaveError. */
+export async function readRecordConfigMap(cluster: Cluster, plan: Plan): Promise<V1ConfigMap | undefined> {
+  try {
+    return await cluster.getConfigMap(recordNamespace(plan), recordName(plan.name));
+  } catch (err) {
+    if (err instanceof KubeError && err.code === 404) return undefined;
+    throw err instanceof KubeError ? kubeErrorToKwave(err, `reading the rollout record of plan ${plan.name}`) : err;
+  }
+}
+
+async function lockOf(cluster: Cluster, plan: Plan, now: Date): Promise<LeaseView | undefined> {
+  try {
+    return await readLease(cluster, recordNamespace(plan), plan.name, now);
+  } catch (err) {
+    // The lock is a detail of the status: show the rest without it.
+    if (err instanceof KubeError) return undefined;
+    throw err;
+  }
+}
+
+function render(ctx: CommandContext, input: StatusInput): string {
+  return ctx.common.output === 'json' ? JSON.stringify(statusJson(input)) : renderStatus(input);
+}
+
+export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
+  const file = args[0];
+  const plan = await loadPlanOrThrow(file);
+  const cluster = connect({ kubeconfig: ctx.common.kubeconfig, context: ctx.common.context });
+  try {
+    if (opts.watch) {
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        return await watchStatus(ctx, cluster, plan, file!, stop.signal);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }
+    const cm = await readRecordConfigMap(cluster, plan);
+    if (!cm) throw notRun(plan);
+    const record = recordOf(plan, cm);
+    const now = new Date();
+    const lock = await lockOf(cluster, plan, now);
+    ctx.io.stdout.write(render(ctx, { record, namespace: recordNamespace(plan), planFile: file, now, ...(lock ? { lock } : {}) }) + '\n');
+    return ExitCode.OK;
+  } finally {
+    cluster.close();
+  }
+}
+
+const CLEAR = '\x1b[H\x1b[2J';
+
+/**
+ * Follows the record until `signal` aborts. On a TTY (text) the screen is redrawn on each change
+ * and every second (for countdowns and ages); otherwise each new state is printed once, text
+ * states separated by a blank line, JSON one object per line. A record not there (yet) is said
+ * once; the watch goes on.
+ */
+export async function watchStatus(ctx: CommandContext, cluster: Cluster, plan: Plan, planFile: string, signal: AbortSignal): Promise<number> {
+  const namespace = recordNamespace(plan);
+  const tty = ctx.common.output === 'text' && ctx.io.stdout.isTTY === true;
+  let latest: { record: RolloutRecord; lock?: LeaseView } | undefined;
+  let shown = 0;
+  let problem: string | undefined;
+
+  const draw = () => {
+    const now = new Date();
+    let text: string;
+    if (latest) text = render(ctx, { ...latest, namespace, planFile, now });
+    else if (ctx.common.output === 'json') text = JSON.stringify({ plan: plan.name, namespace, record: null, problem: problem ?? 'not run yet' });
+    else text = problem ?? `plan ${plan.name} has not been run in namespace ${namespace} yet; waiting for its rollout record…`;
+    if (tty) ctx.io.stdout.write(CLEAR + text + '\n');
+    else ctx.io.stdout.write((shown > 0 && ctx.common.output === 'text' ? '\n' : '') + text + '\n');
+    shown++;
+  };
+
+  // Changes arrive in order; each is rendered once the lease has been read for it.
+  let chain = Promise.resolve();
+  const onChange = (cm: V1ConfigMap | undefined) => {
+    chain = chain.then(async () => {
+      if (signal.aborted) return;
+      if (!cm) {
+        latest = undefined;
+        problem = undefined;
+      } else {
+        const decoded = decodeRecord(cm);
+        if (decoded.ok) {
+          const lock = await lockOf(cluster, plan, new Date());
+          latest = { record: decoded.record, ...(lock ? { lock } : {}) };
+          problem = undefined;
+        } else {
+          latest = undefined;
+          problem = `the rollout record ${namespace}/${recordName(plan.name)} is damaged: ${decoded.problem}`;
+        }
+      }
+      draw();
+    });
+  };
+  // On a TTY: redraw every second (countdowns, ages) and re-read the lease every fifth.
+  let ticks = 0;
+  const tick = () => {
+    if (shown === 0) return;
+    if (++ticks % 5 !== 0 || !latest) return draw();
+    chain = chain.then(async () => {
+      if (signal.aborted || !latest) return;
+      const lock = await lockOf(cluster, plan, new Date());
+      latest = { record: latest.record, ...(lock ? { lock } : {}) };
+      draw();
+    });
+  };
+  const ticker = tty ? setInterval(tick, 1000) : undefined;
+  try {
+    await watchConfigMap(cluster, namespace, recordName(plan.name), onChange, {
+      signal,
+      onError: (err) => ctx.io.stderr.write(`kwave: watching the rollout record: ${err.message} (retrying)\n`),
+    });
+    await chain;
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+  return ExitCode.OK;
+}

@@ -1,0 +1,218 @@
+// The imperative shell around a rollout, shared by `kwave run`, `kwave rollback` and the demo:
+// connect, take the plan's lease, load the rollout record, start the watch-backed cache, serve
+// metrics, wire signals, run, and then close everything in the right order. All decisions are
+// the runner's and below; this file only assembles and tears down.
+import { ExitCode, KwaveError } from '../errors.js';
+import { connect, isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
+import { realSleep } from '../gates/index.js';
+import { runPodFlow } from '../inplace/executor.js';
+import { metricsSink } from '../metrics/fromEvents.js';
+import { MetricsPusher } from '../metrics/push.js';
+import { KwaveMetrics } from '../metrics/registry.js';
+import { parseMetricsAddress } from '../metrics/address.js';
+import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
+import type { Plan } from '../plan/types.js';
+import type { EventSink, RolloutEvent } from '../rollout/events.js';
+import { startRecord, type RolloutRecord } from '../rollout/record.js';
+import { RecordStore } from '../rollout/recordStore.js';
+import { RunLock, runnerIdentity } from '../rollout/runLock.js';
+import { rollbackRollout, runRollout, type RunnerDeps } from '../rollout/runner.js';
+import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
+import { renderSelector } from '../rollout/selection.js';
+import type { CommandContext } from './context.js';
+import { createReporter } from './output/index.js';
+
+export interface SessionOptions {
+  plan: Plan;
+  /** The plan file as the user named it (for hints in the output). */
+  planFile: string;
+  direction: 'upgrade' | 'rollback';
+  /** Finish or roll back pods another revision of this plan left mid-flight, instead of refusing. */
+  force?: boolean;
+  /** Keep serving metrics this long after the end unless scraped first (`--metrics-linger`). */
+  metricsLingerMs?: number;
+  /** Signals to listen to; default SIGINT and SIGTERM of this process. */
+  signals?: NodeJS.Signals[];
+  /** Told the metrics server's URL once it serves (the demo prints it). */
+  onMetricsUrl?: (url: string) => void;
+}
+
+/** Runs (or rolls back) a plan against the cluster the common flags name; returns the exit code. */
+export async function runSession(ctx: CommandContext, options: SessionOptions): Promise<number> {
+  const { io, common } = ctx;
+  const { plan } = options;
+  const address = parseMetricsAddress(common.metricsAddress);
+  const cluster = connect({ kubeconfig: common.kubeconfig, context: common.context, env: io.env });
+  const metrics = new KwaveMetrics({ plan: plan.name });
+  cluster.requests.onRequest((r) => metrics.kubeRequest(r.verb, r.resource, r.code));
+  const namespace = plan.target.namespaces[0]!;
+  const identity = runnerIdentity();
+  const closers: (() => Promise<unknown> | unknown)[] = [() => cluster.close()];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const reporter = createReporter({ io, format: common.output, tty: common.output === 'text' && io.stdout.isTTY === true, plan: plan.name, planFile: options.planFile });
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) {
+      io.stderr.write(`\nkwave: ${sig}: no new pods start; pods in flight finish (again to exit at once)\n`);
+      stop.abort();
+    } else {
+      // Nothing is lost: every pod's state is on the pod, and the record says Progressing.
+      io.stderr.write(`kwave: ${sig} again: exiting now; run the same plan again to resume\n`);
+      abort.abort();
+      reporter.close();
+      process.exit(ExitCode.INTERRUPTED);
+    }
+  };
+  const signalNames = options.signals ?? (['SIGINT', 'SIGTERM'] as NodeJS.Signals[]);
+  for (const s of signalNames) process.on(s, onSignal);
+  closers.push(() => {
+    for (const s of signalNames) process.off(s, onSignal);
+  });
+
+  try {
+    let server: MetricsServer | undefined;
+    if (address) {
+      server = await startMetricsServer(metrics, address);
+      options.onMetricsUrl?.(server.url);
+      closers.push(() => server?.close({ lingerMs: options.metricsLingerMs ?? 10_000, signal: abort.signal }));
+    }
+    const pushUrl = common.pushgateway ?? plan.metrics.pushgateway;
+    const pusher = pushUrl ? new MetricsPusher(metrics, pushUrl) : undefined;
+    const push = async () => {
+      const r = await pusher?.push();
+      if (r && !r.ok) io.stderr.write(`kwave: pushing metrics to ${r.url} failed: ${r.error}\n`);
+    };
+
+    const lock = new RunLock(cluster, { namespace, plan: plan.name, identity, onLost: (message) => {
+      io.stderr.write(`kwave: ${message}; stopping\n`);
+      stop.abort();
+    } });
+    await wrapKube(() => lock.acquire(), `taking the lease kwave-${plan.name} in namespace ${namespace}`);
+    closers.push(() => lock.release().catch(() => undefined));
+
+    const records = new RecordStore(cluster, { namespace, plan: plan.name, onError: (err) => io.stderr.write(`kwave: saving the rollout record failed (will retry): ${err.message}\n`) });
+    // Steps run in reverse: the last record state is written before the lease is released.
+    closers.push(() => records.flush().catch(() => undefined).then(() => records.close()));
+    const previous = await wrapKube(() => records.load(), `reading the rollout record kwave-${plan.name}`);
+    const prior: RolloutRecord | undefined = previous?.ok ? previous.record : undefined;
+    if (previous && !previous.ok) io.stderr.write(`kwave: the rollout record kwave-${plan.name} is damaged (${previous.problem}); starting a new one\n`);
+    const record = startRecord(prior, { plan: plan.name, revision: plan.revision, planText: plan.source.text, holder: identity, now: new Date().toISOString(), direction: options.direction });
+    await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}`);
+
+    const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });
+    closers.push(() => cache.close());
+    await wrapKube(() => cache.synced, 'listing the selected pods');
+    const zones = await readZones(cluster);
+
+    const sink: EventSink = fanOut(reporter.sink, metricsSink(metrics, plan.gates.map((g) => g.name)), (e) => {
+      records.feed(e);
+      if (e.event === 'wave-end' || e.event === 'rollout-end') void push();
+    });
+    closers.push(() => reporter.close());
+    const deps: RunnerDeps = {
+      writer: cluster,
+      view: cache,
+      zones,
+      sink,
+      sleep: realSleep,
+      stop: stop.signal,
+      abort: abort.signal,
+      gateMetrics: metrics,
+      approvals: {
+        isApproved: async (wave) => (await records.isApproved(wave)) !== undefined,
+        waitForApproval: async (wave, signal) => {
+          await records.waitForApproval(wave, signal ?? stop.signal);
+        },
+      },
+      gatesPassed: (wave) => plan.gates.every((g) => prior?.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed') ?? false),
+      onUnavailable: (unavailable, budget) => metrics.setUnavailable(unavailable, budget),
+      force: options.force ?? false,
+    };
+
+    if (options.direction === 'upgrade') {
+      const selection = selectFleet(plan, cache.list(), zones);
+      const refusal = refusalOf(selection, options.force ?? false);
+      if (refusal) throw new KwaveError('REFUSED', refusal, ExitCode.BAD_INPUT);
+      if (options.force) await settleOtherRevisions(plan, cluster, cache, selection, sink);
+    }
+    const result = options.direction === 'upgrade' ? await runRollout(plan, deps) : await rollbackRollout(plan, deps);
+    await records.flush();
+    await push();
+    return result.exitCode;
+  } catch (err) {
+    if (err instanceof KubeError) throw kubeErrorToKwave(err, 'talking to the cluster');
+    throw err;
+  } finally {
+    await closeAll();
+  }
+}
+
+function fanOut(...sinks: EventSink[]): EventSink {
+  return (event: RolloutEvent) => {
+    for (const s of sinks) s(event);
+  };
+}
+
+async function wrapKube<T>(f: () => Promise<T>, doing: string): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (err instanceof KubeError) throw kubeErrorToKwave(err, doing);
+    throw err;
+  }
+}
+
+/** Nodes' zones for `order: spread-zones`; none when listing nodes is forbidden. */
+async function readZones(cluster: Cluster): Promise<Map<string, string>> {
+  try {
+    return zonesOf(await cluster.listNodes());
+  } catch (err) {
+    if (isForbidden(err)) return new Map();
+    throw err;
+  }
+}
+
+/** Why the run must not start, from the selection's error-level problems; undefined if it may. */
+function refusalOf(selection: FleetSelection, force: boolean): string | undefined {
+  const errors = selection.problems.filter((p) => p.severity === 'error' && !(force && p.kind === 'other-revision'));
+  if (errors.length === 0) return undefined;
+  const shown = errors.slice(0, 10).map((p) => `  - ${p.message}`);
+  if (errors.length > 10) shown.push(`  … and ${errors.length - 10} more (kwave plan lists them all)`);
+  return `refusing to run:\n${shown.join('\n')}`;
+}
+
+/**
+ * `--force`: pods that another revision of this plan left mid-flight are rolled back by that
+ * revision's own flow (back to their recorded images, gate reopened) before this revision starts.
+ */
+async function settleOtherRevisions(plan: Plan, cluster: Cluster, cache: PodCache, selection: FleetSelection, sink: EventSink): Promise<void> {
+  const stuck = selection.problems.filter((p) => p.kind === 'other-revision' && p.pod);
+  for (const problem of stuck) {
+    const [namespace, name] = problem.pod!.split('/') as [string, string];
+    const pod = cache.get(namespace, name);
+    const revision = problem.revision;
+    if (!pod || !revision) continue;
+    const outcome = await runPodFlow(
+      { namespace, name },
+      {
+        plan: plan.name,
+        revision,
+        wave: 0,
+        direction: 'rollback',
+        containers: [],
+        gate: plan.readinessGate,
+        drainMs: plan.strategy.drainMs,
+        podTimeoutMs: plan.strategy.podTimeoutMs,
+        minReadyMs: plan.strategy.minReadyMs,
+      },
+      { writer: cluster, reader: cache, now: Date.now },
+    );
+    sink({ time: new Date().toISOString(), plan: plan.name, event: 'pod-end', wave: 0, pod: problem.pod!, result: outcome.kind === 'done' ? 'rolled-back' : outcome.kind === 'skipped' ? 'skipped' : 'failed', message: `--force: revision ${revision}: ${outcome.message}`, durationMs: 0 });
+  }
+}

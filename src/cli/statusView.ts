@@ -1,0 +1,134 @@
+// What `kwave status` shows, as text or as one JSON object. Pure: record, lease and the clock in,
+// a string out; the command does the reading and the printing.
+import type { RolloutRecord, Waiting } from '../rollout/record.js';
+import { describeHolder, type LeaseView } from '../rollout/runLock.js';
+
+export interface StatusInput {
+  record: RolloutRecord;
+  /** Where the record lives. */
+  namespace: string;
+  /** The plan's lease; undefined when there is none. */
+  lock?: LeaseView;
+  /** The plan file as the user named it, for the commands we suggest. */
+  planFile?: string;
+  now: Date;
+}
+
+/** `45s`, `3m05s`, `2h07m`, `3d04h`: short, and precise where it matters. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
+}
+
+const pods = (n: number): string => `${n} pod${n === 1 ? '' : 's'}`;
+const since = (iso: string, now: Date): number => now.getTime() - Date.parse(iso);
+const ago = (iso: string, now: Date): string => `${formatDuration(since(iso, now))} ago`;
+
+const TERMINAL = new Set(['Completed', 'Partial', 'RolledBack', 'Halted']);
+
+function waitLine(w: Waiting, r: RolloutRecord, input: StatusInput): string {
+  const gate = w.gate ? ` (gate ${w.gate})` : '';
+  const left = w.until ? formatDuration(Date.parse(w.until) - input.now.getTime()) : undefined;
+  switch (w.kind) {
+    case 'pause':
+      return `paused after wave ${w.wave}${gate}: ${left} left (until ${w.until})`;
+    case 'window':
+      return `waiting for the window before wave ${w.wave}: opens in ${left} (at ${w.until})`;
+    case 'approval': {
+      const next = w.wave + 1 <= r.waves ? ` before wave ${w.wave + 1}` : '';
+      return `waiting for approval of wave ${w.wave}${gate}${next} for ${formatDuration(since(w.since, input.now))}: run \`kwave approve ${input.planFile ?? r.plan} --wave ${w.wave}\``;
+    }
+  }
+}
+
+/** Left-aligned columns, two spaces apart, each row indented. */
+function table(rows: string[][], indent = '  '): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+/** The status as lines of text for a person. */
+export function renderStatus(input: StatusInput): string {
+  const { record: r, now } = input;
+  const c = r.counts;
+  const lines: string[] = [];
+  lines.push(`plan ${r.plan} (revision ${r.revision}, ${r.direction}) in namespace ${input.namespace}: ${r.phase}`);
+  const waveText = r.wave === 0 ? `wave 0 of ${r.waves} (not started)` : `wave ${r.wave} of ${r.waves}`;
+  const timing = r.endedAt
+    ? `started ${ago(r.startedAt, now)}, ended ${ago(r.endedAt, now)} after ${formatDuration(Date.parse(r.endedAt) - Date.parse(r.startedAt))}`
+    : `started ${ago(r.startedAt, now)}, updated ${ago(r.updatedAt, now)}`;
+  lines.push(`${waveText} · ${timing}`);
+  const deferred = r.deferred > 0 ? `, ${r.deferred} left for a later plan` : '';
+  lines.push(
+    `pods: ${c.upgraded} ${r.direction === 'rollback' ? 'reverted' : 'upgraded'}, ${c.in_progress} in progress, ${c.pending} pending, ` +
+      `${c.failed} failed, ${c.skipped} skipped, ${c.vanished} vanished (${r.selected} selected${deferred})`,
+  );
+  if (r.rollback) lines.push(`rollback (${r.rollback.scope}): ${r.rollback.done} of ${r.rollback.pods} reverted, ${r.rollback.failed} failed`);
+  if (r.waiting) lines.push(waitLine(r.waiting, r, input));
+  if (r.message) lines.push(`${TERMINAL.has(r.phase) || r.phase === 'Paused' ? 'result' : 'note'}: ${r.message}`);
+
+  if (r.inFlight.length > 0) {
+    lines.push(`in flight (${r.inFlight.length}):`);
+    lines.push(...table(r.inFlight.map((p) => [p.pod, `wave ${p.wave}`, p.step, `${formatDuration(since(p.since, now))}`])));
+  }
+  if (r.failures.length > 0) {
+    const shown = r.failuresTotal > r.failures.length ? `${r.failures.length} latest of ${r.failuresTotal}` : String(r.failures.length);
+    lines.push(`failures (${shown}):`);
+    lines.push(...table(r.failures.map((f) => [f.pod, `wave ${f.wave}`, f.reason, f.message])));
+  }
+  if (r.gates.length > 0) {
+    lines.push('gates:');
+    lines.push(...table(r.gates.map((g) => [`after wave ${g.wave}`, g.gate, g.result, g.message])));
+  }
+  const approvals = Object.entries(r.approvals).sort(([a], [b]) => Number(a) - Number(b));
+  if (approvals.length > 0) {
+    lines.push('approvals:');
+    lines.push(...table(approvals.map(([wave, a]) => [`wave ${wave}`, `by ${a.by}`, `${ago(a.at, now)}`])));
+  }
+  if (r.waveSummaries.length > 0) {
+    lines.push('waves:');
+    lines.push(
+      ...table(
+        r.waveSummaries.map((s) => [
+          `wave ${s.wave}`,
+          pods(s.pods),
+          `${s.upgraded} upgraded`,
+          `${s.failed} failed`,
+          `${s.vanished} vanished`,
+          s.durationMs === undefined ? '-' : formatDuration(s.durationMs),
+        ]),
+      ),
+    );
+  }
+  lines.push(`lock: ${lockLine(input.lock, now)}`);
+  const recent = r.history.slice(-5);
+  if (recent.length > 0) {
+    lines.push('recent:');
+    lines.push(...table(recent.map((h) => [h.time, h.message])));
+  }
+  return lines.join('\n');
+}
+
+function lockLine(lock: LeaseView | undefined, now: Date): string {
+  if (!lock || !lock.holder) return 'free (no runner)';
+  return lock.expired ? `free: ${describeHolder(lock, now)}` : `held by ${describeHolder(lock, now)}`;
+}
+
+/** `-o json`: the record, with where it lives and who holds the lock. */
+export function statusJson(input: StatusInput): Record<string, unknown> {
+  const lock = input.lock?.holder
+    ? {
+        holder: input.lock.holder,
+        renewedAt: input.lock.renewedAt?.toISOString(),
+        durationSeconds: input.lock.durationSeconds,
+        expired: input.lock.expired,
+      }
+    : null;
+  return { ...input.record, namespace: input.namespace, lock };
+}

@@ -1,0 +1,170 @@
+// Follows one ConfigMap (the rollout record) as it changes: GET it, then WATCH from its
+// resourceVersion with `fieldSelector=metadata.name=NAME`, and start over whenever the stream
+// ends (server timeout, dropped connection, 410 Expired). Each state is handed to `onChange`
+// once the server has it; a missing ConfigMap is `undefined`. No polling: between changes the
+// only traffic is the open watch.
+//
+// Lives beside cluster.ts (which owns typed requests) because client-node's `Watch` needs a raw
+// path; requests are still counted on the Cluster's RequestCounter.
+import { Watch, type V1ConfigMap } from '@kubernetes/client-node';
+import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import type { Cluster } from './cluster.js';
+import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, realSleep, type Sleep } from './retry.js';
+
+export interface ConfigMapWatchOptions {
+  /** Stops the watch; `watchConfigMap`'s promise then resolves. */
+  signal: AbortSignal;
+  /** Server-side timeout of one watch stream (seconds); the loop reopens it. Default 300. */
+  timeoutSeconds?: number;
+  /** Called when a request fails; the loop retries with back-off. */
+  onError?: (err: KubeError) => void;
+  sleep?: Sleep;
+}
+
+type ConfigMapApi = Pick<Cluster, 'getConfigMap' | 'kubeConfig' | 'requests'>;
+
+/** `/api/v1/namespaces/NS/configmaps` for the Watch. */
+function configMapsPath(namespace: string): string {
+  if (!namespace) throw new Error('configMapsPath: namespace must not be empty');
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps`;
+}
+
+type StreamEnd = { kind: 'closed' } | { kind: 'expired' } | { kind: 'error'; error: KubeError };
+
+/**
+ * Calls `onChange` with the ConfigMap's current state, then with every later state, until
+ * `signal` aborts. The promise resolves after the abort; it never rejects (errors go to
+ * `onError` and are retried with back-off). A state (by resourceVersion) is reported once,
+ * even when a reconnect reads it again.
+ */
+export async function watchConfigMap(
+  cluster: ConfigMapApi,
+  namespace: string,
+  name: string,
+  onChange: (cm: V1ConfigMap | undefined) => void,
+  options: ConfigMapWatchOptions,
+): Promise<void> {
+  const { signal } = options;
+  const sleep = options.sleep ?? realSleep;
+  const watcher = new Watch(cluster.kubeConfig);
+  let failures = 0;
+  let lastSeen: string | undefined;
+  const report = (cm: V1ConfigMap | undefined) => {
+    // A reconnect re-reads the state already reported: pass on only what is new.
+    const key = cm ? `rv:${cm.metadata?.resourceVersion ?? ''}` : 'absent';
+    if (key === lastSeen) return;
+    lastSeen = key;
+    onChange(cm);
+  };
+
+  // After a clean end (the server's timeout) the next stream starts from the last version seen;
+  // after an error or 410 the ConfigMap is read again first.
+  let from: string | undefined;
+  let needRead = true;
+  while (!signal.aborted) {
+    if (needRead) {
+      try {
+        const cm = await getOrUndefined(cluster, namespace, name);
+        report(cm);
+        from = cm?.metadata?.resourceVersion;
+        needRead = false;
+      } catch (err) {
+        if (signal.aborted) break;
+        options.onError?.(toKubeError(err));
+        await sleep(backoffDelay(++failures, DEFAULT_RETRY_POLICY, Math.random), signal);
+        continue;
+      }
+    }
+    const seen = (rv: string) => (from = rv);
+    const opened = Date.now();
+    const end = await stream(watcher, cluster, namespace, name, from, options.timeoutSeconds ?? 300, report, seen, signal);
+    if (signal.aborted) break;
+    if (end.kind === 'closed') {
+      // A stream that ends at once, again and again, must not become a busy loop.
+      if (Date.now() - opened < 1000) await sleep(backoffDelay(++failures, DEFAULT_RETRY_POLICY, Math.random), signal);
+      else failures = 0;
+      continue;
+    }
+    needRead = true;
+    if (end.kind === 'error') {
+      options.onError?.(end.error);
+      await sleep(backoffDelay(++failures, DEFAULT_RETRY_POLICY, Math.random), signal);
+    }
+  }
+}
+
+async function getOrUndefined(cluster: ConfigMapApi, namespace: string, name: string): Promise<V1ConfigMap | undefined> {
+  try {
+    return await cluster.getConfigMap(namespace, name);
+  } catch (err) {
+    if (err instanceof KubeError && err.code === 404) return undefined;
+    throw err;
+  }
+}
+
+/** One watch stream, from `resourceVersion` (or the start, with synthetic ADDED) to its end. */
+function stream(
+  watcher: Watch,
+  cluster: ConfigMapApi,
+  namespace: string,
+  name: string,
+  resourceVersion: string | undefined,
+  timeoutSeconds: number,
+  report: (cm: V1ConfigMap | undefined) => void,
+  seen: (resourceVersion: string) => void,
+  signal: AbortSignal,
+): Promise<StreamEnd> {
+  return new Promise<StreamEnd>((resolve) => {
+    let settled = false;
+    let expired = false;
+    let controller: AbortController | undefined;
+    const finish = (end: StreamEnd) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      controller?.abort();
+      resolve(end);
+    };
+    const onAbort = () => finish({ kind: 'closed' });
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const params = {
+      fieldSelector: `metadata.name=${name}`,
+      resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds,
+    };
+    const onEvent = (type: string, object: unknown) => {
+      if (settled) return;
+      const rv = (object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
+      if (type !== 'ERROR' && typeof rv === 'string') seen(rv);
+      // Decoded to the shape typed calls return, so a watched object can be written back as is.
+      if (type === 'ADDED' || type === 'MODIFIED') report(ObjectSerializer.deserialize(object, 'V1ConfigMap', '') as V1ConfigMap);
+      else if (type === 'DELETED') report(undefined);
+      else if (type === 'ERROR') {
+        const code = (object as { code?: unknown } | undefined)?.code;
+        if (code === 410) {
+          expired = true;
+          finish({ kind: 'expired' });
+        } else finish({ kind: 'error', error: kubeErrorFromResponse(typeof code === 'number' ? code : 500, object) });
+      }
+    };
+    const onDone = (err: unknown) => {
+      if (expired || !err) finish({ kind: 'closed' });
+      else finish({ kind: 'error', error: toKubeError(err) });
+    };
+    watcher.watch(configMapsPath(namespace), params, onEvent, onDone).then(
+      (c) => {
+        controller = c;
+        cluster.requests.record('watch', 'configmaps', 200);
+        if (settled) c.abort();
+      },
+      (err: unknown) => {
+        const e = toKubeError(err);
+        cluster.requests.record('watch', 'configmaps', e.code || 'error');
+        finish({ kind: 'error', error: e });
+      },
+    );
+  });
+}

@@ -1,0 +1,167 @@
+// The run lock (the plan's Lease next to its record): acquire, refuse naming the holder, take
+// over an expired lease, renew with the resourceVersion guard, notice a takeover, release.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Lease } from '@kubernetes/client-node';
+import { KubeError } from '../../../src/cluster/kubeError.js';
+import { KwaveError } from '../../../src/errors.js';
+import { RunLock, describeHolder, holderGone, leaseView, type LeaseApi, type LockTimers } from '../../../src/rollout/runLock.js';
+
+class FakeLeases {
+  lease: V1Lease | undefined;
+  rv = 0;
+  updates = 0;
+  private put(body: V1Lease): V1Lease {
+    // Stored as JSON, as a server sees it: times as the strings the client serialised.
+    this.lease = JSON.parse(JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } })) as V1Lease;
+    return JSON.parse(JSON.stringify(this.lease)) as V1Lease;
+  }
+  api(): LeaseApi {
+    return {
+      getLease: async () => {
+        if (!this.lease) throw new KubeError(404, 'NotFound', 'not found');
+        return JSON.parse(JSON.stringify(this.lease)) as V1Lease;
+      },
+      createLease: async (_ns, body) => {
+        if (this.lease) throw new KubeError(409, 'AlreadyExists', 'leases.coordination.k8s.io "kwave-web" already exists');
+        return this.put(body);
+      },
+      updateLease: async (_ns, body) => {
+        this.updates++;
+        if (!body.metadata?.resourceVersion) throw new KubeError(422, 'Invalid', 'metadata.resourceVersion: must be specified for an update');
+        if (body.metadata.resourceVersion !== this.lease?.metadata?.resourceVersion) throw new KubeError(409, 'Conflict', 'modified');
+        return this.put(body);
+      },
+    };
+  }
+}
+
+class Clock implements LockTimers {
+  t = Date.parse('2025-03-01T10:00:00.000Z');
+  intervals: { fn: () => void; ms: number; id: number }[] = [];
+  now = () => new Date(this.t);
+  setInterval = (fn: () => void, ms: number) => {
+    const id = this.intervals.length + 1;
+    this.intervals.push({ fn, ms, id });
+    return id;
+  };
+  clearInterval = (h: unknown) => {
+    this.intervals = this.intervals.filter((i) => i.id !== h);
+  };
+  async tick(ms: number) {
+    this.t += ms;
+    for (const i of this.intervals) i.fn();
+    await new Promise<void>((r) => setImmediate(r));
+  }
+}
+
+function lock(server: FakeLeases, clock: Clock, identity: string, onLost?: (m: string) => void) {
+  return new RunLock(server.api(), { namespace: 'ns', plan: 'web', identity, durationSeconds: 15, timers: clock, onLost });
+}
+
+describe('RunLock', () => {
+  test('acquire creates the lease with holder, duration and microsecond times', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const a = lock(server, clock, 'alice@h pid 1');
+    await a.acquire();
+    assert.equal(a.held, true);
+    assert.equal(server.lease?.spec?.holderIdentity, 'alice@h pid 1');
+    assert.equal(server.lease?.spec?.leaseDurationSeconds, 15);
+    assert.equal(server.lease?.spec?.leaseTransitions, 0);
+    assert.match(JSON.stringify(server.lease?.spec?.renewTime), /"2025-03-01T10:00:00\.000000Z"/);
+    assert.equal(clock.intervals[0]?.ms, 5000, 'renews every third of the duration');
+  });
+
+  test('a second runner is refused with LOCKED (exit 2) naming the holder and the renewal', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    await lock(server, clock, 'alice@h pid 1').acquire();
+    clock.t += 3000;
+    const err = await lock(server, clock, 'bob@h pid 2').acquire().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof KwaveError);
+    assert.equal(err.code, 'LOCKED');
+    assert.equal(err.exitCode, 2);
+    assert.match(err.message, /alice@h pid 1/);
+    assert.match(err.message, /renewed 3s ago/);
+  });
+
+  test('an expired lease is taken over, counting a transition', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const a = lock(server, clock, 'alice@h pid 1');
+    await a.acquire();
+    clock.clearInterval(1); // alice's process died: no more renewals
+    clock.t += 16_000;
+    const b = lock(server, clock, 'bob@h pid 2');
+    await b.acquire();
+    assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2');
+    assert.equal(server.lease?.spec?.leaseTransitions, 1);
+  });
+
+  test('renewal carries the resourceVersion; a takeover is reported once through onLost', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    await a.acquire();
+    await clock.tick(5000);
+    assert.equal(server.updates, 1);
+    assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t);
+    // Someone else writes the lease (as after a long stall of ours).
+    server.lease = { ...server.lease!, spec: { ...server.lease!.spec, holderIdentity: 'bob' }, metadata: { ...server.lease!.metadata, resourceVersion: '99' } };
+    await clock.tick(5000);
+    await clock.tick(5000);
+    assert.equal(lost.length, 1);
+    assert.match(lost[0]!, /another runner took it over/);
+    assert.equal(a.held, false);
+    await a.release();
+    assert.equal(server.lease?.spec?.holderIdentity, 'bob', 'release leaves a lease we lost alone');
+  });
+
+  test('release clears the holder, so the next run needs not wait for expiry', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const a = lock(server, clock, 'alice@h pid 1');
+    await a.acquire();
+    await a.release();
+    assert.equal(server.lease?.spec?.holderIdentity, undefined);
+    assert.equal(clock.intervals.length, 0);
+    await lock(server, clock, 'bob@h pid 2').acquire();
+    assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2');
+  });
+});
+
+describe('holderGone', () => {
+  test('only a holder on this host whose pid no longer exists is gone', () => {
+    const alive = (pid: number) => pid === 42;
+    assert.equal(holderGone('alice@box pid 7', 'box', alive), true);
+    assert.equal(holderGone('alice@box pid 42', 'box', alive), false);
+    assert.equal(holderGone('alice@other pid 7', 'box', alive), false, 'another host cannot be checked');
+    assert.equal(holderGone('some-controller', 'box', alive), false);
+    assert.equal(holderGone(`me@box pid ${process.pid}`, 'box', () => false), false, 'never ourselves');
+  });
+
+  test('a lease of a killed runner on this host is taken over before it expires', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    await lock(server, clock, 'alice@box pid 7').acquire();
+    const b = new RunLock(server.api(), { namespace: 'ns', plan: 'web', identity: 'bob@box pid 8', timers: clock, holderGone: (id) => id === 'alice@box pid 7' });
+    await b.acquire();
+    assert.equal(server.lease?.spec?.holderIdentity, 'bob@box pid 8');
+    assert.equal(server.lease?.spec?.leaseTransitions, 1);
+  });
+});
+
+describe('leaseView', () => {
+  test('expiry is renewTime + leaseDurationSeconds', () => {
+    const lease: V1Lease = { spec: { holderIdentity: 'x', leaseDurationSeconds: 10, renewTime: '2025-03-01T10:00:00.000000Z' as never } };
+    assert.equal(leaseView(lease, new Date('2025-03-01T10:00:09Z')).expired, false);
+    assert.equal(leaseView(lease, new Date('2025-03-01T10:00:11Z')).expired, true);
+    assert.equal(leaseView({ spec: {} }, new Date()).free, true);
+    assert.match(describeHolder(leaseView(lease, new Date('2025-03-01T10:00:11Z')), new Date('2025-03-01T10:00:11Z')), /^x \(renewed 11s ago.*expired/);
+  });
+});
