@@ -16,7 +16,6 @@ export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForb
 export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
 export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';
 export { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, realSleep, retryDelay, withRetry, type RetryPolicy, type Sleep } from './retry.js';
-export { formatLabelSelector } from './labelSelector.js';
 export { compareResourceVersions, isKnownNewer, isKnownOlder } from './resourceVersion.js';
 export {
   conditionPatchBody,

@@ -4,7 +4,7 @@
 import { ExitCode, KwaveError } from '../errors.js';
 
 /** Connection-level failures: the request may or may not have reached the server. */
-const CONNECTION_CODES = new Set([
+export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',

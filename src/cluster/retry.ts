@@ -16,7 +16,7 @@
 // - ConfigMap/Lease updates carry resourceVersion (409 when already applied); a repeated create
 //   answers 409 AlreadyExists, which callers treat as "re-read";
 // - a repeated Event create at worst records the event twice.
-import type { KubeError } from './kubeError.js';
+import { CONNECTION_CODES, type KubeError } from './kubeError.js';
 
 export interface RetryPolicy {
   /** First back-off, before jitter. */
@@ -42,20 +42,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 const RETRYABLE_HTTP = new Set([429, 500, 502, 503, 504]);
 
 /** Reasons (for code 0) that mean "no usable response": worth another try. */
-const RETRYABLE_CONNECTION = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ESOCKETTIMEDOUT',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'ConnectionError',
-  'Timeout',
-]);
+const RETRYABLE_CONNECTION: ReadonlySet<string> = new Set([...CONNECTION_CODES, 'ConnectionError', 'Timeout']);
 
 /** True for errors that a later identical request may not meet: overload, server faults, dropped connections. */
 export function isRetryable(err: Pick<KubeError, 'code' | 'reason'>): boolean {

@@ -1,6 +1,7 @@
 // kwave's own Prometheus metrics (DESIGN.md, "Metrics"), on a registry of their own so that
 // embedding programs keep their global registry untouched. Methods are named for rollout events;
 // the executor calls them and never touches prom-client directly.
+import { FAILURE_REASONS } from '../inplace/completion.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
@@ -13,16 +14,7 @@ export type PodState = (typeof POD_STATES)[number];
  * Failure reasons set to zero for every wave up front, so that "failures per wave" has a series
  * to chart even in a clean run. Any other reason string is accepted too; it just appears on first use.
  */
-export const KNOWN_FAILURE_REASONS = [
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'InvalidImageName',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'DigestMismatch',
-  'Timeout',
-] as const;
+export const KNOWN_FAILURE_REASONS: readonly string[] = [...FAILURE_REASONS, 'DigestMismatch', 'Timeout'];
 
 export const ROLLBACK_RESULTS = ['succeeded', 'failed'] as const;
 export type RollbackResult = (typeof ROLLBACK_RESULTS)[number];

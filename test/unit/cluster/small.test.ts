@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatLabelSelector } from '../../../src/cluster/labelSelector.js';
 import { podsPath } from '../../../src/cluster/paths.js';
 import { RequestCounter, type RequestRecord } from '../../../src/cluster/requestCounter.js';
 import { compareResourceVersions, isKnownNewer, isKnownOlder } from '../../../src/cluster/resourceVersion.js';
@@ -9,29 +8,6 @@ describe('podsPath', () => {
   test('builds the namespaced collection path', () => assert.equal(podsPath('web'), '/api/v1/namespaces/web/pods'));
   test('escapes the namespace', () => assert.equal(podsPath('a/b?c'), '/api/v1/namespaces/a%2Fb%3Fc/pods'));
   test('refuses an empty namespace', () => assert.throws(() => podsPath('')));
-});
-
-describe('formatLabelSelector', () => {
-  test('matchLabels, sorted', () => assert.equal(formatLabelSelector({ matchLabels: { tier: 'front', app: 'web' } }), 'app=web,tier=front'));
-  test('every operator', () => {
-    assert.equal(
-      formatLabelSelector({
-        matchLabels: { app: 'web' },
-        matchExpressions: [
-          { key: 'zone', operator: 'In', values: ['b', 'a'] },
-          { key: 'track', operator: 'NotIn', values: ['canary'] },
-          { key: 'team', operator: 'Exists' },
-          { key: 'legacy', operator: 'DoesNotExist' },
-        ],
-      }),
-      'app=web,zone in (a,b),track notin (canary),team,!legacy',
-    );
-  });
-  test('empty selector matches everything', () => {
-    assert.equal(formatLabelSelector(undefined), '');
-    assert.equal(formatLabelSelector({}), '');
-  });
-  test('In without values is refused', () => assert.throws(() => formatLabelSelector({ matchExpressions: [{ key: 'k', operator: 'In', values: [] }] }), /needs at least one value/));
 });
 
 describe('resourceVersion ordering', () => {
