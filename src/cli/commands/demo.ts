@@ -25,7 +25,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   };
   const dir = await mkdtemp(join(tmpdir(), 'kwave-demo-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  say(`kwave demo: starting a simulated cluster (API server and kubelet, over HTTPS) with ${DEMO_PODS} pods running nginx:1.14.2`);
+  say(`kwave demo: a simulated cluster (API server + kubelet, HTTPS) with ${DEMO_PODS} pods on nginx:1.14.2`);
   const sim = await startSim({ pods: DEMO_PODS, kubeconfigOut: kubeconfig });
   const uidsBefore = new Map(pods(sim).map((p) => [p.metadata!.name!, p.metadata!.uid!]));
   let prometheus: PrometheusServer | undefined;
@@ -85,19 +85,19 @@ function proof(sim: Sim, uidsBefore: Map<string, string>, target: string, origin
     const info = sim.images.lookup(image);
     return info ? `${info.repository}@${info.servesDigest ?? info.digest}` : '';
   };
-  const short = (id: string) => id.replace(/(sha256:[0-9a-f]{12})[0-9a-f]+/, '$1…');
+  const short = (id: string) => id.replace(/^docker\.io\/library\//, '').replace(/(sha256:[0-9a-f]{12})[0-9a-f]+/, '$1…');
   const on = (id: string) => all.filter((p) => containerStatus(p, 'nginx')?.imageID === id);
   const onTarget = on(idOf(target));
   const onOriginal = on(idOf(original));
   const same = all.filter((p) => uidsBefore.get(p.metadata!.name!) === p.metadata!.uid).length;
-  const restarts = (list: V1Pod[]) => new Set(list.map((p) => containerStatus(p, 'nginx')?.restartCount ?? 0));
-  const lines = [`proof from the cluster: ${onTarget.length}/${all.length} pods report imageID ${short(idOf(target))} (${target})`];
+  const restarts = [...new Set(onTarget.map((p) => containerStatus(p, 'nginx')?.restartCount ?? 0))].join(', ');
+  const lines = [`proof: ${onTarget.length}/${all.length} pods run imageID ${short(idOf(target))} (${target})`];
   if (onOriginal.length > 0) {
     const back = onOriginal.filter((p) => (containerStatus(p, 'nginx')?.restartCount ?? 0) > 0).length;
-    lines.push(`                        ${onOriginal.length}/${all.length} run the original ${short(idOf(original))} (${original})${back ? `, ${back} of them after an in-place rollback` : ''}`);
+    lines.push(`       ${onOriginal.length}/${all.length} run ${short(idOf(original))} (${original})${back ? `, ${back} rolled back in place` : ''}`);
   }
-  if (onTarget.length > 0) lines.push(`                        restart counts of the upgraded pods: ${[...restarts(onTarget)].join(', ')} (one restart each: the kubelet replaced the container in place)`);
-  lines.push(`                        ${same}/${all.length} pods are the same pods as before (uid unchanged: nothing was recreated)`);
+  if (onTarget.length > 0) lines.push(`       container restarts of the upgraded pods: ${restarts} (replaced in place)`);
+  lines.push(`       ${same}/${all.length} pods are the same pods as before (uid unchanged, none recreated)`);
   return lines.join('\n');
 }
 
