@@ -140,19 +140,29 @@ class Rollout {
     return new Promise((resolve) => this.wakeups.push(resolve));
   }
 
-  private unreadyNotInFlight(): number {
+  /** Not-Ready selected pods not in flight, leaving out `candidate` (the pod about to start). */
+  private unreadyNotInFlight(candidate?: string): number {
     let n = 0;
-    for (const k of this.notReady) if (!this.inFlight.has(k)) n++;
+    for (const k of this.notReady) if (!this.inFlight.has(k) && k !== candidate) n++;
     return n;
   }
 
-  /** Waits until one more pod may start; false when the rollout stops first. */
-  private async acquire(wave: number): Promise<boolean> {
+  /**
+   * Waits until one more pod may start and counts `key` in flight; false when the rollout stops
+   * first. The slot is taken in the same turn as the check: waiters wake together, and a slot
+   * taken one await later would let each of them pass the same check (budget overshoot).
+   * A candidate already not Ready (left drained by a killed run, say) is not counted twice: its
+   * start adds no unavailable pod, and counting it would let drained pods block their own resume.
+   */
+  private async acquire(wave: number, key: string): Promise<boolean> {
     let reported = false;
     for (;;) {
       if (this.stopping) return false;
-      const req = { unreadyNotInFlight: this.unreadyNotInFlight(), inFlight: this.inFlight.size, budget: this.budget, concurrency: this.plan.strategy.concurrency };
-      if (canStart(req)) return true;
+      const req = { unreadyNotInFlight: this.unreadyNotInFlight(key), inFlight: this.inFlight.size, budget: this.budget, concurrency: this.plan.strategy.concurrency };
+      if (canStart(req)) {
+        this.inFlight.add(key);
+        return true;
+      }
       if (!reported && startBlocker(req) === 'budget') {
         reported = true;
         const holders = [...this.notReady].filter((k) => !this.inFlight.has(k)).slice(0, 5);
@@ -171,9 +181,8 @@ class Rollout {
     await Promise.all(
       pods.map((p) =>
         limit(async () => {
-          if (!(await this.acquire(wave))) return;
           const key = `${p.namespace}/${p.name}`;
-          this.inFlight.add(key);
+          if (!(await this.acquire(wave, key))) return;
           this.wake();
           const began = this.now();
           first ??= began;

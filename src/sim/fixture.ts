@@ -16,6 +16,8 @@ export interface FixtureNode {
   name: string;
   zone?: string;
   labels?: Record<string, string>;
+  /** Images this node's registry mirror lacks: pulls of them fail here only (a mirror not yet synced). */
+  missingImages?: string[];
 }
 
 export interface FixtureContainer {
@@ -193,6 +195,10 @@ function check(f: Fixture, raw: RawFixture): Problem[] {
   f.nodes.forEach((n, i) => {
     if (nodeNames.has(n.name)) problems.push({ path: ['nodes', i, 'name'], message: `node "${n.name}" is declared twice` });
     nodeNames.add(n.name);
+    (n.missingImages ?? []).forEach((image, j) => {
+      const ref = parseImageRef(image);
+      if ('error' in ref) problems.push({ path: ['nodes', i, 'missingImages', j], message: `image "${image}": ${ref.error}` });
+    });
   });
   if (raw.images) {
     for (const name of Object.keys(raw.images)) {

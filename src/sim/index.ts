@@ -101,6 +101,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
     seed: options.seed ?? fixture.seed ?? 1,
     maxEvents: options.maxEvents,
+    missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),
   });
   // Started first, the kubelet and the scheduler see the world's pods as they are created and
   // need no sweep over them.

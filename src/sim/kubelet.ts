@@ -32,6 +32,11 @@ export interface KubeletOptions {
   maxEvents?: number;
   /** Called with an unexpected error from a reconcile (a bug); default: rethrown asynchronously. */
   onError?: (err: unknown) => void;
+  /**
+   * Per node name, images its registry mirror lacks (any spelling of the reference): pulls of
+   * them fail on that node as for an unknown tag; other nodes pull them fine.
+   */
+  missingImages?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The parts of a container spec the kubelet reads. */
@@ -116,6 +121,8 @@ export class Kubelet {
   private readonly nodeImages = new Map<string, Set<string>>();
   /** Nodes whose kubelet has lost contact (the NotReady fault). */
   private readonly nodesDown = new Set<string>();
+  /** Per node, normalised names of the images its registry mirror lacks. */
+  private readonly missingImages = new Map<string, Set<string>>();
 
   private dirty = new Set<string>();
   private flushScheduled: NodeJS.Immediate | undefined;
@@ -131,6 +138,10 @@ export class Kubelet {
     this.time = new SimTime(options.timeScale ?? 1, this.timing.jitter, this.random);
     this.clock = options.clock ?? realClock;
     this.events = new EventRecorder(this.store, () => this.clock.now(), options.maxEvents);
+    for (const [node, images] of Object.entries(options.missingImages ?? {})) {
+      const names = images.map((i) => parseImageRef(i)).filter((r): r is ImageRef => !('error' in r)).map((r) => r.fullName);
+      this.missingImages.set(node, new Set(names));
+    }
     this.onError =
       options.onError ??
       ((err) =>
@@ -423,7 +434,7 @@ export class Kubelet {
     const ms = this.time.step(info?.pullMs ?? this.timing.pullMs);
     this.event(rt, c, 'Normal', 'Pulling', `Pulling image "${image}"`);
     this.after(rt, c, ms, () => {
-      if (!info || info.pullFails) {
+      if (!info || info.pullFails || this.missingImages.get(rt.node)?.has(info.fullName)) {
         this.pullFailed(rt, c, ref);
         return;
       }
