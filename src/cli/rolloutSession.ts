@@ -79,7 +79,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     let server: MetricsServer | undefined;
     if (address) {
       server = await startMetricsServer(metrics, address);
-      options.onMetricsUrl?.(server.url);
+      if (options.onMetricsUrl) options.onMetricsUrl(server.url);
+      // Port 0 lets the OS pick: say which one, or nobody could scrape it.
+      else if (address.port === 0) io.stderr.write(`kwave: serving metrics on ${server.url}\n`);
       closers.push(() => server?.close({ lingerMs: options.metricsLingerMs ?? 10_000, signal: abort.signal }));
     }
     const pushUrl = common.pushgateway ?? plan.metrics.pushgateway;

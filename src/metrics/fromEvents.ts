@@ -5,6 +5,10 @@ import type { KwaveMetrics, PodState } from './registry.js';
 
 export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[]): EventSink {
   const counts: Record<PodState, number> = { pending: 0, in_progress: 0, upgraded: 0, failed: 0, skipped: 0, vanished: 0 };
+  // A rollback after a halted upgrade puts upgraded pods back among those still to do; pods whose
+  // upgrade failed stay counted as failed.
+  const failedHere = new Set<string>();
+  let upgrading = false;
   let rollingBack = false;
   const move = (from: PodState, to: PodState) => {
     counts[from] = Math.max(0, counts[from] - 1);
@@ -13,7 +17,8 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[])
   return (e: RolloutEvent) => {
     switch (e.event) {
       case 'rollout-start':
-        rollingBack = e.direction === 'rollback';
+        upgrading = e.direction === 'upgrade';
+        rollingBack = !upgrading;
         metrics.declareWaves(e.waves);
         metrics.declareGates(gateNames);
         metrics.setPhase('Progressing');
@@ -32,8 +37,10 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[])
         break;
       case 'pod-end':
         if (rollingBack) {
-          if (e.result === 'rolled-back') metrics.podRolledBack('succeeded');
-          else if (e.result === 'failed') metrics.podRolledBack('failed');
+          if (e.result === 'rolled-back') {
+            metrics.podRolledBack('succeeded');
+            if (upgrading && !failedHere.has(e.pod)) move('upgraded', 'pending');
+          } else if (e.result === 'failed') metrics.podRolledBack('failed');
           break;
         }
         if (e.result === 'upgraded') {
@@ -42,6 +49,7 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[])
         } else if (e.result === 'failed' || e.result === 'refused' || e.result === 'foreign') {
           metrics.podUpgradeFailed(e.wave, e.reason ?? e.result);
           move('in_progress', 'failed');
+          failedHere.add(e.pod);
         } else if (e.result === 'vanished') move('in_progress', 'vanished');
         else if (e.result === 'skipped') move('in_progress', 'skipped');
         else move('in_progress', 'pending'); // aborted: still to do

@@ -20,6 +20,8 @@ export function pushGroupUrl(gatewayUrl: string, plan: string): string {
 
 export class MetricsPusher {
   private readonly gateway: Pushgateway<RegistryContentType>;
+  /** The last push asked for; the next one starts when it has settled. */
+  private queue: Promise<unknown> = Promise.resolve();
   readonly url: string;
 
   constructor(
@@ -33,9 +35,16 @@ export class MetricsPusher {
 
   /**
    * POSTs the current values (pushAdd: replaces same-named metrics in the group, keeps others).
-   * Resolves with the outcome; never rejects.
+   * Resolves with the outcome; never rejects. Pushes go one after another, each taking the values
+   * of its turn: a wave-end push still in flight must not land after (and undo) the final one.
    */
-  async push(): Promise<PushResult> {
+  push(): Promise<PushResult> {
+    const turn = this.queue.then(() => this.send());
+    this.queue = turn;
+    return turn;
+  }
+
+  private async send(): Promise<PushResult> {
     try {
       await this.gateway.pushAdd({ jobName: PUSH_JOB, groupings: { plan: this.metrics.plan } });
       return { ok: true, url: this.url };

@@ -1,0 +1,175 @@
+// A real `kwave run` (the built CLI) against the simulated cluster while a real Prometheus scrapes
+// kwave's --metrics-address and the simulator's app metrics. Then: the upgrades Prometheus stored
+// are the pods upgraded, its last scrape saw phase Completed (the linger waited for it), and every
+// query of every panel of grafana/kwave-dashboard.json returns data over the run.
+// The plan has a Prometheus gate after wave 1, so the gate panel has a real check to show.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { freePort, sampleCount, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { allPanels, errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, readDashboard, single, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
+
+const PLAN = 'dash-run';
+const PODS = 8;
+const dashboard = readDashboard();
+
+function planYaml(prometheus: string, instance: string): string {
+  return `apiVersion: kwave.dev/v1alpha1
+kind: RolloutPlan
+metadata:
+  name: ${PLAN}
+spec:
+  target:
+    namespace: default
+    selector:
+      matchLabels: { app: demo }
+  update:
+    containers:
+      - { name: nginx, image: "nginx:1.25.3" }
+  strategy:
+    waves: [1, "50%", "100%"]
+    concurrency: 2
+    maxUnavailable: 2
+  gates:
+    - name: error-rate
+      afterWaves: [1]
+      prometheus:
+        address: ${prometheus}
+        query: ${JSON.stringify(errorRateQuery(instance))}
+        successCondition: result < 0.01
+        failureCondition: result >= 0.05
+        initialDelay: 1s
+        interval: 1s
+        count: 2
+`;
+}
+
+describe('dashboard structure', () => {
+  test('is importable: schemaVersion, a DS_PROMETHEUS input, a plan variable', () => {
+    assert.ok(dashboard.schemaVersion >= 36 && dashboard.schemaVersion <= 41, `schemaVersion ${dashboard.schemaVersion}`);
+    assert.deepEqual(
+      dashboard.__inputs.map((i) => [i.name, i.pluginId]),
+      [['DS_PROMETHEUS', 'prometheus']],
+    );
+    const plan = dashboard.templating.list.find((v) => v.name === 'plan');
+    assert.ok(plan, 'a "plan" template variable');
+    assert.equal(plan.definition, 'label_values(kwave_rollout_phase, plan)');
+    assert.equal(dashboard.id, null);
+    assert.equal(typeof dashboard.uid, 'string');
+  });
+
+  test('every panel uses the input datasource, has a unique id, a place, and filters by plan', () => {
+    const panels = allPanels(dashboard.panels);
+    assert.ok(panels.length >= 10);
+    assert.equal(new Set(panels.map((p) => p.id)).size, panels.length);
+    for (const p of panels) {
+      assert.equal(p.datasource?.uid, '${DS_PROMETHEUS}', p.title);
+      assert.ok(p.gridPos, p.title);
+      assert.ok((p.targets ?? []).length > 0, `${p.title} has queries`);
+      for (const t of p.targets ?? []) assert.match(t.expr, /plan="\$plan"/, `${p.title} ${t.refId} filters by plan`);
+    }
+  });
+
+  test('charts what DESIGN.md asks for', () => {
+    const exprs = allPanels(dashboard.panels)
+      .flatMap((p) => (p.targets ?? []).map((t) => t.expr))
+      .join('\n');
+    for (const metric of [
+      'kwave_rollout_phase',
+      'kwave_rollout_wave',
+      'kwave_rollout_waves',
+      'kwave_rollout_pods',
+      'kwave_pod_upgrades_completed_total',
+      'kwave_pod_upgrades_failed_total',
+      'kwave_pod_rollbacks_total',
+      'kwave_unavailable_pods',
+      'kwave_max_unavailable',
+      'kwave_pod_upgrade_duration_seconds_bucket',
+      'kwave_gate_checks_total',
+      'kwave_kube_requests_total',
+    ]) {
+      assert.ok(exprs.includes(metric), `a panel charts ${metric}`);
+    }
+  });
+});
+
+describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnless('prometheus') }, () => {
+  let world: World;
+  let prom: PrometheusServer;
+  let run: CliResult;
+  let startedAt: number;
+  let endedAt: number;
+  let before_: Map<string, string>;
+
+  before(async () => {
+    world = await startWorld({ pods: PODS });
+    before_ = world.imageIDs();
+    const kwavePort = await freePort();
+    prom = await startPrometheus({ targets: [world.appTarget, `127.0.0.1:${kwavePort}`] });
+    // The gate's rate() needs two scrapes of the app first.
+    await waitFor('app traffic in Prometheus', async () => (sampleCount(await prom.query('sum(rate(sim_http_requests_total[5s]))')) > 0 ? true : undefined));
+    const plan = await world.writePlan(PLAN, planYaml(prom.url, world.appTarget));
+    startedAt = Date.now() / 1000;
+    run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', `127.0.0.1:${kwavePort}`, '--metrics-linger', '20s']);
+    endedAt = Date.now() / 1000;
+  });
+
+  after(async () => {
+    await prom?.stop();
+    await world?.close();
+  });
+
+  test('the run completes and every pod reports the new image ID', () => {
+    assert.equal(run.code, 0, run.stderr);
+    const end = jsonEvents(run.stdout).find((e) => e.event === 'rollout-end');
+    assert.equal(end?.event === 'rollout-end' && end.phase, 'Completed');
+    const target = world.sim.images.lookup('nginx:1.25.3')!;
+    for (const [pod, id] of world.imageIDs()) {
+      assert.notEqual(id, before_.get(pod), pod);
+      assert.equal(id, `${target.repository}@${target.digest}`, pod);
+    }
+  });
+
+  test('the last scrape Prometheus took saw the final state: upgrades counted = pods upgraded, phase Completed', async () => {
+    const upgraded = jsonEvents(run.stdout).filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length;
+    assert.equal(upgraded, PODS);
+    // kwave has exited and its series are stale; last_over_time reads the last stored scrape.
+    assert.equal(await single(prom, `sum(last_over_time(kwave_pod_upgrades_completed_total{plan="${PLAN}"}[5m]))`), PODS);
+    const perWave = await instant(prom, `last_over_time(kwave_pod_upgrades_completed_total{plan="${PLAN}"}[5m])`);
+    assert.deepEqual(Object.fromEntries(perWave.map((s) => [s.labels.wave, s.value])), { 1: 1, 2: 3, 3: 4 });
+    const phases = await instant(prom, `last_over_time(kwave_rollout_phase{plan="${PLAN}"}[5m])`);
+    assert.deepEqual(Object.fromEntries(phases.map((s) => [s.labels.phase, s.value])), {
+      Pending: 0,
+      Progressing: 0,
+      Paused: 0,
+      Halted: 0,
+      Completed: 1,
+      Partial: 0,
+      RolledBack: 0,
+    });
+    assert.equal(await single(prom, `last_over_time(kwave_rollout_pods{plan="${PLAN}",state="upgraded"}[5m])`), PODS);
+    assert.equal(await single(prom, `last_over_time(kwave_gate_checks_total{plan="${PLAN}",gate="error-rate",result="passed"}[5m])`), 1);
+  });
+
+  test('the plan variable query finds the plan', async () => {
+    const res = await fetch(`${prom.url}/api/v1/label/plan/values?match[]=kwave_rollout_phase`);
+    const body = (await res.json()) as { data: string[] };
+    assert.deepEqual(body.data, [PLAN]);
+  });
+
+  test('every query of every panel returns data over the run (range queries, as Grafana makes them)', async () => {
+    const { empty, last } = await queryPanels(prom, PLAN, startedAt - 5, endedAt + 1);
+    assert.deepEqual(empty, []);
+    // What the stat panels show at the end (their last value): Completed (5 in the value mappings), wave 3 of 3, all pods at the target.
+    const lastOf = (key: string) => last.get(key)?.[0]?.value;
+    assert.equal(lastOf('Phase A'), 5);
+    assert.equal(allPanels(dashboard.panels).find((p) => p.title === 'Phase')?.fieldConfig?.defaults?.mappings?.[0]?.options['5']?.text, 'Completed');
+    assert.equal(lastOf('Wave A'), 3);
+    assert.equal(lastOf('Wave B'), 3);
+    assert.equal(lastOf('Pods at target A'), 1);
+    assert.deepEqual(last.get('Gate results A')?.map((s) => [s.labels.gate, s.labels.result, s.value]).sort(), [
+      ['error-rate', 'failed', 0],
+      ['error-rate', 'inconclusive', 0],
+      ['error-rate', 'passed', 1],
+    ]);
+  });
+});

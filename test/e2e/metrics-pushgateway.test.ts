@@ -1,0 +1,164 @@
+// `kwave run --pushgateway URL` (the built CLI) against the simulated cluster and a real
+// Pushgateway (Debian's prometheus-pushgateway): the series are pushed under job kwave, plan=NAME,
+// at the end of a wave (seen during the pause that follows it) and at exit (the final state).
+// A gateway that does not answer is reported and the rollout goes on.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MetricsPusher } from '../../src/metrics/push.js';
+import { KwaveMetrics } from '../../src/metrics/registry.js';
+import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
+import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
+
+const PLAN = 'pushed-plan';
+
+function planYaml(name: string): string {
+  return `apiVersion: kwave.dev/v1alpha1
+kind: RolloutPlan
+metadata:
+  name: ${name}
+spec:
+  target:
+    namespace: default
+    selector:
+      matchLabels: { app: demo }
+  update:
+    containers:
+      - { name: nginx, image: "nginx:1.25.3" }
+  strategy:
+    waves: [1, "100%"]
+    concurrency: 2
+  gates:
+    - name: soak
+      pause: 3s
+`;
+}
+
+/** Value of the pushed sample `metric` whose labels include all of `want`, from the gateway's /metrics. */
+function pushed(text: string, metric: string, want: Record<string, string>): number[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${metric}{`) && Object.entries(want).every(([k, v]) => l.includes(`${k}="${v}"`)))
+    .map((l) => Number(l.split(' ').pop()));
+}
+
+describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway') }, () => {
+  let gateway: Awaited<ReturnType<typeof startPushgateway>>;
+  let world: World;
+  let run: CliResult;
+  /** The group as seen during the pause after wave 1. */
+  let duringPause: string | undefined;
+  let unreachableRun: CliResult;
+  let deadGateway: string;
+  const worlds: World[] = [];
+
+  before(async () => {
+    gateway = await startPushgateway();
+    world = await startWorld({ pods: 3 });
+    const other = await startWorld({ pods: 2 });
+    worlds.push(world, other);
+    deadGateway = `http://127.0.0.1:${await freePort()}`;
+    const plan = await world.writePlan(PLAN, planYaml(PLAN));
+    const otherPlan = await other.writePlan('not-pushed', planYaml('not-pushed'));
+    const running = kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off', '--pushgateway', gateway.url]);
+    let done = false;
+    void running.finally(() => (done = true));
+    // Watch the gateway while the run goes: wave 1's push lands before the 3 s pause ends.
+    while (!done && duringPause === undefined) {
+      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      if (pushed(text, 'kwave_pod_upgrades_completed_total', { job: 'kwave', plan: PLAN, wave: '1' })[0] === 1) duringPause = text;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    [run, unreachableRun] = await Promise.all([
+      running,
+      kwaveCli(['run', otherPlan, '-o', 'json', '--kubeconfig', other.kubeconfig, '--metrics-address', '127.0.0.1:0', '--metrics-linger', '0s', '--pushgateway', deadGateway]),
+    ]);
+  });
+
+  after(async () => {
+    await gateway?.stop();
+    await Promise.all(worlds.map((w) => w.close()));
+  });
+
+  test('wave 1 pushed at its end: 1 upgrade, phase Progressing, wave 1 of 2', () => {
+    assert.ok(duringPause, 'the wave-end push was seen before the run ended');
+    const labels = { job: 'kwave', plan: PLAN };
+    assert.deepEqual(pushed(duringPause, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' }), [1]);
+    assert.deepEqual(pushed(duringPause, 'kwave_pod_upgrades_completed_total', { ...labels, wave: '2' }), [0]);
+    assert.deepEqual(pushed(duringPause, 'kwave_rollout_waves', labels), [2]);
+  });
+
+  test('after the run the group holds the final state under job kwave, plan=NAME', async () => {
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    const upgraded = jsonEvents(run.stdout).filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length;
+    assert.equal(upgraded, 3);
+    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    const labels = { job: 'kwave', plan: PLAN };
+    const completed = pushed(text, 'kwave_pod_upgrades_completed_total', labels);
+    assert.equal(completed.reduce((a, b) => a + b, 0), upgraded);
+    assert.deepEqual(pushed(text, 'kwave_rollout_phase', { ...labels, phase: 'Completed' }), [1]);
+    assert.deepEqual(pushed(text, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' }), [0]);
+    assert.deepEqual(pushed(text, 'kwave_rollout_pods', { ...labels, state: 'upgraded' }), [3]);
+    assert.ok(pushed(text, 'kwave_kube_requests_total', { ...labels, verb: 'patch', resource: 'pods' })[0]! >= 3);
+    assert.equal(pushed(text, 'push_time_seconds', labels).length, 1);
+    // Only that plan's group: the run that could not push left nothing.
+    assert.deepEqual(pushed(text, 'kwave_rollout_phase', { plan: 'not-pushed' }), []);
+  });
+
+  test('a gateway that does not answer is reported on stderr; the rollout completes', () => {
+    assert.equal(unreachableRun.code, 0, unreachableRun.stderr);
+    assert.match(unreachableRun.stderr, new RegExp(`kwave: pushing metrics to ${deadGateway}/metrics/job/kwave/plan/not-pushed failed: .*ECONNREFUSED`));
+    assert.equal(jsonEvents(unreachableRun.stdout).find((e) => e.event === 'rollout-end')?.event, 'rollout-end');
+  });
+
+  test('--metrics-address 127.0.0.1:0 reports the port the OS picked', () => {
+    assert.match(unreachableRun.stderr, /^kwave: serving metrics on http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/m);
+  });
+});
+
+describe('pushes in a row', () => {
+  test('go one at a time, so a slow wave-end push cannot land after the final one', async () => {
+    // A receiver that answers the first push late. Were pushes sent at once, they would overlap
+    // and could reach a gateway in any order; one at a time, the last one asked for lands last.
+    const received: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const server = createServer((req, res) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      let body = '';
+      req.setEncoding('utf8').on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        received.push(/kwave_rollout_phase\{plan="p",phase="(\w+)"\} 1/.exec(body)?.[1] ?? '');
+        setTimeout(
+          () => {
+            inFlight--;
+            res.writeHead(200).end();
+          },
+          received.length === 1 ? 300 : 0,
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const metrics = new KwaveMetrics({ plan: 'p', processMetrics: false });
+      const pusher = new MetricsPusher(metrics, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      metrics.setPhase('Progressing');
+      const pushes = [pusher.push(), pusher.push()];
+      metrics.setPhase('Completed');
+      pushes.push(pusher.push());
+      assert.deepEqual(
+        (await Promise.all(pushes)).map((r) => r.ok),
+        [true, true, true],
+      );
+      assert.equal(most, 1, 'never two pushes in flight');
+      assert.equal(received.length, 3);
+      assert.equal(received.at(-1), 'Completed');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
