@@ -4,7 +4,7 @@
 // the runner's and below; this file only assembles and tears down.
 import { ExitCode, KwaveError } from '../errors.js';
 import { connect, isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
-import { realSleep } from '../gates/index.js';
+import { gateAppliesAfterWave, realSleep } from '../gates/index.js';
 import { runPodFlow } from '../inplace/executor.js';
 import { metricsSink } from '../metrics/fromEvents.js';
 import { MetricsPusher } from '../metrics/push.js';
@@ -71,9 +71,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
   };
   const signalNames = options.signals ?? (['SIGINT', 'SIGTERM'] as NodeJS.Signals[]);
   for (const s of signalNames) process.on(s, onSignal);
-  closers.push(() => {
-    for (const s of signalNames) process.off(s, onSignal);
-  });
+  const lingerStop = new AbortController();
+  const endLinger = () => lingerStop.abort();
+  let ran = false;
 
   try {
     let server: MetricsServer | undefined;
@@ -82,8 +82,16 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       if (options.onMetricsUrl) options.onMetricsUrl(server.url);
       // Port 0 lets the OS pick: say which one, or nobody could scrape it.
       else if (address.port === 0) io.stderr.write(`kwave: serving metrics on ${server.url}\n`);
-      closers.push(() => server?.close({ lingerMs: options.metricsLingerMs ?? 10_000, signal: abort.signal }));
+      // Linger only after a rollout ran (a refused or locked run has nothing to be scraped for).
+      // Pushed here, this runs after the signal handlers are gone: a Ctrl-C then ends the wait.
+      closers.push(() => server?.close({ lingerMs: ran ? (options.metricsLingerMs ?? 10_000) : 0, signal: lingerStop.signal }));
     }
+    closers.push(() => {
+      for (const s of signalNames) {
+        process.off(s, onSignal);
+        process.once(s, endLinger);
+      }
+    });
     const pushUrl = common.pushgateway ?? plan.metrics.pushgateway;
     const pusher = pushUrl ? new MetricsPusher(metrics, pushUrl) : undefined;
     const push = async () => {
@@ -98,6 +106,17 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     await wrapKube(() => lock.acquire(), `taking the lease kwave-${plan.name} in namespace ${namespace}`);
     closers.push(() => lock.release().catch(() => undefined));
 
+    const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });
+    closers.push(() => cache.close());
+    await wrapKube(() => cache.synced, 'listing the selected pods');
+    const zones = await readZones(cluster);
+
+    // Refuse before touching the record: a refused run must not overwrite another revision's.
+    if (options.direction === 'upgrade') {
+      const refusal = refusalOf(selectFleet(plan, cache.list(), zones), options.force ?? false);
+      if (refusal) throw new KwaveError('REFUSED', refusal, ExitCode.BAD_INPUT);
+    }
+
     const records = new RecordStore(cluster, { namespace, plan: plan.name, onError: (err) => io.stderr.write(`kwave: saving the rollout record failed (will retry): ${err.message}\n`) });
     // Steps run in reverse: the last record state is written before the lease is released.
     closers.push(() => records.flush().catch(() => undefined).then(() => records.close()));
@@ -106,11 +125,6 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     if (previous && !previous.ok) io.stderr.write(`kwave: the rollout record kwave-${plan.name} is damaged (${previous.problem}); starting a new one\n`);
     const record = startRecord(prior, { plan: plan.name, revision: plan.revision, planText: plan.source.text, holder: identity, now: new Date().toISOString(), direction: options.direction });
     await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}`);
-
-    const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });
-    closers.push(() => cache.close());
-    await wrapKube(() => cache.synced, 'listing the selected pods');
-    const zones = await readZones(cluster);
 
     const sink: EventSink = fanOut(reporter.sink, metricsSink(metrics, plan.gates.map((g) => g.name)), (e) => {
       records.feed(e);
@@ -132,19 +146,20 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
           await records.waitForApproval(wave, signal ?? stop.signal);
         },
       },
-      gatesPassed: (wave) => plan.gates.every((g) => prior?.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed') ?? false),
+      // Only results of this revision count, and only for the gates due after that wave.
+      gatesPassed: (wave) =>
+        prior?.revision === plan.revision &&
+        plan.gates
+          .filter((g) => gateAppliesAfterWave(g, wave, prior.waves))
+          .every((g) => prior.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed')),
       onUnavailable: (unavailable, budget) => metrics.setUnavailable(unavailable, budget),
-      force: options.force ?? false,
     };
 
-    if (options.direction === 'upgrade') {
-      const selection = selectFleet(plan, cache.list(), zones);
-      const refusal = refusalOf(selection, options.force ?? false);
-      if (refusal) throw new KwaveError('REFUSED', refusal, ExitCode.BAD_INPUT);
-      if (options.force) await settleOtherRevisions(plan, cluster, cache, selection, sink);
-    }
+    ran = true;
+    if (options.direction === 'upgrade' && options.force) await settleOtherRevisions(plan, cluster, cache, selectFleet(plan, cache.list(), zones), sink);
     const result = options.direction === 'upgrade' ? await runRollout(plan, deps) : await rollbackRollout(plan, deps);
-    await records.flush();
+    // The rollout's outcome stands even if its last record write fails.
+    await records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record failed: ${err instanceof Error ? err.message : String(err)}\n`));
     await push();
     return result.exitCode;
   } catch (err) {
@@ -152,6 +167,10 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     throw err;
   } finally {
     await closeAll();
+    for (const s of signalNames) {
+      process.off(s, onSignal);
+      process.off(s, endLinger);
+    }
   }
 }
 

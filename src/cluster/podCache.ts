@@ -176,9 +176,8 @@ export class PodCache {
    * A fresh read (GET, not the cache) for decisions that must not rest on a stale copy; the
    * result also refreshes the cache. Undefined when the pod does not exist.
    *
-   * Note on the readiness gate: closing it needs no fresh read first. The close is a condition
-   * patch that is sent unconditionally (Cluster.patchPodCondition), never skipped because the
-   * cache says the gate is already False; its response is the fresh state.
+   * kwave uses it after a 409: its writes carry the resourceVersion they were decided on, so a
+   * write decided on a stale copy is refused, and the next decision rests on this fresh read.
    */
   async getFresh(namespace: string, name: string): Promise<V1Pod | undefined> {
     try {

@@ -100,9 +100,11 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
           ...(uid ? { uid } : {}),
           ...(deps.signal ? { signal: deps.signal } : {}),
         });
+        // Aborted: the signal fired or the cache closed; either way nothing will wake us again.
+        if (r === 'aborted') return { kind: 'aborted', message: 'stopped; run again to resume', writes };
         if (r === 'vanished') pod = undefined;
         else if (r === 'timeout') pod = deps.reader.get(namespace, name) ?? pod;
-        else if (r !== 'aborted') pod = r;
+        else pod = r;
         break;
       }
       case 'done':

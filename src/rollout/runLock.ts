@@ -183,6 +183,12 @@ export class RunLock {
     }
     this.lastRenew = now.getTime();
     this.renewer = this.timers.setInterval(() => {
+      // A renewal stuck in retries must not outlive the lease: past its duration without a
+      // successful renewal, another runner may take over, so stop now, not when the call returns.
+      if (this.timers.now().getTime() - this.lastRenew > this.durationSeconds * 1000) {
+        this.lose(`could not renew the lease ${this.options.namespace}/${this.name} within ${this.durationSeconds}s; another runner may take it over`);
+        return;
+      }
       this.renewal ??= this.renew().finally(() => (this.renewal = undefined));
     }, (this.durationSeconds * 1000) / 3);
   }

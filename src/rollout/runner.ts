@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Plan } from '../plan/types.js';
 import { runGate, gateAppliesAfterWave, type GateRun } from '../gates/index.js';
 import { runPodFlow, type PodOutcome, type PodReader, type PodWriter } from '../inplace/executor.js';
-import { isPodReady, podKey } from '../inplace/podView.js';
+import { conditionStatus, isPodReady, podKey } from '../inplace/podView.js';
 import { readState } from '../inplace/state.js';
 import { canStart, startBlocker, exceedsMaxFailed } from './budget.js';
 import type { EventSink, PodResult, RolloutEventBody, RolloutPhase, WaveSummary } from './events.js';
@@ -44,8 +44,6 @@ export interface RunnerDeps {
   gateMetrics?: { gateChecked(gate: string, result: 'passed' | 'failed' | 'inconclusive'): void };
   /** Gates of the wave before `wave` already passed in an earlier run (from the rollout record). */
   gatesPassed?: (wave: number) => boolean;
-  /** `--force`: take over pods another revision of this plan left mid-flight. */
-  force?: boolean;
   /** Told the not-Ready count (selected pods, in-flight ones included) whenever it may have changed. */
   onUnavailable?: (unavailable: number, budget: number) => void;
   /** Passed to gates (prometheus, webhook): fetch, env, file reads. */
@@ -105,11 +103,14 @@ class Rollout {
     this.deps.sink({ time: new Date(this.now()).toISOString(), plan: this.plan.name, ...body } as Parameters<EventSink>[0]);
   }
 
-  /** A rollback runs to its end whatever stopped the rollout; only a hard abort stops it. */
+  /** A rollback after a halt runs to its end whatever stopped the rollout; only a hard abort or a fatal error stops it. */
   private rollingBack = false;
+  private rollbackSet = new Set<string>();
+  /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
+  private fatal: unknown;
 
   private get stopping(): boolean {
-    if (this.deps.abort?.aborted) return true;
+    if (this.deps.abort?.aborted || this.fatal !== undefined) return true;
     return !this.rollingBack && (this.deps.stop.aborted || this.halted !== undefined);
   }
 
@@ -140,10 +141,13 @@ class Rollout {
     return new Promise((resolve) => this.wakeups.push(resolve));
   }
 
-  /** Not-Ready selected pods not in flight, leaving out `candidate` (the pod about to start). */
+  /**
+   * Not-Ready selected pods not in flight, leaving out `candidate` (the pod about to start) and
+   * the pods a rollback is about to revert (drained failures: reverting them frees, not takes, budget).
+   */
   private unreadyNotInFlight(candidate?: string): number {
     let n = 0;
-    for (const k of this.notReady) if (!this.inFlight.has(k) && k !== candidate) n++;
+    for (const k of this.notReady) if (!this.inFlight.has(k) && k !== candidate && !this.rollbackSet.has(k)) n++;
     return n;
   }
 
@@ -163,10 +167,19 @@ class Rollout {
         this.inFlight.add(key);
         return true;
       }
-      if (!reported && startBlocker(req) === 'budget') {
-        reported = true;
-        const holders = [...this.notReady].filter((k) => !this.inFlight.has(k)).slice(0, 5);
-        this.emit({ event: 'budget-wait', wave, unavailable: req.unreadyNotInFlight + req.inFlight, budget: this.budget, holders });
+      if (startBlocker(req) === 'budget') {
+        const holders = [...this.notReady].filter((k) => !this.inFlight.has(k) && k !== key);
+        // Failed pods keep their gate closed, so if only they hold the budget and nothing is in
+        // flight, nothing will ever free it: halt rather than wait forever.
+        const failed = new Set(this.tally.failed.map((f) => f.pod));
+        if (!this.rollingBack && this.inFlight.size === 0 && holders.length > 0 && holders.every((k) => failed.has(k))) {
+          this.halt(`the unavailability budget of ${this.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
+          return false;
+        }
+        if (!reported) {
+          reported = true;
+          this.emit({ event: 'budget-wait', wave, unavailable: req.unreadyNotInFlight + req.inFlight, budget: this.budget, holders: holders.slice(0, 5) });
+        }
       }
       await this.nextChange();
     }
@@ -214,6 +227,10 @@ class Rollout {
                 },
               },
             );
+          } catch (err) {
+            // Let the other flows reach a resumable point, then fail the run with this error.
+            this.fatal ??= err;
+            return;
           } finally {
             this.inFlight.delete(key);
             this.wake();
@@ -233,6 +250,7 @@ class Rollout {
         }),
       ),
     );
+    if (this.fatal !== undefined) throw this.fatal;
   }
 
   private count(outcome: PodOutcome, result: PodResult, key: string, summary: WaveSummary, direction: 'upgrade' | 'rollback'): void {
@@ -250,14 +268,18 @@ class Rollout {
         const maxFailed = this.maxFailed;
         if (!this.halted && exceedsMaxFailed(this.tally.failed.length, maxFailed)) {
           const list = this.tally.failed.map((f) => `${f.pod} (${f.reason})`).join(', ');
-          this.halted = {
-            reason: 'failures',
-            message: `${this.tally.failed.length} pod${this.tally.failed.length === 1 ? '' : 's'} failed, more than maxFailed ${maxFailed}: ${list}`,
-          };
-          this.emit({ event: 'halt', wave: this.currentWave, reason: 'failures', message: this.halted.message });
+          this.halt(`${this.tally.failed.length} pod${this.tally.failed.length === 1 ? '' : 's'} failed, more than maxFailed ${maxFailed}: ${list}`);
         }
       }
     }
+  }
+
+  /** Stops the rollout for failures: nothing new starts, pods in flight finish. */
+  private halt(message: string): void {
+    if (this.halted) return;
+    this.halted = { reason: 'failures', message };
+    this.emit({ event: 'halt', wave: this.currentWave, reason: 'failures', message });
+    this.wake();
   }
 
   // ---- the rollout ---------------------------------------------------------------------------
@@ -373,10 +395,13 @@ class Rollout {
     let exitCode: number;
     let message: string;
     if (this.halted) {
-      const rolledBack = await this.rollbackAfterHalt();
-      phase = rolledBack === 'all' ? 'RolledBack' : 'Halted';
+      const rollback = await this.rollbackAfterHalt();
+      const total = rollback?.summaries.reduce((n, w) => n + w.pods, 0) ?? 0;
+      const back = rollback?.summaries.reduce((n, w) => n + w.upgraded, 0) ?? 0;
+      phase = rollback?.scope === 'all' && back === total ? 'RolledBack' : 'Halted';
       exitCode = ExitCode.HALTED;
-      message = `halted: ${this.halted.message}${rolledBack ? `; rolled back ${rolledBack === 'all' ? 'every upgraded pod' : 'the failed pods'}` : ''}`;
+      const what = rollback?.scope === 'all' ? 'every upgraded pod' : 'the failed pods';
+      message = `halted: ${this.halted.message}${rollback ? (back === total ? `; rolled back ${what}` : `; rolled back ${back} of ${total} pods (${what})`) : ''}`;
     } else if (this.deps.stop.aborted || this.deps.abort?.aborted) {
       phase = 'Paused';
       exitCode = ExitCode.INTERRUPTED;
@@ -398,19 +423,32 @@ class Rollout {
     return { phase, exitCode, message, waves: this.summaries };
   }
 
-  /** Carries out `failurePolicy.rollback` after a halt; returns what was rolled back. */
-  private async rollbackAfterHalt(): Promise<'failed' | 'all' | undefined> {
+  /** Carries out `failurePolicy.rollback` after a halt; undefined when there was nothing to do. */
+  private async rollbackAfterHalt(): Promise<{ scope: 'failed' | 'all'; summaries: WaveSummary[] } | undefined> {
     const scope = this.plan.failurePolicy.rollback;
-    if (scope === 'none' || this.deps.abort?.aborted) return undefined;
+    if (scope === 'none' || this.deps.abort?.aborted || this.fatal !== undefined) return undefined;
     const failed = new Set(this.tally.failed.map((f) => f.pod));
-    const pods = this.upgradedByThisRevision().filter((p) => scope === 'all' || failed.has(`${p.namespace}/${p.name}`));
+    const upgraded = this.upgradedByThisRevision();
+    const pods = upgraded.filter((p) => scope === 'all' || failed.has(`${p.namespace}/${p.name}`));
+    // Failed before their image patch (a drain that never ended): no state on the pod, but their
+    // gate is closed; the rollback flow reopens it.
+    const known = new Set(upgraded.map((p) => `${p.namespace}/${p.name}`));
+    for (const key of failed) {
+      if (known.has(key)) continue;
+      const [namespace, name] = key.split('/') as [string, string];
+      const pod = this.deps.view.get(namespace, name);
+      if (pod) pods.push({ namespace, name, uid: pod.metadata?.uid ?? '', pod, wave: this.currentWave });
+    }
     if (pods.length === 0) return undefined;
     this.emit({ event: 'rollback-start', pods: pods.length, scope });
-    await this.rollbackPods(pods);
-    return scope;
+    return { scope, summaries: await this.rollbackPods(pods, { evenIfStopped: true }) };
   }
 
-  /** Pods carrying this revision's upgrade state, last wave first. */
+  /**
+   * Pods to revert, last wave first: those carrying this revision's upgrade state, and those a
+   * killed rollback left with the gate still closed. Pods whose rollback reopened the gate are
+   * done and left alone (reverting them again would count them twice).
+   */
   private upgradedByThisRevision(): (SelectedPod & { wave: number })[] {
     const out: (SelectedPod & { wave: number })[] = [];
     for (const pod of this.deps.view.list()) {
@@ -418,26 +456,34 @@ class Rollout {
       const md = pod.metadata;
       if (st.kind !== 'ok' || !md?.name || !md.namespace) continue;
       if (st.state.plan !== this.plan.name || st.state.revision !== this.plan.revision) continue;
+      if (st.state.direction === 'rollback' && conditionStatus(pod, this.plan.readinessGate.conditionType) === 'True') continue;
       if (!this.plan.target.namespaces.includes(md.namespace)) continue;
       out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: st.state.wave });
     }
     return out.sort((a, b) => b.wave - a.wave || `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   }
 
-  /** Rolls pods back wave by wave (last first), under the same budget and concurrency. */
-  private async rollbackPods(pods: (SelectedPod & { wave: number })[]): Promise<WaveSummary[]> {
+  /**
+   * Rolls pods back wave by wave (last first), under the same budget and concurrency. After a
+   * halt (`evenIfStopped`) it runs to its end whatever the first signal said: failed pods must
+   * not stay drained. `kwave rollback` itself stops on the first signal like a run.
+   */
+  private async rollbackPods(pods: (SelectedPod & { wave: number })[], options: { evenIfStopped: boolean }): Promise<WaveSummary[]> {
     const byWave = new Map<number, SelectedPod[]>();
     for (const p of pods) byWave.set(p.wave, [...(byWave.get(p.wave) ?? []), p]);
     const out: WaveSummary[] = [];
-    this.rollingBack = true;
+    this.rollingBack = options.evenIfStopped;
+    this.rollbackSet = new Set(pods.map((p) => `${p.namespace}/${p.name}`));
     try {
       for (const [wave, group] of byWave) {
+        if (this.stopping) break;
         const summary: WaveSummary = { wave, pods: group.length, upgraded: 0, failed: 0, vanished: 0 };
         await this.runPods(group, wave, 'rollback', summary);
         out.push(summary);
       }
     } finally {
       this.rollingBack = false;
+      this.rollbackSet = new Set();
     }
     return out;
   }
@@ -460,14 +506,18 @@ class Rollout {
         resumed: false,
       });
       this.emit({ event: 'rollback-start', pods: pods.length, scope: 'all' });
-      const summaries = await this.rollbackPods(pods);
+      const summaries = await this.rollbackPods(pods, { evenIfStopped: false });
       this.summaries.push(...summaries);
       const failed = summaries.reduce((n, s) => n + s.failed, 0);
       const done = summaries.reduce((n, s) => n + s.upgraded, 0);
-      const interrupted = this.deps.abort?.aborted ?? false;
+      const interrupted = (this.deps.stop.aborted || this.deps.abort?.aborted) ?? false;
       const phase: RolloutPhase = interrupted ? 'Paused' : failed > 0 ? 'Halted' : 'RolledBack';
       const exitCode = interrupted ? ExitCode.INTERRUPTED : failed > 0 ? ExitCode.HALTED : ExitCode.OK;
-      const message = failed > 0 ? `rollback: ${done} pods rolled back, ${failed} failed` : `rolled back ${done} pods`;
+      const message = interrupted
+        ? `interrupted: ${done} pods rolled back; run kwave rollback again to finish`
+        : failed > 0
+          ? `rollback: ${done} pods rolled back, ${failed} failed`
+          : `rolled back ${done} pods`;
       this.emit({ event: 'rollout-end', phase, exitCode, message, waves: summaries, durationMs: this.now() - this.startedAt });
       return { phase, exitCode, message, waves: summaries };
     } finally {

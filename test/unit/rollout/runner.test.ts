@@ -1,0 +1,181 @@
+// The runner over an in-memory fleet: a tiny kubelet that closes and opens Ready with the gate
+// and fails pulls of nginx:broken. The simulator e2e tests cover the real thing; these pin the
+// runner's own decisions where a real cluster would make them slow to reach.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Pod } from '@kubernetes/client-node';
+import { KubeError } from '../../../src/cluster/kubeError.js';
+import { runPodFlow } from '../../../src/inplace/executor.js';
+import { loadPlanText } from '../../../src/plan/load.js';
+import type { RolloutEvent } from '../../../src/rollout/events.js';
+import { runRollout, type FleetView } from '../../../src/rollout/runner.js';
+import { GATE, makePod } from '../inplace/fixtures.js';
+
+function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none }', image = 'nginx:1.25.3') {
+  const r = loadPlanText(
+    `apiVersion: kwave.dev/v1alpha1
+kind: RolloutPlan
+metadata: { name: p }
+spec:
+  target: { namespace: web, selector: { matchLabels: { app: web } } }
+  update: { containers: [{ name: nginx, image: "${image}" }] }
+  strategy: ${strategy}
+  failurePolicy: ${failurePolicy}
+`,
+    'p.yaml',
+  );
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
+  return r.plan;
+}
+
+/** An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never pulls. */
+function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
+  const pods = new Map<string, V1Pod>();
+  for (let i = 0; i < n; i++) pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10' }));
+  const listeners = new Set<(c: { pod: V1Pod; type: 'modified' }) => void>();
+  const waiters = new Set<() => void>();
+  const writes: string[] = [];
+  const update = (key: string, change: (p: V1Pod) => void): V1Pod => {
+    const p = structuredClone(pods.get(key)!);
+    change(p);
+    const gate = p.status!.conditions!.find((c) => c.type === GATE)!;
+    const cs = p.status!.containerStatuses![0]!;
+    p.status!.conditions!.find((c) => c.type === 'Ready')!.status = gate.status === 'True' && cs.ready ? 'True' : 'False';
+    p.metadata!.resourceVersion = String(Number(p.metadata!.resourceVersion) + 1);
+    pods.set(key, p);
+    for (const l of listeners) l({ pod: p, type: 'modified' });
+    for (const w of [...waiters]) w();
+    return p;
+  };
+  const view: FleetView = {
+    get: (ns, name) => pods.get(`${ns}/${name}`),
+    getFresh: async (ns, name) => pods.get(`${ns}/${name}`),
+    list: () => [...pods.values()],
+    onChange: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    waitFor: (ns, name, predicate, o) =>
+      new Promise((resolve) => {
+        const check = () => {
+          const p = pods.get(`${ns}/${name}`);
+          if (p && predicate(p)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(p);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          resolve('timeout');
+        }, o.timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+  };
+  const writer = {
+    patchPodStatus: async (ns: string, name: string, body: object) => {
+      writes.push(`status ${name}`);
+      if (name === options.forbidStatusFor) throw new KubeError(403, 'Forbidden', 'pods "x" is forbidden: cannot patch resource "pods/status"');
+      const cond = (body as { status: { conditions: { status: string }[] } }).status.conditions[0]!;
+      return update(`${ns}/${name}`, (p) => Object.assign(p.status!.conditions!.find((c) => c.type === GATE)!, cond));
+    },
+    patchPod: async (ns: string, name: string, body: object) => {
+      writes.push(`patch ${name}`);
+      const b = body as { metadata: { annotations: Record<string, string> }; spec: { containers: { name: string; image: string }[] } };
+      const image = b.spec.containers[0]!.image;
+      // Let the caller see its own write before the kubelet's reaction, as with a real server.
+      setTimeout(() =>
+        update(`${ns}/${name}`, (p) => {
+          const cs = p.status!.containerStatuses![0]!;
+          if (image === 'nginx:broken') {
+            cs.ready = false;
+            cs.state = { waiting: { reason: 'ErrImagePull', message: `failed to pull image "${image}": not found` } };
+          } else {
+            cs.image = `docker.io/library/${image}`;
+            cs.imageID = `docker.io/library/nginx@sha256:${image === 'nginx:1.25.3' ? 'b'.repeat(64) : 'a'.repeat(64)}`;
+            cs.containerID = `containerd://${name}-1`;
+            cs.restartCount += 1;
+            cs.ready = true;
+            cs.state = { running: { startedAt: new Date() } };
+          }
+        }),
+      );
+      return update(`${ns}/${name}`, (p) => {
+        p.metadata!.annotations = { ...p.metadata!.annotations, ...b.metadata.annotations };
+        p.spec!.containers[0]!.image = image;
+      });
+    },
+    createEvent: async () => ({}),
+  };
+  return { pods, view, writer, writes };
+}
+
+const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => ({
+  writer: f.writer,
+  view: f.view,
+  sink: (e: RolloutEvent): void => void events.push(e),
+  sleep: async () => true,
+  stop: new AbortController().signal,
+});
+
+describe('runRollout', () => {
+  test('upgrades every pod with three writes each and never exceeds concurrency or budget', async () => {
+    const f = fleet(12);
+    let inFlight = 0;
+    let most = 0;
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-start') most = Math.max(most, ++inFlight);
+      if (e.event === 'pod-end') inFlight--;
+    };
+    const r = await runRollout(plan('{ waves: [1, "50%", "100%"], concurrency: 3, maxUnavailable: 3 }'), d);
+    assert.equal(r.phase, 'Completed');
+    assert.ok(most <= 3, `at most 3 in flight, saw ${most}`);
+    assert.equal(f.writes.length, 36);
+    assert.deepEqual(r.waves.map((w) => w.pods), [1, 5, 6]);
+  });
+
+  test('an unexpected API error in one flow fails the run, and no pod starts after it', async () => {
+    const f = fleet(6, { forbidStatusFor: 'web-0' });
+    const events: RolloutEvent[] = [];
+    await assert.rejects(runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 6 }'), deps(f, events)), /forbidden/);
+    const started = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
+    assert.ok(started.length <= 2, `only the first two had started: ${started.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!f.writes.some((w) => /web-[2-5]/.test(w)), `nothing written to pods that had not started: ${f.writes.join(', ')}`);
+  });
+
+  test('tolerated failures that hold the whole budget halt the run instead of waiting forever', async () => {
+    const f = fleet(4);
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 1, rollback: none }', 'nginx:broken'), deps(f));
+    assert.equal(r.phase, 'Halted');
+    assert.equal(r.exitCode, 3);
+    assert.match(r.message, /budget of 1 is held by pods that failed \(web\/web-0\)/);
+  });
+
+  test('a halt with rollback: failed reopens the failed pod on its old image', async () => {
+    const f = fleet(3);
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }', 'nginx:broken'), deps(f));
+    assert.equal(r.phase, 'Halted');
+    assert.match(r.message, /rolled back the failed pods/);
+    const p = f.pods.get('web/web-0')!;
+    assert.equal(p.spec!.containers[0]!.image, 'nginx:1.14.2');
+    assert.equal(p.status!.conditions!.find((c) => c.type === GATE)!.status, 'True');
+  });
+});
+
+describe('runPodFlow', () => {
+  test('returns aborted when its wait is cut short (cache closed), instead of spinning', async () => {
+    const f = fleet(1);
+    const view = { ...f.view, waitFor: async () => 'aborted' as const };
+    const o = await runPodFlow(
+      { namespace: 'web', name: 'web-0' },
+      { plan: 'p', revision: 'r', wave: 1, direction: 'upgrade', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], gate: { conditionType: GATE, required: true }, drainMs: 60_000, podTimeoutMs: 60_000, minReadyMs: 0 },
+      { writer: f.writer, reader: view, now: Date.now },
+    );
+    assert.equal(o.kind, 'aborted');
+  });
+});
