@@ -6,6 +6,8 @@
 //
 // The pure part (`leaseView`, `describeHolder`) says who holds a lease and whether it has
 // expired; `kwave status` uses it too.
+import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster/cluster.js';
@@ -27,9 +29,25 @@ export interface LeaseView {
   expired: boolean;
 }
 
-/** `user@host pid 1234`: names the runner in messages, status and the lease. */
+/**
+ * `user@host pid 1234 pidns 4026531836 #3fa9c1`: names the runner in messages, status and the
+ * lease. The PID namespace and a per-process token keep two runners apart that share a hostname
+ * and a pid (containers on the host network are all pid 1).
+ */
 export function runnerIdentity(pid = process.pid): string {
-  return `${currentUser()}@${hostname()} pid ${pid}`;
+  const ns = pidNamespace();
+  return `${currentUser()}@${hostname()} pid ${pid}${ns ? ` pidns ${ns}` : ''} #${PROCESS_TOKEN}`;
+}
+
+const PROCESS_TOKEN = randomBytes(3).toString('hex');
+
+/** This process's PID namespace (Linux), so a pid is only judged where it means something. */
+export function pidNamespace(): string | undefined {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The person at the keyboard: $USER, else the OS account. */
@@ -89,13 +107,13 @@ export function pidAlive(pid: number): boolean {
 }
 
 /**
- * True when `identity` (`user@host pid N`) names a process on this host that no longer exists:
- * a runner killed with SIGKILL. Its lease need not run out before the next run takes over.
- * Identities from other hosts, or in another format, are never judged gone.
+ * True when `identity` names a process of this host and PID namespace that no longer exists: a
+ * runner killed with SIGKILL. Its lease need not run out before the next run takes over.
+ * Identities from other hosts or PID namespaces, or in another format, are never judged gone.
  */
-export function holderGone(identity: string, host: string, alive: (pid: number) => boolean = pidAlive): boolean {
-  const m = /^[^@\s]+@(\S+) pid (\d+)$/.exec(identity);
-  if (!m || m[1] !== host) return false;
+export function holderGone(identity: string, host: string, alive: (pid: number) => boolean = pidAlive, ns: string | undefined = pidNamespace()): boolean {
+  const m = /^[^@\s]+@(\S+) pid (\d+)(?: pidns (\d+))?(?: #\w+)?$/.exec(identity);
+  if (!m || m[1] !== host || m[3] !== ns) return false;
   const pid = Number(m[2]);
   return pid !== process.pid && !alive(pid);
 }

@@ -138,11 +138,12 @@ describe('RunLock', () => {
 describe('holderGone', () => {
   test('only a holder on this host whose pid no longer exists is gone', () => {
     const alive = (pid: number) => pid === 42;
-    assert.equal(holderGone('alice@box pid 7', 'box', alive), true);
-    assert.equal(holderGone('alice@box pid 42', 'box', alive), false);
-    assert.equal(holderGone('alice@other pid 7', 'box', alive), false, 'another host cannot be checked');
-    assert.equal(holderGone('some-controller', 'box', alive), false);
-    assert.equal(holderGone(`me@box pid ${process.pid}`, 'box', () => false), false, 'never ourselves');
+    assert.equal(holderGone('alice@box pid 7 pidns 11 #ab12cd', 'box', alive, '11'), true);
+    assert.equal(holderGone('alice@box pid 42 pidns 11 #ab12cd', 'box', alive, '11'), false);
+    assert.equal(holderGone('alice@other pid 7 pidns 11 #ab12cd', 'box', alive, '11'), false, 'another host cannot be checked');
+    assert.equal(holderGone('alice@box pid 7 pidns 12 #ab12cd', 'box', alive, '11'), false, 'a pid of another PID namespace (a container) cannot be checked');
+    assert.equal(holderGone('some-controller', 'box', alive, '11'), false);
+    assert.equal(holderGone(`me@box pid ${process.pid} pidns 11 #ab12cd`, 'box', () => false, '11'), false, 'never ourselves');
   });
 
   test('a lease of a killed runner on this host is taken over before it expires', async () => {
