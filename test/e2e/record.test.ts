@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,7 +18,7 @@ import type { Plan } from '../../src/plan/types.js';
 import type { RolloutEventBody } from '../../src/rollout/events.js';
 import { applyEvent, approvalKey, newRecord, type RolloutRecord } from '../../src/rollout/record.js';
 import { RecordStore } from '../../src/rollout/recordStore.js';
-import { RunLock } from '../../src/rollout/runLock.js';
+import { RunLock, runnerIdentity } from '../../src/rollout/runLock.js';
 import { startSim, type Sim } from '../../src/sim/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -162,7 +162,7 @@ describe('run lock (Lease kwave-<plan>)', () => {
     const now = new Date();
     await cluster.createLease('default', {
       metadata: { name: 'kwave-lock-d' },
-      spec: { holderIdentity: `killed@${hostname()} pid ${dead}`, leaseDurationSeconds: 15, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: 0 },
+      spec: { holderIdentity: runnerIdentity(dead).replace(/^\S+@/, 'killed@'), leaseDurationSeconds: 15, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: 0 },
     });
     const b = new RunLock(cluster, { namespace: 'default', plan: 'lock-d', identity: 'bob@host pid 200' });
     await b.acquire();
