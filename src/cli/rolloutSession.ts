@@ -119,7 +119,11 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
 
     const records = new RecordStore(cluster, { namespace, plan: plan.name, onError: (err) => io.stderr.write(`kwave: saving the rollout record failed (will retry): ${err.message}\n`) });
     // Steps run in reverse: the last record state is written before the lease is released.
-    closers.push(() => records.flush().catch(() => undefined).then(() => records.close()));
+    // Once the lease is lost the record belongs to the new holder: write nothing more.
+    closers.push(async () => {
+      if (!lock.lost) await records.flush().catch(() => undefined);
+      records.close();
+    });
     const previous = await wrapKube(() => records.load(), `reading the rollout record kwave-${plan.name}`);
     const prior: RolloutRecord | undefined = previous?.ok ? previous.record : undefined;
     if (previous && !previous.ok) io.stderr.write(`kwave: the rollout record kwave-${plan.name} is damaged (${previous.problem}); starting a new one\n`);
@@ -127,7 +131,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}`);
 
     const sink: EventSink = fanOut(reporter.sink, metricsSink(metrics, plan.gates.map((g) => g.name)), (e) => {
-      records.feed(e);
+      if (!lock.lost) records.feed(e);
       if (e.event === 'wave-end' || e.event === 'rollout-end') void push();
     });
     closers.push(() => reporter.close());
@@ -159,7 +163,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     if (options.direction === 'upgrade' && options.force) await settleOtherRevisions(plan, cluster, cache, selectFleet(plan, cache.list(), zones), sink);
     const result = options.direction === 'upgrade' ? await runRollout(plan, deps) : await rollbackRollout(plan, deps);
     // The rollout's outcome stands even if its last record write fails.
-    await records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record failed: ${err instanceof Error ? err.message : String(err)}\n`));
+    if (!lock.lost) await records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record failed: ${err instanceof Error ? err.message : String(err)}\n`));
     await push();
     return result.exitCode;
   } catch (err) {

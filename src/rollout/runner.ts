@@ -307,6 +307,7 @@ class Rollout {
         resumed: selection.resumed.length > 0 || partition.satisfied.length > 0,
       });
 
+      const resumed = new Set(selection.resumed.map((p) => `${p.namespace}/${p.name}`));
       let previous = partition.satisfied.length > 0 ? Math.max(...partition.satisfied) : 0;
       for (const wave of partition.waves) {
         // Resuming after waves an earlier run completed: their gates must still have passed.
@@ -314,15 +315,27 @@ class Rollout {
           const r = await this.gates(previous, partition.waveCount);
           if (r) return r;
         }
+        const summary: WaveSummary = { wave: wave.index, pods: wave.pods.length, upgraded: 0, failed: 0, vanished: 0 };
+        const startWave = () => {
+          this.currentWave = wave.index;
+          this.emit({ event: 'wave-start', wave: wave.index, waves: partition.waveCount, pods: wave.pods.length, target: wave.target });
+          this.summaries.push(summary);
+        };
+        let pods = wave.pods;
+        // Pods an earlier run left mid-flow (drained, maybe patched) are finished even outside
+        // the window: none may stay drained until it opens.
+        const leftMidFlow = pods.filter((p) => resumed.has(`${p.namespace}/${p.name}`));
+        if (leftMidFlow.length > 0 && this.plan.window && !windowState(this.plan.window, this.now()).open) {
+          startWave();
+          await this.runPods(leftMidFlow, wave.index, 'upgrade', summary);
+          pods = pods.filter((p) => !leftMidFlow.includes(p));
+        }
         const waited = await this.waitForWindow(wave.index);
         if (waited) return waited;
         if (this.stopping) break;
 
-        this.currentWave = wave.index;
-        this.emit({ event: 'wave-start', wave: wave.index, waves: partition.waveCount, pods: wave.pods.length, target: wave.target });
-        const summary: WaveSummary = { wave: wave.index, pods: wave.pods.length, upgraded: 0, failed: 0, vanished: 0 };
-        this.summaries.push(summary);
-        await this.runPods(wave.pods, wave.index, 'upgrade', summary);
+        if (pods === wave.pods) startWave();
+        await this.runPods(pods, wave.index, 'upgrade', summary);
         this.emit({ event: 'wave-end', wave: wave.index, summary: { ...summary } });
         previous = wave.index;
         if (this.stopping) break;

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
+import { gateMessage } from '../../../src/inplace/decide.js';
 import { runPodFlow } from '../../../src/inplace/executor.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
@@ -164,6 +165,35 @@ describe('runRollout', () => {
     const p = f.pods.get('web/web-0')!;
     assert.equal(p.spec!.containers[0]!.image, 'nginx:1.14.2');
     assert.equal(p.status!.conditions!.find((c) => c.type === GATE)!.status, 'True');
+  });
+});
+
+describe('runRollout outside its window', () => {
+  test('finishes the pods an earlier run left drained, then waits for the window', async () => {
+    const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 3) % 7];
+    const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }');
+    const withWindow = loadPlanText(p.source.text + `  window: { timezone: UTC, allow: ["${day} 01:00-02:00"] }\n`, 'w.yaml');
+    assert.ok(withWindow.ok);
+    const wp = withWindow.plan;
+    const f = fleet(3);
+    // web-1 was drained by this plan's revision, then the runner died before the patch.
+    f.pods.set('web/web-1', makePod({ name: 'web-1', namespace: 'web', uid: 'u1', rv: '10', gate: 'False', gateReason: 'InPlaceUpdate', gateMessage: gateMessage('upgrade', 'p', wp.revision) }));
+    const stop = new AbortController();
+    const events: RolloutEvent[] = [];
+    const r = await runRollout(wp, {
+      ...deps(f, events),
+      stop: stop.signal,
+      sleep: async () => {
+        stop.abort(); // Ctrl-C while waiting for the window
+        return false;
+      },
+    });
+    assert.equal(r.phase, 'Paused');
+    assert.ok(events.some((e) => e.event === 'window-wait'));
+    const web1 = f.pods.get('web/web-1')!;
+    assert.equal(web1.spec!.containers[0]!.image, 'nginx:1.25.3');
+    assert.equal(web1.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', 'not left drained');
+    assert.deepEqual(f.writes.filter((w) => !w.endsWith('web-1')), [], 'the others wait for the window');
   });
 });
 
