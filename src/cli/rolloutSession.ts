@@ -160,7 +160,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     };
 
     ran = true;
-    if (options.direction === 'upgrade' && options.force) await settleOtherRevisions(plan, cluster, cache, selectFleet(plan, cache.list(), zones), sink);
+    if (options.direction === 'upgrade' && options.force) {
+      await settleOtherRevisions(plan, cluster, cache, selectFleet(plan, cache.list(), zones), (line) => io.stderr.write(`kwave: --force: ${line}\n`));
+    }
     const result = options.direction === 'upgrade' ? await runRollout(plan, deps) : await rollbackRollout(plan, deps);
     // The rollout's outcome stands even if its last record write fails.
     if (!lock.lost) await records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record failed: ${err instanceof Error ? err.message : String(err)}\n`));
@@ -216,7 +218,7 @@ function refusalOf(selection: FleetSelection, force: boolean): string | undefine
  * `--force`: pods that another revision of this plan left mid-flight are rolled back by that
  * revision's own flow (back to their recorded images, gate reopened) before this revision starts.
  */
-async function settleOtherRevisions(plan: Plan, cluster: Cluster, cache: PodCache, selection: FleetSelection, sink: EventSink): Promise<void> {
+async function settleOtherRevisions(plan: Plan, cluster: Cluster, cache: PodCache, selection: FleetSelection, say: (line: string) => void): Promise<void> {
   const stuck = selection.problems.filter((p) => p.kind === 'other-revision' && p.pod);
   for (const problem of stuck) {
     const [namespace, name] = problem.pod!.split('/') as [string, string];
@@ -238,6 +240,6 @@ async function settleOtherRevisions(plan: Plan, cluster: Cluster, cache: PodCach
       },
       { writer: cluster, reader: cache, now: Date.now },
     );
-    sink({ time: new Date().toISOString(), plan: plan.name, event: 'pod-end', wave: 0, pod: problem.pod!, result: outcome.kind === 'done' ? 'rolled-back' : outcome.kind === 'skipped' ? 'skipped' : 'failed', message: `--force: revision ${revision}: ${outcome.message}`, durationMs: 0 });
+    say(`${problem.pod!} (revision ${revision}): ${outcome.kind === 'done' ? 'rolled back' : outcome.kind}: ${outcome.message}`);
   }
 }

@@ -28,9 +28,7 @@ import {
   conditionPatchBody,
   eventBody,
   formatTime,
-  imagePatchBody,
   type EventSpec,
-  type ImagePatch,
   type PodConditionPatch,
 } from './requestBodies.js';
 import { RequestCounter, type KubeResource, type KubeVerb } from './requestCounter.js';
@@ -212,16 +210,6 @@ export class Cluster {
   async getPod(namespace: string, name: string): Promise<V1Pod> {
     const pod = await this.call('get', 'pods', (opts) => this.core.readNamespacedPodWithHttpInfo({ namespace, name }, opts));
     return this.observed(pod);
-  }
-
-  /**
-   * The guarded image patch: strategic merge setting the named containers' images and the given
-   * annotations, with `metadata.resourceVersion` as a precondition. 409 means the pod changed
-   * since the decision: re-read and decide again. Retries after a dropped connection are safe
-   * (if the first attempt was applied, the retry answers 409).
-   */
-  async patchPodImages(namespace: string, name: string, patch: ImagePatch): Promise<V1Pod> {
-    return this.patchPod(namespace, name, imagePatchBody(patch));
   }
 
   /**

@@ -20,10 +20,8 @@ export { compareResourceVersions, isKnownNewer, isKnownOlder } from './resourceV
 export {
   conditionPatchBody,
   eventBody,
-  imagePatchBody,
   type ConditionStatus,
   type EventSpec,
-  type ImagePatch,
   type InvolvedObject,
   type PodConditionPatch,
 } from './requestBodies.js';

@@ -1,35 +1,6 @@
 // The bodies of kwave's writes, built from a decision and nothing else: minimal patches, never a
 // cached object read, modified and written back (which would overwrite fields others changed).
 
-/** What the guarded image patch changes. */
-export interface ImagePatch {
-  /**
-   * The resourceVersion of the pod the decision was made on. The server refuses the patch with
-   * 409 if the pod changed since — the caller then re-reads and decides again.
-   */
-  resourceVersion: string;
-  /** New image by container name; containers not named keep theirs. */
-  images: Record<string, string>;
-  /** Annotations to set (string) or remove (null), in the same write. */
-  annotations?: Record<string, string | null>;
-}
-
-/**
- * Strategic-merge patch for `pods`: containers are merged by `name`, so only the named
- * containers' images change; `metadata.resourceVersion` makes it a compare-and-swap.
- */
-export function imagePatchBody(patch: ImagePatch): Record<string, unknown> {
-  if (!patch.resourceVersion) throw new Error('imagePatchBody: resourceVersion is required (the patch must be guarded)');
-  const names = Object.keys(patch.images);
-  if (names.length === 0) throw new Error('imagePatchBody: no container images given');
-  const metadata: Record<string, unknown> = { resourceVersion: patch.resourceVersion };
-  if (patch.annotations && Object.keys(patch.annotations).length > 0) metadata.annotations = { ...patch.annotations };
-  return {
-    metadata,
-    spec: { containers: names.map((name) => ({ name, image: patch.images[name] })) },
-  };
-}
-
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 /** One pod condition, as kwave writes it on `pods/status`. */

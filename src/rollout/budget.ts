@@ -73,12 +73,3 @@ export function canStart(req: StartRequest): boolean {
   return startBlocker(req) === undefined;
 }
 
-/**
- * `unreadyNotInFlight` from pod keys: the not-Ready selected pods minus those in flight. A
- * convenience for callers that track sets of `namespace/name` keys.
- */
-export function countUnreadyNotInFlight(notReady: Iterable<string>, inFlight: ReadonlySet<string>): number {
-  let n = 0;
-  for (const key of notReady) if (!inFlight.has(key)) n++;
-  return n;
-}

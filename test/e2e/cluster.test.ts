@@ -144,13 +144,13 @@ describe('cluster requests against the simulated API server', () => {
   test('the guarded image patch sets images and annotations; a stale resourceVersion is a 409, not retried', async () => {
     const pod = await cluster.getPod('default', 'demo-0');
     const rv = pod.metadata!.resourceVersion!;
-    const patched = await cluster.patchPodImages('default', 'demo-0', { resourceVersion: rv, images: { nginx: 'nginx:1.25.3' }, annotations: { 'kwave.dev/in-place-state': '{"plan":"p"}' } });
+    const patched = await cluster.patchPod('default', 'demo-0', { metadata: { resourceVersion: rv, annotations: { 'kwave.dev/in-place-state': '{"plan":"p"}' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }] } });
     assert.equal(patched.spec?.containers[0]?.image, 'nginx:1.25.3');
     assert.equal(annotation(patched, 'kwave.dev/in-place-state'), '{"plan":"p"}');
     assert.notEqual(patched.metadata?.resourceVersion, rv);
     sim.stats.reset();
     await assert.rejects(
-      cluster.patchPodImages('default', 'demo-0', { resourceVersion: rv, images: { nginx: 'nginx:9' } }),
+      cluster.patchPod('default', 'demo-0', { metadata: { resourceVersion: rv }, spec: { containers: [{ name: 'nginx', image: 'nginx:9' }] } }),
       (e: unknown) => e instanceof KubeError && e.code === 409 && e.reason === 'Conflict',
     );
     assert.equal(sim.stats.snapshot().requests['patch pods'], 1, 'a 409 goes back to the caller at once');

@@ -1,27 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conditionPatchBody, eventBody, eventName, formatTime, imagePatchBody } from '../../../src/cluster/requestBodies.js';
+import { conditionPatchBody, eventBody, eventName, formatTime } from '../../../src/cluster/requestBodies.js';
 
 const at = new Date('2025-03-04T05:06:07.891Z');
-
-describe('imagePatchBody', () => {
-  test('merges containers by name and carries the resourceVersion precondition and annotations', () => {
-    assert.deepEqual(imagePatchBody({ resourceVersion: '42', images: { nginx: 'nginx:1.25.3', side: 'busybox:1.36' }, annotations: { 'kwave.dev/in-place-state': '{}' } }), {
-      metadata: { resourceVersion: '42', annotations: { 'kwave.dev/in-place-state': '{}' } },
-      spec: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }, { name: 'side', image: 'busybox:1.36' }] },
-    });
-  });
-  test('passes null to remove an annotation', () => {
-    const body = imagePatchBody({ resourceVersion: '1', images: { c: 'i' }, annotations: { a: null } }) as { metadata: { annotations: unknown } };
-    assert.deepEqual(body.metadata.annotations, { a: null });
-  });
-  test('refuses an unguarded patch', () => {
-    assert.throws(() => imagePatchBody({ resourceVersion: '', images: { c: 'i' } }), /resourceVersion is required/);
-  });
-  test('refuses a patch without images', () => {
-    assert.throws(() => imagePatchBody({ resourceVersion: '3', images: {} }), /no container images/);
-  });
-});
 
 describe('conditionPatchBody', () => {
   test('patches exactly one condition by type, with no resourceVersion', () => {

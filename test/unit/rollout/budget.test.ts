@@ -4,7 +4,6 @@ import fc from 'fast-check';
 import type { Amount } from '../../../src/plan/types.js';
 import {
   canStart,
-  countUnreadyNotInFlight,
   exceedsMaxFailed,
   resolveBudget,
   resolveMaxFailed,
@@ -74,6 +73,3 @@ describe('canStart', () => {
   });
 });
 
-test('countUnreadyNotInFlight ignores pods in flight', () => {
-  assert.equal(countUnreadyNotInFlight(['a/1', 'a/2', 'a/3'], new Set(['a/2', 'a/9'])), 2);
-});
