@@ -134,15 +134,12 @@ export class Store {
     const k = key(obj.metadata.namespace, obj.metadata.name);
     if (t.has(k)) throw new StoreError('AlreadyExists', resource, obj.metadata.name);
     const rv = ++this.version;
-    const stored = deepFreeze({
-      ...structuredClone(obj),
-      metadata: {
-        ...structuredClone(obj.metadata),
-        uid: randomUUID(),
-        creationTimestamp: this.now().toISOString().replace(/\.\d+Z$/, 'Z'),
-        resourceVersion: String(rv),
-      },
-    });
+    // One deep copy: the caller keeps its object, the store keeps a frozen one.
+    const stored = structuredClone(obj);
+    stored.metadata.uid = randomUUID();
+    stored.metadata.creationTimestamp = this.now().toISOString().replace(/\.\d+Z$/, 'Z');
+    stored.metadata.resourceVersion = String(rv);
+    deepFreeze(stored);
     t.set(k, stored);
     this.record({ type: 'ADDED', resource, object: stored, rv });
     return stored;
@@ -161,15 +158,11 @@ export class Store {
       throw new StoreError('Conflict', resource, obj.metadata.name);
     }
     const rv = ++this.version;
-    const stored = deepFreeze({
-      ...structuredClone(obj),
-      metadata: {
-        ...structuredClone(obj.metadata),
-        uid: current.metadata.uid,
-        creationTimestamp: current.metadata.creationTimestamp,
-        resourceVersion: String(rv),
-      },
-    });
+    const stored = structuredClone(obj);
+    stored.metadata.uid = current.metadata.uid;
+    stored.metadata.creationTimestamp = current.metadata.creationTimestamp;
+    stored.metadata.resourceVersion = String(rv);
+    deepFreeze(stored);
     t.set(k, stored);
     this.record({ type: 'MODIFIED', resource, object: stored, rv, previous: current });
     return stored;
