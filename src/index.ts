@@ -1,2 +1,15 @@
-// Library entry point: the pieces of kwave that other programs may use.
+// Library entry point: the pieces of kwave other programs may use. The simulated cluster is
+// its own entry point, `kwave/sim`.
 export * from './errors.js';
+export type { Plan } from './plan/types.js';
+export { loadPlanFile, loadPlanText, type LoadResult } from './plan/load.js';
+export { formatPlanError } from './plan/format.js';
+export { connect, Cluster, PodCache, KubeError } from './cluster/index.js';
+export { decide, type DecideContext, type Step } from './inplace/decide.js';
+export { runPodFlow, type PodOutcome, type FlowContext } from './inplace/executor.js';
+export { selectFleet, type FleetSelection } from './rollout/select.js';
+export { runRollout, rollbackRollout, type RunnerDeps, type RunResult } from './rollout/runner.js';
+export type { RolloutEvent, EventSink, RolloutPhase } from './rollout/events.js';
+export { KwaveMetrics } from './metrics/registry.js';
+export { metricsSink } from './metrics/fromEvents.js';
+export { runGate } from './gates/index.js';
