@@ -6,42 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, sampleCount, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { planYaml } from './helpers/plans.js';
 import { allPanels, errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, readDashboard, single, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 
 const PLAN = 'dash-run';
 const PODS = 8;
 const dashboard = readDashboard();
-
-function planYaml(prometheus: string, instance: string): string {
-  return `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata:
-  name: ${PLAN}
-spec:
-  target:
-    namespace: default
-    selector:
-      matchLabels: { app: demo }
-  update:
-    containers:
-      - { name: nginx, image: "nginx:1.25.3" }
-  strategy:
-    waves: [1, "50%", "100%"]
-    concurrency: 2
-    maxUnavailable: 2
-  gates:
-    - name: error-rate
-      afterWaves: [1]
-      prometheus:
-        address: ${prometheus}
-        query: ${JSON.stringify(errorRateQuery(instance))}
-        successCondition: result < 0.01
-        failureCondition: result >= 0.05
-        initialDelay: 1s
-        interval: 1s
-        count: 2
-`;
-}
 
 describe('dashboard structure', () => {
   test('is importable: schemaVersion, a DS_PROMETHEUS input, a plan variable', () => {
@@ -107,7 +77,30 @@ describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnle
     prom = await startPrometheus({ targets: [world.appTarget, `127.0.0.1:${kwavePort}`] });
     // The gate's rate() needs two scrapes of the app first.
     await waitFor('app traffic in Prometheus', async () => (sampleCount(await prom.query('sum(rate(sim_http_requests_total[5s]))')) > 0 ? true : undefined));
-    const plan = await world.writePlan(PLAN, planYaml(prom.url, world.appTarget));
+    const plan = await world.writePlan(
+      PLAN,
+      planYaml({
+        name: PLAN,
+        waves: '[1, "50%", "100%"]',
+        concurrency: 2,
+        maxUnavailable: 2,
+        gates: [
+          {
+            name: 'error-rate',
+            afterWaves: [1],
+            prometheus: {
+              address: prom.url,
+              query: errorRateQuery(world.appTarget),
+              successCondition: 'result < 0.01',
+              failureCondition: 'result >= 0.05',
+              initialDelay: '1s',
+              interval: '1s',
+              count: 2,
+            },
+          },
+        ],
+      }),
+    );
     startedAt = Date.now() / 1000;
     run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', `127.0.0.1:${kwavePort}`, '--metrics-linger', '20s']);
     endedAt = Date.now() / 1000;

@@ -5,33 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, skipUnless, startPrometheus, type PrometheusServer } from './helpers/prometheus.js';
+import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 import type { RolloutEvent } from '../../src/rollout/events.js';
-
-/** Two pods, waves of one then both, a gate after wave 1 with `prometheus` as given. */
-function planYaml(name: string, prometheus: string): string {
-  return `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata:
-  name: ${name}
-spec:
-  target:
-    namespace: default
-    selector:
-      matchLabels: { app: demo }
-  update:
-    containers:
-      - { name: nginx, image: "nginx:1.25.3" }
-  strategy:
-    waves: [1, "100%"]
-  failurePolicy:
-    rollback: all
-  gates:
-    - name: error-rate
-      prometheus:
-${prometheus.replace(/^/gm, '        ')}
-`;
-}
 
 interface Outcome {
   world: World;
@@ -50,10 +26,11 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
   let noDataPass: Outcome;
   let noDataInconclusive: Outcome;
 
-  async function rollout(name: string, prometheus: string): Promise<Outcome> {
+  /** Two pods, waves of one then both, a gate after wave 1 with `prometheus` as given. */
+  async function rollout(name: string, prometheus: Record<string, unknown>): Promise<Outcome> {
     const world = await startWorld({ pods: 2 });
     worlds.push(world);
-    const plan = await world.writePlan(name, planYaml(name, prometheus));
+    const plan = await world.writePlan(name, planYaml({ name, waves: '[1, "100%"]', rollback: 'all', gates: [{ name: 'error-rate', prometheus }] }));
     const before = world.imageIDs();
     const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off']);
     return { world, run, events: jsonEvents(run.stdout), before };
@@ -64,9 +41,9 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
     deadAddress = `http://127.0.0.1:${await freePort()}`;
     prom = await startPrometheus({ targets: [] });
     [unreachable, noDataPass, noDataInconclusive] = await Promise.all([
-      rollout('unreachable', `address: ${deadAddress}\nquery: vector(0)\nsuccessCondition: result < 0.01\ninterval: 1s\ncount: 4\nconsecutiveErrorLimit: 1\ntimeout: 2s`),
-      rollout('nodata-pass', `address: ${prom.url}\nquery: ${JSON.stringify(NO_SUCH_SERIES)}\nsuccessCondition: result < 0.01\ninterval: 1s\ncount: 2\nnoData: pass`),
-      rollout('nodata-inconclusive', `address: ${prom.url}\nquery: ${JSON.stringify(NO_SUCH_SERIES)}\nsuccessCondition: result < 0.01\ninterval: 1s\ncount: 2\nnoData: inconclusive`),
+      rollout('unreachable', { address: deadAddress, query: 'vector(0)', successCondition: 'result < 0.01', interval: '1s', count: 4, consecutiveErrorLimit: 1, timeout: '2s' }),
+      rollout('nodata-pass', { address: prom.url, query: NO_SUCH_SERIES, successCondition: 'result < 0.01', interval: '1s', count: 2, noData: 'pass' }),
+      rollout('nodata-inconclusive', { address: prom.url, query: NO_SUCH_SERIES, successCondition: 'result < 0.01', interval: '1s', count: 2, noData: 'inconclusive' }),
     ]);
   });
 

@@ -6,43 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, sampleCount, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { planYaml } from './helpers/plans.js';
 import { errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 import type { RolloutEvent } from '../../src/rollout/events.js';
-
-function planYaml(name: string, image: string, prometheus: string, instance: string): string {
-  return `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata:
-  name: ${name}
-spec:
-  target:
-    namespace: default
-    selector:
-      matchLabels: { app: demo }
-  update:
-    containers:
-      - { name: nginx, image: "${image}" }
-  strategy:
-    waves: ["50%", "100%"]
-    concurrency: 2
-    maxUnavailable: 2
-  failurePolicy:
-    rollback: all
-  gates:
-    - name: error-rate
-      prometheus:
-        address: ${prometheus}
-        query: ${JSON.stringify(errorRateQuery(instance))}
-        successCondition: result < 0.01
-        failureCondition: result >= 0.05
-        initialDelay: 2s
-        interval: 1s
-        count: 3
-        # While the 5 s window still holds traffic from before the upgrade, a share between
-        # the two conditions is inconclusive: tolerate that, decide on what follows.
-        inconclusiveLimit: 2
-`;
-}
 
 interface Outcome {
   world: World;
@@ -65,7 +31,34 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
     new Map((w.sim.store.list('pods', 'default') as unknown as { metadata: { name: string }; status: { containerStatuses: { restartCount: number }[] } }[]).map((p) => [p.metadata.name, p.status.containerStatuses[0]!.restartCount]));
 
   async function rollout(world: World, name: string, image: string, metricsAddress: string): Promise<Outcome> {
-    const plan = await world.writePlan(name, planYaml(name, image, prom.url, world.appTarget));
+    const plan = await world.writePlan(
+      name,
+      planYaml({
+        name,
+        image,
+        waves: '["50%", "100%"]',
+        concurrency: 2,
+        maxUnavailable: 2,
+        rollback: 'all',
+        gates: [
+          {
+            name: 'error-rate',
+            prometheus: {
+              address: prom.url,
+              query: errorRateQuery(world.appTarget),
+              successCondition: 'result < 0.01',
+              failureCondition: 'result >= 0.05',
+              initialDelay: '2s',
+              interval: '1s',
+              count: 3,
+              // While the 5 s window still holds traffic from before the upgrade, a share between
+              // the two conditions is inconclusive: tolerate that, decide on what follows.
+              inconclusiveLimit: 2,
+            },
+          },
+        ],
+      }),
+    );
     const before = world.imageIDs();
     const restartsBefore = restarts(world);
     const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', metricsAddress, '--metrics-linger', '15s']);

@@ -9,31 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { MetricsPusher } from '../../src/metrics/push.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
 import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
+import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 
 const PLAN = 'pushed-plan';
-
-function planYaml(name: string): string {
-  return `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata:
-  name: ${name}
-spec:
-  target:
-    namespace: default
-    selector:
-      matchLabels: { app: demo }
-  update:
-    containers:
-      - { name: nginx, image: "nginx:1.25.3" }
-  strategy:
-    waves: [1, "100%"]
-    concurrency: 2
-  gates:
-    - name: soak
-      pause: 3s
-`;
-}
+/** One pod, then all; a 3 s pause gate after wave 1 is when the test reads the gateway. */
+const soakPlan = (name: string) => planYaml({ name, waves: '[1, "100%"]', concurrency: 2, gates: [{ name: 'soak', pause: '3s' }] });
 
 /** Value of the pushed sample `metric` whose labels include all of `want`, from the gateway's /metrics. */
 function pushed(text: string, metric: string, want: Record<string, string>): number[] {
@@ -59,8 +40,8 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
     const other = await startWorld({ pods: 2 });
     worlds.push(world, other);
     deadGateway = `http://127.0.0.1:${await freePort()}`;
-    const plan = await world.writePlan(PLAN, planYaml(PLAN));
-    const otherPlan = await other.writePlan('not-pushed', planYaml('not-pushed'));
+    const plan = await world.writePlan(PLAN, soakPlan(PLAN));
+    const otherPlan = await other.writePlan('not-pushed', soakPlan('not-pushed'));
     const running = kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off', '--pushgateway', gateway.url]);
     let done = false;
     void running.finally(() => (done = true));

@@ -20,29 +20,9 @@ import { applyEvent, approvalKey, newRecord, type RolloutRecord } from '../../sr
 import { RecordStore } from '../../src/rollout/recordStore.js';
 import { RunLock, runnerIdentity } from '../../src/rollout/runLock.js';
 import { startSim, type Sim } from '../../src/sim/index.js';
+import { planYaml } from './helpers/plans.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function planYaml(name: string): string {
-  return `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata:
-  name: ${name}
-spec:
-  target:
-    namespace: default
-    selector:
-      matchLabels: { app: demo }
-  update:
-    containers:
-      - { name: nginx, image: "nginx:1.25.3" }
-  strategy:
-    waves: [1, "100%"]
-  gates:
-    - name: sign-off
-      approval: true
-`;
-}
 
 interface Result {
   code: number;
@@ -88,7 +68,7 @@ let cluster: Cluster;
 
 async function plan(name: string): Promise<{ file: string; plan: Plan }> {
   const file = path.join(dir, `${name}.yaml`);
-  writeFileSync(file, planYaml(name));
+  writeFileSync(file, planYaml({ name, waves: '[1, "100%"]', gates: [{ name: 'sign-off', approval: true }] }));
   const loaded = await loadPlanFile(file);
   assert.ok(loaded.ok);
   return { file, plan: loaded.ok ? loaded.plan : undefined! };

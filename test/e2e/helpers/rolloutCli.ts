@@ -16,6 +16,11 @@ import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { startSim, type Sim } from '../../../src/sim/index.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
+import { planYaml as plainPlanYaml, type PlanOptions } from './plans.js';
+
+export type { PlanOptions };
+/** The simulator's seeded PRNG, so "random" kill moments are the same on every run. */
+export { seededRandom } from '../../../src/sim/clock.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin/kwave.js');
@@ -49,48 +54,21 @@ export interface RunningKwave {
   exited: Promise<Exit>;
 }
 
-export interface PlanOptions {
-  name: string;
-  image?: string;
-  namespace?: string;
-  app?: string;
-  waves?: string;
-  concurrency?: number;
-  maxUnavailable?: number | string;
-  drainSeconds?: number;
-  podTimeout?: string;
-  order?: string;
-  maxFailed?: number | string;
-  rollback?: 'none' | 'failed' | 'all';
-  /** YAML of `spec.gates` items, indented by 4 spaces. */
-  gates?: string;
-}
+/** The strategy and failure policy the rollout suites share unless a test says otherwise. */
+const ROLLOUT_PLAN = {
+  waves: '[1, "10%", "50%", "100%"]',
+  concurrency: 5,
+  maxUnavailable: 5,
+  order: 'name',
+  drainSeconds: 0,
+  podTimeout: '30s',
+  maxFailed: 0,
+  rollback: 'failed',
+} satisfies Partial<PlanOptions>;
 
-/** A RolloutPlan's YAML from the options that matter to these tests. */
+/** A RolloutPlan's YAML: plans.ts's, with the rollout suites' strategy as the default. */
 export function planYaml(o: PlanOptions): string {
-  return `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata:
-  name: ${o.name}
-spec:
-  target:
-    namespace: ${o.namespace ?? 'default'}
-    selector:
-      matchLabels: { app: ${o.app ?? 'demo'} }
-  update:
-    containers:
-      - { name: nginx, image: "${o.image ?? 'nginx:1.25.3'}" }
-  strategy:
-    waves: ${o.waves ?? '[1, "10%", "50%", "100%"]'}
-    concurrency: ${o.concurrency ?? 5}
-    maxUnavailable: ${JSON.stringify(o.maxUnavailable ?? 5)}
-    order: ${o.order ?? 'name'}
-    drainSeconds: ${o.drainSeconds ?? 0}
-    podTimeout: ${o.podTimeout ?? '30s'}
-  failurePolicy:
-    maxFailed: ${JSON.stringify(o.maxFailed ?? 0)}
-    rollback: ${o.rollback ?? 'failed'}
-${o.gates ? `  gates:\n${o.gates}` : ''}`;
+  return plainPlanYaml({ ...ROLLOUT_PLAN, ...o });
 }
 
 /** What a test reads of one pod's first container `nginx` and of its conditions. */
@@ -305,16 +283,4 @@ export async function exitOf(run: RunningKwave, timeoutMs = 30_000): Promise<Exi
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** mulberry32: a small seeded PRNG, so "random" kill moments are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
