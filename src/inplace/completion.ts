@@ -32,12 +32,14 @@ export const FAILURE_REASONS: ReadonlySet<string> = new Set([
   'ErrImagePull',
   'ImagePullBackOff',
   'InvalidImageName',
+  // imagePullPolicy Never and the image is not on the node: no retry will ever fetch it.
+  'ErrImageNeverPull',
   'CrashLoopBackOff',
   'CreateContainerConfigError',
   'CreateContainerError',
 ]);
 
-const PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName']);
+const PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
 /**
  * Whether a pull error's message is about `image`: true if it quotes it (as the spec spells it or

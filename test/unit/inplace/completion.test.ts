@@ -57,6 +57,12 @@ describe('containerCompletion: upgrade', () => {
     assert.equal(r.status, 'failed');
     assert.equal(r.reason, 'ErrImagePull');
   });
+  test('ErrImageNeverPull (pull policy Never, image absent) fails at once', () => {
+    const message = 'Container image "nginx:1.25.3" is not present with pull policy of Never';
+    const r = check(NEW, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ErrImageNeverPull', message } });
+    assert.equal(r.status, 'failed');
+    assert.equal(r.reason, 'ErrImageNeverPull');
+  });
   test("a rollback right after its patch still sees the broken image's back-off: not its own failure, waiting", () => {
     const back = rec(OLD, { fromImage: 'nginx:broken', toImageID: imageIDOf(OLD), originContainerID: 'containerd://nginx-0' });
     const r = check(OLD, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:broken"' } }, back);
