@@ -112,10 +112,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     const zones = await readZones(cluster);
 
     // Refuse before touching the record: a refused run must not overwrite another revision's.
-    if (options.direction === 'upgrade') {
-      const refusal = refusalOf(selectFleet(plan, cache.list(), zones), options.force ?? false);
-      if (refusal) throw new KwaveError('REFUSED', refusal, ExitCode.BAD_INPUT);
-    }
+    const selection = options.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
+    const refusal = selection && refusalOf(selection, options.force ?? false);
+    if (refusal) throw new KwaveError('REFUSED', refusal, ExitCode.BAD_INPUT);
 
     const records = new RecordStore(cluster, { namespace, plan: plan.name, onError: (err) => io.stderr.write(`kwave: saving the rollout record failed (will retry): ${err.message}\n`) });
     // Steps run in reverse: the last record state is written before the lease is released.
@@ -160,8 +159,8 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     };
 
     ran = true;
-    if (options.direction === 'upgrade' && options.force) {
-      await settleOtherRevisions(plan, cluster, cache, selectFleet(plan, cache.list(), zones), (line) => io.stderr.write(`kwave: --force: ${line}\n`));
+    if (selection && options.force) {
+      await settleOtherRevisions(plan, cluster, cache, selection, (line) => io.stderr.write(`kwave: --force: ${line}\n`));
     }
     const result = options.direction === 'upgrade' ? await runRollout(plan, deps) : await rollbackRollout(plan, deps);
     // The rollout's outcome stands even if its last record write fails.

@@ -60,7 +60,6 @@ export interface RunResult {
 interface Tally {
   upgraded: number;
   failed: { pod: string; reason: string; message: string }[];
-  vanished: number;
 }
 
 /** Runs the plan's upgrade from wherever the cluster stands. The selection must have no error problems (callers check, `kwave plan` shows them). */
@@ -81,12 +80,18 @@ class Rollout {
   private readonly notReady = new Set<string>();
   private selectedKeys = new Set<string>();
   private wakeups: (() => void)[] = [];
-  private halted: { reason: 'failures' | 'gate'; message: string } | undefined;
-  private readonly tally: Tally = { upgraded: 0, failed: [], vanished: 0 };
+  /** Why the rollout halted, once it has. */
+  private halted: string | undefined;
+  private readonly tally: Tally = { upgraded: 0, failed: [] };
   private readonly summaries: WaveSummary[] = [];
   private currentWave = 0;
   private budget = 1;
   private maxFailed = 0;
+  /** A rollback after a halt runs to its end whatever stopped the rollout; only a hard abort or a fatal error stops it. */
+  private rollingBack = false;
+  private rollbackSet = new Set<string>();
+  /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
+  private fatal: unknown;
 
   constructor(
     private readonly plan: Plan,
@@ -102,12 +107,6 @@ class Rollout {
   private emit(body: RolloutEventBody): void {
     this.deps.sink({ time: new Date(this.now()).toISOString(), plan: this.plan.name, ...body } as Parameters<EventSink>[0]);
   }
-
-  /** A rollback after a halt runs to its end whatever stopped the rollout; only a hard abort or a fatal error stops it. */
-  private rollingBack = false;
-  private rollbackSet = new Set<string>();
-  /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
-  private fatal: unknown;
 
   private get stopping(): boolean {
     if (this.deps.abort?.aborted || this.fatal !== undefined) return true;
@@ -173,7 +172,7 @@ class Rollout {
         // flight, nothing will ever free it: halt rather than wait forever.
         const failed = new Set(this.tally.failed.map((f) => f.pod));
         if (!this.rollingBack && this.inFlight.size === 0 && holders.length > 0 && holders.every((k) => failed.has(k))) {
-          this.halt(`the unavailability budget of ${this.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
+          this.halt('failures', `the unavailability budget of ${this.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
           return false;
         }
         if (!reported) {
@@ -259,7 +258,6 @@ class Rollout {
       if (direction === 'upgrade') this.tally.upgraded++;
     } else if (result === 'vanished') {
       summary.vanished++;
-      this.tally.vanished++;
     } else if (result === 'failed' || result === 'refused' || result === 'foreign') {
       summary.failed++;
       if (direction === 'upgrade') {
@@ -268,17 +266,17 @@ class Rollout {
         const maxFailed = this.maxFailed;
         if (!this.halted && exceedsMaxFailed(this.tally.failed.length, maxFailed)) {
           const list = this.tally.failed.map((f) => `${f.pod} (${f.reason})`).join(', ');
-          this.halt(`${this.tally.failed.length} pod${this.tally.failed.length === 1 ? '' : 's'} failed, more than maxFailed ${maxFailed}: ${list}`);
+          this.halt('failures', `${this.tally.failed.length} pod${this.tally.failed.length === 1 ? '' : 's'} failed, more than maxFailed ${maxFailed}: ${list}`);
         }
       }
     }
   }
 
-  /** Stops the rollout for failures: nothing new starts, pods in flight finish. */
-  private halt(message: string): void {
+  /** Stops the rollout: nothing new starts, pods in flight finish. */
+  private halt(reason: 'failures' | 'gate', message: string, wave = this.currentWave): void {
     if (this.halted) return;
-    this.halted = { reason: 'failures', message };
-    this.emit({ event: 'halt', wave: this.currentWave, reason: 'failures', message });
+    this.halted = message;
+    this.emit({ event: 'halt', wave, reason, message });
     this.wake();
   }
 
@@ -376,8 +374,7 @@ class Rollout {
       this.emit({ event: 'gate-end', wave, gate: gate.name, result: run.result, message: run.message });
       if (run.result === 'interrupted') return this.finish(0);
       if (run.result !== 'passed') {
-        this.halted = { reason: 'gate', message: run.message };
-        this.emit({ event: 'halt', wave, reason: 'gate', message: run.message });
+        this.halt('gate', run.message, wave);
         return this.finish(0);
       }
     }
@@ -392,7 +389,7 @@ class Rollout {
       const state = windowState(window, this.now());
       if (state.open) return undefined;
       if (state.opensAtMs === undefined) {
-        this.halted = { reason: 'gate', message: 'the maintenance window never opens' };
+        this.halt('gate', 'the maintenance window never opens', wave);
         return this.finish(0);
       }
       const msLeft = state.opensAtMs - this.now();
@@ -414,7 +411,7 @@ class Rollout {
       phase = rollback?.scope === 'all' && back === total ? 'RolledBack' : 'Halted';
       exitCode = ExitCode.HALTED;
       const what = rollback?.scope === 'all' ? 'every upgraded pod' : 'the failed pods';
-      message = `halted: ${this.halted.message}${rollback ? (back === total ? `; rolled back ${what}` : `; rolled back ${back} of ${total} pods (${what})`) : ''}`;
+      message = `halted: ${this.halted}${rollback ? (back === total ? `; rolled back ${what}` : `; rolled back ${back} of ${total} pods (${what})`) : ''}`;
     } else if (this.deps.stop.aborted || this.deps.abort?.aborted) {
       phase = 'Paused';
       exitCode = ExitCode.INTERRUPTED;

@@ -1,8 +1,8 @@
 // The simulator's second port (plain HTTP, no auth, loopback): the app's traffic metrics for
 // Prometheus, /sim/stats for tests that check budgets from outside kwave, and admin endpoints
 // that switch faults and inject disruptions at run time. Routes are listed in docs/sim.md.
+import { listen } from './listen.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AppTraffic } from './appMetrics.js';
 import { deletePod, mergeFaults, resetFaults } from './disruptions.js';
 import type { Faults } from './faults.js';
@@ -149,17 +149,10 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
 
   const server = createServer((req, res) => void handle(req, res));
   const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const address = await listen(server, opts.port ?? 0, host);
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `http://${address}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

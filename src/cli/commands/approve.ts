@@ -3,6 +3,7 @@
 // merge patch of that one key. The runner writes only its own keys, so the two never conflict.
 // Without --wave it approves the wave the rollout is waiting on; exit 2 when none waits, or when
 // the plan was never run.
+import { loadPlanOrReport } from '../loadPlan.js';
 import { hostname } from 'node:os';
 import { connect } from '../../cluster/connect.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
@@ -10,7 +11,7 @@ import { ExitCode, KwaveError } from '../../errors.js';
 import { approvalKey, decodeApprovals, decodeRecord, encodeApproval, recordName, type Approval } from '../../rollout/record.js';
 import { currentUser } from '../../rollout/runLock.js';
 import type { CommandContext } from '../context.js';
-import { loadPlanOrThrow, notRun, readRecordConfigMap, recordNamespace } from './status.js';
+import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
 
 function waveFlag(value: unknown): number | undefined {
   if (value === undefined) return undefined;
@@ -21,7 +22,8 @@ function waveFlag(value: unknown): number | undefined {
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
   const asked = waveFlag(opts.wave);
-  const plan = await loadPlanOrThrow(args[0]);
+  const plan = await loadPlanOrReport(ctx, args[0]!);
+  if (!plan) return ExitCode.BAD_INPUT;
   const namespace = recordNamespace(plan);
   const name = recordName(plan.name);
   const cluster = connect({ kubeconfig: ctx.common.kubeconfig, context: ctx.common.context });

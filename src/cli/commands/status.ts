@@ -2,14 +2,13 @@
 // failures, gates, waits, approvals) and who holds its lock. `-o json` prints one JSON object;
 // `--watch` follows the record with a watch and shows each new state (redrawn on a TTY, printed
 // one after another otherwise) until SIGINT/SIGTERM. Exit 0; exit 2 when the plan has no record.
+import { loadPlanOrReport } from '../loadPlan.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from '../../cluster/cluster.js';
 import { watchConfigMap } from '../../cluster/configMapWatch.js';
 import { connect } from '../../cluster/connect.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { formatPlanError } from '../../plan/format.js';
-import { loadPlanFile } from '../../plan/load.js';
 import type { Plan } from '../../plan/types.js';
 import { decodeRecord, recordName, type RolloutRecord } from '../../rollout/record.js';
 import { readLease, type LeaseView } from '../../rollout/runLock.js';
@@ -17,14 +16,6 @@ import type { CommandContext } from '../context.js';
 import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
 
 /** Loads a plan for a command that needs it valid; its errors (with source lines) exit 2. */
-export async function loadPlanOrThrow(file: string | undefined): Promise<Plan> {
-  if (!file) throw new KwaveError('USAGE', 'expected a plan file');
-  const result = await loadPlanFile(file);
-  if (result.ok) return result.plan;
-  const errors = result.errors.map((e) => formatPlanError(e, result.text)).join('\n');
-  throw new KwaveError('PLAN_SCHEMA', `${file} is not a valid plan:\n${errors}`, ExitCode.BAD_INPUT);
-}
-
 /** The record's namespace: the plan's first target namespace (DESIGN "Pod protocol"). */
 export function recordNamespace(plan: Plan): string {
   return plan.target.namespaces[0]!;
@@ -74,8 +65,9 @@ function render(ctx: CommandContext, input: StatusInput): string {
 }
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
-  const file = args[0];
-  const plan = await loadPlanOrThrow(file);
+  const file = args[0]!;
+  const plan = await loadPlanOrReport(ctx, file);
+  if (!plan) return ExitCode.BAD_INPUT;
   const cluster = connect({ kubeconfig: ctx.common.kubeconfig, context: ctx.common.context });
   try {
     if (opts.watch) {

@@ -1,8 +1,8 @@
 // The simulated kube-apiserver: HTTPS on loopback with its own CA, bearer-token auth, and the
 // resources, verbs and behaviours described in docs/sim-api.md, all over one Store.
+import { listen } from '../listen.js';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Faults } from '../faults.js';
 import type { SimStats } from '../stats.js';
 import type { Store } from '../store.js';
@@ -67,15 +67,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     }),
   );
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  address = await listen(server, opts.port ?? 0, host);
   const url = `https://${address}`;
   let closing: Promise<void> | undefined;
   return {

@@ -4,7 +4,7 @@ import { decodeContinue, listPage, lowerBound } from '../../../../src/sim/apiser
 import { ListCache } from '../../../../src/sim/apiserver/listCache.js';
 import { buildPredicate } from '../../../../src/sim/apiserver/predicate.js';
 import { RESOURCES } from '../../../../src/sim/apiserver/resources.js';
-import { ApiError, type Status } from '../../../../src/sim/apiserver/status.js';
+import { refusal } from './refusal.js';
 import { eventFor } from '../../../../src/sim/apiserver/watch.js';
 import { Store, type Change } from '../../../../src/sim/store.js';
 
@@ -16,15 +16,6 @@ function fill(store: Store): void {
 }
 const q = (s: string) => new URLSearchParams(s);
 const page = (store: Store, cache: ListCache, ns: string | undefined, query: string) => listPage(store, cache, pods, buildPredicate(pods, ns, q(query)), q(query));
-function refusal(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e.status;
-    throw e;
-  }
-  assert.fail('expected a refusal');
-}
 
 describe('list', () => {
   test('items come sorted by namespace then name, with the store version', () => {

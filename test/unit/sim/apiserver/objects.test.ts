@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ObjectOps } from '../../../../src/sim/apiserver/objects.js';
 import { RESOURCES } from '../../../../src/sim/apiserver/resources.js';
-import { ApiError, type Status } from '../../../../src/sim/apiserver/status.js';
+import type { Status } from '../../../../src/sim/apiserver/status.js';
+import { refusal } from './refusal.js';
 import { Store, type Change, type KubeObject } from '../../../../src/sim/store.js';
 
 const NOW = new Date('2025-01-01T00:00:00Z');
@@ -23,15 +24,6 @@ const podBody = (name: string, extra: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { containers: [{ name: 'nginx', image: 'nginx:1.14.2' }], ...extra },
 });
-function refusal(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e.status;
-    throw e;
-  }
-  assert.fail('expected a refusal');
-}
 
 describe('create', () => {
   test('a pod gets defaults and status Pending with its QoS class', () => {

@@ -1,0 +1,15 @@
+// Binding the simulator's servers: listen, fail on a bind error, and say where they serve.
+import type { AddressInfo, Server } from 'node:net';
+
+/** Listens on `host:port` (0 = a free port); resolves with `host:port` as a URL spells it. */
+export async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return `${host.includes(':') ? `[${host}]` : host}:${bound}`;
+}
