@@ -1,0 +1,195 @@
+// Starts a real Kubernetes control plane on loopback: etcd, then kube-apiserver (ready when
+// /readyz answers 200), then kube-controller-manager and kube-scheduler (ready when their /healthz
+// answers and the service-account controller has made `default/default`, without which no pod can
+// be created). Each is its own child process of the one binary (binary.ts); a temporary folder
+// holds certificates, tokens, kubeconfigs, logs, the audit log and etcd's data.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../metrics/prometheusProcess.js';
+import { renderKubeconfig } from '../apiserver/kubeconfig.js';
+import { findControlPlaneBinary } from './binary.js';
+import { startComponent, type Component } from './component.js';
+import { apiserverArgs, AUDIT_POLICY, controllerManagerArgs, etcdArgs, paths, schedulerArgs, type Layout } from './flags.js';
+import { probe } from './http.js';
+import { ADMIN_USER, AGENT_USER, CONTROLLER_MANAGER_USER, identities, renderTokenFile, SCHEDULER_USER, type ExtraUser } from './identities.js';
+
+export interface ControlPlaneOptions {
+  /** The binary; default: KWAVE_CONTROL_PLANE_BIN or the cached build (binary.ts). */
+  binary?: string;
+  /** Extra bearer-token users (e.g. an unprivileged test user); tokens in `ControlPlane.tokens`. */
+  users?: ExtraUser[];
+  /** false: etcd and apiserver only (as envtest runs them). Default true. */
+  controllers?: boolean;
+  /** Appended to a component's flags (a later flag wins), e.g. `{ 'controller-manager': ['--node-monitor-grace-period=20s'] }`. */
+  extraArgs?: Partial<Record<'apiserver' | 'controller-manager' | 'scheduler', string[]>>;
+  serviceClusterIpRange?: string;
+  /** Keep the temporary folder (logs, audit log) after close(). */
+  keepDir?: boolean;
+  /** Bound on each start-up step; the box may be loaded. Default 180 s. */
+  stepTimeoutMs?: number;
+}
+
+export interface KubeconfigOptions {
+  /** Context (and cluster) name; default `kwave-sim`, as the embedded simulator writes. */
+  context?: string;
+  namespace?: string;
+  /** Bearer token; default the admin's. */
+  token?: string;
+}
+
+export interface ControlPlane {
+  /** `https://127.0.0.1:PORT` */
+  url: string;
+  caPem: string;
+  /** The kube-apiserver's /version gitVersion, e.g. `v1.33.13`. */
+  version: string;
+  adminToken: string;
+  /** The node agent's token (user `kwave-node-agent`, in system:masters; see identities.ts). */
+  agentToken: string;
+  /** Every static token by user name: admin, agent, components and the extra users. */
+  tokens: Record<string, string>;
+  adminUser: string;
+  agentUser: string;
+  auditLogPath: string;
+  /** The temporary folder (pki/, *.log, audit.log, etcd/). */
+  dir: string;
+  /** Milliseconds from the call to the apiserver's /readyz and to running controllers. */
+  timings: { apiserverReadyMs: number; controllersReadyMs: number | undefined };
+  kubeconfig(opts?: KubeconfigOptions): string;
+  logPath(component: 'etcd' | 'apiserver' | 'controller-manager' | 'scheduler'): string;
+  /** Stops the apiserver and starts it again on the same port with the same state. */
+  restartApiServer(): Promise<void>;
+  /** Freezes etcd (SIGSTOP) for `ms`, then lets it run on; resolves when it runs again. */
+  pauseEtcd(ms: number): Promise<void>;
+  /** Stops every component (no orphans) and removes the folder unless `keepDir`. */
+  close(): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const t0 = Date.now();
+  const binary = opts.binary ?? binaryOrThrow();
+  const stepMs = opts.stepTimeoutMs ?? 180_000;
+  const dir = await mkdtemp(join(tmpdir(), 'kwave-cp-'));
+  const p = paths(dir);
+  const running: Component[] = [];
+  const closeAll = async () => {
+    for (const c of [...running].reverse()) await c.stop();
+    running.length = 0;
+  };
+  try {
+    await run(binary, ['certs', '--dir', p.certs]);
+    const caPem = readFileSync(p.ca, 'utf8');
+    const ids = identities(opts.users);
+    const tokens = Object.fromEntries(ids.map((i) => [i.user, i.token]));
+    const tokenOf = (user: string) => tokens[user] as string;
+    const layout: Layout = {
+      dir,
+      etcdClientPort: await freePort(),
+      etcdPeerPort: await freePort(),
+      apiserverPort: await freePort(),
+      controllerManagerPort: await freePort(),
+      schedulerPort: await freePort(),
+      serviceClusterIpRange: opts.serviceClusterIpRange ?? '10.0.0.0/24',
+    };
+    const url = `https://127.0.0.1:${layout.apiserverPort}`;
+    await writeFile(p.tokens, renderTokenFile(ids), { mode: 0o600 });
+    await writeFile(p.auditPolicy, AUDIT_POLICY);
+    await writeFile(p.controllerManagerKubeconfig, renderKubeconfig({ server: url, caPem, token: tokenOf(CONTROLLER_MANAGER_USER), context: 'kube-controller-manager' }), { mode: 0o600 });
+    await writeFile(p.schedulerKubeconfig, renderKubeconfig({ server: url, caPem, token: tokenOf(SCHEDULER_USER), context: 'kube-scheduler' }), { mode: 0o600 });
+
+    const launch = (name: string, args: string[]) => {
+      const c = startComponent(binary, name, args, p.log(name));
+      running.push(c);
+      return c;
+    };
+    const etcd = launch('etcd', etcdArgs(layout));
+    await untilReady(etcd, stepMs, async () => (await probe(`http://127.0.0.1:${layout.etcdClientPort}/health`)).status === 200);
+
+    const apiserverFlags = [...apiserverArgs(layout), ...(opts.extraArgs?.apiserver ?? [])];
+    const adminToken = tokenOf(ADMIN_USER);
+    const apiserverReady = (c: Component) => untilReady(c, stepMs, async () => (await probe(`${url}/readyz`, { caPem, token: adminToken })).status === 200);
+    let apiserver = launch('apiserver', apiserverFlags);
+    await apiserverReady(apiserver);
+    const apiserverReadyMs = Date.now() - t0;
+    const version = (JSON.parse((await probe(`${url}/version`, { caPem, token: adminToken })).body) as { gitVersion: string }).gitVersion;
+
+    let controllersReadyMs: number | undefined;
+    if (opts.controllers !== false) {
+      const cm = launch('controller-manager', [...controllerManagerArgs(layout), ...(opts.extraArgs?.['controller-manager'] ?? [])]);
+      const scheduler = launch('scheduler', [...schedulerArgs(layout), ...(opts.extraArgs?.scheduler ?? [])]);
+      const healthy = (port: number) => async () => (await probe(`https://127.0.0.1:${port}/healthz`, { insecure: true })).status === 200;
+      await Promise.all([untilReady(cm, stepMs, healthy(layout.controllerManagerPort)), untilReady(scheduler, stepMs, healthy(layout.schedulerPort))]);
+      await untilReady(cm, stepMs, async () => (await probe(`${url}/api/v1/namespaces/default/serviceaccounts/default`, { caPem, token: adminToken })).status === 200);
+      controllersReadyMs = Date.now() - t0;
+    }
+
+    let closed: Promise<void> | undefined;
+    return {
+      url,
+      caPem,
+      version,
+      adminToken,
+      agentToken: tokenOf(AGENT_USER),
+      tokens,
+      adminUser: ADMIN_USER,
+      agentUser: AGENT_USER,
+      auditLogPath: p.auditLog,
+      dir,
+      timings: { apiserverReadyMs, controllersReadyMs },
+      kubeconfig: (k = {}) => renderKubeconfig({ server: url, caPem, token: k.token ?? adminToken, context: k.context ?? 'kwave-sim', ...(k.namespace ? { namespace: k.namespace } : {}) }),
+      logPath: (component) => p.log(component),
+      async restartApiServer() {
+        await apiserver.stop();
+        const index = running.indexOf(apiserver);
+        apiserver = startComponent(binary, 'apiserver', apiserverFlags, p.log('apiserver'));
+        running[index] = apiserver;
+        await apiserverReady(apiserver);
+      },
+      async pauseEtcd(ms) {
+        etcd.signal('SIGSTOP');
+        await new Promise((r) => setTimeout(r, ms));
+        etcd.signal('SIGCONT');
+      },
+      close() {
+        closed ??= (async () => {
+          await closeAll();
+          if (!opts.keepDir) await rm(dir, { recursive: true, force: true });
+        })();
+        return closed;
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    if (!opts.keepDir) await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function binaryOrThrow(): string {
+  const found = findControlPlaneBinary();
+  if ('reason' in found) throw new Error(found.reason);
+  return found.path;
+}
+
+/** Polls `ready` every 200 ms until true; fails at once, with its log, if the component exits. */
+async function untilReady(c: Component, timeoutMs: number, ready: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    if (c.exited) throw new Error(`control plane: ${c.name} exited (${c.exited.signal ?? `code ${c.exited.code}`}) while starting; its log ends:\n${c.logTail()}`);
+    try {
+      if (await ready()) return;
+      last = 'not ready yet';
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    if (Date.now() > deadline) throw new Error(`control plane: ${c.name} not ready after ${timeoutMs} ms (${last}); its log ends:\n${c.logTail()}`);
+    await Promise.race([new Promise((r) => setTimeout(r, 200)), c.whenExited()]);
+  }
+}
