@@ -33,6 +33,8 @@ export interface ControlPlaneOptions {
   stepTimeoutMs?: number;
 }
 
+export type ComponentName = 'etcd' | 'apiserver' | 'controller-manager' | 'scheduler';
+
 export interface KubeconfigOptions {
   /** Context (and cluster) name; default `kwave-sim`, as the embedded simulator writes. */
   context?: string;
@@ -60,7 +62,9 @@ export interface ControlPlane {
   /** Milliseconds from the call to the apiserver's /readyz and to running controllers. */
   timings: { apiserverReadyMs: number; controllersReadyMs: number | undefined };
   kubeconfig(opts?: KubeconfigOptions): string;
-  logPath(component: 'etcd' | 'apiserver' | 'controller-manager' | 'scheduler'): string;
+  logPath(component: ComponentName): string;
+  /** The running components' process ids (to check that none outlives close() or a killed parent). */
+  pids(): Partial<Record<ComponentName, number>>;
   /** Stops the apiserver and starts it again on the same port with the same state. */
   restartApiServer(): Promise<void>;
   /** Freezes etcd (SIGSTOP) for `ms`, then lets it run on; resolves when it runs again. */
@@ -144,6 +148,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       timings: { apiserverReadyMs, controllersReadyMs },
       kubeconfig: (k = {}) => renderKubeconfig({ server: url, caPem, token: k.token ?? adminToken, context: k.context ?? 'kwave-sim', ...(k.namespace ? { namespace: k.namespace } : {}) }),
       logPath: (component) => p.log(component),
+      pids: () => Object.fromEntries(running.filter((c) => !c.exited).map((c) => [c.name, c.pid])),
       async restartApiServer() {
         await apiserver.stop();
         const index = running.indexOf(apiserver);

@@ -1,0 +1,11 @@
+// The real control plane for tests (src/sim/controlPlane), and a skip reason for a machine where
+// it is not built (CI builds it: .ci/run calls npm run build:control-plane).
+import { findControlPlaneBinary } from '../../../src/sim/controlPlane/index.js';
+
+export { startControlPlane, readAudit, type ControlPlane } from '../../../src/sim/controlPlane/index.js';
+
+/** For `describe(..., { skip })`: a reason naming the build command when the binary is missing. */
+export function skipUnlessControlPlane(): string | false {
+  const found = findControlPlaneBinary();
+  return 'reason' in found ? found.reason : false;
+}
