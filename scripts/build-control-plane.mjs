@@ -29,7 +29,7 @@ if (go.error || go.status !== 0) {
   process.exit(2);
 }
 const version = kubernetesVersion(sourceDir);
-const { args } = buildRecipe(version);
+const { args } = buildRecipe(version, { commit: releaseCommit(version), buildDate: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
 console.error(`control plane: building Kubernetes ${version} with ${go.stdout.trim()} into ${target}`);
 console.error('control plane: a first build takes 10-30 minutes on 2 cores; later ones reuse Go\'s build cache');
 
@@ -46,6 +46,16 @@ renameSync(partial, target); // atomic: a concurrent reader sees no binary or a 
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 console.error(`control plane: built in ${seconds} s (${mb(statSync(target).size)})`);
 console.log(target);
+
+/** The commit the release's tag points at, as the module proxy records it (undefined if not). */
+function releaseCommit(version) {
+  const info = spawnSync('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], { cwd: sourceDir, encoding: 'utf8' });
+  try {
+    return JSON.parse(info.stdout).Origin?.Hash;
+  } catch {
+    return undefined;
+  }
+}
 
 function exists(path) {
   try {

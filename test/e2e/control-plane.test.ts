@@ -135,11 +135,16 @@ describe('the real control plane through the real kubectl', () => {
     const records = readAudit(cp.auditLogPath);
     const probe = (r: (typeof records)[number]) => r.resource === 'configmaps' && r.name === 'audit-probe';
     const byAdmin = records.filter((r) => probe(r) && r.user === cp.adminUser).map((r) => `${r.verb} ${r.namespace} ${r.code}`);
-    assert.deepEqual(byAdmin, ['create default 201', 'patch default 200']);
+    // kubectl label reads the object, then patches it.
+    assert.deepEqual(byAdmin, ['create default 201', 'get default 200', 'patch default 200']);
     const byNobody = records.filter((r) => probe(r) && r.user === VIEWER).map((r) => `${r.verb} ${r.code}`);
     assert.deepEqual(byNobody, ['get 403']);
     // Components write under their own names, and with a subresource where they use one.
-    assert.ok(records.some((r) => r.user.startsWith('system:serviceaccount:kube-system:') && r.verb === 'create' && r.resource === 'serviceaccounts' && r.subresource === 'token'), 'controller-manager asks TokenRequest for its controllers');
+    // --use-service-account-credentials: the controller-manager asks TokenRequest for a token per
+    // controller, then each controller acts as its own service account.
+    const tokenRequests = records.filter((r) => r.user === 'system:kube-controller-manager' && r.verb === 'create' && r.resource === 'serviceaccounts' && r.subresource === 'token' && r.namespace === 'kube-system');
+    assert.ok(tokenRequests.some((r) => r.name === 'namespace-controller' && r.code === 201), JSON.stringify(tokenRequests.map((r) => r.name)));
+    assert.ok(records.some((r) => r.user === 'system:kube-scheduler' && r.verb === 'watch' && r.resource === 'pods'), 'the scheduler watches pods');
   });
 
   test('the controllers and the scheduler run: a Deployment gets its ReplicaSet and pods, and the pods are found unschedulable without nodes', { skip }, async () => {
@@ -152,6 +157,8 @@ describe('the real control plane through the real kubectl', () => {
       return list.items.length === 2 ? list.items : undefined;
     });
     for (const pod of pods) assert.equal(pod.metadata.ownerReferences?.[0]?.kind, 'ReplicaSet');
+    const creators = readAudit(cp.auditLogPath).filter((r) => r.verb === 'create' && r.resource === 'pods' && r.namespace === 'default' && r.code === 201);
+    assert.deepEqual([...new Set(creators.map((r) => r.user))], ['system:serviceaccount:kube-system:replicaset-controller'], 'each controller acts as its own service account');
     await eventually('the scheduler to mark the pods Unschedulable (there are no nodes)', async () => {
       const r = await kubectl(admin, 'get', 'pods', '-n', 'default', '-l', 'app=web', '-o', 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="PodScheduled")].reason}{"\\n"}{end}');
       const reasons = r.stdout.trim().split('\n');

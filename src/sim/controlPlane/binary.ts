@@ -49,17 +49,33 @@ export function kubernetesVersion(sourceDir = controlPlaneSourceDir()): string {
   return match[1];
 }
 
-/** How the binary is built: `go build` flags, the version stamped into /version among them. */
-export function buildRecipe(version: string): { args: string[]; recipe: string } {
+/** Where a release comes from: its tag's commit and a build date, stamped into /version. */
+export interface Provenance {
+  commit?: string;
+  buildDate?: string;
+}
+
+/**
+ * How the binary is built: `go build` flags, with the version stamped where the upstream release
+ * build stamps it (component-base for /version, client-go for the components' User-Agent). The
+ * cache key's `recipe` leaves the provenance out: it follows from the version in go.mod.
+ */
+export function buildRecipe(version: string, provenance: Provenance = {}): { args: string[]; recipe: string } {
   const [major, minor] = version.slice(1).split('.');
-  const stamp = [
-    `-X k8s.io/component-base/version.gitVersion=${version}`,
-    `-X k8s.io/component-base/version.gitMajor=${major}`,
-    `-X k8s.io/component-base/version.gitMinor=${minor}`,
-    '-X k8s.io/component-base/version.gitTreeState=clean',
+  const values: [string, string | undefined][] = [
+    ['gitVersion', version],
+    ['gitMajor', major],
+    ['gitMinor', minor],
+    ['gitTreeState', 'clean'],
   ];
-  const args = ['build', '-trimpath', `-ldflags=-s -w ${stamp.join(' ')}`];
-  return { args, recipe: args.join(' ') };
+  const stamp = (vals: [string, string | undefined][]) =>
+    ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => vals.filter(([, v]) => v).map(([k, v]) => `-X ${pkg}.${k}=${v}`));
+  const fixed = ['build', '-trimpath'];
+  const ldflags = (vals: [string, string | undefined][]) => `-ldflags=-s -w ${stamp(vals).join(' ')}`;
+  return {
+    args: [...fixed, ldflags([...values, ['gitCommit', provenance.commit], ['buildDate', provenance.buildDate]])],
+    recipe: [...fixed, ldflags(values)].join(' '),
+  };
 }
 
 /** Where the binary for the current sources is (or would be) cached. */

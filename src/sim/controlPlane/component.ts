@@ -5,6 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 
+/** The names the upstream binaries run under. */
+const PROGRAM_NAMES: Record<string, string> = {
+  etcd: 'etcd',
+  apiserver: 'kube-apiserver',
+  'controller-manager': 'kube-controller-manager',
+  scheduler: 'kube-scheduler',
+};
+
 export interface Component {
   readonly name: string;
   readonly pid: number;
@@ -23,6 +31,7 @@ export function startComponent(binary: string, name: string, args: string[], log
   let child: ChildProcess;
   try {
     child = spawn(binary, [name, ...args], {
+      argv0: PROGRAM_NAMES[name] ?? name, // what ps and the components' User-Agent show
       stdio: ['pipe', fd, fd],
       env: { ...process.env, KWAVE_CP_WATCH_STDIN: '1' },
     });
