@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -17,10 +18,13 @@ import (
 	"time"
 )
 
-// runCerts writes what a fresh cluster needs in --dir: a CA (ca.crt, ca.key; it also signs
-// CSRs in the controller-manager), the apiserver's serving pair signed by it (apiserver.crt,
-// apiserver.key; valid for loopback and the in-cluster names) and the service-account signing
-// pair (sa.key, sa.pub) behind TokenRequest and the controller-manager's token controller.
+// runCerts writes what a fresh cluster needs in --dir, laid out as kubeadm lays it out:
+//   - ca.crt/ca.key: the cluster CA (it also signs CSRs in the controller-manager);
+//   - apiserver.crt/key: the apiserver's serving pair, for loopback and the in-cluster names;
+//   - front-proxy-ca.crt and front-proxy-client.crt/key: the aggregation layer's request-header
+//     CA and the apiserver's client pair for it (components read the CA from the
+//     extension-apiserver-authentication ConfigMap to authenticate delegated requests);
+//   - sa.key/sa.pub: the service-account signing pair behind TokenRequest and the token controller.
 func runCerts(args []string) int {
 	flags := flag.NewFlagSet("certs", flag.ContinueOnError)
 	dir := flags.String("dir", "", "directory to write into (required)")
@@ -39,49 +43,78 @@ func runCerts(args []string) int {
 	return 0
 }
 
-func writeCerts(dir string, serviceIP net.IP) error {
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+type pair struct {
+	cert *x509.Certificate
+	der  []byte
+	key  *ecdsa.PrivateKey
+}
+
+const validity = 10 * 365 * 24 * time.Hour
+
+// issue signs template with parent (or itself when parent is nil) for a new P-256 key.
+func issue(template *x509.Certificate, parent *pair) (*pair, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	caTemplate := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "kwave-control-plane-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, err
+	}
+	template.SerialNumber = serial
+	template.NotBefore = time.Now().Add(-time.Hour)
+	template.NotAfter = time.Now().Add(validity)
+	signer, signerCert := crypto.Signer(key), template
+	if parent != nil {
+		signer, signerCert = parent.key, parent.cert
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, signerCert, &key.PublicKey, signer)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &pair{cert: cert, der: der, key: key}, nil
+}
+
+func caTemplate(name string) *x509.Certificate {
+	return &x509.Certificate{
+		Subject:               pkix.Name{CommonName: name},
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
+}
 
-	servingKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+func writeCerts(dir string, serviceIP net.IP) error {
+	ca, err := issue(caTemplate("kubernetes"), nil)
 	if err != nil {
 		return err
 	}
-	servingTemplate := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, serviceIP},
-	}
-	servingDER, err := x509.CreateCertificate(rand.Reader, servingTemplate, caCert, &servingKey.PublicKey, caKey)
+	serving, err := issue(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kube-apiserver"},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, serviceIP},
+	}, ca)
 	if err != nil {
 		return err
 	}
-
+	frontProxyCA, err := issue(caTemplate("front-proxy-ca"), nil)
+	if err != nil {
+		return err
+	}
+	frontProxyClient, err := issue(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: "front-proxy-client"},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, frontProxyCA)
+	if err != nil {
+		return err
+	}
 	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
@@ -91,33 +124,29 @@ func writeCerts(dir string, serviceIP net.IP) error {
 		return err
 	}
 
-	caKeyDER, err := x509.MarshalECPrivateKey(caKey)
-	if err != nil {
-		return err
-	}
-	servingKeyDER, err := x509.MarshalECPrivateKey(servingKey)
-	if err != nil {
-		return err
-	}
-	files := []struct {
-		name, kind string
-		der        []byte
-	}{
-		{"ca.crt", "CERTIFICATE", caDER},
-		{"ca.key", "EC PRIVATE KEY", caKeyDER},
-		{"apiserver.crt", "CERTIFICATE", servingDER},
-		{"apiserver.key", "EC PRIVATE KEY", servingKeyDER},
-		{"sa.key", "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(saKey)},
-		{"sa.pub", "PUBLIC KEY", saPub},
-	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	for _, f := range files {
-		data := pem.EncodeToMemory(&pem.Block{Type: f.kind, Bytes: f.der})
-		if err := os.WriteFile(filepath.Join(dir, f.name), data, 0o600); err != nil {
+	write := func(name, kind string, der []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600)
+	}
+	writePair := func(base string, p *pair) error {
+		keyDER, err := x509.MarshalECPrivateKey(p.key)
+		if err != nil {
+			return err
+		}
+		if err := write(base+".crt", "CERTIFICATE", p.der); err != nil {
+			return err
+		}
+		return write(base+".key", "EC PRIVATE KEY", keyDER)
+	}
+	for base, p := range map[string]*pair{"ca": ca, "apiserver": serving, "front-proxy-ca": frontProxyCA, "front-proxy-client": frontProxyClient} {
+		if err := writePair(base, p); err != nil {
 			return err
 		}
 	}
-	return nil
+	if err := write("sa.key", "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(saKey)); err != nil {
+		return err
+	}
+	return write("sa.pub", "PUBLIC KEY", saPub)
 }

@@ -21,6 +21,9 @@ export const paths = (dir: string) => ({
   caKey: join(dir, 'pki', 'ca.key'),
   servingCert: join(dir, 'pki', 'apiserver.crt'),
   servingKey: join(dir, 'pki', 'apiserver.key'),
+  frontProxyCa: join(dir, 'pki', 'front-proxy-ca.crt'),
+  frontProxyClientCert: join(dir, 'pki', 'front-proxy-client.crt'),
+  frontProxyClientKey: join(dir, 'pki', 'front-proxy-client.key'),
   saKey: join(dir, 'pki', 'sa.key'),
   saPub: join(dir, 'pki', 'sa.pub'),
   tokens: join(dir, 'tokens.csv'),
@@ -64,6 +67,18 @@ export function apiserverArgs(l: Layout): string[] {
     `--service-account-key-file=${p.saPub}`,
     `--service-account-signing-key-file=${p.saKey}`,
     `--service-cluster-ip-range=${l.serviceClusterIpRange}`,
+    // The aggregation layer's request-header authentication, as kubeadm sets it up; the
+    // controller-manager and scheduler read this CA to authenticate delegated requests.
+    `--requestheader-client-ca-file=${p.frontProxyCa}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${p.frontProxyClientCert}`,
+    `--proxy-client-key-file=${p.frontProxyClientKey}`,
+    // A loopback address may not be an Endpoints address, so the default reconciler fails every
+    // 10 s on 127.0.0.1: nothing runs inside this cluster to use the kubernetes Service anyway.
+    '--endpoint-reconciler-type=none',
     `--audit-policy-file=${p.auditPolicy}`,
     `--audit-log-path=${p.auditLog}`,
     '--audit-log-format=json',
