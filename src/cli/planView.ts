@@ -3,7 +3,7 @@
 import type { Gate, Plan } from '../plan/types.js';
 import { formatDuration as planDuration } from '../plan/duration.js';
 import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
-import { renderSelector } from '../rollout/selection.js';
+import { renderSelector } from '../rollout/labelSelector.js';
 import { columns, count } from './output/format.js';
 
 /** Whether the zones of the nodes could be read; when not, why. */

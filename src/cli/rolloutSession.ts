@@ -18,7 +18,7 @@ import { RecordStore } from '../rollout/recordStore.js';
 import { RunLock, runnerIdentity } from '../rollout/runLock.js';
 import { rollbackRollout, runRollout, type RunnerDeps } from '../rollout/runner.js';
 import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
-import { renderSelector } from '../rollout/selection.js';
+import { renderSelector } from '../rollout/labelSelector.js';
 import type { CommandContext } from './context.js';
 import { createReporter } from './output/index.js';
 

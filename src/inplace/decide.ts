@@ -17,7 +17,7 @@
 // failed) taken from a view older than one's own write could be wrong.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerUpdate } from '../plan/types.js';
-import { containerAtTarget } from '../rollout/selection.js';
+import { containerAtTarget } from './atTarget.js';
 import { podCompletion, type PodCompletion } from './completion.js';
 import { sameImage, sameImageID } from './image.js';
 import {

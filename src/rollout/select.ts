@@ -8,7 +8,8 @@ import { gateOwner } from '../inplace/decide.js';
 import { declaresGate, specContainer } from '../inplace/podView.js';
 import { resolveBudget, resolveMaxFailed } from './budget.js';
 import { orderPods } from './order.js';
-import { isAtTarget, matchesSelector } from './selection.js';
+import { isAtTarget } from '../inplace/atTarget.js';
+import { matchesSelector } from './labelSelector.js';
 import { partitionWaves, type WavePartition } from './waves.js';
 
 export interface SelectedPod {
