@@ -1,12 +1,11 @@
 // Runs one gate of a plan after a wave: pause → approval → prometheus → webhook, in that order,
 // stopping at the first step that does not pass. Counts the outcome into kwave_gate_checks_total.
 import type { Gate } from '../plan/types.js';
-import type { GateCheckResult } from '../metrics/registry.js';
 import { evaluatePrometheusGate } from './prometheus.js';
-import { realSleep, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
+import { realSleep, type GateCheckResult, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
 import { callWebhookGate } from './webhook.js';
 
-export type { GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep } from './types.js';
+export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep } from './types.js';
 export { realSleep } from './types.js';
 export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
 export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';

@@ -17,6 +17,10 @@ export interface Measurement {
 /** `interrupted`: the AbortSignal fired (SIGINT/SIGTERM); the rollout should pause, not halt. */
 export type GateResult = 'passed' | 'failed' | 'inconclusive' | 'interrupted';
 
+/** How a finished gate check is counted (`kwave_gate_checks_total{result}`): an interrupted one is not. */
+export const GATE_CHECK_RESULTS = ['passed', 'failed', 'inconclusive'] as const satisfies readonly GateResult[];
+export type GateCheckResult = (typeof GATE_CHECK_RESULTS)[number];
+
 export interface GateOutcome {
   result: GateResult;
   /** Starts with the gate name, e.g. `error-rate: result 0.083 matched failureCondition …`. */

@@ -2,6 +2,7 @@
 // embedding programs keep their global registry untouched. Methods are named for rollout events;
 // the executor calls them and never touches prom-client directly.
 import { FAILURE_REASONS } from '../inplace/completion.js';
+import { GATE_CHECK_RESULTS, type GateCheckResult } from '../gates/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
@@ -19,8 +20,6 @@ export const KNOWN_FAILURE_REASONS: readonly string[] = [...FAILURE_REASONS, 'Di
 export const ROLLBACK_RESULTS = ['succeeded', 'failed'] as const;
 export type RollbackResult = (typeof ROLLBACK_RESULTS)[number];
 
-export const GATE_CHECK_RESULTS = ['passed', 'failed', 'inconclusive'] as const;
-export type GateCheckResult = (typeof GATE_CHECK_RESULTS)[number];
 
 /**
  * Upgrade durations run from about a second (cached image, fast start) to the default pod
