@@ -12,4 +12,5 @@ export { runRollout, rollbackRollout, type RunnerDeps, type RunResult } from './
 export type { RolloutEvent, EventSink, RolloutPhase } from './rollout/events.js';
 export { KwaveMetrics } from './metrics/registry.js';
 export { metricsSink } from './metrics/fromEvents.js';
-export { runGate } from './gates/index.js';
+export { runGate, gateChecker } from './gates/index.js';
+export type { CheckGate } from './rollout/gateCheck.js';

@@ -4,7 +4,8 @@
 // the runner's and below; this file only assembles and tears down.
 import { ExitCode, KwaveError } from '../errors.js';
 import { connect, isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
-import { gateAppliesAfterWave, realSleep } from '../gates/index.js';
+import { gateChecker, realSleep } from '../gates/index.js';
+import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { runPodFlow } from '../inplace/executor.js';
 import { metricsSink } from '../metrics/fromEvents.js';
 import { MetricsPusher } from '../metrics/push.js';
@@ -142,7 +143,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       sleep: realSleep,
       stop: stop.signal,
       abort: abort.signal,
-      gateMetrics: metrics,
+      checkGate: gateChecker({ plan: plan.name, revision: plan.revision, metrics, sleep: realSleep, pauseTickMs: 5000 }),
       approvals: {
         isApproved: async (wave) => (await records.isApproved(wave)) !== undefined,
         waitForApproval: async (wave, signal) => {

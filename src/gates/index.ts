@@ -1,6 +1,7 @@
 // Runs one gate of a plan after a wave: pause → approval → prometheus → webhook, in that order,
 // stopping at the first step that does not pass. Counts the outcome into kwave_gate_checks_total.
 import type { Gate } from '../plan/types.js';
+import type { CheckGate } from '../rollout/gateCheck.js';
 import { evaluatePrometheusGate } from './prometheus.js';
 import { realSleep, type GateCheckResult, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
 import { callWebhookGate } from './webhook.js';
@@ -152,7 +153,20 @@ export async function runGate(gate: Gate, ctx: GateContext): Promise<GateRun> {
   return { gate: name, result, message, measurements: steps.flatMap((s) => s.measurements), steps };
 }
 
-/** Whether a gate is checked after `wave` (1-based) of `waves`: `afterWaves`, else every wave but the last. */
-export function gateAppliesAfterWave(gate: Pick<Gate, 'afterWaves'>, wave: number, waves: number): boolean {
-  return gate.afterWaves ? gate.afterWaves.includes(wave) : wave < waves;
+/** What a run fixes for all its gate checks; the runner adds the wave and its callbacks. */
+export type GateCheckerOptions = Pick<GateContext, 'plan' | 'revision' | 'metrics' | 'sleep' | 'now' | 'fetch' | 'env' | 'readFile' | 'pauseTickMs' | 'webhookBackoffMs'>;
+
+/** `runGate` as the runner's `CheckGate`: what `kwave run` (and a library user) plugs into `runRollout`. */
+export function gateChecker(options: GateCheckerOptions): CheckGate {
+  return (gate, hooks) =>
+    runGate(gate, {
+      ...options,
+      phase: 'Progressing',
+      wave: hooks.wave,
+      signal: hooks.signal,
+      onPause: hooks.onPause,
+      onAwaitingApproval: hooks.onAwaitingApproval,
+      onMeasurement: (_step, m, index, count) => hooks.onMeasurement(m, index, count),
+      ...(hooks.isApproved && hooks.waitForApproval ? { isApproved: hooks.isApproved, waitForApproval: hooks.waitForApproval } : {}),
+    });
 }

@@ -30,7 +30,7 @@ import {
   specContainer,
   toMs,
 } from './podView.js';
-import { encodeState, readState, STATE_ANNOTATION, type ContainerRecord, type Direction, type InPlaceState } from './state.js';
+import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord, type Direction, type InPlaceState } from './state.js';
 
 /** Reason on the gate condition while kwave holds a pod out of service. */
 export const GATE_CLOSED_REASON = 'InPlaceUpdate';
@@ -136,7 +136,7 @@ export function decide(pod: V1Pod | undefined, ctx: DecideContext): Step {
 }
 
 function isOwn(state: InPlaceState, ctx: DecideContext): boolean {
-  return state.plan === ctx.plan && state.revision === ctx.revision && state.direction === ctx.direction;
+  return ownedBy(state, ctx.plan, ctx.revision) && state.direction === ctx.direction;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ function updatingElsewhere(): Step {
  */
 function heldByOther(pod: V1Pod, ctx: DecideContext): Step | undefined {
   const owner = gateOwner(pod, ctx.gate.conditionType);
-  if (owner && owner.plan === ctx.plan && owner.revision === ctx.revision && owner.direction === ctx.direction) return undefined;
+  if (owner && ownedBy(owner, ctx.plan, ctx.revision) && owner.direction === ctx.direction) return undefined;
   const st = readState(pod);
   if (owner) {
     return {
@@ -237,12 +237,12 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
   const gated = declaresGate(pod, gateType);
   const gateFalse = gated && conditionStatus(pod, gateType) === 'False';
   const st = readState(pod);
-  const upgrade = st.kind === 'ok' && st.state.plan === ctx.plan && st.state.revision === ctx.revision ? st.state : undefined;
+  const upgrade = st.kind === 'ok' && ownedBy(st.state, ctx.plan, ctx.revision) ? st.state : undefined;
 
   if (upgrade === undefined || upgrade.direction !== 'upgrade') {
     // Never patched by this revision. If its upgrade drained it before the patch, reopen.
     const owner = gateOwner(pod, gateType);
-    const ours = owner && owner.plan === ctx.plan && owner.revision === ctx.revision;
+    const ours = ownedBy(owner, ctx.plan, ctx.revision);
     if (gateFalse && ours) return openGate(pod, ctx, 'drained but never patched; reopening the gate');
     return { kind: 'skip', reason: 'NothingToRollBack', message: 'this revision of the plan never patched the pod' };
   }
@@ -257,7 +257,7 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
   if (!gateFalse) return closeGate(pod, ctx);
   // Closed by this rollback, or still closed from the upgrade (a failed pod): either way drained.
   const owner = gateOwner(pod, gateType);
-  if (owner && (owner.plan !== ctx.plan || owner.revision !== ctx.revision)) {
+  if (owner && !ownedBy(owner, ctx.plan, ctx.revision)) {
     return {
       kind: 'foreign',
       reason: 'OtherRollout',

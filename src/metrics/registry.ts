@@ -4,12 +4,11 @@
 import { FAILURE_REASONS } from '../inplace/completion.js';
 import { GATE_CHECK_RESULTS, type GateCheckResult } from '../gates/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ROLLOUT_PHASES, type RolloutPhase } from '../rollout/events.js';
+import { POD_STATES, type PodState } from '../rollout/podEnd.js';
 
-export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
-export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
-
-export const POD_STATES = ['pending', 'in_progress', 'upgraded', 'failed', 'skipped', 'vanished'] as const;
-export type PodState = (typeof POD_STATES)[number];
+// The label values of kwave_rollout_phase and kwave_rollout_pods are the rollout's own words.
+export { POD_STATES, ROLLOUT_PHASES };
 
 /**
  * Failure reasons set to zero for every wave up front, so that "failures per wave" has a series

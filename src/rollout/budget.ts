@@ -73,3 +73,13 @@ export function canStart(req: StartRequest): boolean {
   return startBlocker(req) === undefined;
 }
 
+
+/**
+ * Whether the budget can never free up: nothing is in flight and every pod holding it failed.
+ * Failed pods keep their gate closed (DESIGN.md), so they hold their share for good; waiting
+ * would wait forever, and the rollout halts instead. `holders` are the not-Ready selected pods
+ * counted against the budget (see `StartRequest.unreadyNotInFlight`).
+ */
+export function heldOnlyByFailures(holders: readonly string[], inFlight: number, failed: ReadonlySet<string>): boolean {
+  return inFlight === 0 && holders.length > 0 && holders.every((k) => failed.has(k));
+}

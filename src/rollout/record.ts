@@ -8,7 +8,9 @@
 //   status.json      the record below, without plan text and approvals  (runner)
 //   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { PodResult, RolloutEvent, RolloutPhase, WaveSummary } from './events.js';
+import type { Direction } from '../inplace/state.js';
+import type { RolloutEvent, RolloutPhase, WaveSummary } from './events.js';
+import { countedAs, emptyCounts, isFailure, movePod, POD_STATES, type PodCounts } from './podEnd.js';
 
 export const RECORD_SCHEMA = 'kwave.dev/rollout-record/v1';
 export const PLAN_KEY = 'plan.yaml';
@@ -20,11 +22,6 @@ export const PLAN_LABEL = 'kwave.dev/plan';
 /** Bounds that keep the record far below a ConfigMap's 1 MiB, whatever the fleet size. */
 export const LIMITS = { history: 100, failures: 50, gates: 50, measurements: 20, waveSummaries: 1000 } as const;
 
-export type PodState = 'pending' | 'in_progress' | 'upgraded' | 'failed' | 'skipped' | 'vanished';
-export const POD_STATES: readonly PodState[] = ['pending', 'in_progress', 'upgraded', 'failed', 'skipped', 'vanished'];
-export type PodCounts = Record<PodState, number>;
-
-export type Direction = 'upgrade' | 'rollback';
 
 export interface InFlightPod {
   /** `namespace/name`, as the runner names pods in events. */
@@ -136,10 +133,6 @@ export interface RolloutRecord {
   holder: string;
 }
 
-export function emptyCounts(): PodCounts {
-  return { pending: 0, in_progress: 0, upgraded: 0, failed: 0, skipped: 0, vanished: 0 };
-}
-
 /** The ConfigMap name of a plan's record (and of its lease). */
 export function recordName(plan: string): string {
   return `kwave-${plan}`;
@@ -215,34 +208,6 @@ export function isTransition(event: RolloutEvent): boolean {
 }
 
 const keepLast = <T>(list: T[], n: number): T[] => (list.length > n ? list.slice(list.length - n) : list);
-
-/** Which count a finished pod moves to; undefined: back to pending (an aborted pod). */
-function endState(result: PodResult, direction: Direction): PodState | undefined {
-  switch (result) {
-    case 'upgraded':
-      return 'upgraded';
-    case 'rolled-back':
-      // In `kwave rollback` reverting is the work done; counted where upgrades are.
-      return direction === 'rollback' ? 'upgraded' : 'skipped';
-    case 'failed':
-      return 'failed';
-    case 'vanished':
-      return 'vanished';
-    case 'skipped':
-    case 'refused':
-    case 'foreign':
-      return 'skipped';
-    case 'aborted':
-      return undefined;
-  }
-}
-
-function move(counts: PodCounts, from: PodState, to: PodState | undefined): PodCounts {
-  const next = { ...counts };
-  if (next[from] > 0) next[from] -= 1;
-  next[to ?? 'pending'] += 1;
-  return next;
-}
 
 function describeEvent(e: RolloutEvent): string {
   switch (e.event) {
@@ -352,13 +317,13 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       const entry: InFlightPod = { pod: e.pod, wave: e.wave, step: 'started', since: e.time, stepAt: e.time };
       const inFlight = [...r.inFlight.filter((p) => p.pod !== e.pod), entry];
       if (r.rollback) return { ...r, inFlight };
-      return { ...r, inFlight, counts: move(r.counts, 'pending', 'in_progress') };
+      return { ...r, inFlight, counts: movePod(r.counts, 'pending', 'in_progress') };
     }
     case 'pod-step':
       return { ...r, inFlight: r.inFlight.map((p) => (p.pod === e.pod ? { ...p, step: e.step, stepAt: e.time } : p)) };
     case 'pod-end': {
       const inFlight = r.inFlight.filter((p) => p.pod !== e.pod);
-      const failed = e.result === 'failed';
+      const failed = isFailure(e.result);
       const failures = failed
         ? keepLast([...r.failures, { pod: e.pod, wave: e.wave, reason: e.reason ?? 'Failed', message: e.message, at: e.time }], LIMITS.failures)
         : r.failures;
@@ -367,7 +332,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         const done = r.rollback.done + (e.result === 'rolled-back' ? 1 : 0);
         return { ...r, inFlight, failures, failuresTotal, rollback: { ...r.rollback, done, failed: r.rollback.failed + (failed ? 1 : 0) } };
       }
-      return { ...r, inFlight, failures, failuresTotal, counts: move(r.counts, 'in_progress', endState(e.result, r.direction)) };
+      return { ...r, inFlight, failures, failuresTotal, counts: movePod(r.counts, 'in_progress', countedAs(e.result)) };
     }
     case 'budget-wait':
       return r;
@@ -521,7 +486,7 @@ function parseJson(text: string): unknown {
 const arrayOf = <T>(v: unknown, ok: (x: unknown) => x is T): T[] | undefined => (Array.isArray(v) && v.every(ok) ? v : undefined);
 
 const isInFlight = (v: unknown): v is InFlightPod => isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.step) && isString(v.since);
-const isFailure = (v: unknown): v is Failure => isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.reason) && isString(v.message) && isString(v.at);
+const isFailureEntry = (v: unknown): v is Failure => isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.reason) && isString(v.message) && isString(v.at);
 const isGate = (v: unknown): v is GateRecord => isObject(v) && isCount(v.wave) && isString(v.gate) && isString(v.result) && isString(v.at);
 const isHistory = (v: unknown): v is HistoryEntry => isObject(v) && isString(v.time) && isString(v.event) && isString(v.message);
 const isSummary = (v: unknown): v is WaveSummary => isObject(v) && isCount(v.wave) && isCount(v.pods) && isCount(v.upgraded) && isCount(v.failed) && isCount(v.vanished);
@@ -538,7 +503,7 @@ function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'p
   const counts = doc.counts;
   if (!isObject(counts) || !POD_STATES.every((s) => isCount(counts[s]))) return bad('counts', `an object of counts (${POD_STATES.join(', ')})`);
   if (!arrayOf(doc.inFlight, isInFlight)) return bad('inFlight', 'a list of {pod, wave, step, since}');
-  if (!arrayOf(doc.failures, isFailure)) return bad('failures', 'a list of {pod, wave, reason, message, at}');
+  if (!arrayOf(doc.failures, isFailureEntry)) return bad('failures', 'a list of {pod, wave, reason, message, at}');
   if (!arrayOf(doc.gates, isGate)) return bad('gates', 'a list of {wave, gate, result, at}');
   if (!arrayOf(doc.history, isHistory)) return bad('history', 'a list of {time, event, message}');
   if (!arrayOf(doc.waveSummaries, isSummary)) return bad('waveSummaries', 'a list of wave summaries');

@@ -1,7 +1,8 @@
 // One readable line per rollout event, for text output off a TTY (logs, CI) and for the notable
 // events a TTY prints above its progress bars. Pure given the event sequence: throttling uses
 // the events' own times, never the wall clock.
-import type { PodResult, RolloutEvent } from '../../rollout/events.js';
+import type { RolloutEvent } from '../../rollout/events.js';
+import type { PodResult } from '../../rollout/podEnd.js';
 import { clockTime, count, formatDuration, nameList } from './format.js';
 import { summaryTable } from './summary.js';
 
