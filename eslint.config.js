@@ -13,6 +13,7 @@ import tseslint from 'typescript-eslint';
  *   inplace   one pod's flow                               → plan, cluster
  *   rollout   the fleet: selection, waves, budget, runner  → inplace, plan, cluster
  *   gates     checks between waves, plugged into rollout   → rollout, inplace, plan, cluster
+ *   record    the rollout record and the run lease        → rollout, inplace, plan, cluster
  *   metrics   Prometheus metrics fed by rollout events     → gates, rollout, inplace, plan, cluster
  *   cli       the kwave command                            → everything
  *
@@ -25,8 +26,9 @@ export const LAYERS = {
   inplace: ['plan', 'cluster'],
   rollout: ['inplace', 'plan', 'cluster'],
   gates: ['rollout', 'inplace', 'plan', 'cluster'],
+  record: ['rollout', 'inplace', 'plan', 'cluster'],
   metrics: ['gates', 'rollout', 'inplace', 'plan', 'cluster'],
-  cli: ['metrics', 'gates', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
+  cli: ['metrics', 'gates', 'record', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
 };
 const FOLDERS = Object.keys(LAYERS);
 

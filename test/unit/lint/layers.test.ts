@@ -28,6 +28,7 @@ describe('the layer rule', () => {
       ['src/sim/index.ts', "export { connect } from '../cluster/connect.js';\n"],
       ['src/metrics/server.ts', "export { main } from '../cli/main.js';\n"],
       ['src/index.ts', "export { startSim } from './sim/index.js';\n"],
+      ['src/rollout/runner.ts', "export { RecordStore } from '../record/store.js';\n"],
       ['src/errors.ts', "export type { Plan } from './plan/types.js';\n"],
     ];
     for (const [file, code] of backEdges) {
@@ -42,6 +43,7 @@ describe('the layer rule', () => {
       ['src/gates/index.ts', "export type { CheckGate } from '../rollout/gateCheck.js';\n"],
       ['src/metrics/registry.ts', "export type { GateCheckResult } from '../gates/types.js';\n"],
       ['src/cli/main.ts', "export { startSim } from '../sim/index.js';\n"],
+      ['src/record/store.ts', "export type { RolloutEvent } from '../rollout/events.js';\n"],
       ['src/plan/checks/gates.ts', "export type { Plan } from '../types.js';\n"],
       ['src/sim/fixture.ts', "export { ExitCode } from '../errors.js';\n"],
     ];
