@@ -154,7 +154,7 @@ export class EventLines {
         return `gate ${e.gate} ${result}${e.message ? `: ${e.message}` : ''}`;
       }
       case 'window-wait':
-        return this.once(`window ${e.wave}`) ? `outside the rollout window: ${this.wave(e.wave)} waits until ${clockTime(e.opensAt)} (in ${formatDuration(e.msLeft)})` : undefined;
+        return this.once(`window ${e.wave}`) ? `the maintenance window is closed: ${this.wave(e.wave)} waits until it opens at ${e.opensAt} (in ${formatDuration(e.msLeft)})` : undefined;
       case 'halt':
         return `HALTED in ${this.wave(e.wave)}: ${e.message}`;
       case 'rollback-start':

@@ -2,11 +2,13 @@
 // in the text and in `-o json`.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventLines } from '../../../src/cli/output/lines.js';
 import { planReport, renderPlanText } from '../../../src/cli/planView.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { selectFleet } from '../../../src/rollout/select.js';
 import { makePod, NEW, OLD } from '../inplace/fixtures.js';
+import { EventScript } from './outputEvents.js';
 
 function plan(window: string): Plan {
   const r = loadPlanText(
@@ -52,5 +54,14 @@ describe('kwave plan and the maintenance window', () => {
 
   test('no window: no window field', () => {
     assert.equal(report(plan(''), MONDAY_9).window, undefined);
+  });
+});
+
+describe('kwave run and the maintenance window', () => {
+  test('the line output says the window is closed and when it opens', () => {
+    const s = new EventScript();
+    s.add({ event: 'window-wait', wave: 1, msLeft: 13 * 3_600_000, opensAt: '2025-03-03T22:00:00.000Z' });
+    const [line] = new EventLines().plain(s.events[0]!);
+    assert.match(line!, /the maintenance window is closed: wave 1 waits until it opens at 2025-03-03T22:00:00\.000Z \(in 13h00m\)$/);
   });
 });
