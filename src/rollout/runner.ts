@@ -120,7 +120,7 @@ class Rollout {
     const selection = selectFleet(this.plan, this.deps.view.list(), this.deps.zones);
     this.budget = new BudgetTracker(selection.selected, selection.budget, this.plan.strategy.concurrency, this.deps.onUnavailable);
     this.maxFailed = selection.maxFailed;
-    return { selection, untrack: this.budget.follow(this.deps.view.onChange) };
+    return { selection, untrack: this.budget.follow((listener) => this.deps.view.onChange(listener)) };
   }
 
   // ---- the upgrade, a script of waves -------------------------------------------------------

@@ -1,4 +1,4 @@
-// The real Prometheus and Pushgateway for tests (src/metrics/prometheusProcess.ts), and a skip
+// The real Prometheus and Pushgateway for tests (src/cli/prometheusProcess.ts), and a skip
 // reason for machines without them (CI installs both).
 import { findOnPath } from '../../../src/cli/prometheusProcess.js';
 
