@@ -99,7 +99,12 @@ export type Step =
   | { kind: 'open-gate'; body: GatePatch; message: string }
   | { kind: 'wait-ready'; retryAfterMs: number; message: string }
   | { kind: 'done'; state?: InPlaceState; message: string }
-  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState };
+  /**
+   * `reclose`: the gate patch to send before ending, when the pod failed with its gate open (its
+   * new container crashed while turning Ready). A failed pod keeps its gate False (DESIGN.md),
+   * closed in this flow's name so that a rollback or a re-run recognises it.
+   */
+  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: GatePatch };
 
 export type StepKind = Step['kind'];
 
@@ -131,8 +136,8 @@ export function decide(pod: V1Pod | undefined, ctx: DecideContext): Step {
   if (pod.metadata?.deletionTimestamp) return { kind: 'vanished', reason: 'Terminating', message: 'the pod is being deleted' };
 
   const st = readState(pod);
-  if (st.kind === 'ok' && isOwn(st.state, ctx)) return follow(pod, st.state, ctx);
-  return ctx.direction === 'upgrade' ? startUpgrade(pod, ctx) : startRollback(pod, ctx);
+  const step = st.kind === 'ok' && isOwn(st.state, ctx) ? follow(pod, st.state, ctx) : ctx.direction === 'upgrade' ? startUpgrade(pod, ctx) : startRollback(pod, ctx);
+  return step.kind === 'failed' ? keepDrained(pod, ctx, step) : step;
 }
 
 function isOwn(state: InPlaceState, ctx: DecideContext): boolean {
@@ -331,6 +336,15 @@ function imagePatch(pod: V1Pod, ctx: DecideContext, containers: Record<string, C
   };
   const what = names.map((n) => `${n}=${(containers[n] as ContainerRecord).toImage}`).join(', ');
   return { kind: 'patch', body, state, message: `${ctx.direction === 'upgrade' ? 'setting' : 'restoring'} ${what}` };
+}
+
+/** A failed step with the patch that closes the gate again, when it is open; see `reclose`. */
+function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, { kind: 'failed' }>): Step {
+  const type = ctx.gate.conditionType;
+  if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return step;
+  // Unguarded (no resourceVersion): the pod has failed whatever changed since, and its gate must end False.
+  const { metadata: _guard, ...unguarded } = gatePatch(pod, ctx, 'False', GATE_CLOSED_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision));
+  return { ...step, reclose: { metadata: {}, ...unguarded } };
 }
 
 function closeGate(pod: V1Pod, ctx: DecideContext): Step {
