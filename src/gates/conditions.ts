@@ -1,5 +1,5 @@
 // CEL conditions of a Prometheus gate: compiled once when the gate starts, evaluated per
-// measurement over `result` and `results` (see prometheus-response.ts).
+// measurement over `result` and `results` (see prometheusResponse.ts).
 import type { Environment } from '@marcbachmann/cel-js';
 import { conditionEnvironment } from '../plan/cel.js';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSampleValue, readQueryResponse } from '../../../src/gates/prometheus-response.js';
+import { parseSampleValue, readQueryResponse } from '../../../src/gates/prometheusResponse.js';
 import { formatNumber, formatValue } from '../../../src/gates/format.js';
 
 const ok = (data: unknown) => JSON.stringify({ status: 'success', data });
