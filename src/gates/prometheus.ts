@@ -1,5 +1,5 @@
 // The Prometheus gate's shell: waits initialDelay, then queries `count` times, `interval` apart,
-// and lets prometheus-decision.ts judge. Clock, sleep, fetch and environment are injectable;
+// and lets prometheusDecision.ts judge. Clock, sleep, fetch and environment are injectable;
 // the AbortSignal ends a gate early with result `interrupted`.
 import { readFile as fsReadFile } from 'node:fs/promises';
 import type { PrometheusGate } from '../plan/types.js';
