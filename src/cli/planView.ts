@@ -1,5 +1,6 @@
 // What `kwave plan` shows: a FleetSelection (src/rollout/select.ts) as data (`-o json`) and as
 // text for people. Pure: the command gathers the pods and prints what this returns.
+import { podKey } from '../inplace/podView.js';
 import type { Gate, Plan } from '../plan/types.js';
 import { formatDuration as planDuration } from '../plan/duration.js';
 import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
@@ -87,7 +88,7 @@ function windowNow(plan: Plan, nowMs: number): WindowNow | undefined {
 }
 
 function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
-  const key = `${p.namespace}/${p.name}`;
+  const key = podKey(p);
   return {
     namespace: p.namespace,
     name: p.name,
@@ -107,7 +108,7 @@ export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: numb
 /** The report of a dry run at `nowMs` (which only the maintenance window depends on). */
 export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now()): PlanReport {
   const window = windowNow(plan, nowMs);
-  const resuming = new Set(sel.resumed.map((p) => `${p.namespace}/${p.name}`));
+  const resuming = new Set(sel.resumed.map(podKey));
   const { partition } = sel;
   const errors = sel.problems.filter((p) => p.severity === 'error').length;
   return {
@@ -173,7 +174,7 @@ function gateText(g: GateRow): string {
 /** Pod lines of several lists, laid out in one set of columns so they line up across waves. */
 function podLines(lists: readonly PodRow[][], all: boolean, zonesKnown: boolean): string[][] {
   const parts = lists.map((l) => shown(l, all));
-  const cells = (p: PodRow) => [`${p.namespace}/${p.name}`, p.node ?? '-', zonesKnown ? (p.zone ?? '-') : '?', p.resuming ? '(resuming)' : ''];
+  const cells = (p: PodRow) => [podKey(p), p.node ?? '-', zonesKnown ? (p.zone ?? '-') : '?', p.resuming ? '(resuming)' : ''];
   const flat = parts.flatMap((s) => [...s.head, ...s.tail].map(cells));
   const laid = columns(flat);
   let i = 0;

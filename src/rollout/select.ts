@@ -5,7 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Plan } from '../plan/types.js';
 import { ownedBy, readState } from '../inplace/state.js';
 import { gateOwner } from '../inplace/decide.js';
-import { declaresGate, specContainer } from '../inplace/podView.js';
+import { declaresGate, podKey, specContainer } from '../inplace/podView.js';
 import { resolveBudget, resolveMaxFailed } from './budget.js';
 import { orderPods } from './order.js';
 import { isAtTarget } from '../inplace/atTarget.js';
@@ -85,7 +85,7 @@ export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones
     const md = pod.metadata;
     if (!md?.name || !md.namespace || !namespaces.has(md.namespace)) continue;
     if (!matchesSelector(plan.target.selector, md.labels)) continue;
-    const key = `${md.namespace}/${md.name}`;
+    const key = podKey(pod);
     if (md.deletionTimestamp) {
       problems.push({ kind: 'terminating', pod: key, severity: 'warning', message: `${key} is being deleted; left out` });
       continue;
@@ -106,7 +106,7 @@ export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones
   const todo: SelectedPod[] = [];
   const resumed: SelectedPod[] = [];
   for (const s of orderPods(selected, plan.strategy.order)) {
-    const key = `${s.namespace}/${s.name}`;
+    const key = podKey(s);
     podProblems(plan, s.pod, key, problems);
     if (isAtTarget(s.pod, plan)) done.push(s);
     else if (isOwnInFlight(plan, s.pod)) resumed.push(s);
