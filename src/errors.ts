@@ -17,7 +17,8 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  * - KUBE: the cluster answered with an error (kubeErrorToKwave).
  *
  * An invalid plan is not thrown: loading a plan returns its `PlanError`s (plan/planError.ts),
- * every problem with file, line, column and path, and `formatPlanError` renders them. A halted or
+ * every problem with file, line, column and path, and `formatPlanError` renders them (STYLE.md
+ * sketches plan codes on KwaveError with `pos`; a list reports every problem at once). A halted or
  * interrupted rollout is not an error either: it is the run's result (phase and exit code).
  */
 export type KwaveErrorCode = 'FIXTURE' | 'USAGE' | 'REFUSED' | 'LOCKED' | 'KUBE';

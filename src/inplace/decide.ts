@@ -363,6 +363,11 @@ function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step {
   };
 }
 
+/**
+ * The flow's gate patch. Like the image patch it carries the resourceVersion this decision saw
+ * (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is decided
+ * again, so not even a gate write lands on a pod the decision did not see.
+ */
 function gatePatch(pod: V1Pod, ctx: DecideContext, status: 'True' | 'False', reason: string, message: string): GatePatch {
   return {
     metadata: rv(pod),

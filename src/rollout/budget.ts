@@ -1,5 +1,7 @@
 // The unavailability budget and the failure limit: how many selected pods may be not Ready at
-// once, and how many may fail before the rollout halts. Pure; the executor only asks.
+// once, and how many may fail before the rollout halts. Pure; the runner only asks.
+// (STYLE.md sketches `canStart(unready, inFlight, budget)`; it takes one StartRequest, which also
+// holds the concurrency, so that `startBlocker` says why not from the very same inputs.)
 import type { Amount } from '../plan/types.js';
 import { resolveAmount } from './amount.js';
 
