@@ -5,56 +5,22 @@
 // needs no state of its own: the selection is made again from the cluster, and pods left
 // mid-flow carry their state in their annotation.
 import pLimit from 'p-limit';
-import type { V1Pod } from '@kubernetes/client-node';
 import type { Plan } from '../plan/types.js';
-import { runPodFlow, type PodOutcome, type PodReader, type PodWriter } from '../inplace/executor.js';
+import { runPodFlow, type PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
 import { canStart, exceedsMaxFailed, heldOnlyByFailures, startBlocker } from './budget.js';
-import { BudgetTracker, type PodChangeFeed } from './budgetTracker.js';
+import { BudgetTracker } from './budgetTracker.js';
 import type { EventSink, RolloutEventBody, WaveSummary } from './events.js';
-import { gateAppliesAfterWave, type CheckGate, type GateVerdict } from './gateCheck.js';
+import { gateAppliesAfterWave, type GateVerdict } from './gateCheck.js';
 import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
+import type { RunnerDeps, RunResult } from './runnerDeps.js';
 import { isFailure, resultOf, type PodResult } from './podEnd.js';
 import { rollbackTargets, upgradedByRevision, type RollbackTarget } from './rollbackTargets.js';
-import { selectFleet, type FleetSelection, type NodeZones, type SelectedPod } from './select.js';
+import { selectFleet, type FleetSelection, type SelectedPod } from './select.js';
 import { windowState } from './window.js';
 
-/** The pod cache as the runner uses it: reads for the flows, and change notifications for the budget. */
-export interface FleetView extends PodReader {
-  list(namespace?: string): V1Pod[];
-  onChange: PodChangeFeed;
-}
-
-export interface Approvals {
-  isApproved(wave: number): Promise<boolean>;
-  waitForApproval(wave: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface RunnerDeps {
-  writer: PodWriter;
-  view: FleetView;
-  zones?: NodeZones;
-  sink: EventSink;
-  now?: () => number;
-  /** Sleeps `ms`; resolves false if `signal` aborted first. */
-  sleep: (ms: number, signal?: AbortSignal) => Promise<boolean>;
-  /** First SIGINT/SIGTERM: start nothing new, let in-flight pods finish, then Paused. */
-  stop: AbortSignal;
-  /** Second signal: leave at once; flows stop between steps and stay resumable. */
-  abort?: AbortSignal;
-  approvals?: Approvals;
-  /** Checks one gate (`gateChecker` of gates/index.ts). Without it, a plan's gate fails: nothing could check it. */
-  checkGate?: CheckGate;
-  /** Gates of the wave before `wave` already passed in an earlier run (from the rollout record). */
-  gatesPassed?: (wave: number) => boolean;
-  /** Told the not-Ready count (selected pods, in-flight ones included) whenever it may have changed. */
-  onUnavailable?: (unavailable: number, budget: number) => void;
-}
-
-export interface RunResult extends RunOutcome {
-  waves: WaveSummary[];
-}
+export type { Approvals, FleetView, RunnerDeps, RunResult } from './runnerDeps.js';
 
 interface Failure {
   pod: string;
