@@ -1,9 +1,64 @@
-// Flat config: typescript-eslint's recommended rules over the TypeScript sources.
+// Flat config: typescript-eslint's recommended rules over the TypeScript sources, and the layer
+// order of src/ (see LAYERS below and README, "Layout of the code").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Which folders of src/ each folder may import (besides itself and the base files at the top of
+ * src/, such as errors.ts). Lower layers first; an import the table does not allow is an error.
+ *
+ *   cluster   the HTTP client of the API server            → (base only)
+ *   sim       the simulated cluster, beside kwave: it is what kwave talks to, never part of it
+ *   plan      the plan: parse, validate, normalise         → (base only)
+ *   inplace   one pod's flow                               → plan, cluster
+ *   rollout   the fleet: selection, waves, budget, runner  → inplace, plan, cluster
+ *   gates     checks between waves, plugged into rollout   → rollout, inplace, plan, cluster
+ *   record    the rollout record and the run lease        → rollout, inplace, plan, cluster
+ *   metrics   Prometheus metrics fed by rollout events     → gates, rollout, inplace, plan, cluster
+ *   cli       the kwave command                            → everything
+ *
+ * Nothing imports cli; src/index.ts (the library) imports neither cli nor sim.
+ */
+export const LAYERS = {
+  cluster: [],
+  sim: [],
+  plan: [],
+  inplace: ['plan', 'cluster'],
+  rollout: ['inplace', 'plan', 'cluster'],
+  gates: ['rollout', 'inplace', 'plan', 'cluster'],
+  record: ['rollout', 'inplace', 'plan', 'cluster'],
+  metrics: ['gates', 'rollout', 'inplace', 'plan', 'cluster'],
+  cli: ['metrics', 'gates', 'record', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
+};
+const FOLDERS = Object.keys(LAYERS);
+
+/** A no-restricted-imports rule forbidding every folder of `forbidden`, with a message naming the rule. */
+function layerRule(from, forbidden) {
+  return {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: forbidden.map((folder) => ({
+          group: [`**/${folder}/**`, `**/${folder}`],
+          message: `${from} may not import ${folder}/: the layer order is in eslint.config.js (LAYERS)`,
+        })),
+      },
+    ],
+  };
+}
+
+const layerConfigs = [
+  ...FOLDERS.map((folder) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: layerRule(`src/${folder}`, FOLDERS.filter((f) => f !== folder && !LAYERS[folder].includes(f))),
+  })),
+  // Base files (errors.ts and the like) import no folder; the library entry point neither cli nor sim.
+  { files: ['src/*.ts'], ignores: ['src/index.ts'], rules: layerRule('a base file of src/', FOLDERS) },
+  { files: ['src/index.ts'], rules: layerRule('src/index.ts', ['cli', 'sim']) },
+];
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/**/*.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,4 +67,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  ...layerConfigs,
 );

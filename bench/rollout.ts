@@ -12,7 +12,7 @@ import { realSleep } from '../src/gates/index.js';
 import { loadPlanText } from '../src/plan/load.js';
 import type { RolloutEvent } from '../src/rollout/events.js';
 import { runRollout } from '../src/rollout/runner.js';
-import { renderSelector } from '../src/rollout/selection.js';
+import { renderSelector } from '../src/rollout/labelSelector.js';
 import { startSim } from '../src/sim/index.js';
 
 const SIZES = (process.env.BENCH_PODS ?? '500,2000').split(',').map(Number);

@@ -8,22 +8,22 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-export type KwaveErrorCode =
-  | 'PLAN_READ'
-  | 'PLAN_YAML'
-  | 'PLAN_SCHEMA'
-  | 'PLAN_SEMANTIC'
-  | 'FIXTURE'
-  | 'USAGE'
-  | 'NOT_BUILT'
-  | 'REFUSED'
-  | 'LOCKED'
-  | 'GATE_FAILED'
-  | 'HALTED'
-  | 'INTERRUPTED'
-  | 'KUBE';
+/**
+ * What went wrong, for programs: each code is thrown somewhere.
+ * - FIXTURE: a simulator fixture file is invalid (with `pos`).
+ * - USAGE: a flag's value is wrong.
+ * - REFUSED: the selection refuses the run (`kwave plan` lists why).
+ * - LOCKED: another runner holds the plan's lease.
+ * - KUBE: the cluster answered with an error (kubeErrorToKwave).
+ *
+ * An invalid plan is not thrown: loading a plan returns its `PlanError`s (plan/planError.ts),
+ * every problem with file, line, column and path, and `formatPlanError` renders them (STYLE.md
+ * sketches plan codes on KwaveError with `pos`; a list reports every problem at once). A halted or
+ * interrupted rollout is not an error either: it is the run's result (phase and exit code).
+ */
+export type KwaveErrorCode = 'FIXTURE' | 'USAGE' | 'REFUSED' | 'LOCKED' | 'KUBE';
 
-/** Where in a file an error points. Lines and columns are 1-based. */
+/** Where in a file (a fixture) an error points. Lines and columns are 1-based. */
 export interface SourcePos {
   file: string;
   line: number;

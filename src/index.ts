@@ -3,7 +3,7 @@
 export * from './errors.js';
 export type { Plan } from './plan/types.js';
 export { loadPlanFile, loadPlanText, type LoadResult } from './plan/load.js';
-export { formatPlanError } from './plan/format.js';
+export { formatPlanError } from './plan/formatPlanError.js';
 export { connect, Cluster, PodCache, KubeError } from './cluster/index.js';
 export { decide, type DecideContext, type Step } from './inplace/decide.js';
 export { runPodFlow, type PodOutcome, type FlowContext } from './inplace/executor.js';
@@ -12,4 +12,5 @@ export { runRollout, rollbackRollout, type RunnerDeps, type RunResult } from './
 export type { RolloutEvent, EventSink, RolloutPhase } from './rollout/events.js';
 export { KwaveMetrics } from './metrics/registry.js';
 export { metricsSink } from './metrics/fromEvents.js';
-export { runGate } from './gates/index.js';
+export { runGate, gateChecker } from './gates/index.js';
+export type { CheckGate } from './rollout/gateCheck.js';

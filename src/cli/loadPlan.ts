@@ -1,5 +1,5 @@
 // Loads a plan for a command; an invalid plan is shown as `kwave validate` shows it.
-import { formatPlanError } from '../plan/format.js';
+import { formatPlanError } from '../plan/formatPlanError.js';
 import { loadPlanFile } from '../plan/load.js';
 import type { Plan } from '../plan/types.js';
 import type { CommandContext } from './context.js';

@@ -8,13 +8,23 @@ import { KubeError, kubeErrorToKwave } from '../cluster/kubeError.js';
 
 type Handler = (ctx: CommandContext, args: string[], opts: Record<string, unknown>) => Promise<number>;
 
-function commonOptions(cmd: Command): Command {
+/** Which of the common flags a command acts on: `cluster` (--kubeconfig, --context), `metrics` (--metrics-address, --pushgateway). */
+interface Honours {
+  cluster?: boolean;
+  metrics?: boolean;
+}
+
+/**
+ * The common flags (DESIGN.md). Every command accepts them all, so one set of flags can be passed
+ * to any command, but its --help lists only those it acts on.
+ */
+function commonOptions(cmd: Command, honours: Honours): Command {
   return cmd
-    .addOption(new Option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)'))
-    .addOption(new Option('--context <name>', 'kubeconfig context to use'))
+    .addOption(new Option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)').hideHelp(!honours.cluster))
+    .addOption(new Option('--context <name>', 'kubeconfig context to use').hideHelp(!honours.cluster))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
-    .addOption(new Option('--metrics-address <host:port>', 'serve Prometheus metrics here, or "off"').default('127.0.0.1:9464'))
-    .addOption(new Option('--pushgateway <url>', 'push metrics to this Pushgateway at wave ends and exit'));
+    .addOption(new Option('--metrics-address <host:port>', 'serve Prometheus metrics here, or "off"').default('127.0.0.1:9464').hideHelp(!honours.metrics))
+    .addOption(new Option('--pushgateway <url>', 'push metrics to this Pushgateway at wave ends and exit').hideHelp(!honours.metrics));
 }
 
 function pickCommon(opts: Record<string, unknown>): CommonOptions {
@@ -36,8 +46,8 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
 
-  const add = (name: string, description: string, load: () => Promise<{ run: Handler }>, setup?: (c: Command) => void) => {
-    const cmd = commonOptions(program.command(name).description(description));
+  const add = (name: string, description: string, honours: Honours, load: () => Promise<{ run: Handler }>, setup?: (c: Command) => void) => {
+    const cmd = commonOptions(program.command(name).description(description), honours);
     setup?.(cmd);
     cmd.action((...raw: unknown[]) => {
       const command = raw[raw.length - 1] as Command;
@@ -47,35 +57,35 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
     });
   };
 
-  add('validate', 'check plan files against the plan format; exit 2 if any is invalid', () => import('./commands/validate.js'), (c) =>
+  add('validate', 'check plan files against the plan format; exit 2 if any is invalid', {}, () => import('./commands/validate.js'), (c) =>
     c.argument('<plan...>', 'plan files'),
   );
-  add('plan', 'dry run: pods per wave, skipped pods and problems; writes nothing', () => import('./commands/plan.js'), (c) =>
+  add('plan', 'dry run: pods per wave, skipped pods and problems; writes nothing', { cluster: true }, () => import('./commands/plan.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--all', 'list every pod and problem (text output shortens long lists)'),
   );
-  add('run', 'carry out a plan: upgrade pods in place, wave by wave', () => import('./commands/run.js'), (c) =>
+  add('run', 'carry out a plan: upgrade pods in place, wave by wave', { cluster: true, metrics: true }, () => import('./commands/run.js'), (c) =>
     c
       .argument('<plan>', 'plan file')
       .option('--force', 'roll back pods another revision of this plan left mid-flight, then run')
       .option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s'),
   );
-  add('status', "show a rollout's phase, wave, counts, pods in flight and gates", () => import('./commands/status.js'), (c) =>
+  add('status', "show a rollout's phase, wave, counts, pods in flight and gates", { cluster: true }, () => import('./commands/status.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--watch', 'follow live'),
   );
-  add('approve', 'approve the approval gate of a wave', () => import('./commands/approve.js'), (c) =>
+  add('approve', 'approve the approval gate of a wave', { cluster: true }, () => import('./commands/approve.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--wave <n>', 'wave to approve (default: the one waiting)'),
   );
-  add('rollback', 'revert in place every pod this plan upgraded', () => import('./commands/rollback.js'), (c) =>
+  add('rollback', 'revert in place every pod this plan upgraded', { cluster: true, metrics: true }, () => import('./commands/rollback.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s'),
   );
-  add('adopt', 'set the readiness-gate condition True on pods that declare the gate but lack it', () => import('./commands/adopt.js'), (c) =>
+  add('adopt', 'set the readiness-gate condition True on pods that declare the gate but lack it', { cluster: true }, () => import('./commands/adopt.js'), (c) =>
     c
       .requiredOption('-n, --namespace <ns>', 'namespace')
       .requiredOption('-l, --selector <selector>', 'label selector')
       .option('--condition-type <type>', 'readiness gate condition type', 'kwave.dev/in-place-ready')
       .option('--dry-run', 'list the pods, change nothing'),
   );
-  add('sim', 'run the simulated Kubernetes cluster (API server + kubelet) until SIGINT/SIGTERM', () => import('./commands/sim.js'), (c) =>
+  add('sim', 'run the simulated Kubernetes cluster (API server + kubelet) until SIGINT/SIGTERM', {}, () => import('./commands/sim.js'), (c) =>
     c
       .option('--pods <n>', 'pods in the default world', '10')
       .option('--fixture <file>', 'fixture YAML describing nodes, images and workloads')
@@ -85,7 +95,7 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--faults <spec>', 'faults to switch on, e.g. "errorRate=0.1,latencyMs=50,watchCutSeconds=5"')
       .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1'),
   );
-  add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', () => import('./commands/demo.js'), (c) =>
+  add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', { metrics: true }, () => import('./commands/demo.js'), (c) =>
     c.option('--keep', 'leave the simulated cluster running and print how to inspect it').option('--gate', 'add a real Prometheus gate'),
   );
   return program;

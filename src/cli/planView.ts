@@ -1,10 +1,13 @@
 // What `kwave plan` shows: a FleetSelection (src/rollout/select.ts) as data (`-o json`) and as
 // text for people. Pure: the command gathers the pods and prints what this returns.
+import { podKey } from '../inplace/podView.js';
 import type { Gate, Plan } from '../plan/types.js';
 import { formatDuration as planDuration } from '../plan/duration.js';
 import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
-import { renderSelector } from '../rollout/selection.js';
-import { columns, count } from './output/format.js';
+import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
+import { renderSelector } from '../rollout/labelSelector.js';
+import { windowState } from '../rollout/window.js';
+import { columns, count, formatDuration } from './output/format.js';
 
 /** Whether the zones of the nodes could be read; when not, why. */
 export type ZoneInfo = { known: true } | { known: false; reason: string };
@@ -69,10 +72,23 @@ export interface PlanReport {
   warnings: number;
   /** True when error-severity problems would make `kwave run` refuse (exit 2). */
   refused: boolean;
+  /** The maintenance window now, when the plan has one: `kwave run` waits while it is closed. */
+  window?: WindowNow;
+}
+
+/** A maintenance window at the time of the dry run; `opensAt` is null for a window that never opens. */
+export type WindowNow = { open: true } | { open: false; opensAt: string | null; msLeft: number | null };
+
+function windowNow(plan: Plan, nowMs: number): WindowNow | undefined {
+  if (!plan.window) return undefined;
+  const state = windowState(plan.window, nowMs);
+  if (state.open) return { open: true };
+  if (state.opensAtMs === undefined) return { open: false, opensAt: null, msLeft: null };
+  return { open: false, opensAt: new Date(state.opensAtMs).toISOString(), msLeft: state.opensAtMs - nowMs };
 }
 
 function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
-  const key = `${p.namespace}/${p.name}`;
+  const key = podKey(p);
   return {
     namespace: p.namespace,
     name: p.name,
@@ -85,12 +101,14 @@ function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
 /** The gates checked after plan wave `wave` of `waveCount` (default `afterWaves`: every wave but the last). */
 export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: number): GateRow[] {
   return gates
-    .filter((g) => (g.afterWaves ? g.afterWaves.includes(wave) : wave < waveCount))
+    .filter((g) => gateAppliesAfterWave(g, wave, waveCount))
     .map((g) => ({ name: g.name, pauseMs: g.pauseMs, approval: g.approval, prometheus: g.prometheus !== undefined, webhook: g.webhook !== undefined }));
 }
 
-export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo): PlanReport {
-  const resuming = new Set(sel.resumed.map((p) => `${p.namespace}/${p.name}`));
+/** The report of a dry run at `nowMs` (which only the maintenance window depends on). */
+export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now()): PlanReport {
+  const window = windowNow(plan, nowMs);
+  const resuming = new Set(sel.resumed.map(podKey));
   const { partition } = sel;
   const errors = sel.problems.filter((p) => p.severity === 'error').length;
   return {
@@ -124,6 +142,7 @@ export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo): Pl
     errors,
     warnings: sel.problems.length - errors,
     refused: errors > 0,
+    ...(window ? { window } : {}),
   };
 }
 
@@ -155,7 +174,7 @@ function gateText(g: GateRow): string {
 /** Pod lines of several lists, laid out in one set of columns so they line up across waves. */
 function podLines(lists: readonly PodRow[][], all: boolean, zonesKnown: boolean): string[][] {
   const parts = lists.map((l) => shown(l, all));
-  const cells = (p: PodRow) => [`${p.namespace}/${p.name}`, p.node ?? '-', zonesKnown ? (p.zone ?? '-') : '?', p.resuming ? '(resuming)' : ''];
+  const cells = (p: PodRow) => [podKey(p), p.node ?? '-', zonesKnown ? (p.zone ?? '-') : '?', p.resuming ? '(resuming)' : ''];
   const flat = parts.flatMap((s) => [...s.head, ...s.tail].map(cells));
   const laid = columns(flat);
   let i = 0;
@@ -198,6 +217,8 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   const halt = r.maxFailed === 0 ? 'the first failed pod halts the run' : `more than ${count(r.maxFailed, 'failed pod')} halt the run`;
   out.push(`failures: ${halt}, then rollback: ${r.rollback}`);
   if (!r.zones.known) out.push(`zones: unknown, ${r.zones.reason}`);
+  const closed = r.window && !r.window.open ? windowClosedText(r.window) : undefined;
+  if (closed) out.push(`window: ${closed}`);
   if (r.satisfiedWaves.length > 0) {
     out.push(`wave${r.satisfiedWaves.length > 1 ? 's' : ''} ${r.satisfiedWaves.join(', ')} already met by pods at target`);
   }
@@ -223,6 +244,13 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   out.push('');
   if (r.refused) out.push(`REFUSED: kwave run would refuse this plan (${count(r.errors, 'error')} above).`);
   else if (r.toUpgrade === 0) out.push(`nothing to do: every selected pod is already at the target.`);
+  else if (closed) out.push(`OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}, but only once the window opens: ${closed}. Nothing was written.`);
   else out.push(`OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}. Nothing was written.`);
   return out;
+}
+
+/** `… closed now; it opens at 2026-12-02T01:00:00.000Z (in 16h00m)`, or that it never opens. */
+function windowClosedText(w: Extract<WindowNow, { open: false }>): string {
+  if (w.opensAt === null || w.msLeft === null) return 'the maintenance window is closed and never opens';
+  return `the maintenance window is closed now; it opens at ${w.opensAt} (in ${formatDuration(w.msLeft)})`;
 }

@@ -4,7 +4,8 @@
 // the runner's and below; this file only assembles and tears down.
 import { ExitCode, KwaveError } from '../errors.js';
 import { connect, isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
-import { gateAppliesAfterWave, realSleep } from '../gates/index.js';
+import { gateChecker, realSleep } from '../gates/index.js';
+import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { runPodFlow } from '../inplace/executor.js';
 import { metricsSink } from '../metrics/fromEvents.js';
 import { MetricsPusher } from '../metrics/push.js';
@@ -13,12 +14,12 @@ import { parseMetricsAddress } from '../metrics/address.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import type { Plan } from '../plan/types.js';
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
-import { startRecord, type RolloutRecord } from '../rollout/record.js';
-import { RecordStore } from '../rollout/recordStore.js';
-import { RunLock, runnerIdentity } from '../rollout/runLock.js';
+import { startRecord, type RolloutRecord } from '../record/record.js';
+import { RecordStore } from '../record/store.js';
+import { RunLock, runnerIdentity } from '../record/runLock.js';
 import { rollbackRollout, runRollout, type RunnerDeps } from '../rollout/runner.js';
 import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
-import { renderSelector } from '../rollout/selection.js';
+import { renderSelector } from '../rollout/labelSelector.js';
 import type { CommandContext } from './context.js';
 import { createReporter } from './output/index.js';
 
@@ -142,7 +143,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       sleep: realSleep,
       stop: stop.signal,
       abort: abort.signal,
-      gateMetrics: metrics,
+      checkGate: gateChecker({ plan: plan.name, revision: plan.revision, metrics, sleep: realSleep, pauseTickMs: 5000 }),
       approvals: {
         isApproved: async (wave) => (await records.isApproved(wave)) !== undefined,
         waitForApproval: async (wave, signal) => {

@@ -1,7 +1,7 @@
 // What `kwave status` shows, as text or as one JSON object. Pure: record, lease and the clock in,
 // a string out; the command does the reading and the printing.
-import type { RolloutRecord, Waiting } from '../rollout/record.js';
-import { describeHolder, type LeaseView } from '../rollout/runLock.js';
+import type { RolloutRecord, Waiting } from '../record/record.js';
+import { describeHolder, type LeaseView } from '../record/runLock.js';
 
 export interface StatusInput {
   record: RolloutRecord;

@@ -27,7 +27,6 @@ import { podsPath } from './paths.js';
 import {
   conditionPatchBody,
   eventBody,
-  formatTime,
   type EventSpec,
   type PodConditionPatch,
 } from './requestBodies.js';
@@ -246,6 +245,8 @@ export class Cluster {
    * no resourceVersion and touches only the one condition, so sending it is always safe and its
    * result does not depend on what we believed; the returned pod is fresh state from the server
    * (and is fed to pod caches through onPodObserved), so the next decision sees it.
+   * `kwave adopt` uses it. The in-place flow sends its own bodies through patchPodStatus: they
+   * carry the resourceVersion decide.ts saw, so a decision never lands on a pod it did not see.
    */
   async patchPodCondition(namespace: string, name: string, condition: PodConditionPatch): Promise<V1Pod> {
     return this.patchPodStatus(namespace, name, conditionPatchBody(condition, this.deps.date()));
@@ -298,18 +299,6 @@ export class Cluster {
     // Wire JSON rather than the model class: the body builder owns the exact format.
     const body = eventBody(spec, this.deps.date(), this.eventSeq++) as unknown as CoreV1Event;
     return this.call('create', 'events', (opts) => this.core.createNamespacedEventWithHttpInfo({ namespace, body }, opts));
-  }
-
-  /** Bumps a repeated Event (count, lastTimestamp, optionally the message), as the recorder does. */
-  async patchEvent(namespace: string, name: string, repeat: { count: number; message?: string }): Promise<CoreV1Event> {
-    const body: Record<string, unknown> = { count: repeat.count, lastTimestamp: formatTime(this.deps.date()) };
-    if (repeat.message !== undefined) body.message = repeat.message;
-    return this.call(
-      'patch',
-      'events',
-      (opts) => this.core.patchNamespacedEventWithHttpInfo({ namespace, name, body }, opts),
-      PatchStrategy.StrategicMergePatch,
-    );
   }
 
   // ---- configmaps (the rollout record) ------------------------------------------------------

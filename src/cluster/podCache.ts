@@ -23,7 +23,7 @@ export interface PodCacheDeps {
 
 export interface PodCacheOptions {
   namespaces: string[];
-  /** API label selector string (see renderSelector in src/rollout/selection.ts); empty = every pod. */
+  /** API label selector string (see renderSelector in src/rollout/labelSelector.ts); empty = every pod. */
   labelSelector?: string;
   deps?: Partial<PodCacheDeps>;
   /** Server-side watch timeout; default a random 300–600 s per stream, as client-go's reflector does. */

@@ -21,8 +21,9 @@ export function formatTime(d: Date): string {
 /**
  * Strategic-merge patch for `pods/status`: `status.conditions` is merged by `type`, so this
  * touches exactly one condition and leaves the kubelet's (Ready, ContainersReady…) alone. It
- * carries no resourceVersion on purpose: the result is the same whatever the pod's state, which
- * is what makes it safe to send unconditionally (see Cluster.patchPodCondition).
+ * carries no resourceVersion: the result is the same whatever the pod's state, so it is safe to
+ * send unconditionally (Cluster.patchPodCondition, for `kwave adopt`). The in-place flow does not
+ * use it: its gate patches (decide.ts `gatePatch`) carry the resourceVersion they were decided on.
  */
 export function conditionPatchBody(condition: PodConditionPatch, now: Date): Record<string, unknown> {
   const c: Record<string, unknown> = {

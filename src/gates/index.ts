@@ -1,12 +1,12 @@
 // Runs one gate of a plan after a wave: pause → approval → prometheus → webhook, in that order,
 // stopping at the first step that does not pass. Counts the outcome into kwave_gate_checks_total.
 import type { Gate } from '../plan/types.js';
-import type { GateCheckResult } from '../metrics/registry.js';
+import type { CheckGate } from '../rollout/gateCheck.js';
 import { evaluatePrometheusGate } from './prometheus.js';
-import { realSleep, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
+import { realSleep, type GateCheckResult, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
 import { callWebhookGate } from './webhook.js';
 
-export type { GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep } from './types.js';
+export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep } from './types.js';
 export { realSleep } from './types.js';
 export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
 export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';
@@ -153,7 +153,20 @@ export async function runGate(gate: Gate, ctx: GateContext): Promise<GateRun> {
   return { gate: name, result, message, measurements: steps.flatMap((s) => s.measurements), steps };
 }
 
-/** Whether a gate is checked after `wave` (1-based) of `waves`: `afterWaves`, else every wave but the last. */
-export function gateAppliesAfterWave(gate: Pick<Gate, 'afterWaves'>, wave: number, waves: number): boolean {
-  return gate.afterWaves ? gate.afterWaves.includes(wave) : wave < waves;
+/** What a run fixes for all its gate checks; the runner adds the wave and its callbacks. */
+export type GateCheckerOptions = Pick<GateContext, 'plan' | 'revision' | 'metrics' | 'sleep' | 'now' | 'fetch' | 'env' | 'readFile' | 'pauseTickMs' | 'webhookBackoffMs'>;
+
+/** `runGate` as the runner's `CheckGate`: what `kwave run` (and a library user) plugs into `runRollout`. */
+export function gateChecker(options: GateCheckerOptions): CheckGate {
+  return (gate, hooks) =>
+    runGate(gate, {
+      ...options,
+      phase: 'Progressing',
+      wave: hooks.wave,
+      signal: hooks.signal,
+      onPause: hooks.onPause,
+      onAwaitingApproval: hooks.onAwaitingApproval,
+      onMeasurement: (_step, m, index, count) => hooks.onMeasurement(m, index, count),
+      ...(hooks.isApproved && hooks.waitForApproval ? { isApproved: hooks.isApproved, waitForApproval: hooks.waitForApproval } : {}),
+    });
 }

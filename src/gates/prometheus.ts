@@ -1,11 +1,11 @@
 // The Prometheus gate's shell: waits initialDelay, then queries `count` times, `interval` apart,
-// and lets prometheus-decision.ts judge. Clock, sleep, fetch and environment are injectable;
+// and lets prometheusDecision.ts judge. Clock, sleep, fetch and environment are injectable;
 // the AbortSignal ends a gate early with result `interrupted`.
 import { readFile as fsReadFile } from 'node:fs/promises';
 import type { PrometheusGate } from '../plan/types.js';
 import { compileCondition } from './conditions.js';
-import { classify, decide, type Classified, type Conditions } from './prometheus-decision.js';
-import { readQueryResponse, type QueryValue } from './prometheus-response.js';
+import { classify, decide, type Classified, type Conditions } from './prometheusDecision.js';
+import { readQueryResponse, type QueryValue } from './prometheusResponse.js';
 import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
 
 export interface PrometheusGateDeps {

@@ -14,8 +14,13 @@ export interface Measurement {
   message: string;
 }
 
-/** `interrupted`: the AbortSignal fired (SIGINT/SIGTERM); the rollout should pause, not halt. */
-export type GateResult = 'passed' | 'failed' | 'inconclusive' | 'interrupted';
+// The verdict words are the runner's (rollout/gateCheck.ts): gates plug into it.
+import type { GateResult } from '../rollout/gateCheck.js';
+export type { GateResult };
+
+/** How a finished gate check is counted (`kwave_gate_checks_total{result}`): an interrupted one is not. */
+export const GATE_CHECK_RESULTS = ['passed', 'failed', 'inconclusive'] as const satisfies readonly GateResult[];
+export type GateCheckResult = (typeof GATE_CHECK_RESULTS)[number];
 
 export interface GateOutcome {
   result: GateResult;

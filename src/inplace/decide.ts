@@ -17,7 +17,7 @@
 // failed) taken from a view older than one's own write could be wrong.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerUpdate } from '../plan/types.js';
-import { containerAtTarget } from '../rollout/selection.js';
+import { containerAtTarget } from './atTarget.js';
 import { podCompletion, type PodCompletion } from './completion.js';
 import { sameImage, sameImageID } from './image.js';
 import {
@@ -30,7 +30,7 @@ import {
   specContainer,
   toMs,
 } from './podView.js';
-import { encodeState, readState, STATE_ANNOTATION, type ContainerRecord, type Direction, type InPlaceState } from './state.js';
+import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord, type Direction, type InPlaceState } from './state.js';
 
 /** Reason on the gate condition while kwave holds a pod out of service. */
 export const GATE_CLOSED_REASON = 'InPlaceUpdate';
@@ -99,7 +99,12 @@ export type Step =
   | { kind: 'open-gate'; body: GatePatch; message: string }
   | { kind: 'wait-ready'; retryAfterMs: number; message: string }
   | { kind: 'done'; state?: InPlaceState; message: string }
-  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState };
+  /**
+   * `reclose`: the gate patch to send before ending, when the pod failed with its gate open (its
+   * new container crashed while turning Ready). A failed pod keeps its gate False (DESIGN.md),
+   * closed in this flow's name so that a rollback or a re-run recognises it.
+   */
+  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: GatePatch };
 
 export type StepKind = Step['kind'];
 
@@ -131,12 +136,12 @@ export function decide(pod: V1Pod | undefined, ctx: DecideContext): Step {
   if (pod.metadata?.deletionTimestamp) return { kind: 'vanished', reason: 'Terminating', message: 'the pod is being deleted' };
 
   const st = readState(pod);
-  if (st.kind === 'ok' && isOwn(st.state, ctx)) return follow(pod, st.state, ctx);
-  return ctx.direction === 'upgrade' ? startUpgrade(pod, ctx) : startRollback(pod, ctx);
+  const step = st.kind === 'ok' && isOwn(st.state, ctx) ? follow(pod, st.state, ctx) : ctx.direction === 'upgrade' ? startUpgrade(pod, ctx) : startRollback(pod, ctx);
+  return step.kind === 'failed' ? keepDrained(pod, ctx, step) : step;
 }
 
 function isOwn(state: InPlaceState, ctx: DecideContext): boolean {
-  return state.plan === ctx.plan && state.revision === ctx.revision && state.direction === ctx.direction;
+  return ownedBy(state, ctx.plan, ctx.revision) && state.direction === ctx.direction;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +194,7 @@ function updatingElsewhere(): Step {
  */
 function heldByOther(pod: V1Pod, ctx: DecideContext): Step | undefined {
   const owner = gateOwner(pod, ctx.gate.conditionType);
-  if (owner && owner.plan === ctx.plan && owner.revision === ctx.revision && owner.direction === ctx.direction) return undefined;
+  if (owner && ownedBy(owner, ctx.plan, ctx.revision) && owner.direction === ctx.direction) return undefined;
   const st = readState(pod);
   if (owner) {
     return {
@@ -237,12 +242,12 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
   const gated = declaresGate(pod, gateType);
   const gateFalse = gated && conditionStatus(pod, gateType) === 'False';
   const st = readState(pod);
-  const upgrade = st.kind === 'ok' && st.state.plan === ctx.plan && st.state.revision === ctx.revision ? st.state : undefined;
+  const upgrade = st.kind === 'ok' && ownedBy(st.state, ctx.plan, ctx.revision) ? st.state : undefined;
 
   if (upgrade === undefined || upgrade.direction !== 'upgrade') {
     // Never patched by this revision. If its upgrade drained it before the patch, reopen.
     const owner = gateOwner(pod, gateType);
-    const ours = owner && owner.plan === ctx.plan && owner.revision === ctx.revision;
+    const ours = ownedBy(owner, ctx.plan, ctx.revision);
     if (gateFalse && ours) return openGate(pod, ctx, 'drained but never patched; reopening the gate');
     return { kind: 'skip', reason: 'NothingToRollBack', message: 'this revision of the plan never patched the pod' };
   }
@@ -257,7 +262,7 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
   if (!gateFalse) return closeGate(pod, ctx);
   // Closed by this rollback, or still closed from the upgrade (a failed pod): either way drained.
   const owner = gateOwner(pod, gateType);
-  if (owner && (owner.plan !== ctx.plan || owner.revision !== ctx.revision)) {
+  if (owner && !ownedBy(owner, ctx.plan, ctx.revision)) {
     return {
       kind: 'foreign',
       reason: 'OtherRollout',
@@ -333,6 +338,15 @@ function imagePatch(pod: V1Pod, ctx: DecideContext, containers: Record<string, C
   return { kind: 'patch', body, state, message: `${ctx.direction === 'upgrade' ? 'setting' : 'restoring'} ${what}` };
 }
 
+/** A failed step with the patch that closes the gate again, when it is open; see `reclose`. */
+function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, { kind: 'failed' }>): Step {
+  const type = ctx.gate.conditionType;
+  if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return step;
+  // Unguarded (no resourceVersion): the pod has failed whatever changed since, and its gate must end False.
+  const { metadata: _guard, ...unguarded } = gatePatch(pod, ctx, 'False', GATE_CLOSED_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision));
+  return { ...step, reclose: { metadata: {}, ...unguarded } };
+}
+
 function closeGate(pod: V1Pod, ctx: DecideContext): Step {
   return {
     kind: 'close-gate',
@@ -349,6 +363,11 @@ function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step {
   };
 }
 
+/**
+ * The flow's gate patch. Like the image patch it carries the resourceVersion this decision saw
+ * (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is decided
+ * again, so not even a gate write lands on a pod the decision did not see.
+ */
 function gatePatch(pod: V1Pod, ctx: DecideContext, status: 'True' | 'False', reason: string, message: string): GatePatch {
   return {
     metadata: rv(pod),

@@ -1,4 +1,5 @@
-// The thin driver of one pod's in-place flow: observe, `decide`, act, repeat. All judgement lives
+// The thin driver of one pod's in-place flow (STYLE.md's "thin executor"; the fleet's driver is
+// rollout/runner.ts): observe, `decide`, act, repeat. All judgement lives
 // in decide.ts; this file only sends the bodies decide built, waits on the watch-backed cache
 // (never polls), and turns the final step into an outcome. A 409 is not retried: the pod is read
 // again and decide runs again, so a decision never lands on a pod it did not see.
@@ -6,8 +7,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../cluster/kubeError.js';
 import type { EventSpec } from '../cluster/requestBodies.js';
 import type { WaitOptions, WaitResult } from '../cluster/podCache.js';
-import { decide, gateMessage, GATE_CLOSED_REASON, type DecideContext, type Step } from './decide.js';
-import { conditionStatus, declaresGate } from './podView.js';
+import { decide, type DecideContext, type Step } from './decide.js';
 import type { InPlaceState } from './state.js';
 
 /** What the driver needs of the cluster module: raw strategic-merge bodies, and events. */
@@ -108,12 +108,11 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
         break;
       }
       case 'done':
-        if (ctx.direction === 'rollback') await event(deps, pod, 'Normal', 'InPlaceRollback', `kwave rolled the pod back in place (plan ${ctx.plan})`);
+        if (ctx.direction === 'rollback') await recordPodEvent(deps, pod, 'Normal', 'InPlaceRollback', `kwave rolled the pod back in place (plan ${ctx.plan})`);
         return { kind: 'done', direction: ctx.direction, ...(step.state ? { state: step.state } : {}), writes, message: step.message };
       case 'failed': {
-        const extra = await keepDrained(pod, ctx, deps);
-        writes += extra;
-        await event(deps, pod, 'Warning', ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed', `${step.reason}: ${step.message}`);
+        if (step.reclose && pod?.metadata?.name) writes += await reclose(namespace, name, step.reclose, deps);
+        await recordPodEvent(deps, pod, 'Warning', ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed', `${step.reason}: ${step.message}`);
         return { kind: 'failed', reason: step.reason, message: step.message, ...(step.state ? { state: step.state } : {}), writes };
       }
       case 'vanished':
@@ -128,23 +127,10 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
   }
 }
 
-/**
- * A failed pod that is not rolled back keeps its gate False (DESIGN.md). A pod can fail after its
- * gate reopened (the new container crashes while turning Ready); close the gate again then, named
- * as this flow's so a rollback or a re-run recognises it. Returns the writes made.
- */
-async function keepDrained(pod: V1Pod | undefined, ctx: FlowContext, deps: PodFlowDeps): Promise<number> {
-  const type = ctx.gate.conditionType;
-  if (!pod?.metadata?.name || !declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return 0;
-  const body = {
-    status: {
-      conditions: [
-        { type, status: 'False', reason: GATE_CLOSED_REASON, message: gateMessage(ctx.direction, ctx.plan, ctx.revision), lastTransitionTime: new Date(deps.now()).toISOString() },
-      ],
-    },
-  };
+/** Sends a failed step's `reclose` (decide.ts); returns the writes made (0 when the pod is gone). */
+async function reclose(namespace: string, name: string, body: object, deps: PodFlowDeps): Promise<number> {
   try {
-    await deps.writer.patchPodStatus(pod.metadata.namespace ?? '', pod.metadata.name, body);
+    await deps.writer.patchPodStatus(namespace, name, body);
     return 1;
   } catch (err) {
     if (err instanceof KubeError && err.code === 404) return 0;
@@ -153,7 +139,7 @@ async function keepDrained(pod: V1Pod | undefined, ctx: FlowContext, deps: PodFl
 }
 
 /** Records an Event on the pod; a failure to record is not a failure of the flow. */
-async function event(deps: PodFlowDeps, pod: V1Pod | undefined, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+async function recordPodEvent(deps: PodFlowDeps, pod: V1Pod | undefined, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
   const md = pod?.metadata;
   if (!md?.name || !md.namespace) return;
   try {

@@ -11,6 +11,9 @@ export interface NormalizedImage {
   digest?: string;
 }
 
+// The grammar (and which first component is a registry) is plan/imageRef.ts's, shared.
+import { splitImageReference } from '../plan/imageRef.js';
+
 const SCHEME = /^[a-z-]+:\/\//;
 const BARE_DIGEST = /^sha(?:256|384|512):[a-f0-9]+$/;
 const DIGEST_IN_TEXT = /sha(?:256|384|512):[a-f0-9]{32,}/g;
@@ -18,24 +21,12 @@ const DEFAULT_DOMAIN = 'docker.io';
 
 /** `nginx:1.25` → `{repository: 'docker.io/library/nginx', tag: '1.25'}`; no tag or digest → `latest`. */
 export function normalizeImage(ref: string): NormalizedImage {
-  let rest = ref.trim().replace(SCHEME, '');
+  const rest = ref.trim().replace(SCHEME, '');
   if (BARE_DIGEST.test(rest)) return { repository: '', digest: rest };
-  let digest: string | undefined;
-  const at = rest.indexOf('@');
-  if (at >= 0) {
-    digest = rest.slice(at + 1);
-    rest = rest.slice(0, at);
-  }
-  let tag: string | undefined;
-  const colon = rest.lastIndexOf(':');
-  if (colon > rest.lastIndexOf('/')) {
-    tag = rest.slice(colon + 1);
-    rest = rest.slice(0, colon);
-  }
-  const parts = rest.split('/');
-  const first = parts[0] ?? '';
-  const hasDomain = parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost');
-  let domain = hasDomain ? (parts.shift() as string) : DEFAULT_DOMAIN;
+  const split = splitImageReference(rest);
+  const { path: parts, digest } = split;
+  let tag = split.tag;
+  let domain = split.domain ?? DEFAULT_DOMAIN;
   if (domain === 'index.docker.io') domain = DEFAULT_DOMAIN;
   if (domain === DEFAULT_DOMAIN && parts.length === 1) parts.unshift('library');
   const out: NormalizedImage = { repository: `${domain}/${parts.join('/')}` };

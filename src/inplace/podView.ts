@@ -2,9 +2,17 @@
 // Works on pods from the typed client (Date fields) and from raw watch JSON (string times).
 import type { V1Container, V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
 
-/** `namespace/name`. */
-export function podKey(pod: V1Pod): string {
-  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+/** A pod named apart from its object (a selected pod, a flow's reference). */
+export interface PodName {
+  namespace: string;
+  name: string;
+}
+
+/** `namespace/name`: how kwave names a pod in events, records and messages. */
+export function podKey(pod: V1Pod | PodName): string {
+  if ('name' in pod && typeof pod.name === 'string') return `${pod.namespace}/${pod.name}`;
+  const md = (pod as V1Pod).metadata;
+  return `${md?.namespace ?? ''}/${md?.name ?? ''}`;
 }
 
 /** Milliseconds since the epoch of an API time, whichever way it was decoded. */

@@ -40,9 +40,20 @@ export interface InPlaceState {
   containers: Record<string, ContainerRecord>;
 }
 
+/** A plan and revision, as a state annotation or a gate message names its writer. */
+export interface Owner {
+  plan: string;
+  revision: string;
+}
+
+/** Whether `owner` is this plan's `revision`: the one test of "this run's own". */
+export function ownedBy(owner: Owner | undefined, plan: string, revision: string): boolean {
+  return owner !== undefined && owner.plan === plan && owner.revision === revision;
+}
+
 export type DecodedState = { ok: true; state: InPlaceState } | { ok: false; error: string };
 
-export type PodState =
+export type StateReading =
   | { kind: 'absent' }
   | { kind: 'ok'; state: InPlaceState }
   | { kind: 'malformed'; error: string; raw: string };
@@ -137,7 +148,7 @@ export function decodeState(text: string): DecodedState {
 }
 
 /** The pod's state annotation: absent, decoded, or malformed (with the reason and the raw text). */
-export function readState(pod: V1Pod): PodState {
+export function readState(pod: V1Pod): StateReading {
   const raw = annotation(pod, STATE_ANNOTATION);
   if (raw === undefined) return { kind: 'absent' };
   const decoded = decodeState(raw);

@@ -1,10 +1,11 @@
 // Feeds kwave's metrics from the rollout's events, so the runner knows nothing of Prometheus.
 // Pod-state gauges are counts kept here from the same events the terminal shows.
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
-import type { KwaveMetrics, PodState } from './registry.js';
+import { countedAs, emptyCounts, isFailure, type PodState } from '../rollout/podEnd.js';
+import type { KwaveMetrics } from './registry.js';
 
 export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[]): EventSink {
-  const counts: Record<PodState, number> = { pending: 0, in_progress: 0, upgraded: 0, failed: 0, skipped: 0, vanished: 0 };
+  const counts = emptyCounts();
   // A rollback after a halted upgrade puts upgraded pods back among those still to do; pods whose
   // upgrade failed stay counted as failed.
   const failedHere = new Set<string>();
@@ -43,16 +44,12 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[])
           } else if (e.result === 'failed') metrics.podRolledBack('failed');
           break;
         }
-        if (e.result === 'upgraded') {
-          metrics.podUpgradeConfirmedByImageID(e.wave, e.durationMs / 1000);
-          move('in_progress', 'upgraded');
-        } else if (e.result === 'failed' || e.result === 'refused' || e.result === 'foreign') {
+        if (e.result === 'upgraded') metrics.podUpgradeConfirmedByImageID(e.wave, e.durationMs / 1000);
+        if (isFailure(e.result)) {
           metrics.podUpgradeFailed(e.wave, e.reason ?? e.result);
-          move('in_progress', 'failed');
           failedHere.add(e.pod);
-        } else if (e.result === 'vanished') move('in_progress', 'vanished');
-        else if (e.result === 'skipped') move('in_progress', 'skipped');
-        else move('in_progress', 'pending'); // aborted: still to do
+        }
+        move('in_progress', countedAs(e.result));
         break;
       case 'budget-wait':
         metrics.setUnavailable(e.unavailable, e.budget);

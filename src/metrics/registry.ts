@@ -2,13 +2,13 @@
 // embedding programs keep their global registry untouched. Methods are named for rollout events;
 // the executor calls them and never touches prom-client directly.
 import { FAILURE_REASONS } from '../inplace/completion.js';
+import { GATE_CHECK_RESULTS, type GateCheckResult } from '../gates/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ROLLOUT_PHASES, type RolloutPhase } from '../rollout/events.js';
+import { POD_STATES, type PodState } from '../rollout/podEnd.js';
 
-export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
-export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
-
-export const POD_STATES = ['pending', 'in_progress', 'upgraded', 'failed', 'skipped', 'vanished'] as const;
-export type PodState = (typeof POD_STATES)[number];
+// The label values of kwave_rollout_phase and kwave_rollout_pods are the rollout's own words.
+export { POD_STATES, ROLLOUT_PHASES };
 
 /**
  * Failure reasons set to zero for every wave up front, so that "failures per wave" has a series
@@ -19,8 +19,6 @@ export const KNOWN_FAILURE_REASONS: readonly string[] = [...FAILURE_REASONS, 'Di
 export const ROLLBACK_RESULTS = ['succeeded', 'failed'] as const;
 export type RollbackResult = (typeof ROLLBACK_RESULTS)[number];
 
-export const GATE_CHECK_RESULTS = ['passed', 'failed', 'inconclusive'] as const;
-export type GateCheckResult = (typeof GATE_CHECK_RESULTS)[number];
 
 /**
  * Upgrade durations run from about a second (cached image, fast start) to the default pod

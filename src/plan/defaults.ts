@@ -8,6 +8,8 @@
 export const PLAN_DEFAULTS = {
   readinessGate: { conditionType: 'kwave.dev/in-place-ready', required: true },
   strategy: { concurrency: 1, order: 'name', drainSeconds: 0, podTimeout: '5m', minReadySeconds: 0 },
+  /** The waves of a plan without `strategy` (DESIGN.md): one wave of every selected pod. */
+  waves: ['100%'],
   failurePolicy: { maxFailed: 0, rollback: 'failed' },
   gate: { pause: '0s', approval: false },
   prometheus: {

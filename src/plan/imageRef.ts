@@ -47,37 +47,51 @@ function domainProblem(domain: string): string | undefined {
   return `the registry host ${JSON.stringify(host)} is not a DNS name or [IPv6] address`;
 }
 
-export function parseImageRef(text: string): ImageRefResult {
-  if (text.trim() === '') return fail('it is empty');
-  if (/\s/.test(text)) return fail('it contains whitespace');
+/** A reference cut into its parts by the grammar above, unchecked: what the validator and the comparer (inplace/image.ts) share. */
+export interface ReferenceParts {
+  domain?: string;
+  /** The path components, without the domain. */
+  path: string[];
+  tag?: string;
+  digest?: string;
+}
 
+/** Cuts `text` at "@" (digest), the last ":" after the last "/" (tag), and a leading domain (see `looksLikeDomain`). */
+export function splitImageReference(text: string): ReferenceParts {
   let rest = text;
   let digest: string | undefined;
   const at = rest.indexOf('@');
   if (at >= 0) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!DIGEST.test(digest)) return fail(`the digest ${JSON.stringify(digest)} is not "sha256:" followed by 64 lowercase hex digits`);
   }
-
   let tag: string | undefined;
   const colon = rest.lastIndexOf(':');
   if (colon > rest.lastIndexOf('/')) {
     tag = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) {
-      return fail(`the tag ${JSON.stringify(tag)} is not valid (at most 128 letters, digits, "_", "." and "-", not starting with "." or "-")`);
-    }
   }
+  const path = rest.split('/');
+  const out: ReferenceParts = { path };
+  if (path.length > 1 && looksLikeDomain(path[0] as string)) out.domain = path.shift() as string;
+  if (tag !== undefined) out.tag = tag;
+  if (digest !== undefined) out.digest = digest;
+  return out;
+}
 
-  const name = rest;
+export function parseImageRef(text: string): ImageRefResult {
+  if (text.trim() === '') return fail('it is empty');
+  if (/\s/.test(text)) return fail('it contains whitespace');
+  const { domain, path: parts, tag, digest } = splitImageReference(text);
+  if (digest !== undefined && !DIGEST.test(digest)) return fail(`the digest ${JSON.stringify(digest)} is not "sha256:" followed by 64 lowercase hex digits`);
+  if (tag !== undefined && !TAG.test(tag)) {
+    return fail(`the tag ${JSON.stringify(tag)} is not valid (at most 128 letters, digits, "_", "." and "-", not starting with "." or "-")`);
+  }
+  const name = (domain !== undefined ? [domain, ...parts] : parts).join('/');
   if (name === '') return fail('the repository name is empty');
   if (name.length > NAME_MAX) return fail(`the repository name has ${name.length} characters (at most ${NAME_MAX})`);
 
-  const parts = name.split('/');
-  let domain: string | undefined;
-  if (parts.length > 1 && looksLikeDomain(parts[0] as string)) {
-    domain = parts.shift() as string;
+  if (domain !== undefined) {
     const problem = domainProblem(domain);
     if (problem) return fail(problem);
   }

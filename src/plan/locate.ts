@@ -67,7 +67,8 @@ export function offsetOf(doc: Document, text: string, path: JsonPath, anchor: An
   }
 
   if (!complete) return best;
-  if (anchor === 'key' && keyNode !== undefined) return startOf(keyNode) ?? best;
+  // A missing field points at the key of the mapping that lacks it (`spec:`), not inside it.
+  if ((anchor === 'key' || anchor === 'parent') && keyNode !== undefined) return startOf(keyNode) ?? best;
   if (offsetInValue !== undefined && isScalar(node) && typeof node.value === 'string' && node.range) {
     const written = text.slice(node.range[0], node.range[1]);
     if (node.type === 'PLAIN' && written === node.value) return best + offsetInValue;

@@ -76,7 +76,7 @@ function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
 }
 
 export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
-  const s = spec.strategy;
+  const s = spec.strategy ?? { waves: [...D.waves] };
   const concurrency = s.concurrency ?? D.strategy.concurrency;
   const out: PlanSpec = {
     target: {

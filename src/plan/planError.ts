@@ -20,7 +20,7 @@ export type Anchor =
   | 'value'
   /** the key of the last segment: unknown fields, fields that clash with another */
   | 'key'
-  /** the mapping that should have held the path's last key: missing fields */
+  /** the key of the mapping that should have held the path's last key (`spec:` for a missing `spec.strategy`): missing fields */
   | 'parent';
 
 /** A problem found on the JS value, located later in the YAML text. */

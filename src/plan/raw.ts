@@ -43,7 +43,8 @@ export interface RawSpec {
   target: { namespace?: string; namespaces?: string[]; selector: RawSelector };
   update: { containers: { name: string; image: string }[] };
   readinessGate?: { conditionType?: string; required?: boolean };
-  strategy: {
+  /** Absent: `PLAN_DEFAULTS.waves`, every other field its default. */
+  strategy?: {
     waves?: RawAmount[];
     waveSize?: RawAmount;
     concurrency?: number;

@@ -2,9 +2,10 @@
 // lines), `-o json` (one object per event), the rollout record's history and the metrics.
 // Events are values; whoever runs the rollout passes a sink.
 
-export type RolloutPhase = 'Pending' | 'Progressing' | 'Paused' | 'Halted' | 'Completed' | 'Partial' | 'RolledBack';
+import type { PodResult } from './podEnd.js';
 
-export type PodResult = 'upgraded' | 'rolled-back' | 'failed' | 'vanished' | 'skipped' | 'refused' | 'foreign' | 'aborted';
+export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
+export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
 
 export interface WaveSummary {
   wave: number;

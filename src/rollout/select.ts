@@ -3,12 +3,13 @@
 // the run, and the waves. Pure: `kwave plan` prints it, `kwave run` carries it out.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Plan } from '../plan/types.js';
-import { readState } from '../inplace/state.js';
+import { ownedBy, readState } from '../inplace/state.js';
 import { gateOwner } from '../inplace/decide.js';
-import { declaresGate, specContainer } from '../inplace/podView.js';
+import { declaresGate, podKey, specContainer } from '../inplace/podView.js';
 import { resolveBudget, resolveMaxFailed } from './budget.js';
 import { orderPods } from './order.js';
-import { isAtTarget, matchesSelector } from './selection.js';
+import { isAtTarget } from '../inplace/atTarget.js';
+import { matchesSelector } from './labelSelector.js';
 import { partitionWaves, type WavePartition } from './waves.js';
 
 export interface SelectedPod {
@@ -84,7 +85,7 @@ export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones
     const md = pod.metadata;
     if (!md?.name || !md.namespace || !namespaces.has(md.namespace)) continue;
     if (!matchesSelector(plan.target.selector, md.labels)) continue;
-    const key = `${md.namespace}/${md.name}`;
+    const key = podKey(pod);
     if (md.deletionTimestamp) {
       problems.push({ kind: 'terminating', pod: key, severity: 'warning', message: `${key} is being deleted; left out` });
       continue;
@@ -105,7 +106,7 @@ export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones
   const todo: SelectedPod[] = [];
   const resumed: SelectedPod[] = [];
   for (const s of orderPods(selected, plan.strategy.order)) {
-    const key = `${s.namespace}/${s.name}`;
+    const key = podKey(s);
     podProblems(plan, s.pod, key, problems);
     if (isAtTarget(s.pod, plan)) done.push(s);
     else if (isOwnInFlight(plan, s.pod)) resumed.push(s);
@@ -127,9 +128,9 @@ export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones
 /** Carries this plan revision's upgrade state: a pod an earlier run left mid-flow (or failed). */
 function isOwnInFlight(plan: Plan, pod: V1Pod): boolean {
   const st = readState(pod);
-  if (st.kind === 'ok') return st.state.plan === plan.name && st.state.revision === plan.revision;
+  if (st.kind === 'ok') return ownedBy(st.state, plan.name, plan.revision);
   const owner = gateOwner(pod, plan.readinessGate.conditionType);
-  return owner !== undefined && owner.plan === plan.name && owner.revision === plan.revision;
+  return ownedBy(owner, plan.name, plan.revision);
 }
 
 function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]): void {
@@ -149,7 +150,7 @@ function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]
   const owner = gateOwner(pod, gate);
   const other = st.kind === 'ok' ? st.state : owner;
   const inFlight = owner !== undefined; // a kwave flow holds the gate closed right now
-  if (other && inFlight && (other.plan !== plan.name || other.revision !== plan.revision)) {
+  if (other && inFlight && !ownedBy(other, plan.name, plan.revision)) {
     problems.push(
       other.plan === plan.name
         ? { kind: 'other-revision', pod: key, severity: 'error', revision: other.revision, message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force` }

@@ -2,6 +2,9 @@
 // base figure (as in the fixture) times the time scale, with a seeded jitter so that a run can be
 // reproduced exactly by passing the same seed.
 
+/** A time as the API server writes it: RFC 3339 in UTC, whole seconds (`2025-03-01T10:00:00Z`). */
+export const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
 /** Timers and the wall clock, injectable so tests could drive them. */
 export interface Clock {
   now(): Date;

@@ -2,8 +2,8 @@
 // by someone else (an eviction, an operator), and run-time changes of the API fault settings.
 import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
 import { StoreError, type KubeObject, type Store } from './store.js';
+import { rfc3339 } from './clock.js';
 
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /**
  * Deletes a pod as the API server does on DELETE: a pod bound to a node is marked with

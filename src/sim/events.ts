@@ -4,6 +4,7 @@
 // TTL would remove them, so a long simulation does not grow without bound.
 import type { KubeObject, Store } from './store.js';
 import { StoreError } from './store.js';
+import { rfc3339 } from './clock.js';
 
 export interface EventSource {
   component: string;
@@ -21,7 +22,6 @@ export interface EventInput {
   source: EventSource;
 }
 
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 export class EventRecorder {
   /** Dedup key → event name, oldest first (Map keeps insertion order). */

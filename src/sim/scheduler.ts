@@ -5,8 +5,8 @@
 import { EventRecorder } from './events.js';
 import type { PodCondition } from './podStatus.js';
 import type { Change, KubeObject, Store } from './store.js';
+import { rfc3339 } from './clock.js';
 
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 const podKey = (pod: KubeObject) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name}`;
 
 interface PodSpecView {

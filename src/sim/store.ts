@@ -3,6 +3,7 @@
 // and a bounded log of recent changes from which watches resume; a watch from a version older
 // than the log's window is told it expired (410), as the real cacher does.
 import { randomUUID } from 'node:crypto';
+import { rfc3339 } from './clock.js';
 
 /** The resources the simulator serves, by their plural (as in URLs and audit logs). */
 export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases';
@@ -137,7 +138,7 @@ export class Store {
     // One deep copy: the caller keeps its object, the store keeps a frozen one.
     const stored = structuredClone(obj);
     stored.metadata.uid = randomUUID();
-    stored.metadata.creationTimestamp = this.now().toISOString().replace(/\.\d+Z$/, 'Z');
+    stored.metadata.creationTimestamp = rfc3339(this.now());
     stored.metadata.resourceVersion = String(rv);
     deepFreeze(stored);
     t.set(k, stored);

@@ -10,9 +10,9 @@ import { jsonHash } from './json.js';
 import { NODE_HEALTHY, type Kubelet } from './kubelet.js';
 import type { PodCondition } from './podStatus.js';
 import type { KubeObject, Store } from './store.js';
+import { rfc3339 } from './clock.js';
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 export interface WorldSummary {
   namespaces: number;

@@ -16,9 +16,11 @@ import { KwaveError } from '../../src/errors.js';
 import { loadPlanFile } from '../../src/plan/load.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { RolloutEventBody } from '../../src/rollout/events.js';
-import { applyEvent, approvalKey, newRecord, type RolloutRecord } from '../../src/rollout/record.js';
-import { RecordStore } from '../../src/rollout/recordStore.js';
-import { RunLock, runnerIdentity } from '../../src/rollout/runLock.js';
+import { newRecord, type RolloutRecord } from '../../src/record/record.js';
+import { applyEvent } from '../../src/record/reducer.js';
+import { approvalKey } from '../../src/record/codec.js';
+import { RecordStore } from '../../src/record/store.js';
+import { RunLock, runnerIdentity } from '../../src/record/runLock.js';
 import { startSim, type Sim } from '../../src/sim/index.js';
 import { planYaml } from './helpers/plans.js';
 

@@ -8,8 +8,9 @@ import { hostname } from 'node:os';
 import { connect } from '../../cluster/connect.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { approvalKey, decodeApprovals, decodeRecord, encodeApproval, recordName, type Approval } from '../../rollout/record.js';
-import { currentUser } from '../../rollout/runLock.js';
+import { recordName, type Approval } from '../../record/record.js';
+import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
+import { currentUser } from '../../record/runLock.js';
 import type { CommandContext } from '../context.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
 

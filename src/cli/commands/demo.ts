@@ -13,7 +13,7 @@ import { loadPlanText } from '../../plan/load.js';
 import { startSim, type Sim } from '../../sim/index.js';
 import type { CommandContext } from '../context.js';
 import { runSession } from '../rolloutSession.js';
-import { findOnPath, freePort, startPrometheus, type PrometheusServer } from '../../metrics/prometheusProcess.js';
+import { findOnPath, freePort, startPrometheus, type PrometheusServer } from '../prometheusProcess.js';
 
 const DEMO_PODS = 60;
 const PLANS = fileURLToPath(new URL('../../../plans/', import.meta.url));

@@ -9,7 +9,7 @@ import { connect, KubeError, kubeErrorToKwave, type Cluster } from '../../cluste
 import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
 import { selectFleet, zonesOf } from '../../rollout/select.js';
-import { renderSelector } from '../../rollout/selection.js';
+import { renderSelector } from '../../rollout/labelSelector.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
 import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';

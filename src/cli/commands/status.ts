@@ -10,8 +10,9 @@ import { connect } from '../../cluster/connect.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
-import { decodeRecord, recordName, type RolloutRecord } from '../../rollout/record.js';
-import { readLease, type LeaseView } from '../../rollout/runLock.js';
+import { recordName, type RolloutRecord } from '../../record/record.js';
+import { decodeRecord } from '../../record/codec.js';
+import { readLease, type LeaseView } from '../../record/runLock.js';
 import type { CommandContext } from '../context.js';
 import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
 

@@ -2,7 +2,7 @@
 // caret, or `OK file (plan NAME, revision R)`. JSON: one object per file per line.
 // Exit 0 when every plan is valid, 2 otherwise.
 import { ExitCode } from '../../errors.js';
-import { formatPlanError } from '../../plan/format.js';
+import { formatPlanError } from '../../plan/formatPlanError.js';
 import { loadPlanFile, type LoadResult } from '../../plan/load.js';
 import type { CommandContext } from '../context.js';
 

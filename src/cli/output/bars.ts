@@ -73,7 +73,7 @@ function waitingText(s: ProgressState, nowMs: number, options: BarOptions): stri
         ? `gate ${w.gate}: measurement ${w.measurement.index}/${w.measurement.count}`
         : `gate ${w.gate} after wave ${w.wave}: checking`;
     case 'window':
-      return `outside the rollout window: opens at ${clockTime(w.opensAt)} (in ${formatDuration(Math.max(0, w.untilMs - nowMs))})`;
+      return `maintenance window closed: opens at ${clockTime(w.opensAt)} (in ${formatDuration(Math.max(0, w.untilMs - nowMs))})`;
   }
 }
 

@@ -1,7 +1,8 @@
 // One readable line per rollout event, for text output off a TTY (logs, CI) and for the notable
 // events a TTY prints above its progress bars. Pure given the event sequence: throttling uses
 // the events' own times, never the wall clock.
-import type { PodResult, RolloutEvent } from '../../rollout/events.js';
+import type { RolloutEvent } from '../../rollout/events.js';
+import type { PodResult } from '../../rollout/podEnd.js';
 import { clockTime, count, formatDuration, nameList } from './format.js';
 import { summaryTable } from './summary.js';
 
@@ -153,7 +154,7 @@ export class EventLines {
         return `gate ${e.gate} ${result}${e.message ? `: ${e.message}` : ''}`;
       }
       case 'window-wait':
-        return this.once(`window ${e.wave}`) ? `outside the rollout window: ${this.wave(e.wave)} waits until ${clockTime(e.opensAt)} (in ${formatDuration(e.msLeft)})` : undefined;
+        return this.once(`window ${e.wave}`) ? `the maintenance window is closed: ${this.wave(e.wave)} waits until it opens at ${e.opensAt} (in ${formatDuration(e.msLeft)})` : undefined;
       case 'halt':
         return `HALTED in ${this.wave(e.wave)}: ${e.message}`;
       case 'rollback-start':

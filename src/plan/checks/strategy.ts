@@ -1,10 +1,11 @@
 // spec.strategy: wave targets that can be met in order, and amounts that let a pod start at all.
 import { formatAmount, parseAmount } from '../amount.js';
+import { PLAN_DEFAULTS } from '../defaults.js';
 import type { DeepPartial, RawSpec } from '../raw.js';
 import type { Amount } from '../types.js';
 import type { CheckContext } from './context.js';
 
-type RawStrategy = DeepPartial<RawSpec['strategy']>;
+type RawStrategy = DeepPartial<NonNullable<RawSpec['strategy']>>;
 const AT = ['spec', 'strategy'];
 
 function checkTargets(ctx: CheckContext, waves: unknown[]): void {
@@ -57,7 +58,8 @@ export function checkStrategy(ctx: CheckContext, strategy: RawStrategy | undefin
  * pods: then the count depends on how many pods are selected, known only at run time.
  */
 export function maxWaveCount(strategy: RawStrategy | undefined): number | undefined {
-  if (Array.isArray(strategy?.waves)) return strategy.waves.length;
+  if (strategy === undefined) return PLAN_DEFAULTS.waves.length;
+  if (Array.isArray(strategy.waves)) return strategy.waves.length;
   const size = parseAmount(strategy?.waveSize);
   if (size?.kind === 'fraction' && size.value > 0) return Math.ceil(1 / size.value - 1e-9);
   return undefined;

@@ -9,6 +9,7 @@ import { applyPatch, type PatchType } from './patch/index.js';
 import { RESOURCES, apiVersionOf, type ResourceInfo } from './resources.js';
 import { alreadyExists, ApiError, badRequest, conflict, failure, invalid, notFound, success, unknownInternal, type Status } from './status.js';
 import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './strategy.js';
+import { rfc3339 } from '../clock.js';
 
 export interface WriteOptions {
   /** `dryRun=All`: everything but the write. */
@@ -20,7 +21,6 @@ export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
-const timestamp = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** 5 characters from the alphabet Kubernetes uses for generated names (no vowels, no look-alikes). */
 function nameSuffix(): string {
@@ -114,7 +114,7 @@ export class ObjectOps {
     if (info.resource === 'namespaces') return this.deleteNamespace(info, current, opts);
     if ((current.metadata.finalizers ?? []).length > 0) {
       if (current.metadata.deletionTimestamp) return current;
-      return this.write(info, { ...clone(current), metadata: { ...clone(current.metadata), deletionTimestamp: timestamp(this.now()), deletionGracePeriodSeconds: 0 } }, opts);
+      return this.write(info, { ...clone(current), metadata: { ...clone(current.metadata), deletionTimestamp: rfc3339(this.now()), deletionGracePeriodSeconds: 0 } }, opts);
     }
     if (opts.dryRun) return success(info, name, current.metadata.uid);
     this.store.remove(info.resource, namespace, name);
@@ -182,12 +182,12 @@ export class ObjectOps {
       const previous = m.deletionGracePeriodSeconds ?? 0;
       if (previous > 0) {
         if (opts.gracePeriodSeconds === undefined || grace >= previous) return pod; // pending already
-        deletionTimestamp = timestamp(new Date(Date.parse(m.deletionTimestamp) - (previous - grace) * 1000));
+        deletionTimestamp = rfc3339(new Date(Date.parse(m.deletionTimestamp) - (previous - grace) * 1000));
       } else {
         deletionTimestamp = m.deletionTimestamp;
         grace = 0;
       }
-    } else deletionTimestamp = timestamp(new Date(now.getTime() + grace * 1000));
+    } else deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
     const marked = this.write(info, { ...clone(pod), metadata: { ...clone(m), deletionTimestamp, deletionGracePeriodSeconds: grace } }, opts);
     if (grace > 0 || (m.finalizers ?? []).length > 0 || opts.dryRun) return marked;
     return this.store.remove(info.resource, m.namespace, m.name);
@@ -196,7 +196,7 @@ export class ObjectOps {
   /** A namespace turns Terminating; its objects and then itself are removed right after. */
   private deleteNamespace(info: ResourceInfo, ns: KubeObject, opts: DeleteOptions): KubeObject {
     if (ns.metadata.deletionTimestamp) return ns;
-    const marked = this.write(info, { ...clone(ns), metadata: { ...clone(ns.metadata), deletionTimestamp: timestamp(this.now()), deletionGracePeriodSeconds: 0 }, status: { phase: 'Terminating' } }, opts);
+    const marked = this.write(info, { ...clone(ns), metadata: { ...clone(ns.metadata), deletionTimestamp: rfc3339(this.now()), deletionGracePeriodSeconds: 0 }, status: { phase: 'Terminating' } }, opts);
     if (opts.dryRun) return marked;
     const timer = setTimeout(() => {
       this.pending.delete(timer);

@@ -1,8 +1,8 @@
-// The real Prometheus and Pushgateway for tests (src/metrics/prometheusProcess.ts), and a skip
+// The real Prometheus and Pushgateway for tests (src/cli/prometheusProcess.ts), and a skip
 // reason for machines without them (CI installs both).
-import { findOnPath } from '../../../src/metrics/prometheusProcess.js';
+import { findOnPath } from '../../../src/cli/prometheusProcess.js';
 
-export { findOnPath, freePort, sampleCount, startPrometheus, startPushgateway, waitFor, type InstantResult, type PrometheusServer } from '../../../src/metrics/prometheusProcess.js';
+export { findOnPath, freePort, sampleCount, startPrometheus, startPushgateway, waitFor, type InstantResult, type PrometheusServer } from '../../../src/cli/prometheusProcess.js';
 
 /** For `test(..., { skip })`: a reason when the binary is missing, false when present. */
 export function skipUnless(binary: string): string | false {

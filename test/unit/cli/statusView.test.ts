@@ -3,8 +3,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDuration, renderStatus, statusJson } from '../../../src/cli/statusView.js';
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
-import { applyEvent, newRecord, type RolloutRecord } from '../../../src/rollout/record.js';
-import { leaseView } from '../../../src/rollout/runLock.js';
+import { newRecord, type RolloutRecord } from '../../../src/record/record.js';
+import { applyEvent } from '../../../src/record/reducer.js';
+import { leaseView } from '../../../src/record/runLock.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00.000Z');
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString();

@@ -1,7 +1,8 @@
 // runGate: the order of the steps, stopping at the first that does not pass, and the metrics.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gateAppliesAfterWave, runGate, type GateContext } from '../../../src/gates/index.js';
+import { runGate, type GateContext } from '../../../src/gates/index.js';
+import { gateAppliesAfterWave } from '../../../src/rollout/gateCheck.js';
 import type { Gate } from '../../../src/plan/types.js';
 import type { Sleep } from '../../../src/gates/types.js';
 

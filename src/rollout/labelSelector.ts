@@ -1,8 +1,5 @@
-// Which pods a plan selects, and which of them are already at the target image. Pure.
-import type { V1Pod } from '@kubernetes/client-node';
-import type { ContainerUpdate, LabelSelector, Plan } from '../plan/types.js';
-import { digestOf, sameImage } from '../inplace/image.js';
-import { conditionStatus, containerStatus, specContainer } from '../inplace/podView.js';
+// Kubernetes label selectors: matching a pod's labels, and the query string of a list or watch. Pure.
+import type { LabelSelector } from '../plan/types.js';
 
 /**
  * Whether `labels` satisfy a Kubernetes LabelSelector: every `matchLabels` pair and every
@@ -65,33 +62,4 @@ export function renderSelector(selector: LabelSelector): string {
     }
   }
   return parts.join(',');
-}
-
-/**
- * Whether a container runs `target`: its spec names the target, its status reports the target
- * image (and, for a digest-pinned target, that digest in `imageID`), and it is running.
- * A container whose spec already names the target but whose kubelet has not restarted it still
- * reports the old image in its status: not at target.
- */
-export function containerAtTarget(pod: V1Pod, update: ContainerUpdate): boolean {
-  const spec = specContainer(pod, update.name);
-  const status = containerStatus(pod, update.name);
-  if (spec?.image === undefined || status === undefined) return false;
-  if (!sameImage(spec.image, update.image)) return false;
-  if (!status.state?.running) return false;
-  const pinned = digestOf(update.image);
-  if (pinned !== undefined) return digestOf(status.imageID ?? '') === pinned;
-  return sameImage(status.image ?? '', update.image);
-}
-
-/**
- * Whether a pod is already where the plan wants it, so it is skipped (and counts toward the wave
- * targets): every updated container is at its target (`containerAtTarget`) and the pod is not
- * held out of service by the gate (`False`). A pod at the target images whose gate is still
- * False is mid-flight (a run stopped between completion and reopening the gate): it is not done
- * until the gate opens, so it stays on the to-do list, where the flow reopens it.
- */
-export function isAtTarget(pod: V1Pod, plan: Pick<Plan, 'update' | 'readinessGate'>): boolean {
-  if (conditionStatus(pod, plan.readinessGate.conditionType) === 'False') return false;
-  return plan.update.containers.every((c) => containerAtTarget(pod, c));
 }

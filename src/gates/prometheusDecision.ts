@@ -1,8 +1,8 @@
 // The rules of a Prometheus gate, as pure functions: how one query answer becomes a measurement
 // phase, and how the measurements so far decide the gate. The timers live in prometheus.ts.
 import type { Condition } from './conditions.js';
-import { formatValue } from './format.js';
-import type { QueryValue } from './prometheus-response.js';
+import { formatValue } from './formatValue.js';
+import type { QueryValue } from './prometheusResponse.js';
 import type { MeasurementPhase } from './types.js';
 
 export interface Conditions {

@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileCondition, type Condition } from '../../../src/gates/conditions.js';
-import { classify, decide, type Classified, type Conditions, type Limits } from '../../../src/gates/prometheus-decision.js';
-import type { QueryValue } from '../../../src/gates/prometheus-response.js';
+import { classify, decide, type Classified, type Conditions, type Limits } from '../../../src/gates/prometheusDecision.js';
+import type { QueryValue } from '../../../src/gates/prometheusResponse.js';
 import type { MeasurementPhase } from '../../../src/gates/types.js';
 
 function cel(label: string, text: string): Condition {

@@ -13,20 +13,10 @@ import type { Cluster } from '../cluster/cluster.js';
 import { watchConfigMap } from '../cluster/configMapWatch.js';
 import { KubeError, toKubeError } from '../cluster/kubeError.js';
 import { isKnownOlder } from '../cluster/resourceVersion.js';
-import type { RolloutEvent } from './events.js';
-import {
-  applyEvent,
-  decodeApprovals,
-  decodeRecord,
-  encodeRecordData,
-  isTransition,
-  recordConfigMap,
-  recordLabels,
-  recordName,
-  type Approval,
-  type DecodedRecord,
-  type RolloutRecord,
-} from './record.js';
+import type { RolloutEvent } from '../rollout/events.js';
+import { recordName, type Approval, type RolloutRecord } from './record.js';
+import { applyEvent, isTransition } from './reducer.js';
+import { decodeApprovals, decodeRecord, encodeRecordData, recordConfigMap, recordLabels, type DecodedRecord } from './codec.js';
 
 /** The slice of Cluster the store needs (tests pass a fake). */
 export type RecordApi = Pick<Cluster, 'getConfigMap' | 'createConfigMap' | 'updateConfigMap' | 'kubeConfig' | 'requests'>;

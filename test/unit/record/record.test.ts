@@ -2,22 +2,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
-import {
-  LIMITS,
-  PLAN_KEY,
-  STATUS_KEY,
-  applyEvent,
-  approvalKey,
-  decodeApprovals,
-  decodeRecord,
-  encodeApproval,
-  encodeRecordData,
-  isTransition,
-  newRecord,
-  recordConfigMap,
-  startRecord,
-  type RolloutRecord,
-} from '../../../src/rollout/record.js';
+import { LIMITS, PLAN_KEY, STATUS_KEY, newRecord, startRecord, type RolloutRecord } from '../../../src/record/record.js';
+import { applyEvent, isTransition } from '../../../src/record/reducer.js';
+import { approvalKey, decodeApprovals, decodeRecord, encodeApproval, encodeRecordData, recordConfigMap } from '../../../src/record/codec.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00.000Z');
 let tick = 0;

@@ -1,6 +1,7 @@
 // Starts a real Prometheus (or Pushgateway) as a child process, for `kwave demo --gate` and the
 // tests: a free loopback port, a temporary config and storage directory, ready when /-/ready
-// answers; stop() kills it and removes the directory.
+// answers; stop() kills it and removes the directory. Part of the CLI (the demo), not of the
+// library: src/index.ts does not export it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { KwaveError } from '../../../src/errors.js';
-import { RunLock, describeHolder, holderGone, leaseView, type LeaseApi, type LockTimers } from '../../../src/rollout/runLock.js';
+import { RunLock, describeHolder, holderGone, leaseView, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
 
 class FakeLeases {
   lease: V1Lease | undefined;

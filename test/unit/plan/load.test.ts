@@ -1,7 +1,7 @@
 // The loader as a whole: all errors at once, positions for the odd cases, text output.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatPlanError } from '../../../src/plan/format.js';
+import { formatPlanError } from '../../../src/plan/formatPlanError.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { PlanError } from '../../../src/plan/planError.js';
 

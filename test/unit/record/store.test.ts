@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { RequestCounter } from '../../../src/cluster/requestCounter.js';
-import { approvalKey, decodeRecord, encodeApproval, newRecord, STATUS_KEY, type RolloutRecord } from '../../../src/rollout/record.js';
-import { RecordStore, type RecordApi, type Timers } from '../../../src/rollout/recordStore.js';
+import { newRecord, STATUS_KEY, type RolloutRecord } from '../../../src/record/record.js';
+import { approvalKey, decodeRecord, encodeApproval } from '../../../src/record/codec.js';
+import { RecordStore, type RecordApi, type Timers } from '../../../src/record/store.js';
 
 /** One ConfigMap store: create / get / update with resourceVersion checks, like the API server. */
 class FakeConfigMaps {

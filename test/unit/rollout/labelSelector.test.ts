@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { LabelSelector } from '../../../src/plan/types.js';
-import { isAtTarget, matchesSelector, renderSelector } from '../../../src/rollout/selection.js';
+import { isAtTarget } from '../../../src/inplace/atTarget.js';
+import { matchesSelector, renderSelector } from '../../../src/rollout/labelSelector.js';
 import { makePod, imageIDOf, NEW, OLD, GATE } from '../inplace/fixtures.js';
 
 describe('matchesSelector', () => {

@@ -1,0 +1,188 @@
+// The rollout record: what a person (or a later run) can learn about a plan's rollout from the
+// cluster alone. It lives in the ConfigMap `kwave-<plan>` in the plan's first target namespace.
+// This file is the record's shape. reducer.ts folds the runner's events into it, codec.ts encodes
+// it to and decodes (and validates) it from ConfigMap data: all three are pure. store.ts reads and
+// writes the ConfigMap; runLock.ts holds the Lease of the same name.
+//
+// Keys of the ConfigMap's data (one writer per key, so writers never overwrite each other):
+//   plan.yaml        the plan text the runner was started with          (runner)
+//   status.json      the record below, without plan text and approvals  (runner)
+//   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
+import type { Direction } from '../inplace/state.js';
+import type { RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
+import { emptyCounts, type PodCounts } from '../rollout/podEnd.js';
+
+export const RECORD_SCHEMA = 'kwave.dev/rollout-record/v1';
+export const PLAN_KEY = 'plan.yaml';
+export const STATUS_KEY = 'status.json';
+export const APPROVAL_KEY_PREFIX = 'approval.wave-';
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const PLAN_LABEL = 'kwave.dev/plan';
+
+/** Bounds that keep the record far below a ConfigMap's 1 MiB, whatever the fleet size. */
+export const LIMITS = { history: 100, failures: 50, gates: 50, measurements: 20, waveSummaries: 1000 } as const;
+
+
+export interface InFlightPod {
+  /** `namespace/name`, as the runner names pods in events. */
+  pod: string;
+  wave: number;
+  /** The last step the runner reported (`pod-step`), or `started`. */
+  step: string;
+  /** ISO time the pod started. */
+  since: string;
+  /** ISO time of the last step change. */
+  stepAt: string;
+}
+
+export interface Failure {
+  pod: string;
+  wave: number;
+  reason: string;
+  message: string;
+  at: string;
+}
+
+export type GateResult = 'running' | 'waiting-approval' | 'passed' | 'failed' | 'inconclusive' | 'interrupted';
+
+export interface GateMeasurement {
+  index: number;
+  count: number;
+  value: unknown;
+  phase: string;
+  message: string;
+  at: string;
+}
+
+export interface GateRecord {
+  wave: number;
+  gate: string;
+  result: GateResult;
+  message: string;
+  /** ISO time of the gate's start, then of its end. */
+  at: string;
+  measurements?: GateMeasurement[];
+}
+
+/** What the rollout waits for between waves, if anything. */
+export interface Waiting {
+  kind: 'pause' | 'approval' | 'window';
+  wave: number;
+  gate?: string;
+  /** ISO time the wait began. */
+  since: string;
+  /** ISO time the pause ends or the window opens; absent for approvals. */
+  until?: string;
+}
+
+export interface Approval {
+  /** Who approved: `user@host`. */
+  by: string;
+  /** ISO time. */
+  at: string;
+  /** The plan revision the approval was given for, when known. */
+  revision?: string;
+}
+
+export interface HistoryEntry {
+  time: string;
+  event: RolloutEvent['event'];
+  message: string;
+}
+
+/** Pods reverted after a halt (`rollback: failed | all`), kept apart from the counts. */
+export interface RollbackProgress {
+  scope: 'failed' | 'all';
+  pods: number;
+  done: number;
+  failed: number;
+}
+
+export interface RolloutRecord {
+  plan: string;
+  revision: string;
+  /** The plan file's text: stored under its own key, not in status.json. */
+  planText: string;
+  phase: RolloutPhase;
+  direction: Direction;
+  /** Current wave, 1-based; 0 before the first. */
+  wave: number;
+  waves: number;
+  selected: number;
+  /** Pods selected but beyond the last wave's target (a partial plan). */
+  deferred: number;
+  counts: PodCounts;
+  inFlight: InFlightPod[];
+  failures: Failure[];
+  /** Failures in all, including those dropped from the bounded list. */
+  failuresTotal: number;
+  gates: GateRecord[];
+  waiting?: Waiting;
+  rollback?: RollbackProgress;
+  /** Approvals by wave: read from their own keys, never written by the runner. */
+  approvals: Record<number, Approval>;
+  waveSummaries: WaveSummary[];
+  history: HistoryEntry[];
+  /** The last message that explains the phase (halt reason, final summary). */
+  message?: string;
+  exitCode?: number;
+  startedAt: string;
+  updatedAt: string;
+  endedAt?: string;
+  /** Identity of the runner that wrote the record (`user@host pid N`). */
+  holder: string;
+}
+
+/** The ConfigMap name of a plan's record (and of its lease). */
+export function recordName(plan: string): string {
+  return `kwave-${plan}`;
+}
+
+export interface NewRecordInput {
+  plan: string;
+  revision: string;
+  planText: string;
+  holder: string;
+  /** ISO time. */
+  now: string;
+  direction?: Direction;
+}
+
+/** A record before the first event: phase Pending, wave 0. */
+export function newRecord(input: NewRecordInput): RolloutRecord {
+  return {
+    plan: input.plan,
+    revision: input.revision,
+    planText: input.planText,
+    phase: 'Pending',
+    direction: input.direction ?? 'upgrade',
+    wave: 0,
+    waves: 0,
+    selected: 0,
+    deferred: 0,
+    counts: emptyCounts(),
+    inFlight: [],
+    failures: [],
+    failuresTotal: 0,
+    gates: [],
+    approvals: {},
+    waveSummaries: [],
+    history: [],
+    startedAt: input.now,
+    updatedAt: input.now,
+    holder: input.holder,
+  };
+}
+
+/**
+ * The record a run starts from. Same revision as the stored record: that record, continued
+ * (a resume keeps its gates, failures and history; `rollout-start` resets counts and pods in
+ * flight). Another revision, or none stored: a new record that keeps only the history.
+ */
+export function startRecord(previous: RolloutRecord | undefined, input: NewRecordInput): RolloutRecord {
+  if (previous && previous.revision === input.revision && previous.plan === input.plan) {
+    return { ...previous, planText: input.planText, holder: input.holder, updatedAt: input.now };
+  }
+  const fresh = newRecord(input);
+  return previous ? { ...fresh, history: previous.history } : fresh;
+}

@@ -1,0 +1,45 @@
+// What the runner (runner.ts) is given and what it returns: the pod cache and writer it drives,
+// the signals that stop it, the gate checker and approvals it consults, and its result.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { PodReader, PodWriter } from '../inplace/executor.js';
+import type { PodChangeFeed } from './budgetTracker.js';
+import type { EventSink, WaveSummary } from './events.js';
+import type { CheckGate } from './gateCheck.js';
+import type { RunOutcome } from './outcome.js';
+import type { NodeZones } from './select.js';
+
+/** The pod cache as the runner uses it: reads for the flows, and change notifications for the budget. */
+export interface FleetView extends PodReader {
+  list(namespace?: string): V1Pod[];
+  onChange: PodChangeFeed;
+}
+
+export interface Approvals {
+  isApproved(wave: number): Promise<boolean>;
+  waitForApproval(wave: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface RunnerDeps {
+  writer: PodWriter;
+  view: FleetView;
+  zones?: NodeZones;
+  sink: EventSink;
+  now?: () => number;
+  /** Sleeps `ms`; resolves false if `signal` aborted first. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<boolean>;
+  /** First SIGINT/SIGTERM: start nothing new, let in-flight pods finish, then Paused. */
+  stop: AbortSignal;
+  /** Second signal: leave at once; flows stop between steps and stay resumable. */
+  abort?: AbortSignal;
+  approvals?: Approvals;
+  /** Checks one gate (`gateChecker` of gates/index.ts). Without it, a plan's gate fails: nothing could check it. */
+  checkGate?: CheckGate;
+  /** Gates of the wave before `wave` already passed in an earlier run (from the rollout record). */
+  gatesPassed?: (wave: number) => boolean;
+  /** Told the not-Ready count (selected pods, in-flight ones included) whenever it may have changed. */
+  onUnavailable?: (unavailable: number, budget: number) => void;
+}
+
+export interface RunResult extends RunOutcome {
+  waves: WaveSummary[];
+}
