@@ -5,7 +5,8 @@
 // The plan has a Prometheus gate after wave 1, so the gate panel has a real check to show.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, sampleCount, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { freePort, sampleCount, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
 import { allPanels, errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, readDashboard, single, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 
@@ -62,7 +63,8 @@ describe('dashboard structure', () => {
   });
 });
 
-describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnless('prometheus') }, () => {
+const skip = missing('prometheus');
+describe('after a real kwave run scraped by a real Prometheus', () => {
   let world: World;
   let prom: PrometheusServer;
   let run: CliResult;
@@ -71,6 +73,7 @@ describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnle
   let before_: Map<string, string>;
 
   before(async () => {
+    if (skip) return;
     world = await startWorld({ pods: PODS });
     before_ = world.imageIDs();
     const kwavePort = await freePort();
@@ -107,11 +110,12 @@ describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnle
   });
 
   after(async () => {
+    if (skip) return;
     await prom?.stop();
     await world?.close();
   });
 
-  test('the run completes and every pod reports the new image ID', () => {
+  test('the run completes and every pod reports the new image ID', { skip }, () => {
     assert.equal(run.code, 0, run.stderr);
     const end = jsonEvents(run.stdout).find((e) => e.event === 'rollout-end');
     assert.equal(end?.event === 'rollout-end' && end.phase, 'Completed');
@@ -122,7 +126,7 @@ describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnle
     }
   });
 
-  test('the last scrape Prometheus took saw the final state: upgrades counted = pods upgraded, phase Completed', async () => {
+  test('the last scrape Prometheus took saw the final state: upgrades counted = pods upgraded, phase Completed', { skip }, async () => {
     const upgraded = jsonEvents(run.stdout).filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length;
     assert.equal(upgraded, PODS);
     // kwave has exited and its series are stale; last_over_time reads the last stored scrape.
@@ -143,13 +147,13 @@ describe('after a real kwave run scraped by a real Prometheus', { skip: skipUnle
     assert.equal(await single(prom, `last_over_time(kwave_gate_checks_total{plan="${PLAN}",gate="error-rate",result="passed"}[5m])`), 1);
   });
 
-  test('the plan variable query finds the plan', async () => {
+  test('the plan variable query finds the plan', { skip }, async () => {
     const res = await fetch(`${prom.url}/api/v1/label/plan/values?match[]=kwave_rollout_phase`);
     const body = (await res.json()) as { data: string[] };
     assert.deepEqual(body.data, [PLAN]);
   });
 
-  test('every query of every panel returns data over the run (range queries, as Grafana makes them)', async () => {
+  test('every query of every panel returns data over the run (range queries, as Grafana makes them)', { skip }, async () => {
     const { empty, last } = await queryPanels(prom, PLAN, startedAt - 5, endedAt + 1);
     assert.deepEqual(empty, []);
     // What the stat panels show at the end (their last value): Completed (5 in the value mappings), wave 3 of 3, all pods at the target.

@@ -4,7 +4,8 @@
 // follows `noData` (pass: the rollout goes on; inconclusive: it halts). The three runs go at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, skipUnless, startPrometheus, type PrometheusServer } from './helpers/prometheus.js';
+import { freePort, startPrometheus, type PrometheusServer } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 import type { RolloutEvent } from '../../src/rollout/events.js';
@@ -18,7 +19,8 @@ interface Outcome {
 
 const NO_SUCH_SERIES = 'sum(rate(sim_http_requests_total{app="no-such-app",code=~"5.."}[5s])) / sum(rate(sim_http_requests_total{app="no-such-app"}[5s]))';
 
-describe('Prometheus gates without a usable answer, through kwave run', { skip: skipUnless('prometheus') }, () => {
+const skip = missing('prometheus');
+describe('Prometheus gates without a usable answer, through kwave run', () => {
   let prom: PrometheusServer;
   let deadAddress: string;
   const worlds: World[] = [];
@@ -37,6 +39,7 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
   }
 
   before(async () => {
+    if (skip) return;
     // Nothing listens on this port: every query is refused.
     deadAddress = `http://127.0.0.1:${await freePort()}`;
     prom = await startPrometheus({ targets: [] });
@@ -48,6 +51,7 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
   });
 
   after(async () => {
+    if (skip) return;
     await prom?.stop();
     await Promise.all(worlds.map((w) => w.close()));
   });
@@ -56,7 +60,7 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
   const end = (o: Outcome) => o.events.find((e): e is Extract<RolloutEvent, { event: 'rollout-end' }> => e.event === 'rollout-end');
   const measurements = (o: Outcome) => o.events.filter((e): e is Extract<RolloutEvent, { event: 'gate-measurement' }> => e.event === 'gate-measurement');
 
-  test('an unreachable Prometheus: errors up to consecutiveErrorLimit (1), the second in a row fails the gate; halt, exit 3, rolled back', (t) => {
+  test('an unreachable Prometheus: errors up to consecutiveErrorLimit (1), the second in a row fails the gate; halt, exit 3, rolled back', { skip }, (t) => {
     assert.equal(unreachable.run.code, 3, unreachable.run.stderr + unreachable.run.stdout);
     assert.deepEqual(
       measurements(unreachable).map((m) => [m.index, m.phase, m.value]),
@@ -73,7 +77,7 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
     assert.deepEqual(unreachable.world.imageIDs(), unreachable.before);
   });
 
-  test('an empty result with noData: pass passes the gate and the rollout completes', () => {
+  test('an empty result with noData: pass passes the gate and the rollout completes', { skip }, () => {
     assert.equal(noDataPass.run.code, 0, noDataPass.run.stderr + noDataPass.run.stdout);
     assert.deepEqual(
       measurements(noDataPass).map((m) => [m.phase, m.message]),
@@ -87,7 +91,7 @@ describe('Prometheus gates without a usable answer, through kwave run', { skip: 
     assert.ok([...noDataPass.world.imageIDs().values()].every((id) => id === `${target.repository}@${target.digest}`));
   });
 
-  test('an empty result with noData: inconclusive makes the gate inconclusive: halt, exit 3, rolled back', () => {
+  test('an empty result with noData: inconclusive makes the gate inconclusive: halt, exit 3, rolled back', { skip }, () => {
     assert.equal(noDataInconclusive.run.code, 3, noDataInconclusive.run.stderr + noDataInconclusive.run.stdout);
     const gateEnd = noDataInconclusive.events.find((e) => e.event === 'gate-end');
     assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'inconclusive');

@@ -8,7 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MetricsPusher } from '../../src/metrics/push.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
-import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
+import { freePort, startPushgateway } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 
@@ -24,7 +25,8 @@ function pushed(text: string, metric: string, want: Record<string, string>): num
     .map((l) => Number(l.split(' ').pop()));
 }
 
-describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway') }, () => {
+const skip = missing('prometheus-pushgateway');
+describe('kwave run --pushgateway', () => {
   let gateway: Awaited<ReturnType<typeof startPushgateway>>;
   let world: World;
   let run: CliResult;
@@ -35,6 +37,7 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
   const worlds: World[] = [];
 
   before(async () => {
+    if (skip) return;
     gateway = await startPushgateway();
     world = await startWorld({ pods: 3 });
     const other = await startWorld({ pods: 2 });
@@ -58,11 +61,12 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
   });
 
   after(async () => {
+    if (skip) return;
     await gateway?.stop();
     await Promise.all(worlds.map((w) => w.close()));
   });
 
-  test('wave 1 pushed at its end: 1 upgrade, phase Progressing, wave 1 of 2', () => {
+  test('wave 1 pushed at its end: 1 upgrade, phase Progressing, wave 1 of 2', { skip }, () => {
     assert.ok(duringPause, 'the wave-end push was seen before the run ended');
     const labels = { job: 'kwave', plan: PLAN };
     assert.deepEqual(pushed(duringPause, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' }), [1]);
@@ -70,7 +74,7 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
     assert.deepEqual(pushed(duringPause, 'kwave_rollout_waves', labels), [2]);
   });
 
-  test('after the run the group holds the final state under job kwave, plan=NAME', async () => {
+  test('after the run the group holds the final state under job kwave, plan=NAME', { skip }, async () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
     const upgraded = jsonEvents(run.stdout).filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length;
@@ -88,13 +92,13 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
     assert.deepEqual(pushed(text, 'kwave_rollout_phase', { plan: 'not-pushed' }), []);
   });
 
-  test('a gateway that does not answer is reported on stderr; the rollout completes', () => {
+  test('a gateway that does not answer is reported on stderr; the rollout completes', { skip }, () => {
     assert.equal(unreachableRun.code, 0, unreachableRun.stderr);
     assert.match(unreachableRun.stderr, new RegExp(`kwave: pushing metrics to ${deadGateway}/metrics/job/kwave/plan/not-pushed failed: .*ECONNREFUSED`));
     assert.equal(jsonEvents(unreachableRun.stdout).find((e) => e.event === 'rollout-end')?.event, 'rollout-end');
   });
 
-  test('--metrics-address 127.0.0.1:0 reports the port the OS picked', () => {
+  test('--metrics-address 127.0.0.1:0 reports the port the OS picked', { skip }, () => {
     assert.match(unreachableRun.stderr, /^kwave: serving metrics on http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/m);
   });
 });

@@ -7,7 +7,6 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { V1MicroTime } from '@kubernetes/client-node';
 import type { Cluster } from '../../src/cluster/cluster.js';
@@ -20,9 +19,9 @@ import { applyEvent, approvalKey, newRecord, type RolloutRecord } from '../../sr
 import { RecordStore } from '../../src/rollout/recordStore.js';
 import { RunLock, runnerIdentity } from '../../src/rollout/runLock.js';
 import { startSim, type Sim } from '../../src/sim/index.js';
+import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 import { planYaml } from './helpers/plans.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Result {
   code: number;
@@ -32,7 +31,7 @@ interface Result {
 
 async function kwave(...args: string[]): Promise<Result> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, timeout: 30_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, ...CHILD_LIMITS });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -305,7 +304,7 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     const store = new RecordStore(cluster, { namespace: 'default', plan: p.name, throttleMs: 0 });
     let r = applyEvent(recordFor(p), event(p, rolloutStart(p)));
     await store.create(r);
-    const child = spawn(process.execPath, ['bin/kwave.js', 'status', file, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { cwd: ROOT });
+    const child = spawn(process.execPath, ['bin/kwave.js', 'status', file, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { cwd: ROOT, ...CHILD_LIMITS });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));

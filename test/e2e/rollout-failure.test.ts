@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { endOf, exitOf, notBuilt, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -29,7 +29,7 @@ workloads:
 const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
-describe('kwave run: a broken image in wave 2 with maxFailed 0', { skip: notBuilt }, () => {
+describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
   let fleet: Fleet;
   before(async () => {
     fleet = await startFleet({ fixture: FIXTURE, timeScale: 0.3 });

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { endOf, exitOf, notBuilt, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -39,7 +39,7 @@ const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 const BUDGET = 10; // maxUnavailable "5%" of 200 selected pods
 
-describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', { skip: notBuilt }, () => {
+describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {
   let fleet: Fleet;
   before(async () => {
     fleet = await startFleet({ fixture: FIXTURE, timeScale: 0.3 });

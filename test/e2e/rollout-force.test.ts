@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { exitOf, notBuilt, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
 
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
-describe('kwave run --force', { skip: notBuilt }, () => {
+describe('kwave run --force', () => {
   test('refuses a new revision while the old one has pods mid-flight; --force rolls them back, then runs', async () => {
     const fleet = await startFleet({ pods: 6 });
     try {

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { endOf, exitOf, notBuilt, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
 
 const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
-describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
+describe('kwave run: gates and continuations', () => {
   test('an approval gate holds the run until `kwave approve`', async () => {
     const fleet = await startFleet({ pods: 10, timeScale: 0.3 });
     try {

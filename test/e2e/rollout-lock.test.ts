@@ -2,9 +2,9 @@
 // takes the lease and runs, the other exits 2 naming the holder, having written nothing.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { endOf, exitOf, notBuilt, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
 
-describe('kwave run: two runners of one plan', { skip: notBuilt }, () => {
+describe('kwave run: two runners of one plan', () => {
   test('one runs, the other exits 2 naming the holder', async () => {
     const fleet = await startFleet({ pods: 12, timeScale: 0.3 });
     try {

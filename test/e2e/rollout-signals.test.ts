@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { endOf, exitOf, notBuilt, planYaml, startFleet, type RunningKwave } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet, type RunningKwave } from './helpers/rolloutCli.js';
 
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
@@ -14,7 +14,7 @@ async function firstSignalTaken(run: RunningKwave): Promise<void> {
   assert.match(run.stderr(), /no new pods start/);
 }
 
-describe('kwave run and SIGINT', { skip: notBuilt }, () => {
+describe('kwave run and SIGINT', () => {
   test('Ctrl-C: in-flight pods finish, phase Paused, exit 4; the re-run completes', async () => {
     const fleet = await startFleet({ pods: 30, timeScale: 0.3 });
     try {

@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { startSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
+import { KWAVE_TIMEOUT_MS, ROOT } from './kwaveBin.js';
 import type { PrometheusServer } from './prometheus.js';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { ROOT };
 
 export interface CliResult {
   code: number | null;
@@ -21,7 +21,7 @@ export interface CliResult {
 }
 
 /** Runs `node bin/kwave.js ARGS` to its end (killed after `timeoutMs`). */
-export function kwaveCli(args: string[], timeoutMs = 60_000): Promise<CliResult> {
+export function kwaveCli(args: string[], timeoutMs = KWAVE_TIMEOUT_MS): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

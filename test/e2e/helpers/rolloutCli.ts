@@ -7,25 +7,21 @@
 // Every child is spawned asynchronously: the simulator lives in this process's event loop, so a
 // synchronous spawn would freeze the cluster the child talks to.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { startSim, type Sim } from '../../../src/sim/index.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
+import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
 import { planYaml as plainPlanYaml, type PlanOptions } from './plans.js';
 
 export type { PlanOptions };
 /** The simulator's seeded PRNG, so "random" kill moments are the same on every run. */
 export { seededRandom } from '../../../src/sim/clock.js';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = join(ROOT, 'bin/kwave.js');
-/** Why the suites skip: the CLI runs from dist/, which `npm run build` (npm's pretest) makes. */
-export const notBuilt = existsSync(join(ROOT, 'dist/cli/main.js')) ? false : 'run `npm run build` first';
+export { ROOT };
 
 export const GATE = 'kwave.dev/in-place-ready';
 export const STATE_ANNOTATION = 'kwave.dev/in-place-state';
@@ -155,7 +151,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
   const stats = async () => (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as StatsSnapshot;
   const kwave = (args: string[]): Promise<CliResult> =>
     new Promise((resolve, reject) => {
-      const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
+      const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
         children.delete(child);
         if (err && typeof err.code !== 'number') return reject(err);
         resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
@@ -186,7 +182,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
       return path;
     },
     start: (args) => {
-      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
       children.add(child);
       return follow(child, () => children.delete(child));
     },
