@@ -37,7 +37,7 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
   after(async () => fleet?.close());
 
   test('halts with exit 3, rolls the failed pod back to Ready, touches no pod of wave 3', async () => {
-    const before = fleet.pods('shop');
+    const before = await fleet.pods('shop');
     assert.equal(before.get('shop-b-1')!.node, 'node-4');
     const plan = await fleet.writePlan(
       'shop.yaml',
@@ -72,7 +72,7 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
     assert.match(end.message, /rolled back the failed pods/);
     assert.match(run.stderr() + run.stdout(), /shop-b-1/);
 
-    const now = fleet.pods('shop');
+    const now = await fleet.pods('shop');
     // The failed pod: back on its old image, confirmed by image ID, gate open, Ready.
     const b1 = now.get('shop-b-1')!;
     assert.equal(b1.specImage, 'nginx:1.14.2');

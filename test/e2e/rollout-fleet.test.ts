@@ -48,7 +48,7 @@ describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {
 
   test('upgrades every pod exactly once and never has more than maxUnavailable pods not Ready', async () => {
     await fleet.admin('/sim/nodes/node-4/not-ready');
-    const before = fleet.pods('web');
+    const before = await fleet.pods('web');
     assert.equal(before.size, 200);
     const lost = [...before.values()].filter((p) => p.node === 'node-4');
     assert.deepEqual(lost.map((p) => p.name).sort(), ['web-lost-0', 'web-lost-1', 'web-lost-2']);
@@ -94,7 +94,7 @@ describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {
     assert.ok(ended.every((e) => e.event === 'pod-end' && e.result === 'upgraded'));
     assert.equal(new Set(ended.map((e) => (e.event === 'pod-end' ? e.pod : ''))).size, 197);
 
-    const now = fleet.pods('web');
+    const now = await fleet.pods('web');
     for (const [name, p] of now) {
       const was = before.get(name)!;
       if (p.node === 'node-4') {

@@ -25,7 +25,7 @@ describe('kwave run: SIGKILL at 5 random moments, restarted each time', () => {
   after(async () => fleet?.close());
 
   test('completes with every pod upgraded exactly once and no gate left closed', async () => {
-    const before = fleet.pods();
+    const before = await fleet.pods();
     const plan = await fleet.writePlan(
       'crashy.yaml',
       planYaml({
@@ -58,7 +58,7 @@ describe('kwave run: SIGKILL at 5 random moments, restarted each time', () => {
     const start = last.events.find((e) => e.event === 'rollout-start');
     assert.ok(start && start.event === 'rollout-start' && start.resumed, 'the last run resumed');
 
-    const now = fleet.pods();
+    const now = await fleet.pods();
     assert.equal(now.size, PODS);
     for (const [name, p] of now) {
       const was = before.get(name)!;

@@ -30,7 +30,7 @@ describe('kwave run: two runners of one plan', () => {
 
       const stats = await fleet.stats();
       assert.equal(stats.requests['patch pods'], 12, 'only the winner patched pods, each once');
-      for (const [name, p] of fleet.pods()) assert.equal(p.restartCount, 1, name);
+      for (const [name, p] of await fleet.pods()) assert.equal(p.restartCount, 1, name);
     } finally {
       await fleet.close();
     }

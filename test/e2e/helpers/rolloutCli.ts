@@ -1,7 +1,7 @@
 // The real `kwave` binary (`node bin/kwave.js`, built by `npm run build`) against a simulated
 // cluster started in the test process: plans written to a temp dir, `kwave run` spawned with
 // `-o json` (one event per line, parsed as it arrives), and what the tests read back from the
-// cluster (pods from the simulator's store, /sim/stats, the rollout record through
+// cluster (pods and Events through the API server, /sim/stats, the rollout record through
 // `kwave status -o json`).
 //
 // Every child is spawned asynchronously: the simulator lives in this process's event loop, so a
@@ -14,6 +14,8 @@ import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { startSim, type Sim } from '../../../src/sim/index.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { clusterReader } from './clusterRead.js';
 import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
 import { planYaml as plainPlanYaml, type PlanOptions } from './plans.js';
 
@@ -91,7 +93,7 @@ interface RawPod {
   };
 }
 
-export function viewPod(obj: KubeObject): PodView {
+export function viewPod(obj: KubeObject | V1Pod): PodView {
   const pod = obj as unknown as RawPod;
   const cs = pod.status.containerStatuses?.find((c) => c.name === 'nginx');
   const cond = (type: string) => pod.status.conditions?.find((c) => c.type === type)?.status;
@@ -117,8 +119,10 @@ export interface Fleet {
   resetStats(): Promise<StatsSnapshot>;
   /** POSTs to the simulator's admin port, e.g. `/sim/nodes/n4/not-ready`. */
   admin(path: string): Promise<void>;
-  /** The pods of `namespace` labelled app=`app`, as the simulator holds them now, by name. */
-  pods(app?: string, namespace?: string): Map<string, PodView>;
+  /** The pods of `namespace` labelled app=`app`, read from the API server now, by name. */
+  pods(app?: string, namespace?: string): Promise<Map<string, PodView>>;
+  /** The Events of `namespace` about pod `name` (all when no name), read from the API server. */
+  events(namespace?: string, name?: string): Promise<CoreV1Event[]>;
   writePlan(file: string, yaml: string): Promise<string>;
   /** Spawns `kwave ARGS --kubeconfig K --metrics-address off -o json`. */
   start(args: string[]): RunningKwave;
@@ -143,6 +147,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     timeScale: options.timeScale ?? 0.3,
     kubeconfigOut: kubeconfig,
   });
+  const reader = clusterReader(kubeconfig);
   const children = new Set<ChildProcess>();
   const common = ['--kubeconfig', kubeconfig];
   // KUBECONFIG cleared so nothing of the machine's own config can leak in.
@@ -169,13 +174,12 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
       const res = await fetch(`${sim.metricsUrl}${path}`, { method: 'POST' });
       if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     },
-    pods: (app = 'demo', namespace = 'default') => {
+    pods: async (app = 'demo', namespace = 'default') => {
       const out = new Map<string, PodView>();
-      for (const p of sim.store.list('pods', namespace)) {
-        if ((p.metadata.labels as Record<string, string> | undefined)?.app === app) out.set(p.metadata.name, viewPod(p));
-      }
+      for (const p of await reader.pods(namespace, `app=${app}`)) out.set(p.metadata!.name!, viewPod(p));
       return out;
     },
+    events: (namespace = 'default', name) => reader.events(namespace, name),
     writePlan: async (file, yaml) => {
       const path = join(dir, file);
       await writeFile(path, yaml);
