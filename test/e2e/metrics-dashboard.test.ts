@@ -95,7 +95,7 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
   before(async () => {
     if (skip) return;
     world = await startWorld({ pods: PODS });
-    before_ = world.imageIDs();
+    before_ = await world.imageIDs();
     const kwavePort = await freePort();
     prom = await startPrometheus({ targets: [world.appTarget, `127.0.0.1:${kwavePort}`] });
     // The gate's rate() needs two scrapes of the app first.
@@ -135,12 +135,12 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
     await world?.close();
   });
 
-  test('the run completes and every pod reports the new image ID', { skip }, () => {
+  test('the run completes and every pod reports the new image ID', { skip }, async () => {
     assert.equal(run.code, 0, run.stderr);
     const end = jsonEvents(run.stdout).find((e) => e.event === 'rollout-end');
     assert.equal(end?.event === 'rollout-end' && end.phase, 'Completed');
     const target = world.sim.images.lookup('nginx:1.25.3')!;
-    for (const [pod, id] of world.imageIDs()) {
+    for (const [pod, id] of (await world.imageIDs())) {
       assert.notEqual(id, before_.get(pod), pod);
       assert.equal(id, `${target.repository}@${target.digest}`, pod);
     }

@@ -33,7 +33,7 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
     const world = await startWorld({ pods: 2 });
     worlds.push(world);
     const plan = await world.writePlan(name, planYaml({ name, waves: '[1, "100%"]', rollback: 'all', gates: [{ name: 'error-rate', prometheus }] }));
-    const before = world.imageIDs();
+    const before = await world.imageIDs();
     const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off']);
     return { world, run, events: jsonEvents(run.stdout), before };
   }
@@ -60,7 +60,7 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
   const end = (o: Outcome) => o.events.find((e): e is Extract<RolloutEvent, { event: 'rollout-end' }> => e.event === 'rollout-end');
   const measurements = (o: Outcome) => o.events.filter((e): e is Extract<RolloutEvent, { event: 'gate-measurement' }> => e.event === 'gate-measurement');
 
-  test('an unreachable Prometheus: errors up to consecutiveErrorLimit (1), the second in a row fails the gate; halt, exit 3, rolled back', { skip }, (t) => {
+  test('an unreachable Prometheus: errors up to consecutiveErrorLimit (1), the second in a row fails the gate; halt, exit 3, rolled back', { skip }, async (t) => {
     assert.equal(unreachable.run.code, 3, unreachable.run.stderr + unreachable.run.stdout);
     assert.deepEqual(
       measurements(unreachable).map((m) => [m.index, m.phase, m.value]),
@@ -74,10 +74,10 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
     assert.equal(message.startsWith(`error-rate: 2 measurement errors in a row (consecutiveErrorLimit 1), the last at measurement 2 of 4: GET ${deadAddress}/api/v1/query: `), true, message);
     assert.match(message, /ECONNREFUSED/);
     assert.equal(end(unreachable)?.phase, 'RolledBack');
-    assert.deepEqual(unreachable.world.imageIDs(), unreachable.before);
+    assert.deepEqual((await unreachable.world.imageIDs()), unreachable.before);
   });
 
-  test('an empty result with noData: pass passes the gate and the rollout completes', { skip }, () => {
+  test('an empty result with noData: pass passes the gate and the rollout completes', { skip }, async () => {
     assert.equal(noDataPass.run.code, 0, noDataPass.run.stderr + noDataPass.run.stdout);
     assert.deepEqual(
       measurements(noDataPass).map((m) => [m.phase, m.message]),
@@ -88,15 +88,15 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
     );
     assert.equal(end(noDataPass)?.phase, 'Completed');
     const target = noDataPass.world.sim.images.lookup('nginx:1.25.3')!;
-    assert.ok([...noDataPass.world.imageIDs().values()].every((id) => id === `${target.repository}@${target.digest}`));
+    assert.ok([...(await noDataPass.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`));
   });
 
-  test('an empty result with noData: inconclusive makes the gate inconclusive: halt, exit 3, rolled back', { skip }, () => {
+  test('an empty result with noData: inconclusive makes the gate inconclusive: halt, exit 3, rolled back', { skip }, async () => {
     assert.equal(noDataInconclusive.run.code, 3, noDataInconclusive.run.stderr + noDataInconclusive.run.stdout);
     const gateEnd = noDataInconclusive.events.find((e) => e.event === 'gate-end');
     assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'inconclusive');
     assert.equal(halt(noDataInconclusive)?.message, 'error-rate: query returned no data (noData: inconclusive) at measurement 1 of 2');
     assert.equal(end(noDataInconclusive)?.phase, 'RolledBack');
-    assert.deepEqual(noDataInconclusive.world.imageIDs(), noDataInconclusive.before);
+    assert.deepEqual((await noDataInconclusive.world.imageIDs()), noDataInconclusive.before);
   });
 });

@@ -61,7 +61,7 @@ describe('Prometheus error-rate gate through kwave run', () => {
         ],
       }),
     );
-    const before = world.imageIDs();
+    const before = await world.imageIDs();
     const restartsBefore = restarts(world);
     const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', metricsAddress, '--metrics-linger', '15s']);
     return { world, run, events: jsonEvents(run.stdout), before, restartsBefore };
@@ -90,7 +90,7 @@ describe('Prometheus error-rate gate through kwave run', () => {
     await Promise.all(worlds.map((w) => w.close()));
   });
 
-  test('a good image passes the gate and the rollout completes', { skip }, () => {
+  test('a good image passes the gate and the rollout completes', { skip }, async () => {
     assert.equal(good.run.code, 0, good.run.stderr + good.run.stdout);
     const gateEnd = good.events.find((e) => e.event === 'gate-end');
     assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'passed', JSON.stringify(gateEnd));
@@ -98,7 +98,7 @@ describe('Prometheus error-rate gate through kwave run', () => {
     assert.equal(measurements.length, 3);
     assert.ok(measurements.every((m) => m.event === 'gate-measurement' && m.phase === 'successful' && m.value === 0), JSON.stringify(measurements));
     const target = good.world.sim.images.lookup('nginx:1.25.3')!;
-    assert.ok([...good.world.imageIDs().values()].every((id) => id === `${target.repository}@${target.digest}`));
+    assert.ok([...(await good.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`));
   });
 
   test('a bad image fails the gate: exit 3, halted with the value and the condition it matched', { skip }, (t) => {
@@ -127,10 +127,10 @@ describe('Prometheus error-rate gate through kwave run', () => {
     assert.ok(!bad.events.some((e) => e.event === 'wave-start' && e.wave === 2));
   });
 
-  test('the bad image is rolled back in place: original image IDs, same pods, one more restart each', { skip }, () => {
+  test('the bad image is rolled back in place: original image IDs, same pods, one more restart each', { skip }, async () => {
     const rolledBack = bad.events.filter((e) => e.event === 'pod-end' && e.result === 'rolled-back').map((e) => (e.event === 'pod-end' ? e.pod : ''));
     assert.equal(rolledBack.length, 2);
-    assert.deepEqual(bad.world.imageIDs(), bad.before);
+    assert.deepEqual((await bad.world.imageIDs()), bad.before);
     const after = restarts(bad.world);
     for (const pod of rolledBack) {
       const name = pod.split('/')[1]!;
