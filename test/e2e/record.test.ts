@@ -60,6 +60,15 @@ async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   }
 }
 
+/** Resolves once `ok()` holds (checked every 20 ms), failing after 30 s: an event, with a bound. */
+async function until(ok: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 let sim: Sim;
 let dir: string;
 let kubeconfig: string;
@@ -221,7 +230,10 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     const waiting = waiter.waitForApproval(1, abort.signal);
     let settled = false;
     void waiting.then(() => (settled = true));
-    await new Promise((res) => setTimeout(res, 200));
+    // The waiter has seen the ConfigMap as it is now (waiting, not approved) and still waits: a
+    // waiter that took any change for an approval would have resolved by then.
+    const now = (await cluster.getConfigMap('default', 'kwave-rec-c')).metadata!.resourceVersion;
+    await until(() => waiter.seenVersion === now, `the waiter to see resourceVersion ${now}`);
     assert.equal(settled, false, 'not approved yet');
 
     const approved = await kwave('approve', file, '--kubeconfig', kubeconfig);
