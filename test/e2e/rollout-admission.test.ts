@@ -25,7 +25,7 @@ describe('kwave run: admission', () => {
         await admission(fleet, [{ verb: 'patch', resource: 'pods', name: 'demo-1', refuse: code }]);
         const plan = await fleet.writePlan('adm.yaml', planYaml({ name: 'adm', waves: '["100%"]', concurrency: 1, maxUnavailable: 1 }));
         const run = fleet.start(['run', plan]);
-        const exit = await exitOf(run, 120_000);
+        const exit = await exitOf(run);
         const pods = await fleet.pods();
         const refused = pods.get('demo-1')!;
         assert.equal(exit.code, 3, run.stderr() + run.stdout().slice(-2000));
@@ -65,7 +65,7 @@ describe('kwave run: admission', () => {
       await admission(fleet, []);
 
       const again = fleet.start(['run', plan]);
-      const exit = await exitOf(again, 120_000);
+      const exit = await exitOf(again);
       assert.equal(exit.code, 0, again.stderr());
       for (const [name, p] of await fleet.pods()) {
         assert.equal(p.imageID, NEW_ID, name);

@@ -30,7 +30,7 @@ describe('kwave run: digest-pinned targets', () => {
     try {
       const plan = await fleet.writePlan('pinned.yaml', planYaml({ name: 'pinned', image: `nginx@${NEW_DIGEST}`, waves: '[1, "100%"]' }));
       const run = fleet.start(['run', plan]);
-      const exit = await exitOf(run, 120_000);
+      const exit = await exitOf(run);
       assert.equal(exit.code, 0, run.stderr());
       assert.equal(endOf(run).phase, 'Completed');
       const pods = await fleet.pods();
@@ -50,7 +50,7 @@ describe('kwave run: digest-pinned targets', () => {
     try {
       const plan = await fleet.writePlan('mirror.yaml', planYaml({ name: 'mirror', image: `nginx:mirrored@${MIRRORED_DIGEST}`, waves: '[1, "100%"]' }));
       const run = fleet.start(['run', plan]);
-      const exit = await exitOf(run, 120_000);
+      const exit = await exitOf(run);
       assert.equal(exit.code, 3, run.stderr() + run.stdout().slice(-2000));
       assert.equal(endOf(run).phase, 'Halted');
       const failed = run.events.filter((e) => e.event === 'pod-end' && e.result === 'failed');

@@ -19,14 +19,14 @@ describe('kwave run: the lease lost mid-run', () => {
       const leases = kc.makeApiClient(CoordinationV1Api);
       const plan = await fleet.writePlan('leased.yaml', planYaml({ name: 'leased', waves: '[1, "100%"]', gates: [{ name: 'sign-off', approval: true }] }));
       const run = fleet.start(['run', plan]);
-      await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1', 120_000);
+      await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1');
 
       // Someone else takes the Lease over (a PUT on the version kwave last wrote).
       const lease = await leases.readNamespacedLease({ name: 'kwave-leased', namespace: 'default' });
       assert.match(lease.spec?.holderIdentity ?? '', /./, 'kwave holds it');
       await leases.replaceNamespacedLease({ name: 'kwave-leased', namespace: 'default', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else' } } });
 
-      const exit = await exitOf(run, 120_000);
+      const exit = await exitOf(run);
       assert.equal(exit.code, 4, run.stderr());
       assert.match(run.stderr(), /lost the lease default\/kwave-leased: another runner took it over; stopping/);
       const pods = await fleet.pods();
@@ -39,10 +39,10 @@ describe('kwave run: the lease lost mid-run', () => {
       // The other holder lets go; the rerun resumes and, approved, completes.
       await leases.deleteNamespacedLease({ name: 'kwave-leased', namespace: 'default' });
       const rerun = fleet.start(['run', plan]);
-      await rerun.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait of the rerun', 120_000);
+      await rerun.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait of the rerun');
       const approved = await fleet.kwave(['approve', plan]);
       assert.equal(approved.code, 0, approved.stderr);
-      assert.equal((await exitOf(rerun, 120_000)).code, 0, rerun.stderr());
+      assert.equal((await exitOf(rerun)).code, 0, rerun.stderr());
       for (const [name, p] of await fleet.pods()) {
         assert.equal(p.imageID, NEW_ID, name);
         assert.equal(p.restartCount, 1, `${name}: upgraded once`);

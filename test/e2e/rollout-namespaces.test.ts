@@ -31,7 +31,7 @@ describe('kwave run: a plan over several namespaces', () => {
       doc.spec.target.namespaces = ['a', 'b'];
       const plan = await fleet.writePlan('two-ns.yaml', stringify(doc));
       const run = fleet.start(['run', plan]);
-      const exit = await exitOf(run, 120_000);
+      const exit = await exitOf(run);
       assert.equal(exit.code, 0, run.stderr());
       for (const ns of ['a', 'b']) {
         const pods = await fleet.pods('demo', ns);

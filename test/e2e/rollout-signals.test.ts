@@ -10,7 +10,9 @@ const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx
 
 /** Resolves once the runner said it took the first signal (so the second is a second one). */
 async function firstSignalTaken(run: RunningKwave): Promise<void> {
-  for (let i = 0; i < 200 && !/no new pods start/.test(run.stderr()); i++) await new Promise((r) => setTimeout(r, 25));
+  // A bound, not a sleep: the shared machine can take many seconds to deliver the line.
+  const deadline = Date.now() + 180_000;
+  while (!/no new pods start/.test(run.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   assert.match(run.stderr(), /no new pods start/);
 }
 

@@ -51,7 +51,7 @@ describe('kwave run: webhook gate', () => {
           planYaml({ name: 'hooked', waves: '[1, "100%"]', rollback: 'all', gates: [{ name: 'change-ticket', webhook: { url: hook.url, timeout: '1s', retries: 1 } }] }),
         );
         const run = fleet.start(['run', plan]);
-        const exit = await exitOf(run, 120_000);
+        const exit = await exitOf(run);
         assert.equal(exit.code, 3, run.stderr() + run.stdout().slice(-2000));
         const end = endOf(run);
         assert.match(end.message ?? JSON.stringify(end), message);

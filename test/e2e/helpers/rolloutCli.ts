@@ -16,7 +16,7 @@ import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { clusterReader } from './clusterRead.js';
-import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
+import { BIN, CHILD_LIMITS, KWAVE_TIMEOUT_MS, ROOT } from './kwaveBin.js';
 import { planYaml as plainPlanYaml, type PlanOptions } from './plans.js';
 
 export type { PlanOptions };
@@ -51,6 +51,13 @@ export interface RunningKwave {
   waitFor(match: (e: RolloutEvent) => boolean, what: string, timeoutMs?: number): Promise<RolloutEvent>;
   exited: Promise<Exit>;
 }
+
+/**
+ * How long a test waits for an event before it fails. A bound, not a sleep: a run that works
+ * sends it in well under a second on an idle machine, and on the shared 2-core box under load
+ * (load averages of 30 were seen) in tens of seconds; 3 minutes keeps a wide margin over both.
+ */
+const EVENT_BOUND_MS = 180_000;
 
 /** The strategy and failure policy the rollout suites share unless a test says otherwise. */
 const ROLLOUT_PLAN = {
@@ -240,7 +247,7 @@ function follow(child: ChildProcess, onExit: () => void): RunningKwave {
       resolve({ code, signal });
     });
   });
-  const waitFor = (match: (e: RolloutEvent) => boolean, what: string, timeoutMs = 20_000) =>
+  const waitFor = (match: (e: RolloutEvent) => boolean, what: string, timeoutMs = EVENT_BOUND_MS) =>
     new Promise<RolloutEvent>((resolve, reject) => {
       const settle = (): boolean => {
         const hit = events.find(match);
@@ -273,7 +280,7 @@ export function endOf(run: RunningKwave): Extract<RolloutEvent, { event: 'rollou
 }
 
 /** Fails instead of hanging when a run never ends. */
-export async function exitOf(run: RunningKwave, timeoutMs = 30_000): Promise<Exit> {
+export async function exitOf(run: RunningKwave, timeoutMs = KWAVE_TIMEOUT_MS): Promise<Exit> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`kwave did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout().slice(-3000)}\nstderr:\n${run.stderr()}`)), timeoutMs);
