@@ -190,7 +190,7 @@ describe('Prometheus gate against a real Prometheus', () => {
     ['fail', 'failed'],
     ['inconclusive', 'inconclusive'],
   ] as const) {
-    test(`an empty result follows noData: ${noData}`, async () => {
+    test(`an empty result follows noData: ${noData}`, { skip }, async () => {
       const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('nonexistent'), noData, count: 2, intervalMs: 20 }));
       assert.equal(out.result, expected, out.message);
       assert.equal(out.measurements[0]!.value, null);
