@@ -22,6 +22,7 @@ import { podCompletion, type PodCompletion } from './completion.js';
 import { sameImage, sameImageID } from './image.js';
 import {
   conditionSinceMs,
+  latestInstantMs,
   conditionStatus,
   containerStatus,
   declaresGate,
@@ -304,7 +305,8 @@ function rollbackPatch(pod: V1Pod, ctx: DecideContext, upgrade: InPlaceState): S
 function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step {
   const gateType = ctx.gate.conditionType;
   // Unknown closing time (a condition written without one): count the drain as served.
-  const closedAt = conditionSinceMs(pod, gateType) ?? ctx.nowMs - ctx.drainMs;
+  const closedSince = conditionSinceMs(pod, gateType);
+  const closedAt = closedSince ?? ctx.nowMs - ctx.drainMs;
   if (isPodReady(pod)) {
     // The kubelet has not yet turned the pod not Ready; if it never does (node gone), give up.
     const giveUpAt = closedAt + ctx.podTimeoutMs;
@@ -313,7 +315,8 @@ function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step
     }
     return { kind: 'wait-drain', reason: 'StillReady', retryAfterMs: giveUpAt - ctx.nowMs, message: 'gate closed; waiting for the pod to turn not Ready' };
   }
-  const drainedAt = closedAt + ctx.drainMs;
+  // A drain of 0 waits for nothing; any other counts from the end of the stored second.
+  const drainedAt = ctx.drainMs > 0 && closedSince !== undefined ? latestInstantMs(closedSince) + ctx.drainMs : closedAt + ctx.drainMs;
   if (ctx.nowMs < drainedAt) {
     return { kind: 'wait-drain', reason: 'Draining', retryAfterMs: drainedAt - ctx.nowMs, message: `draining for ${fmtMs(drainedAt - ctx.nowMs)} more` };
   }
@@ -425,7 +428,8 @@ function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
 
   if (isPodReady(pod)) {
     const since = readySince(pod, state, gateOpenedAt);
-    const stableAt = since + ctx.minReadyMs;
+    // As for the drain: minReadySeconds counts from the end of the stored second, 0 waits for nothing.
+    const stableAt = ctx.minReadyMs > 0 ? latestInstantMs(since) + ctx.minReadyMs : since;
     if (ctx.nowMs >= stableAt) return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
     return { kind: 'wait-ready', retryAfterMs: stableAt - ctx.nowMs, message: `Ready; counting minReadySeconds, ${fmtMs(stableAt - ctx.nowMs)} left` };
   }

@@ -7,7 +7,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../cluster/kubeError.js';
 import type { EventSpec } from '../cluster/requestBodies.js';
 import type { WaitOptions, WaitResult } from '../cluster/podCache.js';
-import { decide, type DecideContext, type Step } from './decide.js';
+import { decide, GATE_OPEN_REASON, type DecideContext, type Step } from './decide.js';
+import { conditionStatus, declaresGate } from './podView.js';
 import type { InPlaceState } from './state.js';
 
 /** What the driver needs of the cluster module: raw strategic-merge bodies, and events. */
@@ -88,7 +89,17 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
         pod = await write(() => deps.writer.patchPodStatus(namespace, name, step.body));
         break;
       case 'patch':
-        pod = await write(() => deps.writer.patchPod(namespace, name, step.body));
+        try {
+          pod = await write(() => deps.writer.patchPod(namespace, name, step.body));
+        } catch (err) {
+          if (!(err instanceof KubeError) || (err.code !== 403 && err.code !== 422)) throw err;
+          // Refused (admission, validation): image and state go in one request, so nothing
+          // changed and the pod still runs its old containers. Back in service, and failed.
+          writes += await reopenRefused(pod, ctx, deps);
+          const message = `the image patch was refused (HTTP ${err.code}): ${err.message}`;
+          await recordPodEvent(deps, pod, 'Warning', ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed', `PatchRefused: ${message}`);
+          return { kind: 'failed', reason: 'PatchRefused', message, writes };
+        }
         break;
       case 'wait-drain':
       case 'wait-complete':
@@ -131,6 +142,24 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
 async function reclose(namespace: string, name: string, body: object, deps: PodFlowDeps): Promise<number> {
   try {
     await deps.writer.patchPodStatus(namespace, name, body);
+    return 1;
+  } catch (err) {
+    if (err instanceof KubeError && err.code === 404) return 0;
+    throw err;
+  }
+}
+
+/** Reopens the gate of a pod whose image patch was refused (it never left its old images). */
+async function reopenRefused(pod: V1Pod | undefined, ctx: FlowContext, deps: PodFlowDeps): Promise<number> {
+  const type = ctx.gate.conditionType;
+  if (!pod?.metadata?.name || !declaresGate(pod, type) || conditionStatus(pod, type) === 'True') return 0;
+  const body = {
+    status: {
+      conditions: [{ type, status: 'True', reason: GATE_OPEN_REASON, message: 'image patch refused; back in service on its old images', lastTransitionTime: new Date(deps.now()).toISOString() }],
+    },
+  };
+  try {
+    await deps.writer.patchPodStatus(pod.metadata.namespace ?? '', pod.metadata.name, body);
     return 1;
   } catch (err) {
     if (err instanceof KubeError && err.code === 404) return 0;

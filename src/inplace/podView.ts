@@ -22,6 +22,17 @@ export function toMs(time: Date | string | undefined | null): number | undefined
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/**
+ * The latest instant an API time can stand for. The server keeps metav1.Time (a condition's
+ * lastTransitionTime, a container's startedAt) in whole seconds, cutting the fraction: a stored
+ * `…:07Z` happened somewhere in [07.000, 08.000). A duration that must have passed since then
+ * (drainSeconds, minReadySeconds) is counted from the end of that second, or it comes out up to a
+ * second short on a real cluster. A time with a fraction was not cut and is taken as it is.
+ */
+export function latestInstantMs(ms: number): number {
+  return ms % 1000 === 0 ? ms + 1000 : ms;
+}
+
 export function specContainer(pod: V1Pod, name: string): V1Container | undefined {
   return pod.spec?.containers?.find((c) => c.name === name);
 }

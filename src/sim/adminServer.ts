@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AppTraffic } from './appMetrics.js';
 import { deletePod, mergeFaults, resetFaults } from './disruptions.js';
 import type { Faults } from './faults.js';
+import type { Admission, AdmissionRule } from './apiserver/admission.js';
 import type { ImageTable } from './images.js';
 import type { Kubelet } from './kubelet.js';
 import type { SimStats } from './stats.js';
@@ -15,6 +16,7 @@ export interface AdminServerOptions {
   store: Store;
   stats: SimStats;
   faults: Faults;
+  admission: Admission;
   traffic: AppTraffic;
   kubelet: Kubelet;
   images: ImageTable;
@@ -96,6 +98,18 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       },
     ],
     ['DELETE', /^\/sim\/faults$/, async () => ({ body: resetFaults(opts.faults) })],
+    ['GET', /^\/sim\/admission$/, async () => ({ body: opts.admission.current })],
+    [
+      'POST',
+      /^\/sim\/admission$/,
+      async (req) => {
+        const rules = await readJson(req);
+        if (!Array.isArray(rules)) throw new HttpError(400, 'expected a JSON list of rules: [{verb, resource, name?, refuse?: 403|422, hold?: true, times?}]');
+        opts.admission.set(rules as AdmissionRule[]);
+        return { body: opts.admission.current };
+      },
+    ],
+    ['POST', /^\/sim\/admission\/release$/, async () => ({ body: { released: opts.admission.release() } })],
     [
       'GET',
       /^\/sim\/images$/,

@@ -1,6 +1,7 @@
 // The simulated cluster as a library (`kwave/sim`): one call starts the store, the world from a
 // fixture (or the default world), the kubelet, the API server (HTTPS, token) and the metrics and
 // admin port; `close()` stops them all. Tests, the demo and the benchmarks start it this way.
+import { Admission } from './apiserver/admission.js';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { startAdminServer } from './adminServer.js';
@@ -58,6 +59,8 @@ export interface Sim {
   stats: SimStats;
   /** The live faults: change its fields (or POST /sim/faults) to switch faults at run time. */
   faults: Faults;
+  /** Admission rules for writes (or POST /sim/admission): refuse them, or hold their answers. */
+  admission: Admission;
   kubelet: Kubelet;
   images: ImageTable;
   traffic: AppTraffic;
@@ -121,9 +124,12 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   };
   try {
     const host = options.host ?? '127.0.0.1';
-    const api = await startApiServer({ store, stats, faults, host, port: options.port ?? 0, token: options.token });
+    const admission = new Admission();
+    const api = await startApiServer({ store, stats, faults, admission, host, port: options.port ?? 0, token: options.token });
     closers.push(() => api.close());
-    const admin = await startAdminServer({ store, stats, faults, traffic, kubelet, images, host, port: options.metricsPort ?? 0 });
+    // Run before the server closes (closers run last first): held answers would keep it open.
+    closers.push(() => void admission.set([]));
+    const admin = await startAdminServer({ store, stats, faults, admission, traffic, kubelet, images, host, port: options.metricsPort ?? 0 });
     closers.push(() => admin.close());
     if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, api.kubeconfig());
     let closing: Promise<void> | undefined;
@@ -137,6 +143,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
       store,
       stats,
       faults,
+      admission,
       kubelet,
       images,
       traffic,

@@ -403,8 +403,11 @@ describe('pod cache', () => {
           const seen = cache.waitFor('default', 'demo-0', (p) => annotation(p, 'n') === String(i), { timeoutMs: 10_000 });
           touch(sim.store, 'default', 'demo-0', { n: String(i) });
           assert.equal(typeof (await seen), 'object', `change ${i} seen`);
-          // Let the next change fall after a cut.
-          await new Promise((r) => setTimeout(r, 1200));
+          // The next change falls after a cut: wait until the cache has opened a new watch.
+          const watches = cache.stats.watches;
+          const deadline = Date.now() + 60_000;
+          while (cache.stats.watches === watches && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+          assert.ok(cache.stats.watches > watches, `a new watch after the cut (watches: ${cache.stats.watches})`);
         }
         assert.ok(cache.stats.watches >= 2, `watches: ${cache.stats.watches}`);
         assert.equal(cache.stats.lists, 1, 'no relist after a cut');

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { notBuilt, ROOT } from './helpers/rolloutCli.js';
+import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 
-describe('kwave demo', { skip: notBuilt }, () => {
+describe('kwave demo', () => {
   test('upgrades the 60 pods in 4 waves, exits 0 and shows the ImageID proof', async () => {
-    const child = spawn(process.execPath, ['bin/kwave.js', 'demo'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/kwave.js', 'demo'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));

@@ -4,11 +4,12 @@
 // reaches about 5%, the gate fails, the rollout halts (exit 3) and every upgraded pod is rolled back.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skipUnless } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 import { kwaveCli } from './helpers/metricsRun.js';
 
-describe('kwave demo --gate', { skip: skipUnless('prometheus') }, () => {
-  test('halts on the error-rate gate after wave 2, names value and condition, and rolls the pods back', async (t) => {
+const skip = missing('prometheus');
+describe('kwave demo --gate', () => {
+  test('halts on the error-rate gate after wave 2, names value and condition, and rolls the pods back', { skip }, async (t) => {
     const run = await kwaveCli(['demo', '--gate'], 120_000);
     const out = run.stdout;
     assert.equal(run.code, 3, `exit ${run.code}\n${out}\n${run.stderr}`);

@@ -5,7 +5,8 @@
 // rolled back in place to its original image ID. The two runs go at once to keep the file short.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, sampleCount, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { freePort, sampleCount, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
 import { errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 import type { RolloutEvent } from '../../src/rollout/events.js';
@@ -18,7 +19,8 @@ interface Outcome {
   restartsBefore: Map<string, number>;
 }
 
-describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('prometheus') }, () => {
+const skip = missing('prometheus');
+describe('Prometheus error-rate gate through kwave run', () => {
   let prom: PrometheusServer;
   let good: Outcome;
   let bad: Outcome;
@@ -59,13 +61,14 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
         ],
       }),
     );
-    const before = world.imageIDs();
+    const before = await world.imageIDs();
     const restartsBefore = restarts(world);
     const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', metricsAddress, '--metrics-linger', '15s']);
     return { world, run, events: jsonEvents(run.stdout), before, restartsBefore };
   }
 
   before(async () => {
+    if (skip) return;
     const [goodWorld, badWorld] = await Promise.all([startWorld({ pods: 4 }), startWorld({ pods: 4 })]);
     worlds.push(goodWorld, badWorld);
     badMetricsPort = await freePort();
@@ -82,11 +85,12 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
   });
 
   after(async () => {
+    if (skip) return;
     await prom?.stop();
     await Promise.all(worlds.map((w) => w.close()));
   });
 
-  test('a good image passes the gate and the rollout completes', () => {
+  test('a good image passes the gate and the rollout completes', { skip }, async () => {
     assert.equal(good.run.code, 0, good.run.stderr + good.run.stdout);
     const gateEnd = good.events.find((e) => e.event === 'gate-end');
     assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'passed', JSON.stringify(gateEnd));
@@ -94,10 +98,10 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
     assert.equal(measurements.length, 3);
     assert.ok(measurements.every((m) => m.event === 'gate-measurement' && m.phase === 'successful' && m.value === 0), JSON.stringify(measurements));
     const target = good.world.sim.images.lookup('nginx:1.25.3')!;
-    assert.ok([...good.world.imageIDs().values()].every((id) => id === `${target.repository}@${target.digest}`));
+    assert.ok([...(await good.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`));
   });
 
-  test('a bad image fails the gate: exit 3, halted with the value and the condition it matched', (t) => {
+  test('a bad image fails the gate: exit 3, halted with the value and the condition it matched', { skip }, (t) => {
     assert.equal(bad.run.code, 3, bad.run.stderr + bad.run.stdout);
     const halt = bad.events.find((e) => e.event === 'halt');
     assert.ok(halt?.event === 'halt', bad.run.stdout);
@@ -123,10 +127,10 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
     assert.ok(!bad.events.some((e) => e.event === 'wave-start' && e.wave === 2));
   });
 
-  test('the bad image is rolled back in place: original image IDs, same pods, one more restart each', () => {
+  test('the bad image is rolled back in place: original image IDs, same pods, one more restart each', { skip }, async () => {
     const rolledBack = bad.events.filter((e) => e.event === 'pod-end' && e.result === 'rolled-back').map((e) => (e.event === 'pod-end' ? e.pod : ''));
     assert.equal(rolledBack.length, 2);
-    assert.deepEqual(bad.world.imageIDs(), bad.before);
+    assert.deepEqual((await bad.world.imageIDs()), bad.before);
     const after = restarts(bad.world);
     for (const pod of rolledBack) {
       const name = pod.split('/')[1]!;
@@ -135,7 +139,7 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
     }
   });
 
-  test('Prometheus saw the failed check and the rollback in kwave_gate_checks_total and kwave_rollout_pods', async () => {
+  test('Prometheus saw the failed check and the rollback in kwave_gate_checks_total and kwave_rollout_pods', { skip }, async () => {
     const last = async (q: string) => Object.fromEntries((await instant(prom, `last_over_time(${q}[5m])`)).map((s) => [s.labels.result ?? s.labels.state ?? s.labels.phase, s.value]));
     assert.deepEqual(await last('kwave_gate_checks_total{plan="bad-image",gate="error-rate"}'), { passed: 0, failed: 1, inconclusive: 0 });
     assert.deepEqual(await last('kwave_pod_rollbacks_total{plan="bad-image"}'), { succeeded: 2, failed: 0 });
@@ -144,7 +148,7 @@ describe('Prometheus error-rate gate through kwave run', { skip: skipUnless('pro
     assert.deepEqual(await last('kwave_rollout_pods{plan="bad-image"}'), { pending: 4, in_progress: 0, upgraded: 0, failed: 0, skipped: 0, vanished: 0 });
   });
 
-  test('the dashboard shows the halted run: every panel has data, the phase ends RolledBack, the failed check and the rollbacks', async () => {
+  test('the dashboard shows the halted run: every panel has data, the phase ends RolledBack, the failed check and the rollbacks', { skip }, async () => {
     const { empty, last } = await queryPanels(prom, 'bad-image', startedAt - 5, endedAt + 1);
     assert.deepEqual(empty, []);
     assert.equal(last.get('Phase A')?.[0]?.value, 7); // RolledBack in the value mappings

@@ -1,20 +1,23 @@
 // `kwave run --pushgateway URL` (the built CLI) against the simulated cluster and a real
 // Pushgateway (Debian's prometheus-pushgateway): the series are pushed under job kwave, plan=NAME,
-// at the end of a wave (seen during the pause that follows it) and at exit (the final state).
-// A gateway that does not answer is reported and the rollout goes on.
+// at the end of a wave (seen while an approval gate holds the run after it, so no timing decides
+// whether the test sees it) and at exit (the final state). A gateway that does not answer is
+// reported and the rollout goes on. Completion is read from the pods, not from the exit code.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MetricsPusher } from '../../src/metrics/push.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
-import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
+import { freePort, startPushgateway } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 
 const PLAN = 'pushed-plan';
-/** One pod, then all; a 3 s pause gate after wave 1 is when the test reads the gateway. */
-const soakPlan = (name: string) => planYaml({ name, waves: '[1, "100%"]', concurrency: 2, gates: [{ name: 'soak', pause: '3s' }] });
+/** One pod, then all; an approval gate after wave 1 holds the run while the test reads the gateway. */
+const heldPlan = (name: string) => planYaml({ name, waves: '[1, "100%"]', concurrency: 2, gates: [{ name: 'sign-off', approval: true }] });
+const plainPlan = (name: string) => planYaml({ name, waves: '[1, "100%"]', concurrency: 2 });
 
 /** Value of the pushed sample `metric` whose labels include all of `want`, from the gateway's /metrics. */
 function pushed(text: string, metric: string, want: Record<string, string>): number[] {
@@ -24,33 +27,41 @@ function pushed(text: string, metric: string, want: Record<string, string>): num
     .map((l) => Number(l.split(' ').pop()));
 }
 
-describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway') }, () => {
+const skip = missing('prometheus-pushgateway');
+describe('kwave run --pushgateway', () => {
   let gateway: Awaited<ReturnType<typeof startPushgateway>>;
   let world: World;
   let run: CliResult;
-  /** The group as seen during the pause after wave 1. */
+  /** The group as seen while the approval gate after wave 1 holds the run. */
   let duringPause: string | undefined;
+  let target: string;
   let unreachableRun: CliResult;
   let deadGateway: string;
   const worlds: World[] = [];
 
   before(async () => {
+    if (skip) return;
     gateway = await startPushgateway();
     world = await startWorld({ pods: 3 });
     const other = await startWorld({ pods: 2 });
     worlds.push(world, other);
     deadGateway = `http://127.0.0.1:${await freePort()}`;
-    const plan = await world.writePlan(PLAN, soakPlan(PLAN));
-    const otherPlan = await other.writePlan('not-pushed', soakPlan('not-pushed'));
+    const plan = await world.writePlan(PLAN, heldPlan(PLAN));
+    const otherPlan = await other.writePlan('not-pushed', plainPlan('not-pushed'));
+    const image = world.sim.images.lookup('nginx:1.25.3')!;
+    target = `${image.repository}@${image.digest}`;
     const running = kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off', '--pushgateway', gateway.url]);
     let done = false;
     void running.finally(() => (done = true));
-    // Watch the gateway while the run goes: wave 1's push lands before the 3 s pause ends.
-    while (!done && duringPause === undefined) {
+    // The run waits for approval after wave 1 until the test gives it: wave 1's push is read first.
+    const deadline = Date.now() + 120_000;
+    while (!done && duringPause === undefined && Date.now() < deadline) {
       const text = await (await fetch(`${gateway.url}/metrics`)).text();
       if (pushed(text, 'kwave_pod_upgrades_completed_total', { job: 'kwave', plan: PLAN, wave: '1' })[0] === 1) duringPause = text;
       else await new Promise((r) => setTimeout(r, 100));
     }
+    const approved = await kwaveCli(['approve', plan, '--kubeconfig', world.kubeconfig]);
+    assert.equal(approved.code, 0, approved.stderr);
     [run, unreachableRun] = await Promise.all([
       running,
       kwaveCli(['run', otherPlan, '-o', 'json', '--kubeconfig', other.kubeconfig, '--metrics-address', '127.0.0.1:0', '--metrics-linger', '0s', '--pushgateway', deadGateway]),
@@ -58,11 +69,12 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
   });
 
   after(async () => {
+    if (skip) return;
     await gateway?.stop();
     await Promise.all(worlds.map((w) => w.close()));
   });
 
-  test('wave 1 pushed at its end: 1 upgrade, phase Progressing, wave 1 of 2', () => {
+  test('wave 1 pushed at its end: 1 upgrade, phase Progressing, wave 1 of 2', { skip }, () => {
     assert.ok(duringPause, 'the wave-end push was seen before the run ended');
     const labels = { job: 'kwave', plan: PLAN };
     assert.deepEqual(pushed(duringPause, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' }), [1]);
@@ -70,9 +82,10 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
     assert.deepEqual(pushed(duringPause, 'kwave_rollout_waves', labels), [2]);
   });
 
-  test('after the run the group holds the final state under job kwave, plan=NAME', async () => {
+  test('after the run the group holds the final state under job kwave, plan=NAME', { skip }, async () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
+    assert.deepEqual([...(await world.imageIDs()).values()], [target, target, target], 'every pod runs the new image');
     const upgraded = jsonEvents(run.stdout).filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length;
     assert.equal(upgraded, 3);
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
@@ -88,13 +101,14 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
     assert.deepEqual(pushed(text, 'kwave_rollout_phase', { plan: 'not-pushed' }), []);
   });
 
-  test('a gateway that does not answer is reported on stderr; the rollout completes', () => {
+  test('a gateway that does not answer is reported on stderr; the rollout completes', { skip }, async () => {
     assert.equal(unreachableRun.code, 0, unreachableRun.stderr);
+    assert.deepEqual([...(await worlds[1]!.imageIDs()).values()], [target, target], 'every pod runs the new image');
     assert.match(unreachableRun.stderr, new RegExp(`kwave: pushing metrics to ${deadGateway}/metrics/job/kwave/plan/not-pushed failed: .*ECONNREFUSED`));
     assert.equal(jsonEvents(unreachableRun.stdout).find((e) => e.event === 'rollout-end')?.event, 'rollout-end');
   });
 
-  test('--metrics-address 127.0.0.1:0 reports the port the OS picked', () => {
+  test('--metrics-address 127.0.0.1:0 reports the port the OS picked', { skip }, () => {
     assert.match(unreachableRun.stderr, /^kwave: serving metrics on http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/m);
   });
 });

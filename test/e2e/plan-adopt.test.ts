@@ -1,16 +1,14 @@
 // `kwave plan` and `kwave adopt` as a user runs them: the built CLI in its own process against
-// the simulated cluster (started in this process). Run `npm run build` first.
+// the simulated cluster (started in this process).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSim, type Sim } from '../../src/sim/index.js';
+import { BIN, CHILD_LIMITS } from './helpers/kwaveBin.js';
 
-const BIN = join(process.cwd(), 'bin/kwave.js');
-const built = existsSync(join(process.cwd(), 'dist/cli/main.js'));
 
 interface CliResult {
   code: number;
@@ -21,7 +19,7 @@ interface CliResult {
 /** Runs the CLI without blocking this process's event loop (the simulator lives in it). */
 function kwave(args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 60_000, env: { ...process.env, KUBECONFIG: '' } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { ...CHILD_LIMITS, env: { ...process.env, KUBECONFIG: '' } }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') return reject(err);
       resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
     });
@@ -62,7 +60,7 @@ workloads:
 
 type Stats = { requests: Record<string, number> };
 
-describe('kwave plan and kwave adopt against the simulator', { skip: built ? false : 'run `npm run build` first' }, () => {
+describe('kwave plan and kwave adopt against the simulator', () => {
   let dir = '';
   let sim: Sim;
   let kubeconfig = '';

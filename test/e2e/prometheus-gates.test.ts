@@ -8,9 +8,10 @@ import { evaluatePrometheusGate } from '../../src/gates/prometheus.js';
 import { runGate } from '../../src/gates/index.js';
 import type { PrometheusGate } from '../../src/plan/types.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
-import { freePort, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { freePort, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 
-const skip = skipUnless('prometheus');
+const skip = missing('prometheus');
 
 /** Each scrape adds 1000 requests per app, `share` of them answered 500. */
 class FakeApp {
@@ -72,7 +73,7 @@ function gateFor(address: string, over: Partial<PrometheusGate> = {}): Prometheu
   };
 }
 
-describe('Prometheus gate against a real Prometheus', { skip }, () => {
+describe('Prometheus gate against a real Prometheus', () => {
   const app = new FakeApp();
   let prom: PrometheusServer;
 
@@ -85,6 +86,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     });
 
   before(async () => {
+    if (skip) return;
     app.setShare('good', 0);
     app.setShare('bad', 0.5);
     app.setShare('canary', 0);
@@ -96,11 +98,12 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
   });
 
   after(async () => {
+    if (skip) return;
     await prom?.stop();
     await app.stop();
   });
 
-  test('a good error rate passes', async () => {
+  test('a good error rate passes', { skip }, async () => {
     const seen: string[] = [];
     const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url), { onMeasurement: (m) => seen.push(m.phase) });
     assert.equal(out.result, 'passed', out.message);
@@ -112,7 +115,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     assert.match(out.message, /^error-rate: 3 of 3 measurements successful; last: result 0 matched successCondition result < 0.01$/);
   });
 
-  test('a bad error rate fails at once, naming value, condition and measurement', async () => {
+  test('a bad error rate fails at once, naming value, condition and measurement', { skip }, async () => {
     const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('bad'), count: 4 }));
     assert.equal(out.result, 'failed');
     assert.equal(out.message, 'error-rate: result 0.5 matched failureCondition result >= 0.05 at measurement 1 of 4');
@@ -120,7 +123,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     assert.equal(out.measurements[0]!.phase, 'failed');
   });
 
-  test('an error rate that turns bad mid-gate fails at that measurement', async () => {
+  test('an error rate that turns bad mid-gate fails at that measurement', { skip }, async () => {
     // Between measurement 1 and 2 the canary starts failing 8.3% of requests; the injected
     // sleep waits until Prometheus sees it, so no timing is assumed.
     let sleeps = 0;
@@ -144,7 +147,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     }
   });
 
-  test('a vector of several values is a list: results.all() judges each', async () => {
+  test('a vector of several values is a list: results.all() judges each', { skip }, async () => {
     const query = `sum by (app) (rate(sim_http_requests_total{app=~"good|bad",code=~"5.."}[3s])) / sum by (app) (rate(sim_http_requests_total{app=~"good|bad"}[3s]))`;
     const out = await evaluatePrometheusGate(
       'per-app',
@@ -154,7 +157,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     assert.deepEqual([...(out.measurements[0]!.value as number[])].sort(), [0, 0.5]);
   });
 
-  test('an unreachable Prometheus counts as errors up to consecutiveErrorLimit, then fails', async () => {
+  test('an unreachable Prometheus counts as errors up to consecutiveErrorLimit, then fails', { skip }, async () => {
     const port = await freePort(); // nothing listens there
     const out = await evaluatePrometheusGate('error-rate', gateFor(`http://127.0.0.1:${port}`, { count: 6, intervalMs: 20, consecutiveErrorLimit: 2 }));
     assert.equal(out.result, 'failed');
@@ -163,7 +166,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     assert.match(out.message, /^error-rate: 3 measurement errors in a row \(consecutiveErrorLimit 2\), the last at measurement 3 of 6: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/query: .*ECONNREFUSED/);
   });
 
-  test('errors within consecutiveErrorLimit are tolerated when Prometheus comes back', async () => {
+  test('errors within consecutiveErrorLimit are tolerated when Prometheus comes back', { skip }, async () => {
     const deadPort = await freePort();
     let calls = 0;
     // The first two queries go to a dead port, the rest to the real Prometheus.
@@ -187,7 +190,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     ['fail', 'failed'],
     ['inconclusive', 'inconclusive'],
   ] as const) {
-    test(`an empty result follows noData: ${noData}`, async () => {
+    test(`an empty result follows noData: ${noData}`, { skip }, async () => {
       const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('nonexistent'), noData, count: 2, intervalMs: 20 }));
       assert.equal(out.result, expected, out.message);
       assert.equal(out.measurements[0]!.value, null);
@@ -196,13 +199,13 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     });
   }
 
-  test('a query Prometheus rejects is an error measurement carrying its message', async () => {
+  test('a query Prometheus rejects is an error measurement carrying its message', { skip }, async () => {
     const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: 'sum(rate(', count: 1, consecutiveErrorLimit: 0 }));
     assert.equal(out.result, 'failed');
     assert.match(out.measurements[0]!.message, /HTTP 400: bad_data: .*parse error/);
   });
 
-  test('the bearer token from the named env var is sent; it never shows in messages', async () => {
+  test('the bearer token from the named env var is sent; it never shows in messages', { skip }, async () => {
     const seen: (string | null)[] = [];
     const spy: typeof fetch = (input, init) => {
       seen.push(new Headers(init?.headers).get('authorization'));
@@ -215,7 +218,7 @@ describe('Prometheus gate against a real Prometheus', { skip }, () => {
     assert.doesNotMatch(JSON.stringify(out), /s3cret/);
   });
 
-  test('runGate counts the outcome into kwave_gate_checks_total', async () => {
+  test('runGate counts the outcome into kwave_gate_checks_total', { skip }, async () => {
     const metrics = new KwaveMetrics({ plan: 'web', processMetrics: false });
     metrics.declareGates(['error-rate']);
     const run = await runGate(

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MetricsPusher, pushGroupUrl } from '../../src/metrics/push.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
-import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
+import { freePort, startPushgateway } from './helpers/prometheus.js';
+import { missing } from './helpers/prerequisites.js';
 
 /** `name{labels} value` lines of an exposition whose labels include all of `want`. */
 function linesWith(text: string, metric: string, want: Record<string, string>): string[] {
@@ -13,17 +14,20 @@ function linesWith(text: string, metric: string, want: Record<string, string>): 
     .filter((l) => Object.entries(want).every(([k, v]) => l.includes(`${k}="${v}"`)));
 }
 
-describe('Pushgateway', { skip: skipUnless('prometheus-pushgateway') }, () => {
+const skip = missing('prometheus-pushgateway');
+describe('Pushgateway', () => {
   let gateway: Awaited<ReturnType<typeof startPushgateway>>;
 
   before(async () => {
+    if (skip) return;
     gateway = await startPushgateway();
   });
   after(async () => {
+    if (skip) return;
     await gateway?.stop();
   });
 
-  test('pushes under job kwave, grouped by plan, and pushAdd updates the values', async () => {
+  test('pushes under job kwave, grouped by plan, and pushAdd updates the values', { skip }, async () => {
     const metrics = new KwaveMetrics({ plan: 'batch-plan' });
     metrics.declareWaves(2);
     metrics.setPhase('Progressing');
@@ -51,7 +55,7 @@ describe('Pushgateway', { skip: skipUnless('prometheus-pushgateway') }, () => {
     assert.equal(linesWith(text, 'push_time_seconds', labels).length, 1);
   });
 
-  test('a push to an unreachable gateway is a value, not an exception', async () => {
+  test('a push to an unreachable gateway is a value, not an exception', { skip }, async () => {
     const port = await freePort();
     const metrics = new KwaveMetrics({ plan: 'p', processMetrics: false });
     const result = await new MetricsPusher(metrics, `http://127.0.0.1:${port}`).push();

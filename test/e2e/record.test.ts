@@ -7,7 +7,6 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { V1MicroTime } from '@kubernetes/client-node';
 import type { Cluster } from '../../src/cluster/cluster.js';
@@ -22,9 +21,9 @@ import { approvalKey } from '../../src/record/codec.js';
 import { RecordStore } from '../../src/record/store.js';
 import { RunLock, runnerIdentity } from '../../src/record/runLock.js';
 import { startSim, type Sim } from '../../src/sim/index.js';
+import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 import { planYaml } from './helpers/plans.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Result {
   code: number;
@@ -34,7 +33,7 @@ interface Result {
 
 async function kwave(...args: string[]): Promise<Result> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, timeout: 30_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, ...CHILD_LIMITS });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -60,6 +59,15 @@ async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Resolves once `ok()` holds (checked every 20 ms), failing after 30 s: an event, with a bound. */
+async function until(ok: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -224,7 +232,10 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     const waiting = waiter.waitForApproval(1, abort.signal);
     let settled = false;
     void waiting.then(() => (settled = true));
-    await new Promise((res) => setTimeout(res, 200));
+    // The waiter has seen the ConfigMap as it is now (waiting, not approved) and still waits: a
+    // waiter that took any change for an approval would have resolved by then.
+    const now = (await cluster.getConfigMap('default', 'kwave-rec-c')).metadata!.resourceVersion;
+    await until(() => waiter.seenVersion === now, `the waiter to see resourceVersion ${now}`);
     assert.equal(settled, false, 'not approved yet');
 
     const approved = await kwave('approve', file, '--kubeconfig', kubeconfig);
@@ -307,7 +318,7 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     const store = new RecordStore(cluster, { namespace: 'default', plan: p.name, throttleMs: 0 });
     let r = applyEvent(recordFor(p), event(p, rolloutStart(p)));
     await store.create(r);
-    const child = spawn(process.execPath, ['bin/kwave.js', 'status', file, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { cwd: ROOT });
+    const child = spawn(process.execPath, ['bin/kwave.js', 'status', file, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { cwd: ROOT, ...CHILD_LIMITS });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));

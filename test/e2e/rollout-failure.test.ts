@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { endOf, exitOf, notBuilt, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -29,7 +29,7 @@ workloads:
 const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
-describe('kwave run: a broken image in wave 2 with maxFailed 0', { skip: notBuilt }, () => {
+describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
   let fleet: Fleet;
   before(async () => {
     fleet = await startFleet({ fixture: FIXTURE, timeScale: 0.3 });
@@ -37,7 +37,7 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', { skip: notBuil
   after(async () => fleet?.close());
 
   test('halts with exit 3, rolls the failed pod back to Ready, touches no pod of wave 3', async () => {
-    const before = fleet.pods('shop');
+    const before = await fleet.pods('shop');
     assert.equal(before.get('shop-b-1')!.node, 'node-4');
     const plan = await fleet.writePlan(
       'shop.yaml',
@@ -72,7 +72,7 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', { skip: notBuil
     assert.match(end.message, /rolled back the failed pods/);
     assert.match(run.stderr() + run.stdout(), /shop-b-1/);
 
-    const now = fleet.pods('shop');
+    const now = await fleet.pods('shop');
     // The failed pod: back on its old image, confirmed by image ID, gate open, Ready.
     const b1 = now.get('shop-b-1')!;
     assert.equal(b1.specImage, 'nginx:1.14.2');

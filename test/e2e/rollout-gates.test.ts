@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
-import { endOf, exitOf, notBuilt, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
 
 const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
-describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
+describe('kwave run: gates and continuations', () => {
   test('an approval gate holds the run until `kwave approve`', async () => {
     const fleet = await startFleet({ pods: 10, timeScale: 0.3 });
     try {
@@ -25,7 +25,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
       assert.equal(waiting.waiting?.wave, 1);
       assert.equal(run.child.exitCode, null, 'kwave run is still running');
       assert.ok(!run.events.some((e) => e.event === 'wave-start' && e.wave === 2), 'wave 2 has not started');
-      assert.equal([...fleet.pods().values()].filter((p) => p.restartCount > 0).length, 1);
+      assert.equal([...(await fleet.pods()).values()].filter((p) => p.restartCount > 0).length, 1);
 
       const approve = await fleet.kwave(['approve', plan]);
       assert.equal(approve.code, 0, approve.stderr);
@@ -35,7 +35,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
       const gateEnd = run.events.find((e) => e.event === 'gate-end');
       assert.ok(gateEnd && gateEnd.event === 'gate-end' && gateEnd.result === 'passed', JSON.stringify(gateEnd));
       assert.equal(endOf(run).phase, 'Completed');
-      for (const [name, p] of fleet.pods()) assert.equal(p.imageID, NEW_ID, name);
+      for (const [name, p] of await fleet.pods()) assert.equal(p.imageID, NEW_ID, name);
       const record = (await fleet.status(plan)) as { phase: string; approvals: Record<string, { by: string }> };
       assert.equal(record.phase, 'Completed');
       assert.ok(record.approvals['1']?.by, JSON.stringify(record.approvals));
@@ -47,7 +47,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
   test('a partial rollout, a wider plan finishing it, then `kwave rollback` restoring the old image IDs', async () => {
     const fleet = await startFleet({ pods: 20, timeScale: 0.3 });
     try {
-      const before = fleet.pods();
+      const before = await fleet.pods();
       for (const p of before.values()) assert.equal(p.imageID, OLD_ID);
       await fleet.resetStats();
 
@@ -60,7 +60,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
       assert.equal(end1.phase, 'Partial');
       assert.match(end1.message, /2 upgraded, 18 left for a later plan/);
       assert.equal((await fleet.status(partial)).phase, 'Partial');
-      const upgradedFirst = [...fleet.pods().values()].filter((p) => p.imageID === NEW_ID).map((p) => p.name);
+      const upgradedFirst = [...(await fleet.pods()).values()].filter((p) => p.imageID === NEW_ID).map((p) => p.name);
       assert.equal(upgradedFirst.length, 2);
 
       // More waves: another spec, so another revision; the 2 done pods meet targets 1 and 2.
@@ -76,7 +76,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
       const waves = second.events.flatMap((e) => (e.event === 'wave-start' ? [[e.wave, e.pods]] : []));
       assert.deepEqual(waves, [[3, 8], [4, 10]]);
       assert.equal(endOf(second).phase, 'Completed');
-      for (const [name, p] of fleet.pods()) {
+      for (const [name, p] of await fleet.pods()) {
         assert.equal(p.imageID, NEW_ID, name);
         assert.equal(p.restartCount, before.get(name)!.restartCount + 1, `${name}: upgraded exactly once`);
       }
@@ -95,7 +95,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
       const order = back.events.flatMap((e) => (e.event === 'pod-start' ? [e.wave] : []));
       assert.deepEqual(order, [...order].sort((a, b) => b - a));
       assert.equal((await fleet.status(wider)).phase, 'RolledBack');
-      const stillNew = [...fleet.pods().values()].filter((p) => p.imageID === NEW_ID).map((p) => p.name);
+      const stillNew = [...(await fleet.pods()).values()].filter((p) => p.imageID === NEW_ID).map((p) => p.name);
       assert.deepEqual(stillNew.sort(), [...upgradedFirst].sort());
 
       const back2 = fleet.start(['rollback', partial]);
@@ -103,7 +103,7 @@ describe('kwave run: gates and continuations', { skip: notBuilt }, () => {
       assert.equal(exit4.code, 0, back2.stderr());
       assert.match(endOf(back2).message, /rolled back 2 pods/);
 
-      for (const [name, p] of fleet.pods()) {
+      for (const [name, p] of await fleet.pods()) {
         const was = before.get(name)!;
         assert.equal(p.imageID, was.imageID, `${name}: the old image ID again`);
         assert.equal(p.specImage, 'nginx:1.14.2', name);

@@ -2,9 +2,9 @@
 // takes the lease and runs, the other exits 2 naming the holder, having written nothing.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { endOf, exitOf, notBuilt, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
 
-describe('kwave run: two runners of one plan', { skip: notBuilt }, () => {
+describe('kwave run: two runners of one plan', () => {
   test('one runs, the other exits 2 naming the holder', async () => {
     const fleet = await startFleet({ pods: 12, timeScale: 0.3 });
     try {
@@ -30,7 +30,7 @@ describe('kwave run: two runners of one plan', { skip: notBuilt }, () => {
 
       const stats = await fleet.stats();
       assert.equal(stats.requests['patch pods'], 12, 'only the winner patched pods, each once');
-      for (const [name, p] of fleet.pods()) assert.equal(p.restartCount, 1, name);
+      for (const [name, p] of await fleet.pods()) assert.equal(p.restartCount, 1, name);
     } finally {
       await fleet.close();
     }

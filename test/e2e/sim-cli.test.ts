@@ -1,15 +1,13 @@
-// `kwave sim` as a user runs it: the built CLI in its own process (run `npm run build` first).
+// `kwave sim` as a user runs it: the built CLI in its own process.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
-
-const BIN = join(process.cwd(), 'bin/kwave.js');
+import { BIN, CHILD_LIMITS } from './helpers/kwaveBin.js';
 
 interface Running {
   child: ChildProcess;
@@ -19,7 +17,7 @@ interface Running {
 }
 
 function startCli(args: string[]): Running {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
   const lines: string[] = [];
   const stderr: string[] = [];
   let partial = '';
@@ -64,7 +62,7 @@ function kubeGet(server: string, path: string, ca: string, token?: string): Prom
   });
 }
 
-describe('kwave sim', { skip: existsSync(join(process.cwd(), 'dist/cli/main.js')) ? false : 'run `npm run build` first' }, () => {
+describe('kwave sim', () => {
   let dir = '';
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kwave-sim-cli-'));

@@ -3,28 +3,32 @@
 // condition, written on pods/status, flips Ready.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { conditionStatus, containerStatus, isPodReady } from '../../src/inplace/podView.js';
 import { defaultDigest } from '../../src/sim/images.js';
+import { missing } from './helpers/prerequisites.js';
 import { simCluster, type SimCluster } from './helpers/simCluster.js';
 
 const run = promisify(execFile);
 const GATE = 'kwave.dev/in-place-ready';
-const kubectlFound = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 
-describe('the simulated kubelet through kubectl and client-node', { skip: kubectlFound ? false : 'no kubectl on PATH (.ci/run installs one)' }, () => {
+const skip = missing('kubectl');
+describe('the simulated kubelet through kubectl and client-node', () => {
   let h: SimCluster;
   const kubectl = async (...args: string[]) =>
     (await run('kubectl', ['--kubeconfig', h.kubeconfig, '--cache-dir', `${h.dir}/kubectl-cache`, '--request-timeout=20s', ...args], { timeout: 30_000, encoding: 'utf8' })).stdout;
   const getPod = async (name: string) => JSON.parse(await kubectl('get', 'pod', name, '-o', 'json')) as V1Pod;
   before(async () => {
+    if (skip) return;
     h = await simCluster({ pods: 3 });
   });
-  after(async () => h.close());
+  after(async () => {
+    if (!skip) await h.close();
+  });
 
-  test('kubectl patch of an image: the kubelet restarts the container with a new containerID, imageID and restartCount', async () => {
+  test('kubectl patch of an image: the kubelet restarts the container with a new containerID, imageID and restartCount', { skip }, async () => {
     const before = containerStatus(await getPod('demo-0'), 'nginx')!;
     assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', '{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25.3"}]}}')).trim(), 'pod/demo-0 patched');
     // Watched through client-node (kwave's own cache), not polled.
@@ -41,7 +45,7 @@ describe('the simulated kubelet through kubectl and client-node', { skip: kubect
     assert.equal(restarts, '1');
   });
 
-  test('the readiness-gate condition on pods/status flips Ready, with the kubelet reason', async () => {
+  test('the readiness-gate condition on pods/status flips Ready, with the kubelet reason', { skip }, async () => {
     const status = (value: 'True' | 'False') =>
       kubectl('patch', 'pod', 'demo-1', '--subresource=status', '-p', JSON.stringify({ status: { conditions: [{ type: GATE, status: value }] } }));
     await status('False');

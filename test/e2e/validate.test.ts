@@ -5,16 +5,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { BAD_PLANS } from '../fixtures/bad-plans/expected.js';
+import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BAD = 'test/fixtures/bad-plans';
 
 async function kwave(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, maxBuffer: 16 << 20 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, maxBuffer: 16 << 20, ...CHILD_LIMITS });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

@@ -4,6 +4,7 @@ import { listen } from '../listen.js';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { Faults } from '../faults.js';
+import { Admission } from './admission.js';
 import type { SimStats } from '../stats.js';
 import type { Store } from '../store.js';
 import { makeServingCerts } from './certs.js';
@@ -18,6 +19,8 @@ export interface ApiServerOptions {
   stats: SimStats;
   /** Read on every request, so changing its fields switches faults at run time. */
   faults: Faults;
+  /** Admission rules (refuse, hold the answer), read on every write. */
+  admission?: Admission;
   host?: string;
   /** 0 (default) picks a free port. */
   port?: number;
@@ -58,6 +61,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       store: opts.store,
       stats: opts.stats,
       faults: opts.faults,
+      admission: opts.admission ?? new Admission(),
       token,
       now,
       cache,

@@ -10,6 +10,7 @@ import { RESOURCES, apiVersionOf, type ResourceInfo } from './resources.js';
 import { alreadyExists, ApiError, badRequest, conflict, failure, invalid, notFound, success, unknownInternal, type Status } from './status.js';
 import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './strategy.js';
 import { rfc3339 } from '../clock.js';
+import { decodePodStatus, TypeMismatch } from './typedStatus.js';
 
 export interface WriteOptions {
   /** `dryRun=All`: everything but the write. */
@@ -34,6 +35,28 @@ function withoutVersion(obj: JsonObject): JsonObject {
   return { ...obj, metadata: meta };
 }
 
+/** A create or replace body, decoded into the kind's type: 400 when it does not fit. */
+function decodeBody(info: ResourceInfo, obj: JsonObject): JsonObject {
+  if (info.resource !== 'pods') return obj;
+  try {
+    return decodePodStatus(obj);
+  } catch (err) {
+    if (err instanceof TypeMismatch) throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** A patched object, decoded into the kind's type: 422 on the field `patch` (no kind, no name) when it does not fit. */
+function decodePatched(info: ResourceInfo, patched: JsonObject, bodyText: string): JsonObject {
+  if (info.resource !== 'pods') return patched;
+  try {
+    return decodePodStatus(patched);
+  } catch (err) {
+    if (err instanceof TypeMismatch) throw invalid('', '', '', [{ type: 'Invalid', field: 'patch', value: bodyText, detail: err.message }]);
+    throw err;
+  }
+}
+
 export class ObjectOps {
   /** Timers of namespaces being emptied after a delete. */
   private readonly pending = new Set<NodeJS.Timeout>();
@@ -50,7 +73,7 @@ export class ObjectOps {
   }
 
   create(info: ResourceInfo, namespace: string | undefined, body: unknown, opts: WriteOptions): KubeObject {
-    const obj = this.checkBody(info, namespace, body);
+    const obj = decodeBody(info, this.checkBody(info, namespace, body));
     const meta = obj.metadata as JsonObject;
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
       throw unknownInternal('resourceVersion should not be set on objects to be created');
@@ -75,13 +98,18 @@ export class ObjectOps {
 
   /** PUT: a full replacement, conditional on metadata.resourceVersion when the body carries one. */
   update(info: ResourceInfo, namespace: string | undefined, name: string, subresource: string | undefined, body: unknown, opts: WriteOptions): KubeObject {
-    const obj = this.checkBody(info, namespace, body);
+    const obj = decodeBody(info, this.checkBody(info, namespace, body));
     this.checkName(obj, name);
     const current = this.store.get(info.resource, namespace, name);
     if (!current) {
       if (!info.createOnUpdate || subresource) throw notFound(info, name);
       delete (obj.metadata as JsonObject).resourceVersion;
       return this.create(info, namespace, obj, opts);
+    }
+    // A replacement carrying a uid is conditional on it (the storage layer's UID precondition).
+    const uid = (obj.metadata as JsonObject).uid;
+    if (typeof uid === 'string' && uid !== '' && uid !== current.metadata.uid) {
+      throw conflict(info, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
     }
     const rv = (obj.metadata as JsonObject).resourceVersion;
     if ((rv === undefined || rv === '') && info.requireVersionOnUpdate) {
@@ -92,7 +120,7 @@ export class ObjectOps {
 
   patch(info: ResourceInfo, namespace: string | undefined, name: string, subresource: string | undefined, type: PatchType, bodyText: string, opts: WriteOptions): KubeObject {
     const current = this.get(info, namespace, name);
-    const patched = applyPatch(type, current as unknown as JsonObject, bodyText);
+    const patched = decodePatched(info, applyPatch(type, current as unknown as JsonObject, bodyText), bodyText);
     if (!isObject(patched.metadata)) throw badRequest('metadata: the patched object has no metadata');
     this.checkName(patched, name);
     if (info.namespaced && patched.metadata.namespace !== namespace) {
@@ -135,6 +163,11 @@ export class ObjectOps {
     const asked = (candidate.metadata as JsonObject).resourceVersion;
     if (asked !== undefined && asked !== null && asked !== '' && asked !== current.metadata.resourceVersion) throw conflict(info, name);
     const old = current as unknown as JsonObject;
+    // An empty uid is filled in from the stored object; a different one is refused, never restored.
+    const uid = (candidate.metadata as JsonObject).uid;
+    if (typeof uid === 'string' && uid !== '' && uid !== current.metadata.uid) {
+      throw invalid(info.kind, info.group, name, [{ type: 'Invalid', field: 'metadata.uid', value: uid, detail: 'field is immutable' }]);
+    }
     const next = prepareUpdate(info, subresource, old, candidate);
     (next.metadata as JsonObject).resourceVersion = current.metadata.resourceVersion!;
     next.kind = info.kind;

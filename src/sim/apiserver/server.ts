@@ -22,11 +22,13 @@ import { route, type Route } from './routing.js';
 import { ApiError, badRequest, internalError, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.js';
 import { toTable, type IncludeObject } from './table/index.js';
 import { serveWatch } from './watch.js';
+import type { Admission } from './admission.js';
 
 export interface HandlerDeps {
   store: Store;
   stats: SimStats;
   faults: Faults;
+  admission: Admission;
   token: string;
   now: () => Date;
   cache: ListCache;
@@ -118,6 +120,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
   const info = r.info;
   const namespace = info.namespaced ? r.namespace : undefined;
   const now = deps.now;
+  const resource = r.subresource ? `${info.plural}/${r.subresource}` : info.plural;
+  deps.admission.admit(verb, resource, info.kind, r.name);
+  const answered = () => deps.admission.afterWrite(verb, resource, r.name);
   switch (verb) {
     case 'get': {
       const representation = negotiate(req.headers.accept);
@@ -143,18 +148,21 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
     case 'create': {
       const body = parseObjectBody(req.headers['content-type'], await readBody(req));
       const created = deps.ops.create(info, namespace, body, { dryRun: dryRunOf(query) });
+      await answered();
       return sendObject(res, 201, info, created, { as: 'object' }, 'Object', now());
     }
     case 'update': {
       const body = parseObjectBody(req.headers['content-type'], await readBody(req));
       const existed = deps.store.get(info.resource, namespace, r.name!) !== undefined;
       const updated = deps.ops.update(info, namespace, r.name!, r.subresource, body, { dryRun: dryRunOf(query) });
+      await answered();
       return sendObject(res, existed ? 200 : 201, info, updated, { as: 'object' }, 'Object', now());
     }
     case 'patch': {
       const type = patchTypeOf(req.headers['content-type']);
       const text = await readBody(req);
       const patched = deps.ops.patch(info, namespace, r.name!, r.subresource, type, text, { dryRun: dryRunOf(query) });
+      await answered();
       return sendObject(res, 200, info, patched, { as: 'object' }, 'Object', now());
     }
     case 'delete': {

@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { V1Pod } from '@kubernetes/client-node';
 import { startSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
+import { KWAVE_TIMEOUT_MS, ROOT } from './kwaveBin.js';
+import { clusterReader } from './clusterRead.js';
 import type { PrometheusServer } from './prometheus.js';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { ROOT };
 
 export interface CliResult {
   code: number | null;
@@ -21,7 +21,7 @@ export interface CliResult {
 }
 
 /** Runs `node bin/kwave.js ARGS` to its end (killed after `timeoutMs`). */
-export function kwaveCli(args: string[], timeoutMs = 60_000): Promise<CliResult> {
+export function kwaveCli(args: string[], timeoutMs = KWAVE_TIMEOUT_MS): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -54,7 +54,8 @@ export interface World {
   /** Writes a plan file into the world's temp dir and returns its path. */
   writePlan(name: string, yaml: string): Promise<string>;
   /** Image ID of container `nginx` per pod name. */
-  imageIDs(): Map<string, string>;
+  /** Each pod's nginx imageID, read from the API server. */
+  imageIDs(): Promise<Map<string, string>>;
   close(): Promise<void>;
 }
 
@@ -63,6 +64,7 @@ export async function startWorld(options: SimOptions = {}): Promise<World> {
   const dir = await mkdtemp(join(tmpdir(), 'kwave-metrics-e2e-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const sim = await startSim({ pods: 4, ...options, kubeconfigOut: kubeconfig });
+  const reader = clusterReader(kubeconfig);
   return {
     sim,
     dir,
@@ -73,8 +75,8 @@ export async function startWorld(options: SimOptions = {}): Promise<World> {
       await writeFile(file, yaml);
       return file;
     },
-    imageIDs() {
-      const pods = sim.store.list('pods', 'default') as unknown as V1Pod[];
+    async imageIDs() {
+      const pods = await reader.pods('default');
       return new Map(pods.map((p) => [p.metadata!.name!, p.status?.containerStatuses?.find((c) => c.name === 'nginx')?.imageID ?? '']));
     },
     async close() {

@@ -1,31 +1,29 @@
 // The real `kwave` binary (`node bin/kwave.js`, built by `npm run build`) against a simulated
 // cluster started in the test process: plans written to a temp dir, `kwave run` spawned with
 // `-o json` (one event per line, parsed as it arrives), and what the tests read back from the
-// cluster (pods from the simulator's store, /sim/stats, the rollout record through
+// cluster (pods and Events through the API server, /sim/stats, the rollout record through
 // `kwave status -o json`).
 //
 // Every child is spawned asynchronously: the simulator lives in this process's event loop, so a
 // synchronous spawn would freeze the cluster the child talks to.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { startSim, type Sim } from '../../../src/sim/index.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { clusterReader } from './clusterRead.js';
+import { BIN, CHILD_LIMITS, KWAVE_TIMEOUT_MS, ROOT } from './kwaveBin.js';
 import { planYaml as plainPlanYaml, type PlanOptions } from './plans.js';
 
 export type { PlanOptions };
 /** The simulator's seeded PRNG, so "random" kill moments are the same on every run. */
 export { seededRandom } from '../../../src/sim/clock.js';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = join(ROOT, 'bin/kwave.js');
-/** Why the suites skip: the CLI runs from dist/, which `npm run build` (npm's pretest) makes. */
-export const notBuilt = existsSync(join(ROOT, 'dist/cli/main.js')) ? false : 'run `npm run build` first';
+export { ROOT };
 
 export const GATE = 'kwave.dev/in-place-ready';
 export const STATE_ANNOTATION = 'kwave.dev/in-place-state';
@@ -53,6 +51,13 @@ export interface RunningKwave {
   waitFor(match: (e: RolloutEvent) => boolean, what: string, timeoutMs?: number): Promise<RolloutEvent>;
   exited: Promise<Exit>;
 }
+
+/**
+ * How long a test waits for an event before it fails. A bound, not a sleep: a run that works
+ * sends it in well under a second on an idle machine, and on the shared 2-core box under load
+ * (load averages of 30 were seen) in tens of seconds; 3 minutes keeps a wide margin over both.
+ */
+const EVENT_BOUND_MS = 180_000;
 
 /** The strategy and failure policy the rollout suites share unless a test says otherwise. */
 const ROLLOUT_PLAN = {
@@ -95,7 +100,7 @@ interface RawPod {
   };
 }
 
-export function viewPod(obj: KubeObject): PodView {
+export function viewPod(obj: KubeObject | V1Pod): PodView {
   const pod = obj as unknown as RawPod;
   const cs = pod.status.containerStatuses?.find((c) => c.name === 'nginx');
   const cond = (type: string) => pod.status.conditions?.find((c) => c.type === type)?.status;
@@ -121,8 +126,10 @@ export interface Fleet {
   resetStats(): Promise<StatsSnapshot>;
   /** POSTs to the simulator's admin port, e.g. `/sim/nodes/n4/not-ready`. */
   admin(path: string): Promise<void>;
-  /** The pods of `namespace` labelled app=`app`, as the simulator holds them now, by name. */
-  pods(app?: string, namespace?: string): Map<string, PodView>;
+  /** The pods of `namespace` labelled app=`app`, read from the API server now, by name. */
+  pods(app?: string, namespace?: string): Promise<Map<string, PodView>>;
+  /** The Events of `namespace` about pod `name` (all when no name), read from the API server. */
+  events(namespace?: string, name?: string): Promise<CoreV1Event[]>;
   writePlan(file: string, yaml: string): Promise<string>;
   /** Spawns `kwave ARGS --kubeconfig K --metrics-address off -o json`. */
   start(args: string[]): RunningKwave;
@@ -147,6 +154,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     timeScale: options.timeScale ?? 0.3,
     kubeconfigOut: kubeconfig,
   });
+  const reader = clusterReader(kubeconfig);
   const children = new Set<ChildProcess>();
   const common = ['--kubeconfig', kubeconfig];
   // KUBECONFIG cleared so nothing of the machine's own config can leak in.
@@ -155,7 +163,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
   const stats = async () => (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as StatsSnapshot;
   const kwave = (args: string[]): Promise<CliResult> =>
     new Promise((resolve, reject) => {
-      const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
+      const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
         children.delete(child);
         if (err && typeof err.code !== 'number') return reject(err);
         resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
@@ -173,20 +181,19 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
       const res = await fetch(`${sim.metricsUrl}${path}`, { method: 'POST' });
       if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     },
-    pods: (app = 'demo', namespace = 'default') => {
+    pods: async (app = 'demo', namespace = 'default') => {
       const out = new Map<string, PodView>();
-      for (const p of sim.store.list('pods', namespace)) {
-        if ((p.metadata.labels as Record<string, string> | undefined)?.app === app) out.set(p.metadata.name, viewPod(p));
-      }
+      for (const p of await reader.pods(namespace, `app=${app}`)) out.set(p.metadata!.name!, viewPod(p));
       return out;
     },
+    events: (namespace = 'default', name) => reader.events(namespace, name),
     writePlan: async (file, yaml) => {
       const path = join(dir, file);
       await writeFile(path, yaml);
       return path;
     },
     start: (args) => {
-      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
       children.add(child);
       return follow(child, () => children.delete(child));
     },
@@ -240,7 +247,7 @@ function follow(child: ChildProcess, onExit: () => void): RunningKwave {
       resolve({ code, signal });
     });
   });
-  const waitFor = (match: (e: RolloutEvent) => boolean, what: string, timeoutMs = 20_000) =>
+  const waitFor = (match: (e: RolloutEvent) => boolean, what: string, timeoutMs = EVENT_BOUND_MS) =>
     new Promise<RolloutEvent>((resolve, reject) => {
       const settle = (): boolean => {
         const hit = events.find(match);
@@ -273,7 +280,7 @@ export function endOf(run: RunningKwave): Extract<RolloutEvent, { event: 'rollou
 }
 
 /** Fails instead of hanging when a run never ends. */
-export async function exitOf(run: RunningKwave, timeoutMs = 30_000): Promise<Exit> {
+export async function exitOf(run: RunningKwave, timeoutMs = KWAVE_TIMEOUT_MS): Promise<Exit> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`kwave did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout().slice(-3000)}\nstderr:\n${run.stderr()}`)), timeoutMs);

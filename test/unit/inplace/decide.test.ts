@@ -85,13 +85,23 @@ describe('decide: upgrade, before the patch', () => {
   test('gate closed, still Ready after podTimeout: failed DrainTimeout', () => {
     assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), ctx), 'failed').reason, 'DrainTimeout');
   });
-  test('gate closed 2 s ago, drain 5 s: wait 3 s more', () => {
+  test('gate closed 2 s ago (a whole second, as the server stores it), drain 5 s: wait 4 s more, from the end of that second', () => {
     const s = expectKind(decide(makePod({ ...closedByUs(2_000) }), ctx), 'wait-drain');
     assert.equal(s.reason, 'Draining');
-    assert.equal(s.retryAfterMs, 3_000);
+    assert.equal(s.retryAfterMs, 4_000);
+  });
+  test('the server cut the close time to …:00Z, the close happened at …:00.9: the drain is never short', () => {
+    // Closed at T0 - 4.1 s, stored as T0 - 5 s: 5 s of drain end at T0 + 0.9 s at the earliest.
+    expectKind(decide(makePod({ ...closedByUs(5_000) }), ctx), 'wait-drain');
+    expectKind(decide(makePod({ ...closedByUs(5_000) }), { ...ctx, nowMs: T0 + 999 }), 'wait-drain');
+    expectKind(decide(makePod({ ...closedByUs(5_000) }), { ...ctx, nowMs: T0 + 1_000 }), 'patch');
+  });
+  test('a close time with a fraction (not cut by a server) counts as it is', () => {
+    expectKind(decide(makePod({ ...closedByUs(4_500) }), { ...ctx, nowMs: T0 + 499 }), 'wait-drain');
+    expectKind(decide(makePod({ ...closedByUs(4_500) }), { ...ctx, nowMs: T0 + 500 }), 'patch');
   });
   test('drained: patch the image and the state, guarded by resourceVersion', () => {
-    const s = expectKind(decide(makePod({ ...closedByUs(5_000), rv: '77' }), ctx), 'patch');
+    const s = expectKind(decide(makePod({ ...closedByUs(6_000), rv: '77' }), ctx), 'patch');
     assert.deepEqual(s.body.spec, { containers: [{ name: 'nginx', image: NEW }] });
     assert.equal(s.body.metadata.resourceVersion, '77');
     const decoded = decodeState(s.body.metadata.annotations[STATE_ANNOTATION] as string);
@@ -180,9 +190,13 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
     const pod = makePod({ state: upgraded(3_000), gate: 'True', gateSince: T0 - 1_000, ready: false, containers: [{ ...newContainer, startedAt: T0 - 2_000 }] });
     expectKind(decide(pod, ctx), 'wait-ready');
   });
-  test('Ready for 3 s of minReadySeconds 10: wait 7 s', () => {
+  test('Ready for 3 s (whole seconds, as stored) of minReadySeconds 10: wait 8 s, from the end of that second', () => {
     const pod = makePod({ state: upgraded(5_000), gate: 'True', gateSince: T0 - 3_000, readySince: T0 - 3_000, containers: [{ ...newContainer, startedAt: T0 - 4_000 }] });
-    assert.equal(expectKind(decide(pod, ctx), 'wait-ready').retryAfterMs, 7_000);
+    assert.equal(expectKind(decide(pod, ctx), 'wait-ready').retryAfterMs, 8_000);
+  });
+  test('minReadySeconds 0: done as soon as Ready, the stored second does not add a wait', () => {
+    const pod = makePod({ state: upgraded(5_000), gate: 'True', gateSince: T0, readySince: T0, containers: [{ ...newContainer, startedAt: T0 }] });
+    expectKind(decide(pod, { ...ctx, minReadyMs: 0 }), 'done');
   });
   test('Ready long enough: done', () => {
     const pod = makePod({ state: upgraded(60_000), gate: 'True', gateSince: T0 - 20_000, readySince: T0 - 19_000, containers: [{ ...newContainer, startedAt: T0 - 50_000 }] });
@@ -231,8 +245,8 @@ describe('decide: without a gate (required: false)', () => {
   });
   test('complete; minReadySeconds counts from the new container start even if Ready never flipped', () => {
     const pod = bare({ state: upgraded(5_000), readySince: T0 - 3_600_000, containers: [{ ...newContainer, startedAt: T0 - 4_000 }] });
-    assert.equal(expectKind(decide(pod, noGate), 'wait-ready').retryAfterMs, 6_000);
-    expectKind(decide(pod, { ...noGate, nowMs: T0 + 6_000 }), 'done');
+    assert.equal(expectKind(decide(pod, noGate), 'wait-ready').retryAfterMs, 7_000);
+    expectKind(decide(pod, { ...noGate, nowMs: T0 + 7_000 }), 'done');
   });
 });
 

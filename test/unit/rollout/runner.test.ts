@@ -36,6 +36,8 @@ function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
   const listeners = new Set<(c: { pod: V1Pod; type: 'modified' }) => void>();
   const waiters = new Set<() => void>();
   const writes: string[] = [];
+  /** The most pods at once, as the fleet itself holds them: gate closed, and not Ready. */
+  const most = { gateClosed: 0, notReady: 0 };
   const update = (key: string, change: (p: V1Pod) => void): V1Pod => {
     const p = structuredClone(pods.get(key)!);
     change(p);
@@ -44,6 +46,10 @@ function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
     p.status!.conditions!.find((c) => c.type === 'Ready')!.status = gate.status === 'True' && cs.ready ? 'True' : 'False';
     p.metadata!.resourceVersion = String(Number(p.metadata!.resourceVersion) + 1);
     pods.set(key, p);
+    const all = [...pods.values()];
+    const count = (type: string, status: string) => all.filter((q) => q.status!.conditions!.find((c) => c.type === type)?.status === status).length;
+    most.gateClosed = Math.max(most.gateClosed, count(GATE, 'False'));
+    most.notReady = Math.max(most.notReady, count('Ready', 'False'));
     for (const l of listeners) l({ pod: p, type: 'modified' });
     for (const w of [...waiters]) w();
     return p;
@@ -109,7 +115,7 @@ function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
     },
     createEvent: async () => ({}),
   };
-  return { pods, view, writer, writes };
+  return { pods, view, writer, writes, most };
 }
 
 const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => ({
@@ -122,19 +128,13 @@ const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => ({
 
 describe('runRollout', () => {
   test('upgrades every pod with three writes each and never exceeds concurrency or budget', async () => {
+    // Counted on the fleet (gates closed, pods not Ready), not from kwave's own events.
     const f = fleet(12);
-    let inFlight = 0;
-    let most = 0;
-    const events: RolloutEvent[] = [];
-    const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
-      if (e.event === 'pod-start') most = Math.max(most, ++inFlight);
-      if (e.event === 'pod-end') inFlight--;
-    };
-    const r = await runRollout(plan('{ waves: [1, "50%", "100%"], concurrency: 3, maxUnavailable: 3 }'), d);
+    const r = await runRollout(plan('{ waves: [1, "50%", "100%"], concurrency: 3, maxUnavailable: 2 }'), deps(f));
     assert.equal(r.phase, 'Completed');
-    assert.ok(most <= 3, `at most 3 in flight, saw ${most}`);
+    assert.ok(f.most.gateClosed <= 3, `at most 3 gates closed at once (concurrency), saw ${f.most.gateClosed}`);
+    assert.ok(f.most.notReady <= 2, `at most 2 pods not Ready at once (maxUnavailable), saw ${f.most.notReady}`);
+    assert.equal(f.most.notReady, 2, 'the budget was used to the full (so the bound above could have been broken)');
     assert.equal(f.writes.length, 36);
     assert.deepEqual(r.waves.map((w) => w.pods), [1, 5, 6]);
   });
@@ -145,8 +145,15 @@ describe('runRollout', () => {
     await assert.rejects(runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 6 }'), deps(f, events)), /forbidden/);
     const started = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
     assert.ok(started.length <= 2, `only the first two had started: ${started.join(', ')}`);
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait for the other started flow to end (a finished flow is what would free a slot for the
+    // next pod), then for the turn of the event loop in which a new flow would make its first write.
+    const others = started.filter((p) => !p.endsWith('web-0'));
+    const deadline = Date.now() + 10_000;
+    while (!others.every((p) => events.some((e) => e.event === 'pod-end' && (e as { pod: string }).pod === p)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(others.every((p) => events.some((e) => e.event === 'pod-end' && (e as { pod: string }).pod === p)), `the other started flows ended: ${JSON.stringify(events.map((e) => e.event))}`);
+    await new Promise((r) => setImmediate(r));
     assert.ok(!f.writes.some((w) => /web-[2-5]/.test(w)), `nothing written to pods that had not started: ${f.writes.join(', ')}`);
+    assert.ok(!events.some((e) => e.event === 'pod-start' && !started.includes((e as { pod: string }).pod)), 'no pod started after the error');
   });
 
   test('tolerated failures that hold the whole budget halt the run instead of waiting forever', async () => {

@@ -224,12 +224,15 @@ describe('kubelet: readiness gates', () => {
   });
 
   test("Ready's lastTransitionTime changes only when its status does", async () => {
-    const h = harness(1);
+    const h = harness(2);
     try {
       const first = condition(h.store.get('pods', 'default', 'demo-0')!, 'Ready')!.lastTransitionTime;
-      // Another custom condition changing does not move Ready's transition time.
+      // Another custom condition changing does not move Ready's transition time. demo-1's gate,
+      // changed in the same turn, is reconciled in the same batch: once its Ready has turned, the
+      // kubelet has looked at demo-0 too.
       setCondition(h.store, 'default', 'demo-0', 'example.com/other', 'False');
-      await new Promise((r) => setTimeout(r, 20));
+      setCondition(h.store, 'default', 'demo-1', GATE, 'False');
+      await waitForPod(h.store, 'default', 'demo-1', (p) => condition(p, 'Ready')?.status === 'False');
       const pod = h.store.get('pods', 'default', 'demo-0')!;
       assert.equal(condition(pod, 'Ready')!.status, 'True');
       assert.equal(condition(pod, 'Ready')!.lastTransitionTime, first);
@@ -373,9 +376,12 @@ describe('kubelet: work per change', () => {
       const unsubscribe = h.store.subscribe((c) => changes.push(`${c.type} ${c.resource} ${c.object.metadata.name}`));
       setCondition(h.store, 'default', 'demo-1234', GATE, 'False');
       await waitForPod(h.store, 'default', 'demo-1234', (p) => condition(p, 'Ready')?.status === 'False');
-      await new Promise((r) => setTimeout(r, 20));
+      // A second change, reconciled after anything the first one set off: once it is seen, any
+      // extra write the first change caused would have been made.
+      setCondition(h.store, 'default', 'demo-7', GATE, 'False');
+      await waitForPod(h.store, 'default', 'demo-7', (p) => condition(p, 'Ready')?.status === 'False');
       unsubscribe();
-      assert.deepEqual(changes, ['MODIFIED pods demo-1234', 'MODIFIED pods demo-1234']);
+      assert.deepEqual(changes, ['MODIFIED pods demo-1234', 'MODIFIED pods demo-1234', 'MODIFIED pods demo-7', 'MODIFIED pods demo-7']);
     } finally {
       h.close();
     }

@@ -1,0 +1,136 @@
+// The simulated kube-apiserver is as strict as the real one where kwave writes (K8S-FACTS.md §10):
+// pod status is decoded into its type (wrong JSON types and bad times refused, unknown fields
+// dropped, metav1.Time cut to whole seconds) and a changed uid is refused, not restored. Every
+// request goes over HTTPS with the kubeconfig's token, and every claim is read back through the
+// API, so the same file can run against a real server.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { putRunningPod, startSimApi, type SimApi } from './helpers/simApi.js';
+
+interface Reply {
+  code: number;
+  body: { kind?: string; reason?: string; message?: string; code?: number; details?: { causes?: { field?: string; message?: string }[] } } & Record<string, unknown>;
+}
+
+const SMP = 'application/strategic-merge-patch+json';
+const MERGE = 'application/merge-patch+json';
+
+describe('simulated kube-apiserver: typed decoding and immutable fields', () => {
+  let sim: SimApi;
+
+  const send = (method: string, path: string, body?: unknown, contentType = 'application/json') =>
+    new Promise<Reply>((resolve, reject) => {
+      const req = request(`${sim.api.url}${path}`, { method, ca: sim.api.caPem, headers: { authorization: `Bearer ${sim.api.token}`, 'content-type': contentType, accept: 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += String(d)));
+        res.on('end', () => resolve({ code: res.statusCode ?? 0, body: JSON.parse(text) as Reply['body'] }));
+      });
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  const podPath = (name: string) => `/api/v1/namespaces/default/pods/${name}`;
+  const read = async (name: string) => {
+    const r = await send('GET', podPath(name));
+    assert.equal(r.code, 200, JSON.stringify(r.body));
+    return r.body as unknown as { metadata: { uid: string; resourceVersion: string; creationTimestamp: string }; status: Record<string, unknown> & { conditions: Record<string, unknown>[] } };
+  };
+  /** Each test its own pod, so no test depends on another's writes. */
+  let n = 0;
+  const freshPod = () => {
+    const name = `strict-${n++}`;
+    putRunningPod(sim.store, name);
+    return name;
+  };
+
+  before(async () => {
+    sim = await startSimApi();
+  });
+  after(async () => {
+    await sim.close();
+  });
+
+  test('a condition status of JSON true (not "True") on pods/status: 422 on the field `patch`, nothing written', async () => {
+    const name = freshPod();
+    const before = await read(name);
+    const r = await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: true }] } }, SMP);
+    assert.equal(r.code, 422, JSON.stringify(r.body));
+    assert.equal(r.body.reason, 'Invalid');
+    assert.equal(r.body.details?.causes?.[0]?.field, 'patch');
+    assert.match(r.body.message ?? '', /status\.conditions\[0\]\.status: cannot decode a JSON bool into a string/);
+    assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
+  });
+
+  test('a lastTransitionTime of "garbage": refused (422 by merge patch, 400 by PUT), nothing written', async () => {
+    const name = freshPod();
+    const before = await read(name);
+    const garbage = { type: 'kwave.dev/in-place-ready', status: 'False', lastTransitionTime: 'garbage' };
+    const patched = await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [garbage] } }, MERGE);
+    assert.equal(patched.code, 422, JSON.stringify(patched.body));
+    assert.match(patched.body.message ?? '', /parsing time "garbage"/);
+    const replaced = await send('PUT', `${podPath(name)}/status`, { ...before, status: { ...before.status, conditions: [garbage] } });
+    assert.equal(replaced.code, 400, JSON.stringify(replaced.body));
+    assert.equal(replaced.body.reason, 'BadRequest');
+    assert.match(replaced.body.message ?? '', /^Pod in version "v1" cannot be handled as a Pod: .*parsing time "garbage"/);
+    assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
+  });
+
+  test('a restartCount of "1" (a string where an integer belongs): 422', async () => {
+    const name = freshPod();
+    const before = await read(name);
+    const statuses = (before.status.containerStatuses as Record<string, unknown>[]).map((c) => ({ ...c, restartCount: '1' }));
+    const r = await send('PATCH', `${podPath(name)}/status`, { status: { containerStatuses: statuses } }, MERGE);
+    assert.equal(r.code, 422, JSON.stringify(r.body));
+    assert.match(r.body.message ?? '', /status\.containerStatuses\[0\]\.restartCount: cannot decode a JSON string into a int32/);
+  });
+
+  test('fields the status type does not have are dropped, the known ones kept', async () => {
+    const name = freshPod();
+    const r = await send('PATCH', `${podPath(name)}/status`, { status: { madeUp: 'x', conditions: [{ type: 'kwave.dev/in-place-ready', status: 'False', reason: 'R', extra: 1 }] } }, SMP);
+    assert.equal(r.code, 200, JSON.stringify(r.body));
+    const pod = await read(name);
+    assert.equal('madeUp' in pod.status, false);
+    const gate = pod.status.conditions.find((c) => c.type === 'kwave.dev/in-place-ready')!;
+    assert.deepEqual({ status: gate.status, reason: gate.reason, extra: 'extra' in gate }, { status: 'False', reason: 'R', extra: false });
+  });
+
+  test('metav1.Time keeps whole seconds: the fraction is cut (not rounded) and the zone made UTC', async () => {
+    const name = freshPod();
+    await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: 'False', lastTransitionTime: '2026-03-04T05:06:07.999Z' }] } }, SMP);
+    let gate = (await read(name)).status.conditions.find((c) => c.type === 'kwave.dev/in-place-ready')!;
+    assert.equal(gate.lastTransitionTime, '2026-03-04T05:06:07Z');
+    await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: 'True', lastTransitionTime: '2026-03-04T07:06:08.5+02:00' }] } }, SMP);
+    gate = (await read(name)).status.conditions.find((c) => c.type === 'kwave.dev/in-place-ready')!;
+    assert.equal(gate.lastTransitionTime, '2026-03-04T05:06:08Z');
+  });
+
+  test('a patch that changes metadata.uid: 422 "field is immutable", the uid unchanged', async () => {
+    const name = freshPod();
+    const before = await read(name);
+    const r = await send('PATCH', podPath(name), { metadata: { uid: '00000000-0000-0000-0000-000000000000' } }, MERGE);
+    assert.equal(r.code, 422, JSON.stringify(r.body));
+    assert.match(r.body.message ?? '', /metadata\.uid: Invalid value: "00000000-0000-0000-0000-000000000000": field is immutable/);
+    assert.equal((await read(name)).metadata.uid, before.metadata.uid);
+  });
+
+  test('a PUT with another uid fails the UID precondition (409); one without a uid keeps the stored one', async () => {
+    const name = freshPod();
+    const before = await read(name);
+    const other = await send('PUT', podPath(name), { ...before, metadata: { ...before.metadata, uid: '00000000-0000-0000-0000-000000000000' } });
+    assert.equal(other.code, 409, JSON.stringify(other.body));
+    assert.match(other.body.message ?? '', /Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: /);
+    const { uid: _uid, ...withoutUid } = before.metadata;
+    const kept = await send('PUT', podPath(name), { ...before, metadata: { ...withoutUid, labels: { app: 'demo', put: 'yes' } } });
+    assert.equal(kept.code, 200, JSON.stringify(kept.body));
+    assert.equal((await read(name)).metadata.uid, before.metadata.uid);
+  });
+
+  test('a changed creationTimestamp is ignored on update (the server keeps its own), not stored', async () => {
+    // Unlike uid, the registry's update preparation puts the stored creationTimestamp back.
+    const name = freshPod();
+    const before = await read(name);
+    const r = await send('PATCH', podPath(name), { metadata: { creationTimestamp: '2001-01-01T00:00:00Z' } }, MERGE);
+    assert.equal(r.code, 200, JSON.stringify(r.body));
+    assert.equal((await read(name)).metadata.creationTimestamp, before.metadata.creationTimestamp);
+  });
+});
