@@ -4,6 +4,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { startAdminServer } from './adminServer.js';
+import { embeddedControl } from './embeddedControl.js';
 import { startApiServer } from './apiserver/index.js';
 import { AppTraffic } from './appMetrics.js';
 import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
@@ -123,7 +124,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     const host = options.host ?? '127.0.0.1';
     const api = await startApiServer({ store, stats, faults, host, port: options.port ?? 0, token: options.token });
     closers.push(() => api.close());
-    const admin = await startAdminServer({ store, stats, faults, traffic, kubelet, images, host, port: options.metricsPort ?? 0 });
+    const admin = await startAdminServer({ control: embeddedControl({ store, stats, faults, traffic, images, kubelet }), host, port: options.metricsPort ?? 0 });
     closers.push(() => admin.close());
     if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, api.kubeconfig());
     let closing: Promise<void> | undefined;

@@ -1,0 +1,173 @@
+// `kwave sim --control-plane real`: a real etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler (src/sim/controlPlane, built by `npm run build:control-plane`), kwave's node
+// agent as the kubelet of the fixture's nodes, and the fixture's world seeded through the API.
+// The admin and metrics port, the kubeconfig and the summary are those of the embedded backend;
+// API fault injection is the embedded backend's only (there is no proxy in front of the apiserver).
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { HttpError, startAdminServer, type SimControl } from '../adminServer.js';
+import { startNodeAgent, type NodeAgent } from '../agent/index.js';
+import { KubeHttp, KubeHttpError } from '../agent/kubeHttp.js';
+import { AppTraffic } from '../appMetrics.js';
+import type { Timing } from '../clock.js';
+import { findControlPlaneBinary, startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../controlPlane/index.js';
+import { ExitCode, KwaveError } from '../../errors.js';
+import { defaultFixture, loadFixture, type Fixture } from '../fixture.js';
+import { ImageTable } from '../images.js';
+import { followPodReadiness } from '../readiness.js';
+import type { KubeObject } from '../store.js';
+import type { WorldSummary } from '../world.js';
+import { seedRealWorld } from './seed.js';
+import { RealStats } from './stats.js';
+
+export const FAULTS_EMBEDDED_ONLY = 'API fault injection (errorRate, latencyMs, watchCutSeconds) is embedded-only: run `kwave sim --control-plane embedded` for it';
+
+export interface RealSimOptions {
+  pods?: number;
+  fixture?: string | Fixture;
+  host?: string;
+  metricsPort?: number;
+  kubeconfigOut?: string;
+  timeScale?: number;
+  seed?: number;
+  /** Passed to the control plane (binary, extra users, extra flags). */
+  controlPlane?: ControlPlaneOptions;
+  onWarning?: (message: string) => void;
+}
+
+export interface RealSim {
+  backend: 'real';
+  url: string;
+  metricsUrl: string;
+  kubeconfigPath?: string;
+  /** The admin's bearer token (the kubeconfig's user). */
+  token: string;
+  caPem: string;
+  kubeconfig(opts?: { context?: string; namespace?: string; token?: string }): string;
+  controlPlane: ControlPlane;
+  agent: NodeAgent;
+  stats: RealStats;
+  images: ImageTable;
+  traffic: AppTraffic;
+  world: WorldSummary;
+  /** Milliseconds: control plane up, and world seeded (every runnable pod Running and Ready). */
+  timings: { controlPlaneMs: number; worldMs: number };
+  close(): Promise<void>;
+}
+
+function timingOf(f: Fixture): Partial<Timing> {
+  const t = f.timing;
+  const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+  const out: Partial<Timing> = { pullMs: ms(t.pullSeconds), startMs: ms(t.startSeconds), readyMs: ms(t.readySeconds), stopMs: ms(t.stopSeconds), crashMs: ms(t.crashSeconds), jitter: t.jitter };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<Timing>;
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, text, { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+/** HTTP errors of the API server as the admin port's (404 stays 404). */
+function adminError(err: unknown): never {
+  if (err instanceof KubeHttpError) throw new HttpError(err.code === 404 ? 404 : 409, err.status?.message ?? err.message);
+  throw err;
+}
+
+export async function startRealSim(options: RealSimOptions = {}): Promise<RealSim> {
+  const fixture = typeof options.fixture === 'string' ? await loadFixture(options.fixture) : (options.fixture ?? defaultFixture(options.pods ?? 10));
+  if (fixture.faults && Object.keys(fixture.faults).length > 0) throw new KwaveError('FIXTURE', `faults: ${FAULTS_EMBEDDED_ONLY}`, ExitCode.BAD_INPUT);
+  const images = new ImageTable(fixture.images);
+  const binary = options.controlPlane?.binary ?? findControlPlaneBinary();
+  if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('NOT_BUILT', binary.reason, ExitCode.BAD_INPUT);
+  const t0 = Date.now();
+  const cp = await startControlPlane({ ...options.controlPlane, binary: typeof binary === 'string' ? binary : binary.path });
+  const controlPlaneMs = Date.now() - t0;
+  const closers: (() => Promise<void> | void)[] = [() => cp.close()];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    const podsPerNode = new Map<string, number>();
+    for (const w of fixture.workloads) {
+      const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
+      for (let i = 0; i < w.replicas; i++) podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
+    }
+    const agent = await startNodeAgent({
+      url: cp.url,
+      caPem: cp.caPem,
+      token: cp.agentToken,
+      nodes: fixture.nodes,
+      podsPerNode,
+      images,
+      timing: timingOf(fixture),
+      timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
+      seed: options.seed ?? fixture.seed ?? 1,
+      missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),
+      onWarning: options.onWarning,
+    });
+    closers.push(() => agent.close());
+    const stats = new RealStats(cp.auditLogPath, cp.agentUser);
+    const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
+    const stopReadiness = followPodReadiness(agent, (pod, ready) => {
+      stats.counts.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
+      traffic.onReadiness(pod, ready);
+    });
+    closers.push(() => stopReadiness());
+    const admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.adminToken, userAgent: 'kwave-sim/seed' });
+    closers.push(() => admin.close());
+    const tWorld = Date.now();
+    const world = await seedRealWorld(admin, agent, fixture, images);
+    const worldMs = Date.now() - tWorld;
+    // The seeding's own requests are not the clients'.
+    stats.reset();
+
+    const control: SimControl = {
+      stats: () => stats.snapshot(),
+      resetStats: () => stats.reset(),
+      faults: FAULTS_EMBEDDED_ONLY,
+      traffic,
+      images,
+      deletePod: async (namespace, name, grace) => {
+        const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
+        const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...(grace === undefined ? {} : { gracePeriodSeconds: grace }) };
+        const pod = await admin.request<KubeObject>('DELETE', path, body).catch(adminError);
+        const removed = await admin.request('GET', path).then(
+          (p) => (p as KubeObject).metadata.uid !== pod.metadata.uid,
+          () => true,
+        );
+        return { namespace, name, uid: pod.metadata.uid, deletionTimestamp: pod.metadata.deletionTimestamp ?? null, removed };
+      },
+      setNodeReady: async (name, ready) => {
+        if (!agent.nodeNames().includes(name)) throw new HttpError(404, `nodes "${name}" not found`);
+        await agent.setNodeReady(name, ready);
+      },
+    };
+    const adminServer = await startAdminServer({ control, host: options.host ?? '127.0.0.1', port: options.metricsPort ?? 0 });
+    closers.push(() => adminServer.close());
+    const kubeconfig = (k: { context?: string; namespace?: string; token?: string } = {}) => cp.kubeconfig(k);
+    if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, kubeconfig());
+    let closing: Promise<void> | undefined;
+    return {
+      backend: 'real',
+      url: cp.url,
+      metricsUrl: adminServer.url,
+      kubeconfigPath: options.kubeconfigOut,
+      token: cp.adminToken,
+      caPem: cp.caPem,
+      kubeconfig,
+      controlPlane: cp,
+      agent,
+      stats,
+      images,
+      traffic,
+      world,
+      timings: { controlPlaneMs, worldMs },
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
