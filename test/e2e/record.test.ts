@@ -21,7 +21,7 @@ import { applyEvent } from '../../src/record/reducer.js';
 import { approvalKey } from '../../src/record/codec.js';
 import { RecordStore } from '../../src/record/store.js';
 import { RunLock, runnerIdentity } from '../../src/record/runLock.js';
-import { startSim, type Sim } from '../../src/sim/index.js';
+import { startTestSim, type TestSim } from './helpers/backend.js';
 import { planYaml } from './helpers/plans.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,7 +63,7 @@ async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   }
 }
 
-let sim: Sim;
+let sim: TestSim;
 let dir: string;
 let kubeconfig: string;
 let cluster: Cluster;
@@ -98,7 +98,7 @@ const rolloutStart = (p: Plan): RolloutEventBody => ({
 });
 
 before(async () => {
-  sim = await startSim({ pods: 2 });
+  sim = await startTestSim({ pods: 2 });
   dir = mkdtempSync(path.join(tmpdir(), 'kwave-record-e2e-'));
   kubeconfig = path.join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig(), { mode: 0o600 });

@@ -18,6 +18,8 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { putRunningPod, startSimApi, type SimApi } from './helpers/simApi.js';
+import { startApiOnly, type ApiOnly } from './helpers/apiOnly.js';
+import { embeddedOnly } from './helpers/backend.js';
 
 const run = promisify(execFile);
 const SMP = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -84,7 +86,7 @@ function watchUntil(sim: SimApi, path: string, query: Record<string, string | nu
   });
 }
 
-describe('simulated kube-apiserver through @kubernetes/client-node', () => {
+describe('simulated kube-apiserver through @kubernetes/client-node', { skip: embeddedOnly("reads and writes the simulator's store directly (watch window, bookmark interval, injected faults, its own request counts)") }, () => {
   let sim: SimApi;
   let core: CoreV1Api;
   let coord: CoordinationV1Api;
@@ -350,16 +352,16 @@ const kubectlFound = kubectlVersion.status === 0;
 const kubectlMinor = kubectlFound ? Number.parseInt((JSON.parse(kubectlVersion.stdout) as { clientVersion: { minor: string } }).clientVersion.minor, 10) : 0;
 
 describe('simulated kube-apiserver through the real kubectl', { skip: kubectlFound ? false : 'no kubectl on PATH: install it (or Debian kubernetes-client) to run the kubectl fidelity tests' }, () => {
-  let sim: SimApi;
+  let sim: ApiOnly;
   let core: CoreV1Api;
   const kubectl = (...args: string[]) =>
     run('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', `${sim.dir}/cache`, '--request-timeout=20s', ...args], { timeout: 30_000, encoding: 'utf8' });
 
   before(async () => {
-    sim = await startSimApi();
+    sim = await startApiOnly();
     core = sim.kc.makeApiClient(CoreV1Api);
-    for (let i = 0; i < 3; i++) putRunningPod(sim.store, `demo-${i}`, { labels: { app: 'demo' } });
-    putRunningPod(sim.store, 'loner', { nodeName: '', labels: { app: 'other' } });
+    for (let i = 0; i < 3; i++) await sim.putRunningPod(`demo-${i}`, { labels: { app: 'demo' } });
+    await sim.putRunningPod('loner', { nodeName: '', labels: { app: 'other' } });
   });
   after(async () => {
     await sim.close();
@@ -387,7 +389,7 @@ describe('simulated kube-apiserver through the real kubectl', { skip: kubectlFou
   test('patch an image (strategic merge), then "(no change)" for the same patch', async () => {
     const patch = '{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25.3"}]}}';
     assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(), 'pod/demo-0 patched');
-    assert.equal(sim.store.get('pods', 'default', 'demo-0')!.spec && (sim.store.get('pods', 'default', 'demo-0')!.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
+    assert.equal(((await sim.getPod('demo-0'))!.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
     assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(), 'pod/demo-0 patched (no change)');
   });
 
@@ -401,11 +403,11 @@ describe('simulated kube-apiserver through the real kubectl', { skip: kubectlFou
   test('label and annotate (merge patches), including removal', async () => {
     assert.equal((await kubectl('label', 'pod', 'demo-1', 'tier=web')).stdout.trim(), 'pod/demo-1 labeled');
     assert.equal((await kubectl('annotate', 'pod', 'demo-1', 'note=hello')).stdout.trim(), 'pod/demo-1 annotated');
-    let pod = sim.store.get('pods', 'default', 'demo-1')!;
+    let pod = (await sim.getPod('demo-1'))!;
     assert.equal(pod.metadata.labels!.tier, 'web');
     assert.equal(pod.metadata.annotations!.note, 'hello');
     await kubectl('label', 'pod', 'demo-1', 'tier-');
-    pod = sim.store.get('pods', 'default', 'demo-1')!;
+    pod = (await sim.getPod('demo-1'))!;
     assert.equal(pod.metadata.labels!.tier, undefined);
     assert.equal((await kubectl('get', 'pods', '-l', 'note', '-o', 'name')).stdout.trim(), '');
   });
@@ -443,7 +445,7 @@ describe('simulated kube-apiserver through the real kubectl', { skip: kubectlFou
 
   test('delete an unscheduled pod: kubectl waits and reports it deleted', async () => {
     assert.equal((await kubectl('delete', 'pod', 'loner')).stdout.trim(), 'pod "loner" deleted');
-    assert.equal(sim.store.get('pods', 'default', 'loner'), undefined);
+    assert.equal(await sim.getPod('loner'), undefined);
   });
 
   test('delete a scheduled pod with --wait=false leaves it Terminating', async () => {
@@ -464,7 +466,7 @@ describe('simulated kube-apiserver through the real kubectl', { skip: kubectlFou
     assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest configured');
     writeFileSync(file, manifest('nginx:1.25.3', 'two'));
     assert.equal((await kubectl('replace', ...validate, '-f', file)).stdout.trim(), 'pod/manifest replaced');
-    const pod = sim.store.get('pods', 'default', 'manifest')!;
+    const pod = (await sim.getPod('manifest'))!;
     assert.equal(pod.metadata.labels!.tier, 'two');
     assert.equal((pod.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
     assert.equal((pod.status as { phase: string }).phase, 'Pending');

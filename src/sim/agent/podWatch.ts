@@ -61,12 +61,17 @@ export class PodWatch {
     return () => this.listeners.delete(listener);
   }
 
-  /** Takes the pod a write of the agent's returned, unless the view already holds a newer one. */
+  /**
+   * Takes the pod a write of the agent's returned, unless the view already holds it or a newer
+   * one; listeners hear of it as of any change (its watch event will then be no news).
+   */
   put(pod: KubeObject): void {
     const k = key(pod.metadata.namespace, pod.metadata.name);
     const old = this.pods.get(k);
-    if (old && old.metadata.uid === pod.metadata.uid && !newerVersion(pod.metadata.resourceVersion, old.metadata.resourceVersion)) return;
+    if (!old || old.metadata.uid !== pod.metadata.uid) return; // deleted or replaced meanwhile: the watch knows better
+    if (!newerVersion(pod.metadata.resourceVersion, old.metadata.resourceVersion)) return;
     this.pods.set(k, pod);
+    this.notify(pod.metadata.namespace, pod.metadata.name);
   }
 
   close(): void {

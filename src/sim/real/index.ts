@@ -32,6 +32,11 @@ export interface RealSimOptions {
   seed?: number;
   /** Passed to the control plane (binary, extra users, extra flags). */
   controlPlane?: ControlPlaneOptions;
+  /**
+   * A control plane already running (emptied by resetRealWorld), used instead of starting one;
+   * close() leaves it running. Tests share one per file this way.
+   */
+  sharedControlPlane?: ControlPlane;
   onWarning?: (message: string) => void;
 }
 
@@ -75,16 +80,21 @@ function adminError(err: unknown): never {
   throw err;
 }
 
+/** Starts the control plane from the cached build; exit 2 with the build command when there is none. */
+export async function startOwnControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const binary = options.binary ?? findControlPlaneBinary();
+  if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('NOT_BUILT', binary.reason, ExitCode.BAD_INPUT);
+  return startControlPlane({ ...options, binary: typeof binary === 'string' ? binary : binary.path });
+}
+
 export async function startRealSim(options: RealSimOptions = {}): Promise<RealSim> {
   const fixture = typeof options.fixture === 'string' ? await loadFixture(options.fixture) : (options.fixture ?? defaultFixture(options.pods ?? 10));
   if (fixture.faults && Object.keys(fixture.faults).length > 0) throw new KwaveError('FIXTURE', `faults: ${FAULTS_EMBEDDED_ONLY}`, ExitCode.BAD_INPUT);
   const images = new ImageTable(fixture.images);
-  const binary = options.controlPlane?.binary ?? findControlPlaneBinary();
-  if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('NOT_BUILT', binary.reason, ExitCode.BAD_INPUT);
   const t0 = Date.now();
-  const cp = await startControlPlane({ ...options.controlPlane, binary: typeof binary === 'string' ? binary : binary.path });
+  const cp = options.sharedControlPlane ?? (await startOwnControlPlane(options.controlPlane));
   const controlPlaneMs = Date.now() - t0;
-  const closers: (() => Promise<void> | void)[] = [() => cp.close()];
+  const closers: (() => Promise<void> | void)[] = options.sharedControlPlane ? [] : [() => cp.close()];
   const closeAll = async () => {
     for (const c of closers.reverse()) await c();
   };

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
-import { startSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
+import type { SimOptions } from '../../../src/sim/index.js';
+import { startTestSim, type TestSim } from './backend.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { PrometheusServer } from './prometheus.js';
 
@@ -46,7 +47,7 @@ export function jsonEvents(stdout: string): RolloutEvent[] {
 }
 
 export interface World {
-  sim: Sim;
+  sim: TestSim;
   dir: string;
   kubeconfig: string;
   /** `host:port` of the simulator's app metrics, for Prometheus' targets. */
@@ -62,7 +63,7 @@ export interface World {
 export async function startWorld(options: SimOptions = {}): Promise<World> {
   const dir = await mkdtemp(join(tmpdir(), 'kwave-metrics-e2e-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const sim = await startSim({ pods: 4, ...options, kubeconfigOut: kubeconfig });
+  const sim = await startTestSim({ pods: 4, ...options, kubeconfigOut: kubeconfig });
   return {
     sim,
     dir,
@@ -74,7 +75,7 @@ export async function startWorld(options: SimOptions = {}): Promise<World> {
       return file;
     },
     imageIDs() {
-      const pods = sim.store.list('pods', 'default') as unknown as V1Pod[];
+      const pods = sim.listPods('default') as unknown as V1Pod[];
       return new Map(pods.map((p) => [p.metadata!.name!, p.status?.containerStatuses?.find((c) => c.name === 'nginx')?.imageID ?? '']));
     },
     async close() {

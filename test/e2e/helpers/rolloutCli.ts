@@ -1,7 +1,7 @@
 // The real `kwave` binary (`node bin/kwave.js`, built by `npm run build`) against a simulated
 // cluster started in the test process: plans written to a temp dir, `kwave run` spawned with
 // `-o json` (one event per line, parsed as it arrives), and what the tests read back from the
-// cluster (pods from the simulator's store, /sim/stats, the rollout record through
+// cluster (pods as the backend holds them, /sim/stats, the rollout record through
 // `kwave status -o json`).
 //
 // Every child is spawned asynchronously: the simulator lives in this process's event loop, so a
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
-import { startSim, type Sim } from '../../../src/sim/index.js';
+import { startTestSim, type TestSim } from './backend.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
 import { planYaml as plainPlanYaml, type PlanOptions } from './plans.js';
@@ -114,7 +114,8 @@ export function viewPod(obj: KubeObject): PodView {
 }
 
 export interface Fleet {
-  sim: Sim;
+  /** The cluster, on the backend KWAVE_TEST_BACKEND selects. */
+  sim: TestSim;
   dir: string;
   kubeconfig: string;
   stats(): Promise<StatsSnapshot>;
@@ -142,7 +143,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     fixture = join(dir, 'fixture.yaml');
     await writeFile(fixture, options.fixture);
   }
-  const sim = await startSim({
+  const sim = await startTestSim({
     ...(fixture ? { fixture } : { pods: options.pods ?? 20 }),
     timeScale: options.timeScale ?? 0.3,
     kubeconfigOut: kubeconfig,
@@ -175,7 +176,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     },
     pods: (app = 'demo', namespace = 'default') => {
       const out = new Map<string, PodView>();
-      for (const p of sim.store.list('pods', namespace)) {
+      for (const p of sim.listPods(namespace)) {
         if ((p.metadata.labels as Record<string, string> | undefined)?.app === app) out.set(p.metadata.name, viewPod(p));
       }
       return out;
