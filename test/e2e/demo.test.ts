@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { notBuilt, ROOT } from './helpers/rolloutCli.js';
+import { embeddedOnly } from './helpers/backend.js';
 
-describe('kwave demo', { skip: notBuilt }, () => {
+describe('kwave demo', { skip: embeddedOnly('kwave demo always starts the embedded simulator') || notBuilt }, () => {
   test('upgrades the 60 pods in 4 waves, exits 0 and shows the ImageID proof', async () => {
     const child = spawn(process.execPath, ['bin/kwave.js', 'demo'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { freePort, sampleCount, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
 import { planYaml } from './helpers/plans.js';
 import { allPanels, errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, readDashboard, single, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 const PLAN = 'dash-run';
 const PODS = 8;
 const dashboard = readDashboard();
 
-describe('dashboard structure', () => {
+describe('dashboard structure', { skip: noClusterOnReal }, () => {
   test('is importable: schemaVersion, a DS_PROMETHEUS input, a plan variable', () => {
     assert.ok(dashboard.schemaVersion >= 36 && dashboard.schemaVersion <= 41, `schemaVersion ${dashboard.schemaVersion}`);
     assert.deepEqual(

@@ -6,8 +6,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skipUnless } from './helpers/prometheus.js';
 import { kwaveCli } from './helpers/metricsRun.js';
+import { embeddedOnly } from './helpers/backend.js';
 
-describe('kwave demo --gate', { skip: skipUnless('prometheus') }, () => {
+describe('kwave demo --gate', { skip: embeddedOnly('kwave demo always starts the embedded simulator') || skipUnless('prometheus') }, () => {
   test('halts on the error-rate gate after wave 2, names value and condition, and rolls the pods back', async (t) => {
     const run = await kwaveCli(['demo', '--gate'], 120_000);
     const out = run.stdout;

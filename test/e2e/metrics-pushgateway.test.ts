@@ -11,6 +11,7 @@ import { KwaveMetrics } from '../../src/metrics/registry.js';
 import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
 import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 const PLAN = 'pushed-plan';
 /** One pod, then all; a 3 s pause gate after wave 1 is when the test reads the gateway. */
@@ -99,7 +100,7 @@ describe('kwave run --pushgateway', { skip: skipUnless('prometheus-pushgateway')
   });
 });
 
-describe('pushes in a row', () => {
+describe('pushes in a row', { skip: noClusterOnReal }, () => {
   test('go one at a time, so a slow wave-end push cannot land after the final one', async () => {
     // A receiver that answers the first push late. Were pushes sent at once, they would overlap
     // and could reach a gateway in any order; one at a time, the last one asked for lands last.

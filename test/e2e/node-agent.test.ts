@@ -11,6 +11,7 @@ import { defaultDigest, ImageTable } from '../../src/sim/images.js';
 import type { ContainerStatus, PodCondition } from '../../src/sim/podStatus.js';
 import type { KubeObject } from '../../src/sim/store.js';
 import { startSimApi, type SimApi } from './helpers/simApi.js';
+import { embeddedOnly } from './helpers/backend.js';
 
 const GATE = 'kwave.dev/in-place-ready';
 
@@ -26,7 +27,7 @@ function podManifest(name: string, node: string, image = 'nginx:1.14.2'): KubeOb
 const cs = (p: KubeObject) => (p.status as { containerStatuses?: ContainerStatus[] } | undefined)?.containerStatuses?.[0];
 const cond = (p: KubeObject, type: string) => (p.status as { conditions?: PodCondition[] } | undefined)?.conditions?.find((c) => c.type === type);
 
-describe('node agent against an API server without a kubelet', () => {
+describe('node agent against an API server without a kubelet', { skip: embeddedOnly('checks the node agent against the embedded API server; on the real pass every suite runs on it') }, () => {
   let api: SimApi;
   let agent: NodeAgent;
   let client: KubeHttp;

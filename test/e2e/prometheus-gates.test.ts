@@ -9,6 +9,7 @@ import { runGate } from '../../src/gates/index.js';
 import type { PrometheusGate } from '../../src/plan/types.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
 import { freePort, skipUnless, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 const skip = skipUnless('prometheus');
 
@@ -72,7 +73,7 @@ function gateFor(address: string, over: Partial<PrometheusGate> = {}): Prometheu
   };
 }
 
-describe('Prometheus gate against a real Prometheus', { skip }, () => {
+describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal || skip }, () => {
   const app = new FakeApp();
   let prom: PrometheusServer;
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { MetricsPusher, pushGroupUrl } from '../../src/metrics/push.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
 import { freePort, skipUnless, startPushgateway } from './helpers/prometheus.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 /** `name{labels} value` lines of an exposition whose labels include all of `want`. */
 function linesWith(text: string, metric: string, want: Record<string, string>): string[] {
@@ -13,7 +14,7 @@ function linesWith(text: string, metric: string, want: Record<string, string>): 
     .filter((l) => Object.entries(want).every(([k, v]) => l.includes(`${k}="${v}"`)));
 }
 
-describe('Pushgateway', { skip: skipUnless('prometheus-pushgateway') }, () => {
+describe('Pushgateway', { skip: noClusterOnReal || skipUnless('prometheus-pushgateway') }, () => {
   let gateway: Awaited<ReturnType<typeof startPushgateway>>;
 
   before(async () => {

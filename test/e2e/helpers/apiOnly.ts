@@ -37,13 +37,14 @@ export async function startApiOnly(): Promise<ApiOnly> {
     kubeconfig = sim.api.kubeconfig();
     stop = () => sim.close();
   } else {
-    const cp = await acquireControlPlane();
+    const held = acquireControlPlane();
+    const cp = await held;
     ({ url, caPem } = cp);
     token = cp.adminToken;
     kubeconfig = cp.kubeconfig();
     stop = async () => {
       await resetRealWorld(http);
-      releaseControlPlane();
+      releaseControlPlane(held);
     };
   }
   const http = new KubeHttp({ url, caPem, token, userAgent: 'kwave-e2e' });

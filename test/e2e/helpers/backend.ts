@@ -29,6 +29,9 @@ export function embeddedOnly(why: string): string | false {
   return BACKEND === 'real' ? `embedded backend only: ${why}` : false;
 }
 
+/** For suites that need no cluster (or start none of a backend's): they run once, on the embedded pass. */
+export const noClusterOnReal: string | false = embeddedOnly('no cluster of a backend involved: runs once, on the embedded pass');
+
 /** The real backend's own skip reason: no control-plane build. */
 export const realNotBuilt: string | false = (() => {
   if (BACKEND !== 'real') return false;
@@ -60,10 +63,22 @@ export interface TestSim {
   close(): Promise<void>;
 }
 
-let shared: { cp: Promise<ControlPlane>; users: number; stopTimer?: NodeJS.Timeout } | undefined;
+interface Held {
+  cp: Promise<ControlPlane>;
+  users: number;
+  stopTimer?: NodeJS.Timeout;
+}
+let shared: Held | undefined;
+/** Control planes of worlds started while the shared one was taken (two worlds at once). */
+const extra = new Map<Promise<ControlPlane>, Held>();
 
-/** This file's control plane: started on first use, stopped a moment after its last world closes. */
+/** This file's control plane: started on first use, stopped a moment after its last world closes. A second world at once gets one of its own. */
 export function acquireControlPlane(): Promise<ControlPlane> {
+  if (shared && shared.users > 0) {
+    const own: Held = { cp: startOwnControlPlane(), users: 1 };
+    extra.set(own.cp, own);
+    return own.cp;
+  }
   if (shared?.stopTimer) clearTimeout(shared.stopTimer);
   shared ??= { cp: startOwnControlPlane(), users: 0 };
   shared.stopTimer = undefined;
@@ -71,7 +86,13 @@ export function acquireControlPlane(): Promise<ControlPlane> {
   return shared.cp;
 }
 
-export function releaseControlPlane(): void {
+export function releaseControlPlane(which?: Promise<ControlPlane>): void {
+  const own = which && extra.get(which);
+  if (own) {
+    extra.delete(which);
+    void own.cp.then((cp) => cp.close());
+    return;
+  }
   const s = shared;
   if (!s) return;
   s.users--;
@@ -117,12 +138,14 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
     };
   }
   if (options.faults) throw new Error('startTestSim: API faults are embedded-only; skip the test on the real backend');
-  const cp = await acquireControlPlane();
+  const held = acquireControlPlane();
   let sim: RealSim;
+  let cp: ControlPlane;
   try {
+    cp = await held;
     sim = await startRealSim({ pods: options.pods, fixture: options.fixture, kubeconfigOut: options.kubeconfigOut, timeScale: options.timeScale, seed: options.seed, metricsPort: options.metricsPort, sharedControlPlane: cp });
   } catch (err) {
-    releaseControlPlane();
+    releaseControlPlane(held);
     throw err;
   }
   const admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.adminToken, userAgent: 'kwave-e2e' });
@@ -156,7 +179,7 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
         await resetRealWorld(admin);
         admin.close();
         asAgent.close();
-        releaseControlPlane();
+        releaseControlPlane(held);
       })()),
   };
 }
