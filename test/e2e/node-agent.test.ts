@@ -53,7 +53,7 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
   before(async () => {
     api = await startSimApi();
     client = new KubeHttp({ url: api.api.url, caPem: api.api.caPem, token: api.api.token });
-    agent = await startNodeAgent({ url: api.api.url, caPem: api.api.caPem, token: api.api.token, nodes: DEFAULT_NODES, images: new ImageTable(defaultImages()), timeScale: 0.05, seed: 3 });
+    agent = await startNodeAgent({ url: api.api.url, caPem: api.api.caPem, token: api.api.token, nodes: DEFAULT_NODES, images: new ImageTable(defaultImages()), timeScale: 0.05, seed: 3, leaseRenewMs: 100 });
   });
   after(async () => {
     await agent.close();
@@ -116,13 +116,22 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
     assert.ok(!agent.pod('default', 'agent-1') || agent.pod('default', 'agent-1')!.metadata.deletionTimestamp);
   });
 
-  test('NotReady: the node reports Ready Unknown; back, Ready True', async () => {
-    const ready = () => ((api.store.get('nodes', undefined, 'sim-node-3')!.status as { conditions: PodCondition[] }).conditions.find((c) => c.type === 'Ready'));
+  test('NotReady: the node goes silent (its lease is no longer renewed); back, it reports Ready and renews', async () => {
+    const renewed = (node: string) => (api.store.get('leases', 'kube-node-lease', node)!.spec as { renewTime: string }).renewTime;
+    const leaseMoves = (node: string) =>
+      new Promise<boolean>((resolve) => {
+        const before = renewed(node);
+        setTimeout(() => resolve(renewed(node) !== before), 1500);
+      });
     await agent.setNodeReady('sim-node-3', false);
-    assert.equal(ready()?.status, 'Unknown');
     assert.equal(agent.isNodeReady('sim-node-3'), false);
+    const [silent, alive] = await Promise.all([leaseMoves('sim-node-3'), leaseMoves('sim-node-2')]);
+    assert.equal(silent, false, 'a silent kubelet renews nothing');
+    assert.equal(alive, true, 'the other nodes go on renewing');
     await agent.setNodeReady('sim-node-3', true);
-    assert.equal(ready()?.status, 'True');
-    assert.equal(ready()?.reason, 'KubeletReady');
+    const ready = (api.store.get('nodes', undefined, 'sim-node-3')!.status as { conditions: PodCondition[] }).conditions.find((c) => c.type === 'Ready');
+    assert.equal(ready?.status, 'True');
+    assert.equal(ready?.reason, 'KubeletReady');
+    assert.equal(await leaseMoves('sim-node-3'), true);
   });
 });

@@ -80,6 +80,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
     stdout.write(`metrics on ${sim.metricsUrl}\n`);
     stdout.write(`kubeconfig written to ${kubeconfigOut}\n`);
     stdout.write(`${sim.world.pods} pods on ${sim.world.nodes} nodes; try: kubectl --kubeconfig ${kubeconfigOut} get pods -o wide\n`);
+    if ('backend' in sim) stdout.write(`real control plane ${sim.controlPlane.version} up in ${(sim.timings.controlPlaneMs / 1000).toFixed(1)} s; pods Running and Ready ${(sim.timings.worldMs / 1000).toFixed(1)} s later\n`);
   }
   const received = await signal.received;
   await sim.close();

@@ -2,8 +2,11 @@
 // (zone labels, capacity, allocatable, healthy conditions), and a Lease in `kube-node-lease`
 // per node renewed every 10 s — the heartbeat kube-controller-manager's node-lifecycle
 // controller watches. The NotReady fault is a kubelet gone silent: its lease is no longer
-// renewed and its Ready condition reported Unknown, so that the real controller taints the node
-// and marks its pods not Ready; back to Ready, the kubelet reports Ready True and renews again.
+// renewed and nothing of the node is written, so that the real controller, once the node's
+// grace period is over, sets its conditions Unknown, taints it `unreachable` and marks its pods
+// not Ready (had the agent written Unknown itself, the controller would never see the node go
+// from Ready to not Ready, and would leave its pods Ready). Back, the kubelet reports Ready True
+// and renews again.
 import type { FixtureNode } from '../fixture.js';
 import { rfc3339 } from '../kubelet/pods.js';
 import { nodeConditionsWithReadiness } from '../nodeController.js';
@@ -13,6 +16,7 @@ import { nodeObject } from '../world.js';
 import { KubeHttpError, type KubeHttp } from './kubeHttp.js';
 
 export const LEASE_DURATION_SECONDS = 40;
+/** A kubelet renews every leaseDuration / 4. */
 const RENEW_MS = 10_000;
 
 /** MicroTime, as Lease times are written: `2006-01-02T15:04:05.000000Z`. */
@@ -24,6 +28,8 @@ export interface NodeSetOptions {
   podsPerNode?: ReadonlyMap<string, number>;
   now?: () => Date;
   onWarning?: (message: string) => void;
+  /** How often leases are renewed (default 10 s, as a kubelet); shorter with a shorter node grace period. */
+  renewMs?: number;
 }
 
 export class NodeSet {
@@ -71,17 +77,20 @@ export class NodeSet {
         await this.renew(n.name);
       }),
     );
-    this.timer = setInterval(() => void this.renewAll(), RENEW_MS);
+    this.timer = setInterval(() => void this.renewAll(), this.options.renewMs ?? RENEW_MS);
     this.timer.unref();
   }
 
-  /** The NotReady fault (ready = false) and its end. */
+  /** The NotReady fault (ready = false: silent from now on) and its end (Ready reported, lease renewed). */
   async setReady(name: string, ready: boolean): Promise<void> {
     if (!this.nodes.has(name)) throw new KubeHttpError(404, { reason: 'NotFound', message: `nodes "${name}" not found` }, 'node');
-    if (ready) this.down.delete(name);
-    else this.down.add(name);
-    this.nodes.set(name, await this.reportReadiness(name, ready));
-    if (ready) await this.renew(name);
+    if (!ready) {
+      this.down.add(name);
+      return;
+    }
+    this.down.delete(name);
+    this.nodes.set(name, await this.reportReadiness(name, true));
+    await this.renew(name);
   }
 
   close(): void {

@@ -14,7 +14,8 @@ import { findControlPlaneBinary, startControlPlane, type ControlPlane, type Cont
 import { ExitCode, KwaveError } from '../../errors.js';
 import { defaultFixture, loadFixture, type Fixture } from '../fixture.js';
 import { ImageTable } from '../images.js';
-import { followPodReadiness } from '../readiness.js';
+import { nodeNameOf } from '../kubelet/pods.js';
+import { followPodReadiness, isPodReady } from '../readiness.js';
 import type { KubeObject } from '../store.js';
 import type { WorldSummary } from '../world.js';
 import { seedRealWorld } from './seed.js';
@@ -80,11 +81,45 @@ function adminError(err: unknown): never {
   throw err;
 }
 
+/**
+ * How fast the real node-lifecycle controller notices a silent node: a node whose lease is not
+ * renewed for NODE_GRACE is marked Unknown, tainted, and its pods not Ready. Real clusters wait
+ * 50 s (and kubelets renew every 10 s); the simulator renews every second and waits 8 s, so that
+ * the NotReady fault takes effect within seconds yet a loaded machine's late renewal is no fault.
+ */
+const NODE_GRACE = '8s';
+const LEASE_RENEW_MS = 1000;
+
+/** The simulator's own user for seeding the world, apart from the admin that kwave and tests use. */
+export const SEED_USER = 'kwave-sim-seeder';
+
 /** Starts the control plane from the cached build; exit 2 with the build command when there is none. */
 export async function startOwnControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const binary = options.binary ?? findControlPlaneBinary();
   if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('NOT_BUILT', binary.reason, ExitCode.BAD_INPUT);
-  return startControlPlane({ ...options, binary: typeof binary === 'string' ? binary : binary.path });
+  const users = [...(options.users ?? []), { name: SEED_USER, groups: ['system:masters'] }];
+  const controllerManager = [`--node-monitor-grace-period=${NODE_GRACE}`, '--node-monitor-period=1s', ...(options.extraArgs?.['controller-manager'] ?? [])];
+  return startControlPlane({ ...options, users, extraArgs: { ...options.extraArgs, 'controller-manager': controllerManager }, binary: typeof binary === 'string' ? binary : binary.path });
+}
+
+const NODE_FAULT_TIMEOUT_MS = 120_000;
+
+/** Resolves once no pod bound to `node` is Ready (as the agent's watch sees them). */
+function untilNodePodsNotReady(agent: NodeAgent, node: string, timeoutMs: number): Promise<void> {
+  const anyReady = () => [...agent.pods()].some((p) => nodeNameOf(p) === node && isPodReady(p));
+  return new Promise((resolve, reject) => {
+    if (!anyReady()) return resolve();
+    const timer = setTimeout(() => {
+      stop();
+      reject(new HttpError(504, `node ${node}: the node-lifecycle controller did not mark its pods not Ready within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    const stop = agent.subscribe(() => {
+      if (anyReady()) return;
+      clearTimeout(timer);
+      stop();
+      resolve();
+    });
+  });
 }
 
 export async function startRealSim(options: RealSimOptions = {}): Promise<RealSim> {
@@ -116,16 +151,19 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       seed: options.seed ?? fixture.seed ?? 1,
       missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),
       onWarning: options.onWarning,
+      leaseRenewMs: LEASE_RENEW_MS,
     });
     closers.push(() => agent.close());
-    const stats = new RealStats(cp.auditLogPath, cp.agentUser);
+    const stats = new RealStats(cp.auditLogPath, [cp.agentUser, SEED_USER]);
     const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
     const stopReadiness = followPodReadiness(agent, (pod, ready) => {
       stats.counts.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
       traffic.onReadiness(pod, ready);
     });
     closers.push(() => stopReadiness());
-    const admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.adminToken, userAgent: 'kwave-sim/seed' });
+    // The world is seeded (and pods deleted through the admin port) as the simulator's own user,
+    // so that the audit log shows kwave's requests alone under the admin user.
+    const admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.tokens[SEED_USER] ?? cp.adminToken, userAgent: 'kwave-sim/seed' });
     closers.push(() => admin.close());
     const tWorld = Date.now();
     const world = await seedRealWorld(admin, agent, fixture, images);
@@ -152,6 +190,9 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       setNodeReady: async (name, ready) => {
         if (!agent.nodeNames().includes(name)) throw new HttpError(404, `nodes "${name}" not found`);
         await agent.setNodeReady(name, ready);
+        // As on the embedded backend, the answer comes once the fault has taken effect: the
+        // node-lifecycle controller has marked the node's pods not Ready.
+        if (!ready) await untilNodePodsNotReady(agent, name, NODE_FAULT_TIMEOUT_MS);
       },
     };
     const adminServer = await startAdminServer({ control, host: options.host ?? '127.0.0.1', port: options.metricsPort ?? 0 });

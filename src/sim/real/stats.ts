@@ -13,7 +13,8 @@ export class RealStats {
 
   constructor(
     auditLogPath: string,
-    private readonly agentUser: string,
+    /** The node agent's and the simulator's own users. */
+    private readonly ownUsers: readonly string[],
   ) {
     this.tail = new AuditTail(auditLogPath);
   }
@@ -21,7 +22,7 @@ export class RealStats {
   /** Counts the requests the audit log holds since the last read. */
   private catchUp(): void {
     for (const r of this.tail.read()) {
-      if (r.user === this.agentUser || r.user.startsWith('system:')) continue;
+      if (this.ownUsers.includes(r.user) || r.user.startsWith('system:')) continue;
       const key = requestKey(r);
       if (!key) continue;
       const space = key.indexOf(' ');
