@@ -464,7 +464,21 @@ describe('simulated kube-apiserver through the real kubectl', { skip: kubectlFou
     assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest created');
     writeFileSync(file, manifest('nginx:1.14.2', 'two'));
     assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest configured');
+    // The ServiceAccount admission plugin gave the pod a token volume and its mounts: replacing
+    // it with the bare manifest would remove them, a forbidden pod update.
+    const created = (await sim.getPod('manifest'))!;
+    const volume = (created.spec as { volumes: { name: string }[] }).volumes[0]!.name;
+    assert.match(volume, /^kube-api-access-[b-df-hj-np-tv-z2-9]{5}$/);
     writeFileSync(file, manifest('nginx:1.25.3', 'two'));
+    await assert.rejects(kubectl('replace', ...validate, '-f', file), (err: { stderr: string }) => {
+      assert.match(err.stderr, /The Pod "manifest" is invalid: spec: Forbidden: pod updates may not change fields other than/);
+      assert.ok(err.stderr.includes(`"${volume}"`), `the diff names the token volume: ${err.stderr}`);
+      return true;
+    });
+    // Replacing it with the stored object, image changed, is an allowed update.
+    const full = JSON.parse((await kubectl('get', 'pod', 'manifest', '-o', 'json')).stdout) as { spec: { containers: { image: string }[] } };
+    full.spec.containers[0]!.image = 'nginx:1.25.3';
+    writeFileSync(file, JSON.stringify(full));
     assert.equal((await kubectl('replace', ...validate, '-f', file)).stdout.trim(), 'pod/manifest replaced');
     const pod = (await sim.getPod('manifest'))!;
     assert.equal(pod.metadata.labels!.tier, 'two');
