@@ -65,7 +65,7 @@ function kubeGet(server: string, path: string, ca: string, token?: string): Prom
   });
 }
 
-describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default --control-plane embedded') || existsSync(join(process.cwd(), 'dist/cli/main.js')) ? false : 'run `npm run build` first' }, () => {
+describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default --control-plane embedded') || (existsSync(join(process.cwd(), 'dist/cli/main.js')) ? false : 'run `npm run build` first') }, () => {
   let dir = '';
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kwave-sim-cli-'));
