@@ -72,15 +72,26 @@ let shared: Held | undefined;
 /** Control planes of worlds started while the shared one was taken (two worlds at once). */
 const extra = new Map<Promise<ControlPlane>, Held>();
 
+/**
+ * Control planes start one after another: the launcher picks free ports before its components
+ * bind them, and two launches at once can pick the same port.
+ */
+let starting: Promise<unknown> = Promise.resolve();
+function startSerially(): Promise<ControlPlane> {
+  const next = starting.then(() => startOwnControlPlane());
+  starting = next.catch(() => undefined);
+  return next;
+}
+
 /** This file's control plane: started on first use, stopped a moment after its last world closes. A second world at once gets one of its own. */
 export function acquireControlPlane(): Promise<ControlPlane> {
   if (shared && shared.users > 0) {
-    const own: Held = { cp: startOwnControlPlane(), users: 1 };
+    const own: Held = { cp: startSerially(), users: 1 };
     extra.set(own.cp, own);
     return own.cp;
   }
   if (shared?.stopTimer) clearTimeout(shared.stopTimer);
-  shared ??= { cp: startOwnControlPlane(), users: 0 };
+  shared ??= { cp: startSerially(), users: 0 };
   shared.stopTimer = undefined;
   shared.users++;
   return shared.cp;
