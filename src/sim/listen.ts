@@ -1,5 +1,5 @@
 // Binding the simulator's servers: listen, fail on a bind error, and say where they serve.
-import type { AddressInfo, Server } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 
 /** Listens on `host:port` (0 = a free port); resolves with `host:port` as a URL spells it. */
 export async function listen(server: Server, port: number, host: string): Promise<string> {
@@ -12,4 +12,16 @@ export async function listen(server: Server, port: number, host: string): Promis
   });
   const bound = (server.address() as AddressInfo).port;
   return `${host.includes(':') ? `[${host}]` : host}:${bound}`;
+}
+
+/** A port free right now on 127.0.0.1 (the OS picks; a small race remains, so callers retry). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
 }

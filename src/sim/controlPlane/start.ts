@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../metrics/prometheusProcess.js';
+import { freePort } from '../listen.js';
 import { renderKubeconfig } from '../apiserver/kubeconfig.js';
 import { findControlPlaneBinary } from './binary.js';
 import { startComponent, type Component } from './component.js';

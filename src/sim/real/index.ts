@@ -96,7 +96,7 @@ export const SEED_USER = 'kwave-sim-seeder';
 /** Starts the control plane from the cached build; exit 2 with the build command when there is none. */
 export async function startOwnControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const binary = options.binary ?? findControlPlaneBinary();
-  if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('NOT_BUILT', binary.reason, ExitCode.BAD_INPUT);
+  if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('USAGE', binary.reason, ExitCode.BAD_INPUT);
   const users = [...(options.users ?? []), { name: SEED_USER, groups: ['system:masters'] }];
   const controllerManager = [`--node-monitor-grace-period=${NODE_GRACE}`, '--node-monitor-period=1s', ...(options.extraArgs?.['controller-manager'] ?? [])];
   return startControlPlane({ ...options, users, extraArgs: { ...options.extraArgs, 'controller-manager': controllerManager }, binary: typeof binary === 'string' ? binary : binary.path });
