@@ -36,6 +36,8 @@ export class NodeSet {
   private readonly nodes = new Map<string, KubeObject>();
   private readonly leaseVersions = new Map<string, string>();
   private readonly down = new Set<string>();
+  /** A renewal on its way, per node: a node going silent waits for it, so none lands after. */
+  private readonly renewing = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => Date;
   private readonly warn: (message: string) => void;
@@ -86,6 +88,7 @@ export class NodeSet {
     if (!this.nodes.has(name)) throw new KubeHttpError(404, { reason: 'NotFound', message: `nodes "${name}" not found` }, 'node');
     if (!ready) {
       this.down.add(name);
+      await this.renewing.get(name)?.catch(() => undefined);
       return;
     }
     this.down.delete(name);
@@ -100,10 +103,14 @@ export class NodeSet {
   private async renewAll(): Promise<void> {
     for (const name of this.nodes.keys()) {
       if (this.down.has(name)) continue;
+      const renewal = this.renew(name);
+      this.renewing.set(name, renewal);
       try {
-        await this.renew(name);
+        await renewal;
       } catch (err) {
         this.warn(`lease of node ${name}: ${(err as Error).message}`);
+      } finally {
+        if (this.renewing.get(name) === renewal) this.renewing.delete(name);
       }
     }
   }
