@@ -87,6 +87,7 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
   );
   add('sim', 'run the simulated Kubernetes cluster (API server + kubelet) until SIGINT/SIGTERM', {}, () => import('./commands/sim.js'), (c) =>
     c
+      .option('--control-plane <kind>', 'embedded (the simulator\'s own API server and kubelet) or real (etcd, kube-apiserver, controller-manager and scheduler built by `npm run build:control-plane`, with kwave\'s kubelet as node agent)', 'embedded')
       .option('--pods <n>', 'pods in the default world', '10')
       .option('--fixture <file>', 'fixture YAML describing nodes, images and workloads')
       .option('--port <port>', 'API server port (0 = any free port)', '0')

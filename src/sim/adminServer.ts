@@ -1,29 +1,49 @@
 // The simulator's second port (plain HTTP, no auth, loopback): the app's traffic metrics for
 // Prometheus, /sim/stats for tests that check budgets from outside kwave, and admin endpoints
 // that switch faults and inject disruptions at run time. Routes are listed in docs/sim.md.
+//
+// The same routes serve both backends: what differs (how a pod is deleted, how a node goes
+// NotReady, where request counts come from, whether API faults can be injected) is the backend's
+// SimControl.
 import { listen } from './listen.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AppTraffic } from './appMetrics.js';
-import { deletePod, mergeFaults, resetFaults } from './disruptions.js';
+import { mergeFaults, resetFaults } from './disruptions.js';
 import type { Faults } from './faults.js';
 import type { Admission, AdmissionRule } from './apiserver/admission.js';
 import type { ImageTable } from './images.js';
-import type { Kubelet } from './kubelet.js';
-import type { SimStats } from './stats.js';
-import { StoreError, type Store } from './store.js';
+import type { StatsSnapshot } from './stats.js';
+import { StoreError } from './store.js';
+
+/** What a deletion through the admin port did. */
+export interface PodDeletion {
+  namespace: string;
+  name: string;
+  uid: string | undefined;
+  deletionTimestamp: string | null;
+  /** Gone at once (unbound pod, or grace 0) rather than left to its kubelet. */
+  removed: boolean;
+}
+
+/** A backend's side of the admin port. */
+export interface SimControl {
+  stats(): StatsSnapshot | Promise<StatsSnapshot>;
+  resetStats(): StatsSnapshot | Promise<StatsSnapshot>;
+  /** The live API faults; a string says why this backend has none (e.g. embedded-only). */
+  faults: Faults | string;
+  /** Admission rules that refuse or hold writes; a string says why this backend has none. */
+  admission: Admission | string;
+  traffic: AppTraffic;
+  images: ImageTable;
+  deletePod(namespace: string, name: string, gracePeriodSeconds: number | undefined): Promise<PodDeletion>;
+  setNodeReady(name: string, ready: boolean): Promise<void>;
+}
 
 export interface AdminServerOptions {
-  store: Store;
-  stats: SimStats;
-  faults: Faults;
-  admission: Admission;
-  traffic: AppTraffic;
-  kubelet: Kubelet;
-  images: ImageTable;
+  control: SimControl;
   host?: string;
   /** 0 (default) picks a free port. */
   port?: number;
-  now?: () => Date;
 }
 
 export interface AdminServer {
@@ -32,7 +52,8 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-class HttpError extends Error {
+/** A refusal of the admin port, with its HTTP status (404 for an unknown pod or node). */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -71,64 +92,58 @@ function graceParam(url: URL): number | undefined {
 }
 
 export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
-  const now = opts.now ?? (() => new Date());
+  const control = opts.control;
+  const faults = (): Faults => {
+    if (typeof control.faults === 'string') throw new HttpError(400, control.faults);
+    return control.faults;
+  };
+  const admission = (): Admission => {
+    if (typeof control.admission === 'string') throw new HttpError(400, control.admission);
+    return control.admission;
+  };
   const routes: [string, RegExp, Handler][] = [
-    ['GET', /^\/metrics$/, async () => ({ body: opts.traffic.exposition(), text: true })],
+    ['GET', /^\/metrics$/, async () => ({ body: control.traffic.exposition(), text: true })],
     ['GET', /^\/healthz$/, async () => ({ body: 'ok', text: true })],
-    ['GET', /^\/sim\/stats$/, async () => ({ body: opts.stats.snapshot() })],
-    [
-      'POST',
-      /^\/sim\/stats\/reset$/,
-      async () => {
-        opts.stats.reset();
-        return { body: opts.stats.snapshot() };
-      },
-    ],
-    ['GET', /^\/sim\/faults$/, async () => ({ body: opts.faults })],
+    ['GET', /^\/sim\/stats$/, async () => ({ body: await control.stats() })],
+    ['POST', /^\/sim\/stats\/reset$/, async () => ({ body: await control.resetStats() })],
+    ['GET', /^\/sim\/faults$/, async () => ({ body: faults() })],
     [
       'POST',
       /^\/sim\/faults$/,
       async (req) => {
+        const live = faults();
         const patch = await readJson(req);
         try {
-          return { body: mergeFaults(opts.faults, patch) };
+          return { body: mergeFaults(live, patch) };
         } catch (err) {
           throw new HttpError(400, (err as Error).message);
         }
       },
     ],
-    ['DELETE', /^\/sim\/faults$/, async () => ({ body: resetFaults(opts.faults) })],
-    ['GET', /^\/sim\/admission$/, async () => ({ body: opts.admission.current })],
+    ['DELETE', /^\/sim\/faults$/, async () => ({ body: resetFaults(faults()) })],
+    ['GET', /^\/sim\/admission$/, async () => ({ body: admission().current })],
     [
       'POST',
       /^\/sim\/admission$/,
       async (req) => {
         const rules = await readJson(req);
         if (!Array.isArray(rules)) throw new HttpError(400, 'expected a JSON list of rules: [{verb, resource, name?, refuse?: 403|422, hold?: true, times?}]');
-        opts.admission.set(rules as AdmissionRule[]);
-        return { body: opts.admission.current };
+        admission().set(rules as AdmissionRule[]);
+        return { body: admission().current };
       },
     ],
-    ['POST', /^\/sim\/admission\/release$/, async () => ({ body: { released: opts.admission.release() } })],
-    [
-      'GET',
-      /^\/sim\/images$/,
-      async () => ({ body: opts.images.entries() }),
-    ],
+    ['POST', /^\/sim\/admission\/release$/, async () => ({ body: { released: admission().release() } })],
+    ['GET', /^\/sim\/images$/, async () => ({ body: control.images.entries() })],
     [
       'POST',
       /^\/sim\/pods\/([^/]+)\/([^/]+)\/delete$/,
-      async (_req, url, [ns, name]) => {
-        const pod = deletePod(opts.store, ns!, name!, graceParam(url), now());
-        const gone = !opts.store.get('pods', ns, name!);
-        return { status: 202, body: { namespace: ns, name, uid: pod.metadata.uid, deletionTimestamp: pod.metadata.deletionTimestamp ?? null, removed: gone } };
-      },
+      async (_req, url, [ns, name]) => ({ status: 202, body: await control.deletePod(ns!, name!, graceParam(url)) }),
     ],
     [
       'POST',
       /^\/sim\/nodes\/([^/]+)\/(not-ready|ready)$/,
       async (_req, _url, [name, what]) => {
-        opts.kubelet.setNodeReady(name!, what === 'ready');
+        await control.setNodeReady(name!, what === 'ready');
         return { body: { node: name, ready: what === 'ready' } };
       },
     ],

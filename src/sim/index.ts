@@ -5,6 +5,7 @@ import { Admission } from './apiserver/admission.js';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { startAdminServer } from './adminServer.js';
+import { embeddedControl } from './embeddedControl.js';
 import { startApiServer } from './apiserver/index.js';
 import { AppTraffic } from './appMetrics.js';
 import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
@@ -129,7 +130,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     closers.push(() => api.close());
     // Run before the server closes (closers run last first): held answers would keep it open.
     closers.push(() => void admission.set([]));
-    const admin = await startAdminServer({ store, stats, faults, admission, traffic, kubelet, images, host, port: options.metricsPort ?? 0 });
+    const admin = await startAdminServer({ control: embeddedControl({ store, stats, faults, admission, traffic, images, kubelet }), host, port: options.metricsPort ?? 0 });
     closers.push(() => admin.close());
     if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, api.kubeconfig());
     let closing: Promise<void> | undefined;

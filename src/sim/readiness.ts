@@ -14,6 +14,40 @@ export function isPodReady(pod: KubeObject): boolean {
   return conditionStatus(conditions, 'Ready') === 'True';
 }
 
+/** Pods as some view holds them (the agent's watch of a real API server), told of each change by name. */
+export interface PodView {
+  pods(): Iterable<KubeObject>;
+  pod(namespace: string, name: string): KubeObject | undefined;
+  subscribe(listener: (namespace: string, name: string) => void): () => void;
+}
+
+/** watchPodReadiness over a PodView: the pod's last state is kept to report its deletion. */
+export function followPodReadiness(view: PodView, listener: ReadinessListener): () => void {
+  const last = new Map<string, KubeObject>();
+  const known = new Map<string, boolean>();
+  const see = (pod: KubeObject) => {
+    const key = podKey(pod);
+    const ready = isPodReady(pod);
+    const before = last.get(key);
+    last.set(key, pod);
+    if (before && before.metadata.uid === pod.metadata.uid && known.get(key) === ready) return;
+    known.set(key, ready);
+    listener(pod, ready);
+  };
+  const unsubscribe = view.subscribe((namespace, name) => {
+    const pod = view.pod(namespace, name);
+    if (pod) return see(pod);
+    const key = `${namespace}/${name}`;
+    const gone = last.get(key);
+    if (!gone) return;
+    last.delete(key);
+    known.delete(key);
+    listener(gone, undefined);
+  });
+  for (const pod of view.pods()) see(pod);
+  return unsubscribe;
+}
+
 /**
  * Calls `listener` for every pod already in the store, then on every change of a pod's
  * readiness (and on its deletion). Returns the unsubscribe.

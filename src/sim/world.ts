@@ -7,7 +7,10 @@ import type { Fixture, FixtureNode, FixtureWorkload } from './fixture.js';
 import type { ImageTable } from './images.js';
 import { parseImageRef } from './images.js';
 import { jsonHash } from './json.js';
-import { NODE_HEALTHY, type Kubelet } from './kubelet.js';
+import { addServiceAccount } from './apiserver/defaults.js';
+import type { JsonObject } from './apiserver/json.js';
+import type { Kubelet } from './kubelet.js';
+import { NODE_HEALTHY } from './nodeController.js';
 import type { PodCondition } from './podStatus.js';
 import type { KubeObject, Store } from './store.js';
 import { rfc3339 } from './clock.js';
@@ -45,6 +48,8 @@ export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, f
     });
     for (let i = 0; i < w.replicas; i++) {
       const manifest = podManifest(w, i, nodes[i % nodes.length]!, owner);
+      // What the ServiceAccount admission plugin adds on a real create (the token volume).
+      addServiceAccount(manifest.spec as JsonObject);
       const conditions = gateConditions(w, rfc3339(now()));
       if (runnable) {
         kubelet.createRunningPod(manifest, conditions);

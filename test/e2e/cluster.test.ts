@@ -15,6 +15,7 @@ import { startApiServer } from '../../src/sim/apiserver/index.js';
 import { parseFaults, type Faults } from '../../src/sim/faults.js';
 import { SimStats } from '../../src/sim/stats.js';
 import { Store, type KubeObject } from '../../src/sim/store.js';
+import { embeddedOnly } from './helpers/backend.js';
 
 const GATE = 'kwave.dev/in-place-ready';
 
@@ -104,7 +105,7 @@ function instantSleep() {
   return { waits, sleep: async (ms: number) => void waits.push(ms) };
 }
 
-describe('cluster requests against the simulated API server', () => {
+describe('cluster requests against the simulated API server', { skip: embeddedOnly('drives the embedded API server over its own store with injected faults (the cluster module against kube-apiserver is covered by every other suite on the real pass)') }, () => {
   let sim: Sim;
   let cluster: Cluster;
   before(async () => {
@@ -222,7 +223,7 @@ describe('cluster requests against the simulated API server', () => {
   });
 });
 
-describe('retries', () => {
+describe('retries', { skip: embeddedOnly('drives the embedded API server over its own store with injected faults (the cluster module against kube-apiserver is covered by every other suite on the real pass)') }, () => {
   let sim: Sim;
   before(async () => {
     sim = await startSim();
@@ -283,7 +284,7 @@ describe('retries', () => {
   });
 });
 
-describe('pod cache', () => {
+describe('pod cache', { skip: embeddedOnly('drives the embedded API server over its own store with injected faults (the cluster module against kube-apiserver is covered by every other suite on the real pass)') }, () => {
   test('lists, then sees changes made by others through the watch, without polling', async () => {
     const sim = await startSim();
     try {

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
+import { embeddedOnly } from './helpers/backend.js';
 
-describe('kwave demo', () => {
+describe('kwave demo', { skip: embeddedOnly('kwave demo always starts the embedded simulator') }, () => {
   test('upgrades the 60 pods in 4 waves, exits 0 and shows the ImageID proof', async () => {
     const child = spawn(process.execPath, ['bin/kwave.js', 'demo'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
     let out = '';

@@ -29,12 +29,13 @@ function documentedMetrics(): { name: string; type: string }[] {
   const text = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
   return [...text.matchAll(/^\| `(kwave_[a-z_]+)` \| (\w+) \|/gm)].map((m) => ({ name: m[1]!, type: m[2]! }));
 }
+import { noClusterOnReal } from './helpers/backend.js';
 
 const PLAN = 'dash-run';
 const PODS = 8;
 const dashboard = readDashboard();
 
-describe('dashboard structure', () => {
+describe('dashboard structure', { skip: noClusterOnReal }, () => {
   test('is importable: schemaVersion, a DS_PROMETHEUS input, a plan variable', () => {
     assert.ok(dashboard.schemaVersion >= 36 && dashboard.schemaVersion <= 41, `schemaVersion ${dashboard.schemaVersion}`);
     assert.deepEqual(

@@ -6,9 +6,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { missing } from './helpers/prerequisites.js';
 import { kwaveCli } from './helpers/metricsRun.js';
+import { embeddedOnly } from './helpers/backend.js';
 
 const skip = missing('prometheus');
-describe('kwave demo --gate', () => {
+describe('kwave demo --gate', { skip: embeddedOnly('kwave demo always starts the embedded simulator') }, () => {
   test('halts on the error-rate gate after wave 2, names value and condition, and rolls the pods back', { skip }, async (t) => {
     const run = await kwaveCli(['demo', '--gate'], 120_000);
     const out = run.stdout;

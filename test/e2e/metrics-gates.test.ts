@@ -30,7 +30,7 @@ describe('Prometheus error-rate gate through kwave run', () => {
   let endedAt: number;
 
   const restarts = (w: World) =>
-    new Map((w.sim.store.list('pods', 'default') as unknown as { metadata: { name: string }; status: { containerStatuses: { restartCount: number }[] } }[]).map((p) => [p.metadata.name, p.status.containerStatuses[0]!.restartCount]));
+    new Map((w.sim.listPods('default') as unknown as { metadata: { name: string }; status: { containerStatuses: { restartCount: number }[] } }[]).map((p) => [p.metadata.name, p.status.containerStatuses[0]!.restartCount]));
 
   async function rollout(world: World, name: string, image: string, metricsAddress: string): Promise<Outcome> {
     const plan = await world.writePlan(

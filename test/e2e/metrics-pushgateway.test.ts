@@ -13,6 +13,7 @@ import { freePort, startPushgateway } from './helpers/prometheus.js';
 import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
 import { jsonEvents, kwaveCli, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 const PLAN = 'pushed-plan';
 /** One pod, then all; an approval gate after wave 1 holds the run while the test reads the gateway. */
@@ -113,7 +114,7 @@ describe('kwave run --pushgateway', () => {
   });
 });
 
-describe('pushes in a row', () => {
+describe('pushes in a row', { skip: noClusterOnReal }, () => {
   test('go one at a time, so a slow wave-end push cannot land after the final one', async () => {
     // A receiver that answers the first push late. Were pushes sent at once, they would overlap
     // and could reach a gateway in any order; one at a time, the last one asked for lands last.

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startSim, type Sim } from '../../src/sim/index.js';
+import { startTestSim, type TestSim } from './helpers/backend.js';
 import { BIN, CHILD_LIMITS } from './helpers/kwaveBin.js';
 
 
@@ -62,7 +62,7 @@ type Stats = { requests: Record<string, number> };
 
 describe('kwave plan and kwave adopt against the simulator', () => {
   let dir = '';
-  let sim: Sim;
+  let sim: TestSim;
   let kubeconfig = '';
 
   const stats = async (): Promise<Stats> => (await fetch(`${sim.metricsUrl}/sim/stats`)).json() as Promise<Stats>;
@@ -76,7 +76,7 @@ describe('kwave plan and kwave adopt against the simulator', () => {
     const fixture = join(dir, 'fixture.yaml');
     await writeFile(fixture, FIXTURE);
     kubeconfig = join(dir, 'kubeconfig');
-    sim = await startSim({ fixture, kubeconfigOut: kubeconfig, timeScale: 0.2 });
+    sim = await startTestSim({ fixture, kubeconfigOut: kubeconfig, timeScale: 0.2 });
   });
   after(async () => {
     await sim?.close();
@@ -157,7 +157,7 @@ describe('kwave plan and kwave adopt against the simulator', () => {
   test('adopt --dry-run lists the pods to adopt and writes nothing; adopt makes them Ready', async () => {
     const legacy = ['legacy-0', 'legacy-1', 'legacy-2'];
     const ready = (name: string) =>
-      (sim.store.get('pods', 'apps', name) as { status?: { conditions?: { type: string; status: string; reason?: string }[] } } | undefined)?.status?.conditions ?? [];
+      (sim.getPod('apps', name) as { status?: { conditions?: { type: string; status: string; reason?: string }[] } } | undefined)?.status?.conditions ?? [];
     for (const name of legacy) assert.equal(ready(name).find((c) => c.type === 'Ready')?.status, 'False', `${name} starts not Ready`);
 
     await resetStats();

@@ -10,6 +10,7 @@ import type { PrometheusGate } from '../../src/plan/types.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
 import { freePort, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
 import { missing } from './helpers/prerequisites.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 const skip = missing('prometheus');
 
@@ -73,7 +74,7 @@ function gateFor(address: string, over: Partial<PrometheusGate> = {}): Prometheu
   };
 }
 
-describe('Prometheus gate against a real Prometheus', () => {
+describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal }, () => {
   const app = new FakeApp();
   let prom: PrometheusServer;
 

@@ -5,6 +5,7 @@ import { MetricsPusher, pushGroupUrl } from '../../src/metrics/push.js';
 import { KwaveMetrics } from '../../src/metrics/registry.js';
 import { freePort, startPushgateway } from './helpers/prometheus.js';
 import { missing } from './helpers/prerequisites.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 /** `name{labels} value` lines of an exposition whose labels include all of `want`. */
 function linesWith(text: string, metric: string, want: Record<string, string>): string[] {
@@ -15,7 +16,7 @@ function linesWith(text: string, metric: string, want: Record<string, string>): 
 }
 
 const skip = missing('prometheus-pushgateway');
-describe('Pushgateway', () => {
+describe('Pushgateway', { skip: noClusterOnReal }, () => {
   let gateway: Awaited<ReturnType<typeof startPushgateway>>;
 
   before(async () => {

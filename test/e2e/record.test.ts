@@ -20,7 +20,7 @@ import { applyEvent } from '../../src/record/reducer.js';
 import { approvalKey } from '../../src/record/codec.js';
 import { RecordStore } from '../../src/record/store.js';
 import { RunLock, runnerIdentity } from '../../src/record/runLock.js';
-import { startSim, type Sim } from '../../src/sim/index.js';
+import { startTestSim, type TestSim } from './helpers/backend.js';
 import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 import { planYaml } from './helpers/plans.js';
 
@@ -71,7 +71,7 @@ async function until(ok: () => boolean, what: string): Promise<void> {
   }
 }
 
-let sim: Sim;
+let sim: TestSim;
 let dir: string;
 let kubeconfig: string;
 let cluster: Cluster;
@@ -106,7 +106,7 @@ const rolloutStart = (p: Plan): RolloutEventBody => ({
 });
 
 before(async () => {
-  sim = await startSim({ pods: 2 });
+  sim = await startTestSim({ pods: 2 });
   dir = mkdtempSync(path.join(tmpdir(), 'kwave-record-e2e-'));
   kubeconfig = path.join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, sim.kubeconfig(), { mode: 0o600 });

@@ -104,8 +104,7 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
     for (const [name, p] of now) assert.equal(p.gate, 'True', `${name}: gate`);
 
     // kwave left Events on the failed pod: the failure and the rollback.
-    const reasons = fleet.sim.store
-      .list('events', 'default')
+    const reasons = (await fleet.sim.events('default'))
       .filter((e) => (e as unknown as { involvedObject: { name: string } }).involvedObject.name === 'shop-b-1')
       .map((e) => (e as unknown as { reason: string }).reason);
     assert.ok(reasons.includes('InPlaceUpdateFailed'), reasons.join(','));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { BIN, CHILD_LIMITS } from './helpers/kwaveBin.js';
+import { embeddedOnly } from './helpers/backend.js';
 
 interface Running {
   child: ChildProcess;
@@ -62,7 +63,7 @@ function kubeGet(server: string, path: string, ca: string, token?: string): Prom
   });
 }
 
-describe('kwave sim', () => {
+describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default --control-plane embedded') }, () => {
   let dir = '';
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kwave-sim-cli-'));

@@ -19,6 +19,8 @@ import {
 } from '@kubernetes/client-node';
 import { missing } from './helpers/prerequisites.js';
 import { putRunningPod, startSimApi, type SimApi } from './helpers/simApi.js';
+import { startApiOnly, type ApiOnly } from './helpers/apiOnly.js';
+import { embeddedOnly } from './helpers/backend.js';
 
 const run = promisify(execFile);
 const SMP = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -85,7 +87,7 @@ function watchUntil(sim: SimApi, path: string, query: Record<string, string | nu
   });
 }
 
-describe('simulated kube-apiserver through @kubernetes/client-node', () => {
+describe('simulated kube-apiserver through @kubernetes/client-node', { skip: embeddedOnly("reads and writes the simulator's store directly (watch window, bookmark interval, injected faults, its own request counts)") }, () => {
   let sim: SimApi;
   let core: CoreV1Api;
   let coord: CoordinationV1Api;
@@ -366,17 +368,17 @@ const kubectlMinor = kubectlFound ? Number.parseInt((JSON.parse(kubectlVersion.s
 
 const skip = missing('kubectl');
 describe('simulated kube-apiserver through the real kubectl', () => {
-  let sim: SimApi;
+  let sim: ApiOnly;
   let core: CoreV1Api;
   const kubectl = (...args: string[]) =>
     run('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', `${sim.dir}/cache`, '--request-timeout=20s', ...args], { timeout: 30_000, encoding: 'utf8' });
 
   before(async () => {
     if (skip) return;
-    sim = await startSimApi();
+    sim = await startApiOnly();
     core = sim.kc.makeApiClient(CoreV1Api);
-    for (let i = 0; i < 3; i++) putRunningPod(sim.store, `demo-${i}`, { labels: { app: 'demo' } });
-    putRunningPod(sim.store, 'loner', { nodeName: '', labels: { app: 'other' } });
+    for (let i = 0; i < 3; i++) await sim.putRunningPod(`demo-${i}`, { labels: { app: 'demo' } });
+    await sim.putRunningPod('loner', { nodeName: '', labels: { app: 'other' } });
   });
   after(async () => {
     if (skip) return;
@@ -405,7 +407,7 @@ describe('simulated kube-apiserver through the real kubectl', () => {
   test('patch an image (strategic merge), then "(no change)" for the same patch', { skip }, async () => {
     const patch = '{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25.3"}]}}';
     assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(), 'pod/demo-0 patched');
-    assert.equal(sim.store.get('pods', 'default', 'demo-0')!.spec && (sim.store.get('pods', 'default', 'demo-0')!.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
+    assert.equal(((await sim.getPod('demo-0'))!.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
     assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(), 'pod/demo-0 patched (no change)');
   });
 
@@ -419,11 +421,11 @@ describe('simulated kube-apiserver through the real kubectl', () => {
   test('label and annotate (merge patches), including removal', { skip }, async () => {
     assert.equal((await kubectl('label', 'pod', 'demo-1', 'tier=web')).stdout.trim(), 'pod/demo-1 labeled');
     assert.equal((await kubectl('annotate', 'pod', 'demo-1', 'note=hello')).stdout.trim(), 'pod/demo-1 annotated');
-    let pod = sim.store.get('pods', 'default', 'demo-1')!;
+    let pod = (await sim.getPod('demo-1'))!;
     assert.equal(pod.metadata.labels!.tier, 'web');
     assert.equal(pod.metadata.annotations!.note, 'hello');
     await kubectl('label', 'pod', 'demo-1', 'tier-');
-    pod = sim.store.get('pods', 'default', 'demo-1')!;
+    pod = (await sim.getPod('demo-1'))!;
     assert.equal(pod.metadata.labels!.tier, undefined);
     assert.equal((await kubectl('get', 'pods', '-l', 'note', '-o', 'name')).stdout.trim(), '');
   });
@@ -461,7 +463,7 @@ describe('simulated kube-apiserver through the real kubectl', () => {
 
   test('delete an unscheduled pod: kubectl waits and reports it deleted', { skip }, async () => {
     assert.equal((await kubectl('delete', 'pod', 'loner')).stdout.trim(), 'pod "loner" deleted');
-    assert.equal(sim.store.get('pods', 'default', 'loner'), undefined);
+    assert.equal(await sim.getPod('loner'), undefined);
   });
 
   test('delete a scheduled pod with --wait=false leaves it Terminating', { skip }, async () => {
@@ -480,9 +482,23 @@ describe('simulated kube-apiserver through the real kubectl', () => {
     assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest created');
     writeFileSync(file, manifest('nginx:1.14.2', 'two'));
     assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest configured');
+    // The ServiceAccount admission plugin gave the pod a token volume and its mounts: replacing
+    // it with the bare manifest would remove them, a forbidden pod update.
+    const created = (await sim.getPod('manifest'))!;
+    const volume = (created.spec as { volumes: { name: string }[] }).volumes[0]!.name;
+    assert.match(volume, /^kube-api-access-[b-df-hj-np-tv-z2-9]{5}$/);
     writeFileSync(file, manifest('nginx:1.25.3', 'two'));
+    await assert.rejects(kubectl('replace', ...validate, '-f', file), (err: { stderr: string }) => {
+      assert.match(err.stderr, /The Pod "manifest" is invalid: spec: Forbidden: pod updates may not change fields other than/);
+      assert.ok(err.stderr.includes(`"${volume}"`), `the diff names the token volume: ${err.stderr}`);
+      return true;
+    });
+    // Replacing it with the stored object, image changed, is an allowed update.
+    const full = JSON.parse((await kubectl('get', 'pod', 'manifest', '-o', 'json')).stdout) as { spec: { containers: { image: string }[] } };
+    full.spec.containers[0]!.image = 'nginx:1.25.3';
+    writeFileSync(file, JSON.stringify(full));
     assert.equal((await kubectl('replace', ...validate, '-f', file)).stdout.trim(), 'pod/manifest replaced');
-    const pod = sim.store.get('pods', 'default', 'manifest')!;
+    const pod = (await sim.getPod('manifest'))!;
     assert.equal(pod.metadata.labels!.tier, 'two');
     assert.equal((pod.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
     assert.equal((pod.status as { phase: string }).phase, 'Pending');

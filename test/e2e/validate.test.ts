@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { BAD_PLANS } from '../fixtures/bad-plans/expected.js';
 import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
+import { noClusterOnReal } from './helpers/backend.js';
 
 const BAD = 'test/fixtures/bad-plans';
 
@@ -27,7 +28,7 @@ const examplePlans = readdirSync(ROOT + 'plans')
   .map((f) => `plans/${f}`);
 const badPlans = Object.keys(BAD_PLANS).map((f) => `${BAD}/${f}`);
 
-describe('kwave validate', { concurrency: 2 }, () => {
+describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
   test('every example plan is valid: exit 0, one OK line each with its revision', async () => {
     const { code, stdout } = await kwave('validate', ...examplePlans);
     assert.equal(code, 0, stdout);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { parseFaults } from '../../sim/faults.js';
 import { startSim } from '../../sim/index.js';
+import { FAULTS_EMBEDDED_ONLY, startRealSim } from '../../sim/real/index.js';
 import type { CommandContext } from '../context.js';
 
 function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number {
@@ -43,6 +44,10 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const metricsPort = wholeNumber(opts.metricsPort ?? 0, '--metrics-port', 65535);
   const timeScale = positive(opts.timeScale ?? 1, '--time-scale');
   const faultSpec = opts.faults as string | undefined;
+  const controlPlane = String(opts.controlPlane ?? 'embedded');
+  if (controlPlane !== 'embedded' && controlPlane !== 'real') throw new KwaveError('USAGE', `--control-plane: expected embedded or real, found "${controlPlane}"`);
+  if (controlPlane === 'real' && faultSpec !== undefined) throw new KwaveError('USAGE', `--faults: ${FAULTS_EMBEDDED_ONLY}`);
+  if (controlPlane === 'real' && port !== 0) throw new KwaveError('USAGE', '--port: the real kube-apiserver takes a free port of its own; leave --port at 0 with --control-plane real');
   if (faultSpec !== undefined) {
     try {
       parseFaults(faultSpec);
@@ -56,9 +61,13 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
 
   // Listen from the start: a signal during a long start (50,000 pods) stops it once it is up.
   const signal = nextSignal();
-  let sim: Awaited<ReturnType<typeof startSim>>;
+  let sim: Awaited<ReturnType<typeof startSim>> | Awaited<ReturnType<typeof startRealSim>>;
   try {
-    sim = await startSim({ pods, fixture: opts.fixture as string | undefined, port, metricsPort, kubeconfigOut, faults: faultSpec, timeScale });
+    const fixture = opts.fixture as string | undefined;
+    sim =
+      controlPlane === 'real'
+        ? await startRealSim({ pods, fixture, metricsPort, kubeconfigOut, timeScale, onWarning: (m) => ctx.io.stderr.write(`node agent: ${m}\n`) })
+        : await startSim({ pods, fixture, port, metricsPort, kubeconfigOut, faults: faultSpec, timeScale });
   } catch (err) {
     signal.cancel();
     throw err;
@@ -71,6 +80,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
     stdout.write(`metrics on ${sim.metricsUrl}\n`);
     stdout.write(`kubeconfig written to ${kubeconfigOut}\n`);
     stdout.write(`${sim.world.pods} pods on ${sim.world.nodes} nodes; try: kubectl --kubeconfig ${kubeconfigOut} get pods -o wide\n`);
+    if ('backend' in sim) stdout.write(`real control plane ${sim.controlPlane.version} up in ${(sim.timings.controlPlaneMs / 1000).toFixed(1)} s; pods Running and Ready ${(sim.timings.worldMs / 1000).toFixed(1)} s later\n`);
   }
   const received = await signal.received;
   await sim.close();

@@ -63,11 +63,60 @@ export function addDefaultTolerations(spec: JsonObject, only?: (key: string) => 
   if (tolerations.length || spec.tolerations !== undefined) spec.tolerations = tolerations;
 }
 
+/** The characters Kubernetes draws generated name suffixes from (no vowels, no look-alikes). */
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+export const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** A random 5-character suffix, as generated names (`kube-api-access-xxxxx`) have. */
+export function nameSuffix(random: () => number = Math.random): string {
+  let out = '';
+  for (let i = 0; i < 5; i++) out += SUFFIX_ALPHABET[Math.floor(random() * SUFFIX_ALPHABET.length)];
+  return out;
+}
+
+/**
+ * The ServiceAccount admission plugin: the pod runs as `default` unless it names an account, and
+ * unless it opts out (`automountServiceAccountToken: false`) gets a projected volume
+ * `kube-api-access-xxxxx` (token, cluster CA, namespace) mounted read-only in every container at
+ * /var/run/secrets/kubernetes.io/serviceaccount. Such a pod's spec then holds fields its manifest
+ * lacks — a `kubectl replace` of the bare manifest is a forbidden pod update, as on a real cluster.
+ */
+export function addServiceAccount(spec: JsonObject, random: () => number = Math.random): void {
+  const account = typeof spec.serviceAccountName === 'string' && spec.serviceAccountName ? spec.serviceAccountName : typeof spec.serviceAccount === 'string' && spec.serviceAccount ? spec.serviceAccount : 'default';
+  spec.serviceAccountName = account;
+  spec.serviceAccount = account;
+  if (spec.automountServiceAccountToken === false) return;
+  const containers = ['initContainers', 'containers'].flatMap((list) => (Array.isArray(spec[list]) ? (spec[list] as unknown[]).filter(isObject) : []));
+  const mounted = (c: JsonObject) => Array.isArray(c.volumeMounts) && c.volumeMounts.some((m) => isObject(m) && m.mountPath === SERVICE_ACCOUNT_MOUNT);
+  if (containers.length > 0 && containers.every(mounted)) return;
+  const name = `kube-api-access-${nameSuffix(random)}`;
+  const volumes = Array.isArray(spec.volumes) ? spec.volumes : [];
+  volumes.push({
+    name,
+    projected: {
+      defaultMode: 420,
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+    },
+  });
+  spec.volumes = volumes;
+  for (const c of containers) {
+    if (mounted(c)) continue;
+    const mounts = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
+    mounts.push({ name, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT });
+    c.volumeMounts = mounts;
+  }
+}
+
 /** Defaults a pod being created, as the API server and its default admission plugins do. */
 export function defaultNewPod(pod: JsonObject): JsonObject {
   const p = clone(pod);
   const spec = defaultPodSpec(isObject(p.spec) ? p.spec : {});
   addDefaultTolerations(spec);
+  addServiceAccount(spec);
   p.spec = spec;
   p.status = { phase: 'Pending', qosClass: qosClassOf(spec) };
   return p;

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
+import type { SimOptions } from '../../../src/sim/index.js';
+import { startTestSim, type TestSim } from './backend.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { KWAVE_TIMEOUT_MS, ROOT } from './kwaveBin.js';
 import { clusterReader } from './clusterRead.js';
@@ -46,7 +47,7 @@ export function jsonEvents(stdout: string): RolloutEvent[] {
 }
 
 export interface World {
-  sim: Sim;
+  sim: TestSim;
   dir: string;
   kubeconfig: string;
   /** `host:port` of the simulator's app metrics, for Prometheus' targets. */
@@ -63,7 +64,7 @@ export interface World {
 export async function startWorld(options: SimOptions = {}): Promise<World> {
   const dir = await mkdtemp(join(tmpdir(), 'kwave-metrics-e2e-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const sim = await startSim({ pods: 4, ...options, kubeconfigOut: kubeconfig });
+  const sim = await startTestSim({ pods: 4, ...options, kubeconfigOut: kubeconfig });
   const reader = clusterReader(kubeconfig);
   return {
     sim,

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
-import { startSim, type Sim } from '../../../src/sim/index.js';
+import { startTestSim, type TestSim } from './backend.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import type { KubeObject } from '../../../src/sim/store.js';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
@@ -119,7 +119,8 @@ export function viewPod(obj: KubeObject | V1Pod): PodView {
 }
 
 export interface Fleet {
-  sim: Sim;
+  /** The cluster, on the backend KWAVE_TEST_BACKEND selects. */
+  sim: TestSim;
   dir: string;
   kubeconfig: string;
   stats(): Promise<StatsSnapshot>;
@@ -149,7 +150,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     fixture = join(dir, 'fixture.yaml');
     await writeFile(fixture, options.fixture);
   }
-  const sim = await startSim({
+  const sim = await startTestSim({
     ...(fixture ? { fixture } : { pods: options.pods ?? 20 }),
     timeScale: options.timeScale ?? 0.3,
     kubeconfigOut: kubeconfig,

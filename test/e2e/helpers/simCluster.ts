@@ -7,11 +7,13 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { connect } from '../../../src/cluster/connect.js';
 import type { Cluster } from '../../../src/cluster/cluster.js';
 import { PodCache } from '../../../src/cluster/podCache.js';
-import { startSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
+import type { SimOptions } from '../../../src/sim/index.js';
+import { startTestSim, type TestSim } from './backend.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 
 export interface SimCluster {
-  sim: Sim;
+  /** The cluster, on the backend KWAVE_TEST_BACKEND selects. */
+  sim: TestSim;
   cluster: Cluster;
   cache: PodCache;
   kubeconfig: string;
@@ -25,7 +27,7 @@ export interface SimCluster {
 export async function simCluster(options: SimOptions & { namespaces?: string[]; labelSelector?: string } = {}): Promise<SimCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kwave-e2e-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
-  const sim = await startSim({ ...options, kubeconfigOut: kubeconfig });
+  const sim = await startTestSim({ ...options, kubeconfigOut: kubeconfig });
   const cluster = connect({ kubeconfig });
   const cache = new PodCache(cluster, { namespaces: options.namespaces ?? ['default'], ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) });
   await cache.synced;
@@ -40,7 +42,7 @@ export async function simCluster(options: SimOptions & { namespaces?: string[]; 
       await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' });
     },
     pod: (name, namespace = 'default') => {
-      const p = sim.store.get('pods', namespace, name);
+      const p = sim.getPod(namespace, name);
       if (!p) throw new Error(`no pod ${namespace}/${name}`);
       return p as unknown as V1Pod;
     },

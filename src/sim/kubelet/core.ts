@@ -1,0 +1,358 @@
+// The simulated kubelet for a set of nodes, over a KubeletPort. It acts only as a kubelet does:
+// it reads pods bound to its nodes, runs their containers in the pretend runtime
+// (containers.ts), and writes pod status and Events back through the port, never a pod's spec.
+//
+// Work is event-driven and per pod: a change marks that one pod dirty, and dirty pods are
+// reconciled together on the next turn of the event loop. Nothing walks all pods on a change.
+// With an asynchronous port a pod has at most one write in flight; its end brings the pod back
+// for another look, so the status written always follows the latest view.
+import { DEFAULT_TIMING, realClock, seededRandom, SimTime, type Clock, type Timing } from '../clock.js';
+import { parseImageRef, type ImageRef, type ImageTable } from '../images.js';
+import { PodIpam } from '../ipam.js';
+import { jsonEqual, jsonHash } from '../json.js';
+import type { ContainerStatus, PodCondition } from '../podStatus.js';
+import type { KubeObject } from '../store.js';
+import { ContainerRuntimeModel } from './containers.js';
+import { nodeInternalIP, nodeNameOf, nodePodCIDR, podKey, podStatusFor, rfc3339, specContainers, splitKey, type ContainerRuntime, type PodRuntime } from './pods.js';
+import { StaleWrite, type KubeletPort, type MaybeAsync } from './port.js';
+
+export interface KubeletCoreOptions {
+  port: KubeletPort;
+  images: ImageTable;
+  timing?: Partial<Timing>;
+  /** Multiplies every simulated duration (0.01 = a hundred times faster). Default 1. */
+  timeScale?: number;
+  /** Seed of the PRNG behind jitter and container IDs; the same seed replays the same run. */
+  seed?: number;
+  clock?: Clock;
+  /** Called with an unexpected error from a reconcile (a bug); default: rethrown asynchronously. */
+  onError?: (err: unknown) => void;
+  /** Called when an asynchronous write failed for another reason than a stale view; it is retried. */
+  onWriteError?: (err: unknown, pod: string) => void;
+  /** Per node name, images its registry mirror lacks (any spelling): pulls of them fail there. */
+  missingImages?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** How long a failed asynchronous write waits before the pod is looked at again. */
+const WRITE_RETRY_MS = 1000;
+
+export class KubeletCore {
+  private readonly port: KubeletPort;
+  private readonly images: ImageTable;
+  private readonly clock: Clock;
+  private readonly runtime: ContainerRuntimeModel;
+  private readonly ipam = new PodIpam();
+  private readonly onError: (err: unknown) => void;
+  private readonly onWriteError: (err: unknown, pod: string) => void;
+
+  private readonly pods = new Map<string, PodRuntime>();
+  private readonly podsByNode = new Map<string, Set<string>>();
+  /** Images present on each node (normalised names). */
+  private readonly nodeImages = new Map<string, Set<string>>();
+  /** Nodes whose kubelet has lost contact (the NotReady fault): it writes nothing for them. */
+  private readonly nodesDown = new Set<string>();
+  private readonly missingImages = new Map<string, Set<string>>();
+  /** Per pod key, the uid of the pod this kubelet deleted, until its view sees it gone. */
+  private readonly removed = new Map<string, string>();
+
+  private dirty = new Set<string>();
+  private flushScheduled: NodeJS.Immediate | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(options: KubeletCoreOptions) {
+    this.port = options.port;
+    this.images = options.images;
+    const timing = { ...DEFAULT_TIMING, ...options.timing };
+    const random = seededRandom(options.seed ?? 1);
+    const time = new SimTime(options.timeScale ?? 1, timing.jitter, random);
+    this.clock = options.clock ?? realClock;
+    for (const [node, images] of Object.entries(options.missingImages ?? {})) {
+      const names = images.map((i) => parseImageRef(i)).filter((r): r is ImageRef => !('error' in r)).map((r) => r.fullName);
+      this.missingImages.set(node, new Set(names));
+    }
+    this.onError =
+      options.onError ??
+      ((err) =>
+        setImmediate(() => {
+          throw err;
+        }));
+    this.onWriteError = options.onWriteError ?? (() => {});
+    this.runtime = new ContainerRuntimeModel({
+      images: this.images,
+      timing,
+      time,
+      clock: this.clock,
+      random,
+      imagesOn: (node) => this.imagesOn(node),
+      lacks: (node, fullName) => this.missingImages.get(node)?.has(fullName) ?? false,
+      event: (rt, c, type, reason, message) => this.event(rt, c, type, reason, message),
+      changed: (rt) => this.markDirty(rt.key),
+      onError: (err) => this.onError(err),
+    });
+  }
+
+  /** Starts following the port, and takes up the pods already bound to a node. */
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.port.subscribe((namespace, name) => this.markDirty(podKey(namespace, name)));
+    for (const pod of this.port.pods()) {
+      const key = podKey(pod.metadata.namespace, pod.metadata.name);
+      // Pods this kubelet created running, unchanged since, need no second look.
+      if (this.pods.get(key)?.writtenVersion !== pod.metadata.resourceVersion) this.markDirty(key);
+    }
+  }
+
+  /** Stops reacting and cancels every pending step; the cluster is left as it is. */
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
+    this.dirty.clear();
+    for (const rt of [...this.pods.values()]) this.drop(rt);
+  }
+
+  /** Number of pods the kubelet is running. */
+  get podCount(): number {
+    return this.pods.size;
+  }
+
+  /**
+   * The runtime of a pod this kubelet "has been running for a while": containers running and
+   * ready. Every image must be in the table and pull fine. Register it once the pod is stored.
+   */
+  runningPod(manifest: KubeObject, node: KubeObject): PodRuntime {
+    const nodeName = node.metadata.name;
+    const now = rfc3339(this.clock.now());
+    const containers = new Map<string, ContainerRuntime>();
+    for (const spec of specContainers(manifest)) {
+      const ref = parseImageRef(spec.image);
+      const info = 'error' in ref ? undefined : this.images.resolve(ref);
+      if ('error' in ref || !info || info.pullFails || info.crash) throw new Error(`pod ${manifest.metadata.name}: image "${spec.image}" cannot run`);
+      this.imagesOn(nodeName).add(ref.fullName);
+      containers.set(spec.name, { spec, hash: jsonHash(spec), epoch: 0, pullFailures: 0, crashes: 0, status: this.runtime.runningStatus(spec, ref, info, now) });
+    }
+    return this.newRuntime(manifest, node, { startTime: now }, containers);
+  }
+
+  /** The status a pod has while its runtime `rt` runs it. */
+  statusOf(rt: PodRuntime, manifest: KubeObject, conditions: readonly PodCondition[]): Record<string, unknown> {
+    return podStatusFor(rt, manifest, conditions, rfc3339(this.clock.now()));
+  }
+
+  /** Takes `rt` as the runtime of the stored pod `pod` (as written by the kubelet itself). */
+  register(rt: PodRuntime, pod: KubeObject): void {
+    rt.uid = pod.metadata.uid ?? '';
+    rt.writtenVersion = pod.metadata.resourceVersion;
+    this.pods.set(rt.key, rt);
+    let set = this.podsByNode.get(rt.node);
+    if (!set) this.podsByNode.set(rt.node, (set = new Set()));
+    set.add(rt.key);
+  }
+
+  /** The NotReady fault: a node down writes nothing (status, Events) until it is back; then its pods are looked at again. */
+  setNodeDown(nodeName: string, down: boolean): void {
+    if (down) {
+      this.nodesDown.add(nodeName);
+      return;
+    }
+    this.nodesDown.delete(nodeName);
+    for (const key of this.podsByNode.get(nodeName) ?? []) this.markDirty(key);
+    // Pods bound to the node but not yet taken up (e.g. created while it was down) too.
+    for (const pod of this.port.pods()) if (nodeNameOf(pod) === nodeName) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
+  }
+
+  isNodeDown(nodeName: string): boolean {
+    return this.nodesDown.has(nodeName);
+  }
+
+  // ---- reconciling ----
+
+  private markDirty(key: string): void {
+    this.dirty.add(key);
+    if (!this.flushScheduled && this.unsubscribe) this.flushScheduled = setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = undefined;
+    const batch = this.dirty;
+    this.dirty = new Set();
+    for (const key of batch) {
+      try {
+        this.reconcile(key);
+      } catch (err) {
+        if (err instanceof StaleWrite) this.markDirty(key); // raced with another writer: look again
+        else this.onError(err);
+      }
+    }
+  }
+
+  private reconcile(key: string): void {
+    const { namespace, name } = splitKey(key);
+    const pod = this.port.pod(namespace, name);
+    let rt = this.pods.get(key);
+    if (rt?.inFlight) return; // its end brings the pod back here
+    if (!pod) {
+      if (rt) this.drop(rt);
+      this.removed.delete(key);
+      return;
+    }
+    if (this.removed.has(key)) {
+      if (this.removed.get(key) === pod.metadata.uid) return; // deleted by this kubelet; the view lags
+      this.removed.delete(key);
+    }
+    if (rt && rt.uid !== pod.metadata.uid) {
+      this.drop(rt);
+      rt = undefined;
+    }
+    const nodeName = nodeNameOf(pod);
+    if (!nodeName) return; // not scheduled: no kubelet's business yet
+    if (this.nodesDown.has(nodeName)) return;
+    const node = this.port.node(nodeName);
+    if (!node) return; // not one of this kubelet's nodes
+    if (!rt) rt = this.admit(pod, node);
+    else if (!rt.terminating) this.syncSpec(rt, pod);
+    if (pod.metadata.deletionTimestamp && !rt.terminating) this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);
+    if (rt.terminated) {
+      const phase = (pod.status as { phase?: string } | undefined)?.phase;
+      const terminal = phase === 'Succeeded' || phase === 'Failed';
+      if (terminal && !pod.metadata.finalizers?.length) {
+        this.remove(rt, pod);
+        return;
+      }
+      // Once the terminal status is written, come back to remove the pod. With finalizers left,
+      // wait instead for whoever removes them (their write brings the pod back here).
+      if (!terminal) this.markDirty(key);
+    }
+    this.writeStatus(rt, pod);
+  }
+
+  private newRuntime(pod: KubeObject, node: KubeObject, status: { startTime?: string; podIP?: string }, containers: Map<string, ContainerRuntime>): PodRuntime {
+    return {
+      key: podKey(pod.metadata.namespace, pod.metadata.name),
+      uid: pod.metadata.uid ?? '',
+      namespace: pod.metadata.namespace ?? 'default',
+      name: pod.metadata.name,
+      node: node.metadata.name,
+      hostIP: nodeInternalIP(node),
+      podIP: status.podIP ?? this.ipam.allocate(node.metadata.name, nodePodCIDR(node)),
+      startTime: status.startTime ?? rfc3339(this.clock.now()),
+      containers,
+      sandboxReady: true,
+      terminating: false,
+      terminated: false,
+      alive: true,
+    };
+  }
+
+  /** A pod newly bound to a node: take up containers already running (per its status), start the others. */
+  private admit(pod: KubeObject, node: KubeObject): PodRuntime {
+    const status = (pod.status ?? {}) as { startTime?: string; podIP?: string; containerStatuses?: ContainerStatus[] };
+    const rt = this.newRuntime(pod, node, status, new Map());
+    this.register(rt, { ...pod, metadata: { ...pod.metadata, resourceVersion: undefined } });
+    for (const spec of specContainers(pod)) {
+      const known = status.containerStatuses?.find((s) => s.name === spec.name);
+      const ref = parseImageRef(spec.image);
+      const c: ContainerRuntime = {
+        spec,
+        hash: jsonHash(spec),
+        epoch: 0,
+        pullFailures: 0,
+        crashes: 0,
+        status: { name: spec.name, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {}, ready: false, restartCount: 0, image: spec.image, imageID: '', started: false },
+      };
+      rt.containers.set(spec.name, c);
+      if (known?.state.running && !('error' in ref) && known.image === ref.fullName) {
+        // Already running (the kubelet restarted, or the world made it so): carry on with it.
+        c.status = structuredClone(known);
+        this.imagesOn(node.metadata.name).add(ref.fullName);
+        this.runtime.carryOn(rt, c, this.images.resolve(ref));
+      } else if (!pod.metadata.deletionTimestamp) {
+        this.runtime.beginStart(rt, c);
+      }
+    }
+    return rt;
+  }
+
+  /** Restarts every container whose spec hash changed (the image was patched). */
+  private syncSpec(rt: PodRuntime, pod: KubeObject): void {
+    for (const spec of specContainers(pod)) {
+      const c = rt.containers.get(spec.name);
+      if (!c) continue; // the API server refuses added containers; nothing to do
+      const hash = jsonHash(spec);
+      if (hash !== c.hash) this.runtime.restart(rt, c, spec, hash);
+    }
+  }
+
+  /** Writes the pod's status if it differs from the stored one. */
+  private writeStatus(rt: PodRuntime, pod: KubeObject): void {
+    const current = (pod.status ?? {}) as { conditions?: PodCondition[] };
+    const status = this.statusOf(rt, pod, current.conditions ?? []);
+    if (jsonEqual(status, pod.status)) return;
+    // A server may store a status in another spelling than written (defaults, field order):
+    // the same status again on top of the kubelet's own last write is no change.
+    const hash = jsonHash(status);
+    if (rt.writtenHash === hash && rt.writtenVersion === pod.metadata.resourceVersion) return;
+    this.track(rt, this.port.writeStatus(pod, status), (rv) => {
+      rt.writtenVersion = rv;
+      rt.writtenHash = hash;
+    });
+  }
+
+  /** The kubelet's final DELETE (grace 0, uid precondition) once the containers stopped. */
+  private remove(rt: PodRuntime, pod: KubeObject): void {
+    const done = () => this.drop(rt);
+    const result = this.port.removePod(pod);
+    if (!(result instanceof Promise)) {
+      done();
+      return;
+    }
+    this.removed.set(rt.key, rt.uid);
+    this.track(rt, result, done, () => this.removed.delete(rt.key));
+  }
+
+  /** Applies a write's outcome now, or when its promise settles (then looks at the pod again). */
+  private track<T>(rt: PodRuntime, result: MaybeAsync<T>, onDone: (value: T) => void, onFailed?: () => void): void {
+    if (!(result instanceof Promise)) {
+      onDone(result);
+      return;
+    }
+    rt.inFlight = true;
+    result.then(
+      (value) => {
+        rt.inFlight = false;
+        onDone(value);
+        this.markDirty(rt.key);
+      },
+      (err: unknown) => {
+        rt.inFlight = false;
+        onFailed?.();
+        if (err instanceof StaleWrite) {
+          this.markDirty(rt.key);
+          return;
+        }
+        this.onWriteError(err, rt.key);
+        this.clock.setTimeout(() => this.markDirty(rt.key), WRITE_RETRY_MS);
+      },
+    );
+  }
+
+  private event(rt: PodRuntime, c: ContainerRuntime | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    if (this.nodesDown.has(rt.node)) return; // a cut-off kubelet cannot post events either
+    const pod = this.port.pod(rt.namespace, rt.name);
+    if (!pod || pod.metadata.uid !== rt.uid) return;
+    this.port.event({ pod, fieldPath: c ? `spec.containers{${c.spec.name}}` : undefined, type, reason, message, host: rt.node });
+  }
+
+  private drop(rt: PodRuntime): void {
+    this.runtime.drop(rt);
+    if (this.pods.get(rt.key) === rt) this.pods.delete(rt.key);
+    this.podsByNode.get(rt.node)?.delete(rt.key);
+  }
+
+  private imagesOn(node: string): Set<string> {
+    let set = this.nodeImages.get(node);
+    if (!set) this.nodeImages.set(node, (set = new Set()));
+    return set;
+  }
+}

@@ -1,0 +1,110 @@
+// What the kubelet keeps per pod and per container, and the pure readings of a pod it needs
+// (its containers, readiness gates, the pull policy the API server defaults, the status it reports).
+import type { ImageRef } from '../images.js';
+import { podConditions, podPhase, type ContainerStatus, type PodCondition } from '../podStatus.js';
+import type { KubeObject } from '../store.js';
+
+/** The parts of a container spec the kubelet reads. */
+export interface ContainerSpec {
+  name: string;
+  image: string;
+  imagePullPolicy?: string;
+  [key: string]: unknown;
+}
+
+export interface ContainerRuntime {
+  spec: ContainerSpec;
+  /** Hash of the spec the current (or next) container runs; a different one means restart. */
+  hash: string;
+  status: ContainerStatus;
+  /** Bumped whenever the container's lifecycle starts over; stale timer callbacks see it and stop. */
+  epoch: number;
+  timer?: unknown;
+  pullFailures: number;
+  crashes: number;
+}
+
+export interface PodRuntime {
+  key: string;
+  uid: string;
+  namespace: string;
+  name: string;
+  node: string;
+  hostIP: string;
+  podIP: string;
+  startTime: string;
+  containers: Map<string, ContainerRuntime>;
+  sandboxReady: boolean;
+  /** Deletion seen: containers are being stopped. */
+  terminating: boolean;
+  /** Every container stopped; the pod waits to be removed. */
+  terminated: boolean;
+  podTimer?: unknown;
+  alive: boolean;
+  /** resourceVersion of the kubelet's own last write of the pod. */
+  writtenVersion?: string;
+  /** Hash of the status the kubelet last wrote. */
+  writtenHash?: string;
+  /** A write of this pod is on its way (asynchronous ports): the next one waits for it. */
+  inFlight?: boolean;
+}
+
+export const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+export const podKey = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+export function specContainers(pod: KubeObject): ContainerSpec[] {
+  const spec = pod.spec as { containers?: ContainerSpec[] } | undefined;
+  return spec?.containers ?? [];
+}
+
+export function readinessGates(pod: KubeObject): string[] {
+  const spec = pod.spec as { readinessGates?: { conditionType: string }[] } | undefined;
+  return (spec?.readinessGates ?? []).map((g) => g.conditionType);
+}
+
+export function nodeNameOf(pod: KubeObject): string | undefined {
+  return (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+}
+
+export function nodeInternalIP(node: KubeObject | undefined): string {
+  const status = node?.status as { addresses?: { type: string; address: string }[] } | undefined;
+  return status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? '10.0.0.1';
+}
+
+export function nodePodCIDR(node: KubeObject): string | undefined {
+  return (node.spec as { podCIDR?: string } | undefined)?.podCIDR;
+}
+
+/** The pull policy the API server defaults: Always for `:latest` or no tag, else IfNotPresent. */
+export function pullPolicy(spec: ContainerSpec, ref: ImageRef): string {
+  if (spec.imagePullPolicy) return spec.imagePullPolicy;
+  return !ref.digest && ref.tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+/**
+ * The status the kubelet reports for a pod: phase, conditions (others' conditions kept first,
+ * its own recomputed), addresses, start time and container statuses; other fields of the stored
+ * status are kept.
+ */
+export function podStatusFor(rt: PodRuntime, pod: KubeObject, conditionsNow: readonly PodCondition[], now: string): Record<string, unknown> {
+  const specs = specContainers(pod);
+  const statuses = specs.map((s) => rt.containers.get(s.name)?.status).filter((s): s is ContainerStatus => s !== undefined);
+  const old = (pod.status ?? {}) as Record<string, unknown>;
+  return {
+    ...old,
+    phase: podPhase(statuses, rt.terminated),
+    conditions: podConditions(conditionsNow, { specNames: specs.map((s) => s.name), statuses, gates: readinessGates(pod), sandboxReady: rt.sandboxReady }, now),
+    hostIP: rt.hostIP,
+    hostIPs: [{ ip: rt.hostIP }],
+    podIP: rt.podIP,
+    podIPs: [{ ip: rt.podIP }],
+    startTime: rt.startTime,
+    containerStatuses: statuses,
+    qosClass: old.qosClass ?? 'BestEffort',
+  };
+}
