@@ -93,7 +93,8 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--metrics-port <port>', 'app metrics and /sim/stats port (0 = any free port)', '0')
       .option('--kubeconfig-out <path>', 'write a kubeconfig for the simulated cluster here')
       .option('--faults <spec>', 'faults to switch on, e.g. "errorRate=0.1,latencyMs=50,watchCutSeconds=5"')
-      .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1'),
+      .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1')
+      .option('--jitter <share>', "random variation of the kubelet's step durations, 0 to below 1 (default: the fixture's, else 0.2; 0 = fixed timings)"),
   );
   add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', { metrics: true }, () => import('./commands/demo.js'), (c) =>
     c.option('--keep', 'leave the simulated cluster running and print how to inspect it').option('--gate', 'add a real Prometheus gate'),

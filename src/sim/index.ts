@@ -36,6 +36,8 @@ export interface SimOptions {
   faults?: string | Partial<Faults>;
   /** Multiplies every simulated duration, on top of the fixture's timeScale (default 1). */
   timeScale?: number;
+  /** ± share of random variation on the kubelet's step durations, over the fixture's (0 = fixed timings, for benchmarks). */
+  jitter?: number;
   /** PRNG seed (default: the fixture's, else 1). */
   seed?: number;
   /** The API server's bearer token (default: random). */
@@ -100,7 +102,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   const kubelet = new Kubelet({
     store,
     images,
-    timing: timingOf(fixture),
+    timing: options.jitter === undefined ? timingOf(fixture) : { ...timingOf(fixture), jitter: options.jitter },
     timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
     seed: options.seed ?? fixture.seed ?? 1,
     maxEvents: options.maxEvents,
