@@ -9,11 +9,12 @@ shift 5
 
 upgrade() {
   local pod=$1 old now
-  old=$(kubectl -n "$ns" get pod "$pod" -o jsonpath="{.status.containerStatuses[?(@.name==\"$container\")].imageID}")
-  kubectl -n "$ns" patch pod "$pod" -p "{\"spec\":{\"containers\":[{\"name\":\"$container\",\"image\":\"$image\"}]}}" >/dev/null
+  # As a careful user would: repeat a kubectl call that failed (timeouts under load), never patch blind.
+  until old=$(kubectl -n "$ns" get pod "$pod" -o jsonpath="{.status.containerStatuses[?(@.name==\"$container\")].imageID}") && [[ -n "$old" ]]; do sleep 0.2; done
+  until kubectl -n "$ns" patch pod "$pod" -p "{\"spec\":{\"containers\":[{\"name\":\"$container\",\"image\":\"$image\"}]}}" >/dev/null; do sleep 0.2; done
   while :; do
-    now=$(kubectl -n "$ns" get pod "$pod" -o jsonpath="{.status.containerStatuses[?(@.name==\"$container\")].imageID} {.status.conditions[?(@.type==\"Ready\")].status}")
-    if [[ "$now" != "$old "* && "$now" == *" True" ]]; then return 0; fi
+    if now=$(kubectl -n "$ns" get pod "$pod" -o jsonpath="{.status.containerStatuses[?(@.name==\"$container\")].imageID} {.status.conditions[?(@.type==\"Ready\")].status}") &&
+      [[ "$now" != "$old "* && "$now" == *" True" ]]; then return 0; fi
     sleep 0.2
   done
 }

@@ -31,6 +31,7 @@ import {
   type PodConditionPatch,
 } from './requestBodies.js';
 import { RequestCounter, type KubeResource, type KubeVerb } from './requestCounter.js';
+import { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit } from './rateLimit.js';
 import { DEFAULT_RETRY_POLICY, realSleep, withRetry, type RetryDeps, type RetryPolicy } from './retry.js';
 
 export interface ClusterDeps extends RetryDeps {
@@ -56,6 +57,8 @@ export interface ClusterOptions {
   counter?: RequestCounter;
   /** The namespace the context names; used by commands when no namespace is given. */
   defaultNamespace?: string;
+  /** Client-side QPS and burst over every request (each attempt of a retry, and each watch opened); default DEFAULT_RATE_LIMIT. */
+  rateLimit?: RateLimit;
 }
 
 export interface ListPodsOptions {
@@ -112,6 +115,7 @@ export class Cluster {
   private readonly keepAlive: boolean;
   private readonly closing = new AbortController();
   private readonly podListeners = new Set<PodListener>();
+  private readonly bucket: TokenBucket;
   private sharedAgent?: https.Agent;
   private eventSeq = 0;
 
@@ -128,6 +132,12 @@ export class Cluster {
     this.keepAlive = options.keepAlive ?? true;
     this.requests = options.counter ?? new RequestCounter();
     this.defaultNamespace = options.defaultNamespace ?? 'default';
+    this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.deps.now);
+  }
+
+  /** The client-side rate limit in force. */
+  get rateLimit(): RateLimit {
+    return this.bucket.limit;
   }
 
   /** The API server URL of the selected context. */
@@ -280,6 +290,7 @@ export class Cluster {
     };
     let controller: AbortController | undefined;
     try {
+      await this.bucket.take(this.deps.sleep, this.closing.signal);
       controller = await this.watcher.watch(podsPath(namespace), params, (type, object) => handleEvent(type, object, onEvent), done);
     } catch (err) {
       done(err);
@@ -364,6 +375,8 @@ export class Cluster {
   private call<T>(verb: KubeVerb, resource: KubeResource, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, contentType?: string): Promise<T> {
     return withRetry(
       async () => {
+        // Each attempt waits its turn: a retry is another request to the server.
+        await this.bucket.take(this.deps.sleep, this.closing.signal);
         try {
           const info = await send(this.requestOptions(contentType));
           this.requests.record(verb, resource, info.httpStatusCode);
