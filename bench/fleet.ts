@@ -111,6 +111,7 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   const extra = flags['kwave-args'].split(' ').filter(Boolean);
   const r = await runTimed([...prof, 'bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off', ...extra], {
     usageFile: path.join(dir, `run-${i}.time`),
+    stdoutFile: path.join(dir, `run-${i}.jsonl`),
     firstLine: (l) => l.includes('"event":"pod-step"') && l.includes('"step":"patch"'),
     onLine: (l) => {
       if (l.includes('"event":"pod-end"') && l.includes('"result":"upgraded"')) upgraded++;
@@ -152,7 +153,7 @@ async function kubectlLoop(sim: SimProcess, image: string, concurrency: number, 
 }
 
 async function kwavePlan(sim: SimProcess, dir: string, planFile: string) {
-  const r = await runTimed(['bin/kwave.js', 'plan', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off'], { usageFile: path.join(dir, 'plan.time') });
+  const r = await runTimed(['bin/kwave.js', 'plan', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off'], { usageFile: path.join(dir, 'plan.time'), stdoutFile: path.join(dir, 'plan.json') });
   if (r.code !== 0) throw new Error(`kwave plan exited ${r.code}: ${r.stderr.trim().slice(-2000)}`);
   return { wallSeconds: r.usage.wallSeconds, cpuSeconds: r.usage.cpuSeconds, peakRssMb: mb(r.usage.peakRssBytes) };
 }

@@ -3,7 +3,7 @@
 // of the benchmark's. The simulator, which runs on across phases, is read from /proc (utime +
 // stime, VmHWM) between phases.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export const GNU_TIME = '/usr/bin/time';
@@ -44,23 +44,34 @@ export function requireGnuTime(): void {
 }
 
 /**
- * Runs `node ARGS` under GNU time; every stdout line goes to `onLine`. `firstLine` marks the
- * moment (from spawn) of the first line it accepts, e.g. the first pod patched.
+ * Runs `node ARGS` under GNU time, its stdout into `stdoutFile` (a file, not a pipe: a benchmark
+ * busy reading a pipe would slow the writer down and charge it for the wait); afterwards every
+ * stdout line goes to `onLine`. `firstLine` picks the first line of interest (e.g. the first pod
+ * patched), and its `"time"` field, against the spawn time, gives `firstMatchSeconds`.
  */
-export function runTimed(nodeArgs: string[], opts: { usageFile: string; env?: NodeJS.ProcessEnv; onLine?: (line: string) => void; firstLine?: (line: string) => boolean }): Promise<Finished> {
+export function runTimed(
+  nodeArgs: string[],
+  opts: { usageFile: string; stdoutFile: string; env?: NodeJS.ProcessEnv; onLine?: (line: string) => void; firstLine?: (line: string) => boolean },
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, process.execPath, ...nodeArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+    const spawnedAt = Date.now();
+    const out = openSync(opts.stdoutFile, 'w');
+    const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, process.execPath, ...nodeArgs], { stdio: ['ignore', out, 'pipe'], env: opts.env ?? process.env });
+    closeSync(out);
     let stderr = '';
-    let firstMatchSeconds: number | undefined;
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (firstMatchSeconds === undefined && opts.firstLine?.(line)) firstMatchSeconds = (performance.now() - t0) / 1000;
-      opts.onLine?.(line);
-    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
     child.on('error', reject);
     child.on('close', (code) => {
       try {
+        let firstMatchSeconds: number | undefined;
+        for (const line of readFileSync(opts.stdoutFile, 'utf8').split('\n')) {
+          if (!line) continue;
+          if (firstMatchSeconds === undefined && opts.firstLine?.(line)) {
+            const at = Date.parse((JSON.parse(line) as { time?: string }).time ?? '');
+            if (!Number.isNaN(at)) firstMatchSeconds = (at - spawnedAt) / 1000;
+          }
+          opts.onLine?.(line);
+        }
         resolve({ code, usage: parseGnuTime(readFileSync(opts.usageFile, 'utf8')), stderr, firstMatchSeconds });
       } catch (err) {
         reject(err instanceof Error ? new Error(`${err.message}\nstderr: ${stderr}`) : err);

@@ -82,6 +82,9 @@ interface WatchOutcome {
 
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
+/** Why a wait's timer is cancelled: given to abort(), so no DOMException is built per wait. */
+const SETTLED = Object.freeze(new Error('settled'));
+
 export class PodCache {
   /** Resolves once every namespace has been listed; rejects if a first list fails for good (e.g. 403). */
   readonly synced: Promise<void>;
@@ -89,6 +92,8 @@ export class PodCache {
   private readonly pods = new Map<string, V1Pod>();
   private readonly namespaces = new Map<string, NamespaceState>();
   private readonly waiters = new Map<string, Set<Waiter>>();
+  /** Waits by the caller's signal: one abort listener per signal, however many pods wait on it. */
+  private readonly waitersBySignal = new Map<AbortSignal, { waiting: Set<Waiter>; listener: () => void }>();
   private readonly changeListeners = new Set<(change: PodChange) => void>();
   private readonly errorListeners = new Set<(err: KubeError, namespace: string) => void>();
   private readonly closing = new AbortController();
@@ -204,8 +209,8 @@ export class PodCache {
       let done = false;
       const finish = () => {
         done = true;
-        timer.abort();
-        options.signal?.removeEventListener('abort', onAbort);
+        timer.abort(SETTLED);
+        if (options.signal) this.unwatchSignal(options.signal, waiter);
         const set = this.waiters.get(key);
         set?.delete(waiter);
         if (set?.size === 0) this.waiters.delete(key);
@@ -234,10 +239,35 @@ export class PodCache {
       let set = this.waiters.get(key);
       if (!set) this.waiters.set(key, (set = new Set()));
       set.add(waiter);
-      options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.signal) this.watchSignal(options.signal, waiter);
       void this.deps.sleep(options.timeoutMs, timer.signal).then(() => settle('timeout'));
       check();
     });
+  }
+
+  private watchSignal(signal: AbortSignal, waiter: Waiter): void {
+    let entry = this.waitersBySignal.get(signal);
+    if (!entry) {
+      const waiting = new Set<Waiter>();
+      const listener = () => {
+        this.waitersBySignal.delete(signal);
+        for (const w of [...waiting]) w.abort();
+      };
+      entry = { waiting, listener };
+      this.waitersBySignal.set(signal, entry);
+      signal.addEventListener('abort', listener, { once: true });
+    }
+    entry.waiting.add(waiter);
+  }
+
+  private unwatchSignal(signal: AbortSignal, waiter: Waiter): void {
+    const entry = this.waitersBySignal.get(signal);
+    if (!entry) return;
+    entry.waiting.delete(waiter);
+    if (entry.waiting.size === 0) {
+      signal.removeEventListener('abort', entry.listener);
+      this.waitersBySignal.delete(signal);
+    }
   }
 
   /** Stops every watch and retry; pending waits resolve 'aborted'. */
