@@ -19,6 +19,30 @@ export interface PodCacheDeps {
   sleep: Sleep;
   random: () => number;
   now: () => number;
+  /**
+   * Calls `fn` after `ms` unless cancelled. Default: setTimeout, when `sleep` is the real one;
+   * with an injected `sleep` (fake time in tests), a timer built on it.
+   */
+  timer: (ms: number, fn: () => void) => () => void;
+}
+
+/** Why a wait's timer is cancelled: given to abort(), so no DOMException is built per wait. */
+const SETTLED = Object.freeze(new Error('settled'));
+
+const realTimer = (ms: number, fn: () => void) => {
+  const t = setTimeout(fn, ms);
+  return () => clearTimeout(t);
+};
+
+/** A cancellable timer on top of an injected sleep (a controller per timer: fine for tests). */
+function timerOnSleep(sleep: Sleep): PodCacheDeps['timer'] {
+  return (ms, fn) => {
+    const cancel = new AbortController();
+    void sleep(ms, cancel.signal).then(() => {
+      if (!cancel.signal.aborted) fn();
+    });
+    return () => cancel.abort(SETTLED);
+  };
 }
 
 export interface PodCacheOptions {
@@ -82,8 +106,6 @@ interface WatchOutcome {
 
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
-/** Why a wait's timer is cancelled: given to abort(), so no DOMException is built per wait. */
-const SETTLED = Object.freeze(new Error('settled'));
 
 export class PodCache {
   /** Resolves once every namespace has been listed; rejects if a first list fails for good (e.g. 403). */
@@ -107,7 +129,9 @@ export class PodCache {
     private readonly options: PodCacheOptions,
   ) {
     if (options.namespaces.length === 0) throw new Error('PodCache: at least one namespace is required');
-    this.deps = { sleep: realSleep, random: Math.random, now: () => Date.now(), ...options.deps };
+    const sleep = options.deps?.sleep ?? realSleep;
+    const timer = options.deps?.timer ?? (sleep === realSleep ? realTimer : timerOnSleep(sleep));
+    this.deps = { random: Math.random, now: () => Date.now(), ...options.deps, sleep, timer };
     this.backoff = options.backoff ?? DEFAULT_RETRY_POLICY;
     this.minWatchMs = options.minWatchMs ?? 1000;
     const syncs: Promise<void>[] = [];
@@ -205,11 +229,11 @@ export class PodCache {
     if (this.closed || options.signal?.aborted) return 'aborted';
     const key = keyOf(namespace, name);
     return new Promise<WaitResult>((resolve, reject) => {
-      const timer = new AbortController();
+      let cancelTimer = () => {};
       let done = false;
       const finish = () => {
         done = true;
-        timer.abort(SETTLED);
+        cancelTimer();
         if (options.signal) this.unwatchSignal(options.signal, waiter);
         const set = this.waiters.get(key);
         set?.delete(waiter);
@@ -240,7 +264,7 @@ export class PodCache {
       if (!set) this.waiters.set(key, (set = new Set()));
       set.add(waiter);
       if (options.signal) this.watchSignal(options.signal, waiter);
-      void this.deps.sleep(options.timeoutMs, timer.signal).then(() => settle('timeout'));
+      cancelTimer = this.deps.timer(options.timeoutMs, () => settle('timeout'));
       check();
     });
   }
