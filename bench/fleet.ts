@@ -7,7 +7,7 @@
 // simulator, back to the old image. Prints a table and writes one JSON file per size.
 //
 //   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real]
-//                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--kwave-args "..."]
+//                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
@@ -28,6 +28,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string' },
     out: { type: 'string', default: 'bench/results' },
     'cpu-prof': { type: 'string' },
+    'sim-cpu-prof': { type: 'string' },
     'kwave-args': { type: 'string', default: '' },
   },
 });
@@ -162,43 +163,48 @@ async function benchSize(pods: number) {
   const concurrency = concurrencyFor(pods);
   const dir = mkdtempSync(path.join(tmpdir(), 'kwave-fleet-'));
   const simArgs = ['--pods', String(pods), '--port', '0', '--metrics-port', '0', '--jitter', '0', ...(CONTROL_PLANE === 'embedded' ? [] : ['--control-plane', CONTROL_PLANE])];
-  let sim: SimProcess;
-  try {
-    sim = await startSimProcess(simArgs, path.join(dir, 'kubeconfig'), 600_000);
-  } catch (err) {
-    if (CONTROL_PLANE !== 'embedded') {
-      console.log(`  skipped: the simulator does not start with --control-plane ${CONTROL_PLANE} (${(err as Error).message.split('\n')[0]})`);
-      return undefined;
-    }
-    throw err;
-  }
-  try {
-    const simAfterStart = memoryOf(sim.child.pid!);
-    const loaded = loadPlanText(planText(concurrency, TO_IMAGE), 'bench.yaml');
-    if (!loaded.ok) throw new Error(loaded.errors[0]?.message);
-    const targets = resolveTargets(loaded.plan.strategy.waves, pods);
-    const waveSizes = targets.map((t, i) => t - (targets[i - 1] ?? 0));
-    const ideal = idealTime({ waveSizes, parallelism: concurrency, podMs: DEFAULT_TIMING.stopMs + DEFAULT_TIMING.startMs + DEFAULT_TIMING.readyMs, pullMs: DEFAULT_TIMING.pullMs, nodes: NODES });
+  const loaded = loadPlanText(planText(concurrency, TO_IMAGE), 'bench.yaml');
+  if (!loaded.ok) throw new Error(loaded.errors[0]?.message);
+  const targets = resolveTargets(loaded.plan.strategy.waves, pods);
+  const waveSizes = targets.map((t, i) => t - (targets[i - 1] ?? 0));
+  const ideal = idealTime({ waveSizes, parallelism: concurrency, podMs: DEFAULT_TIMING.stopMs + DEFAULT_TIMING.startMs + DEFAULT_TIMING.readyMs, pullMs: DEFAULT_TIMING.pullMs, nodes: NODES });
+  const up = path.join(dir, 'up.yaml');
+  writeFileSync(up, planText(concurrency, TO_IMAGE));
 
-    const runs: RunFigures[] = [];
-    let plan: Awaited<ReturnType<typeof kwavePlan>> | undefined;
-    const baselines: number[] = [];
+  const runs: RunFigures[] = [];
+  const sims: { startSeconds: number; rssAfterStartMb: number }[] = [];
+  let plan: Awaited<ReturnType<typeof kwavePlan>> | undefined;
+  const baselines: number[] = [];
+  try {
+    // A fresh simulator per repeat: every repeat upgrades the same world, and the kubectl loop
+    // (which changes images behind kwave's back) never leaves state for the next kwave run.
     for (let i = 0; i < REPEAT; i++) {
-      const up = path.join(dir, 'up.yaml');
-      writeFileSync(up, planText(concurrency, TO_IMAGE));
-      if (i === 0) plan = await kwavePlan(sim, dir, up);
-      const run = await kwaveRun(sim, dir, up, pods, i);
-      runs.push(run);
-      console.log(`  run ${i + 1}: ${run.phase}, ${run.upgraded} upgraded in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), kwave CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB; ${run.loadBefore}`);
-      // Back to the old image for the next repeat: by the kubectl loop where asked (the baseline), else by kwave.
-      if (BASELINE_SIZES.has(pods)) {
-        const b = await kubectlLoop(sim, FROM_IMAGE, concurrency, waveSizes);
-        baselines.push(b.wallSeconds);
-        console.log(`  kubectl loop: ${b.wallSeconds.toFixed(1)} s (${(b.wallSeconds / run.wallSeconds).toFixed(1)}× kwave), reads/pod ${b.requestsPerPod.reads.toFixed(1)}`);
-      } else if (i < REPEAT - 1) {
-        const back = path.join(dir, 'back.yaml');
-        writeFileSync(back, planText(concurrency, FROM_IMAGE).replace('name: bench', 'name: bench-back'));
-        await kwaveRun(sim, dir, back, pods, 100 + i);
+      let sim: SimProcess;
+      try {
+        const simProf = flags['sim-cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['sim-cpu-prof'])] : [];
+        sim = await startSimProcess(simArgs, path.join(dir, `kubeconfig-${i}`), 600_000, simProf);
+      } catch (err) {
+        if (CONTROL_PLANE !== 'embedded') {
+          console.log(`  skipped: the simulator does not start with --control-plane ${CONTROL_PLANE} (${(err as Error).message.split('\n')[0]})`);
+          return undefined;
+        }
+        throw err;
+      }
+      try {
+        sims.push({ startSeconds: sim.startSeconds, rssAfterStartMb: mb(memoryOf(sim.child.pid!).rssBytes) });
+        if (i === 0) plan = await kwavePlan(sim, dir, up);
+        const run = await kwaveRun(sim, dir, up, pods, i);
+        runs.push(run);
+        console.log(
+          `  run ${i + 1}: ${run.phase}, ${run.upgraded} upgraded in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), kwave CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
+        );
+        if (BASELINE_SIZES.has(pods)) {
+          const b = await kubectlLoop(sim, FROM_IMAGE, concurrency, waveSizes);
+          baselines.push(b.wallSeconds);
+          console.log(`  kubectl loop: ${b.wallSeconds.toFixed(1)} s (${(b.wallSeconds / run.wallSeconds).toFixed(1)}× kwave), reads/pod ${b.requestsPerPod.reads.toFixed(1)}; ${loadNote()}`);
+        }
+      } finally {
+        await sim.stop();
       }
     }
     const last = runs[runs.length - 1]!;
@@ -217,8 +223,8 @@ async function benchSize(pods: number) {
       kwavePeakRssMb: median(runs.map((r) => r.peakRssMb)),
       firstPatchSeconds: median(runs.map((r) => r.firstPatchSeconds ?? NaN)),
       simCpuSeconds: median(runs.map((r) => r.simCpuSeconds)),
-      simStartSeconds: sim.startSeconds,
-      simRssAfterStartMb: mb(simAfterStart.rssBytes),
+      simStartSeconds: median(sims.map((x) => x.startSeconds)),
+      simRssAfterStartMb: median(sims.map((x) => x.rssAfterStartMb)),
       simPeakRssMb: last.simPeakRssMb,
       writesPerPod: last.requestsPerPod.writes,
       podWritesPerPod: last.requestsPerPod.podWrites,
@@ -239,7 +245,6 @@ async function benchSize(pods: number) {
     writeFileSync(path.join(flags.out, `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}.json`), JSON.stringify(row, null, 2) + '\n');
     return row;
   } finally {
-    await sim.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -108,10 +108,10 @@ export interface SimProcess {
 }
 
 /** Starts `kwave sim` as its own process and waits for its "started" line (or its exit). */
-export function startSimProcess(args: string[], kubeconfig: string, timeoutMs: number): Promise<SimProcess> {
+export function startSimProcess(args: string[], kubeconfig: string, timeoutMs: number, nodeFlags: string[] = []): Promise<SimProcess> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['bin/kwave.js', 'sim', '-o', 'json', '--kubeconfig-out', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeFlags, 'bin/kwave.js', 'sim', '-o', 'json', '--kubeconfig-out', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr = (stderr + d).slice(-20_000);
