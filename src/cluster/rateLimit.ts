@@ -52,7 +52,8 @@ export class TokenBucket {
 
 /**
  * kwave's default: high enough that the benchmark's largest wave (concurrency 500 at the
- * simulator's 0.5 s a pod needs about 3,000 writes a second at its peaks) does not wait on it,
+ * simulator's 0.5 s a pod: 3 writes a pod, about 3,000 a second, in bursts of up to 1,000 when a
+ * round starts) does not wait on it,
  * low enough that a runaway loop cannot send more than this to a real API server. See README,
  * "API request rate".
  */
