@@ -14,6 +14,9 @@ export interface CommonOptions {
   output: OutputFormat;
   metricsAddress: string;
   pushgateway?: string;
+  /** --kube-api-qps / --kube-api-burst: client-side API rate limit (over the plan's). */
+  kubeApiQps?: number;
+  kubeApiBurst?: number;
 }
 
 export interface CommandContext {

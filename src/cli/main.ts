@@ -24,7 +24,16 @@ function commonOptions(cmd: Command, honours: Honours): Command {
     .addOption(new Option('--context <name>', 'kubeconfig context to use').hideHelp(!honours.cluster))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(new Option('--metrics-address <host:port>', 'serve Prometheus metrics here, or "off"').default('127.0.0.1:9464').hideHelp(!honours.metrics))
-    .addOption(new Option('--pushgateway <url>', 'push metrics to this Pushgateway at wave ends and exit').hideHelp(!honours.metrics));
+    .addOption(new Option('--pushgateway <url>', 'push metrics to this Pushgateway at wave ends and exit').hideHelp(!honours.metrics))
+    .addOption(new Option('--kube-api-qps <n>', 'client-side limit of API requests per second, 0 = none (default: the plan\'s, else 5000)').hideHelp(!honours.cluster))
+    .addOption(new Option('--kube-api-burst <n>', 'API requests that may go at once after a quiet spell (default: the plan\'s, else 10000)').hideHelp(!honours.cluster));
+}
+
+function optionalNumber(value: unknown, flag: string, check: (n: number) => boolean, expected: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (String(value).trim() === '' || !check(n)) throw new KwaveError('USAGE', `${flag}: expected ${expected}, found "${String(value)}"`);
+  return n;
 }
 
 function pickCommon(opts: Record<string, unknown>): CommonOptions {
@@ -34,6 +43,8 @@ function pickCommon(opts: Record<string, unknown>): CommonOptions {
     output: (opts.output as 'text' | 'json' | undefined) ?? 'text',
     metricsAddress: (opts.metricsAddress as string | undefined) ?? '127.0.0.1:9464',
     pushgateway: opts.pushgateway as string | undefined,
+    kubeApiQps: optionalNumber(opts.kubeApiQps, '--kube-api-qps', (n) => Number.isFinite(n) && n >= 0, 'a number of requests per second, 0 or more'),
+    kubeApiBurst: optionalNumber(opts.kubeApiBurst, '--kube-api-burst', (n) => Number.isInteger(n) && n >= 1, 'a whole number of requests, 1 or more'),
   };
 }
 
@@ -94,7 +105,8 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--metrics-port <port>', 'app metrics and /sim/stats port (0 = any free port)', '0')
       .option('--kubeconfig-out <path>', 'write a kubeconfig for the simulated cluster here')
       .option('--faults <spec>', 'faults to switch on, e.g. "errorRate=0.1,latencyMs=50,watchCutSeconds=5"')
-      .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1'),
+      .option('--time-scale <f>', 'multiply every simulated duration by this factor', '1')
+      .option('--jitter <share>', "random variation of the kubelet's step durations, 0 to below 1 (default: the fixture's, else 0.2; 0 = fixed timings)"),
   );
   add('demo', 'start the simulated cluster and run plans/demo.yaml end to end', { metrics: true }, () => import('./commands/demo.js'), (c) =>
     c.option('--keep', 'leave the simulated cluster running and print how to inspect it').option('--gate', 'add a real Prometheus gate'),

@@ -3,7 +3,8 @@
 // metrics, wire signals, run, and then close everything in the right order. All decisions are
 // the runner's and below; this file only assembles and tears down.
 import { ExitCode, KwaveError } from '../errors.js';
-import { connect, isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
+import { isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
+import { connectFor } from './connectFor.js';
 import { gateChecker, realSleep } from '../gates/index.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { runPodFlow } from '../inplace/executor.js';
@@ -43,7 +44,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
   const { io, common } = ctx;
   const { plan } = options;
   const address = parseMetricsAddress(common.metricsAddress);
-  const cluster = connect({ kubeconfig: common.kubeconfig, context: common.context, env: io.env });
+  const cluster = connectFor(common, io.env, plan);
   const metrics = new KwaveMetrics({ plan: plan.name });
   cluster.requests.onRequest((r) => metrics.kubeRequest(r.verb, r.resource, r.code));
   const namespace = plan.target.namespaces[0]!;

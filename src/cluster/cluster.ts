@@ -23,7 +23,8 @@ import {
 } from '@kubernetes/client-node';
 import { decodePod } from './decode.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
-import { podsPath } from './paths.js';
+import { podPath, podsPath } from './paths.js';
+import { WireClient, type WireRequest } from './wire.js';
 import {
   conditionPatchBody,
   eventBody,
@@ -31,6 +32,7 @@ import {
   type PodConditionPatch,
 } from './requestBodies.js';
 import { RequestCounter, type KubeResource, type KubeVerb } from './requestCounter.js';
+import { DEFAULT_RATE_LIMIT, TokenBucket, type RateLimit } from './rateLimit.js';
 import { DEFAULT_RETRY_POLICY, realSleep, withRetry, type RetryDeps, type RetryPolicy } from './retry.js';
 
 export interface ClusterDeps extends RetryDeps {
@@ -56,6 +58,8 @@ export interface ClusterOptions {
   counter?: RequestCounter;
   /** The namespace the context names; used by commands when no namespace is given. */
   defaultNamespace?: string;
+  /** Client-side QPS and burst over every request (each attempt of a retry, and each watch opened); default DEFAULT_RATE_LIMIT. */
+  rateLimit?: RateLimit;
 }
 
 export interface ListPodsOptions {
@@ -100,6 +104,10 @@ export interface ConfigMapMergePatch {
 
 type PodListener = (pod: V1Pod) => void;
 
+// Abort reasons, made once: abort() without a reason builds a DOMException each time.
+const REQUEST_TIMED_OUT = Object.freeze(new Error('request timed out'));
+const CLUSTER_CLOSED = Object.freeze(new Error('cluster closed'));
+
 export class Cluster {
   readonly requests: RequestCounter;
   readonly defaultNamespace: string;
@@ -112,6 +120,10 @@ export class Cluster {
   private readonly keepAlive: boolean;
   private readonly closing = new AbortController();
   private readonly podListeners = new Set<PodListener>();
+  private readonly bucket: TokenBucket;
+  private readonly wire: WireClient;
+  /** Typed requests under way, for close() to abort. */
+  private readonly inFlight = new Set<AbortController>();
   private sharedAgent?: https.Agent;
   private eventSeq = 0;
 
@@ -128,6 +140,13 @@ export class Cluster {
     this.keepAlive = options.keepAlive ?? true;
     this.requests = options.counter ?? new RequestCounter();
     this.defaultNamespace = options.defaultNamespace ?? 'default';
+    this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT, this.deps.now);
+    this.wire = new WireClient(kubeConfig, { timeoutMs: this.requestTimeoutMs, keepAlive: this.keepAlive });
+  }
+
+  /** The client-side rate limit in force. */
+  get rateLimit(): RateLimit {
+    return this.bucket.limit;
   }
 
   /** The API server URL of the selected context. */
@@ -154,7 +173,9 @@ export class Cluster {
   /** Stops retries in progress and closes pooled connections. Watches are closed by their owners. */
   close(): void {
     this.closing.abort();
+    for (const c of this.inFlight) c.abort(CLUSTER_CLOSED);
     this.sharedAgent?.destroy();
+    this.wire.close();
   }
 
   // ---- pods ---------------------------------------------------------------------------------
@@ -172,15 +193,14 @@ export class Cluster {
       let token: string | undefined;
       try {
         do {
-          const page = await this.call('list', 'pods', (opts) =>
-            this.core.listNamespacedPodWithHttpInfo(
-              { namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, _continue: token },
-              opts,
-            ),
-          );
-          items.push(...page.items);
-          resourceVersion ??= page.metadata?.resourceVersion;
-          token = page.metadata?._continue || undefined;
+          const page = (await this.callWire('list', 'pods', {
+            method: 'GET',
+            path: podsPath(namespace),
+            query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
+          })) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } } | undefined;
+          for (const item of page?.items ?? []) items.push(decodePod(item));
+          resourceVersion ??= page?.metadata?.resourceVersion;
+          token = page?.metadata?.continue || undefined;
         } while (token);
       } catch (err) {
         if (err instanceof KubeError && err.code === 410 && token !== undefined && restart < 3) continue;
@@ -207,8 +227,8 @@ export class Cluster {
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
   async getPod(namespace: string, name: string): Promise<V1Pod> {
-    const pod = await this.call('get', 'pods', (opts) => this.core.readNamespacedPodWithHttpInfo({ namespace, name }, opts));
-    return this.observed(pod);
+    const pod = await this.callWire('get', 'pods', { method: 'GET', path: podPath(namespace, name) });
+    return this.observed(decodePod(pod));
   }
 
   /**
@@ -216,24 +236,19 @@ export class Cluster {
    * builds its own, carrying the resourceVersion it decided on).
    */
   async patchPod(namespace: string, name: string, body: object): Promise<V1Pod> {
-    const pod = await this.call(
-      'patch',
-      'pods',
-      (opts) => this.core.patchNamespacedPodWithHttpInfo({ namespace, name, body }, opts),
-      PatchStrategy.StrategicMergePatch,
-    );
-    return this.observed(pod);
+    const pod = await this.callWire('patch', 'pods', { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
+    return this.observed(decodePod(pod));
   }
 
   /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
   async patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod> {
-    const pod = await this.call(
-      'patch',
-      'pods/status',
-      (opts) => this.core.patchNamespacedPodStatusWithHttpInfo({ namespace, name, body }, opts),
-      PatchStrategy.StrategicMergePatch,
-    );
-    return this.observed(pod);
+    const pod = await this.callWire('patch', 'pods/status', {
+      method: 'PATCH',
+      path: `${podPath(namespace, name)}/status`,
+      body,
+      contentType: PatchStrategy.StrategicMergePatch,
+    });
+    return this.observed(decodePod(pod));
   }
 
   /**
@@ -280,6 +295,7 @@ export class Cluster {
     };
     let controller: AbortController | undefined;
     try {
+      await this.bucket.take(this.deps.sleep, this.closing.signal);
       controller = await this.watcher.watch(podsPath(namespace), params, (type, object) => handleEvent(type, object, onEvent), done);
     } catch (err) {
       done(err);
@@ -360,14 +376,15 @@ export class Cluster {
     return pod;
   }
 
-  /** One request: counted per attempt, retried per policy, failing with KubeError only. */
-  private call<T>(verb: KubeVerb, resource: KubeResource, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, contentType?: string): Promise<T> {
+  /** A pod request over plain HTTPS (wire.ts): counted per attempt, rate-limited, retried per policy. */
+  private callWire(verb: KubeVerb, resource: KubeResource, req: WireRequest): Promise<unknown> {
     return withRetry(
       async () => {
+        await this.bucket.take(this.deps.sleep, this.closing.signal);
         try {
-          const info = await send(this.requestOptions(contentType));
-          this.requests.record(verb, resource, info.httpStatusCode);
-          return info.data;
+          const body = await this.wire.send(req);
+          this.requests.record(verb, resource, 200);
+          return body;
         } catch (thrown) {
           const err = toKubeError(thrown);
           this.requests.record(verb, resource, err.code || 'error');
@@ -380,10 +397,39 @@ export class Cluster {
     );
   }
 
+  /** One request: counted per attempt, retried per policy, failing with KubeError only. */
+  private call<T>(verb: KubeVerb, resource: KubeResource, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, contentType?: string): Promise<T> {
+    return withRetry(
+      async () => {
+        // Each attempt waits its turn: a retry is another request to the server.
+        await this.bucket.take(this.deps.sleep, this.closing.signal);
+        // Its own controller, aborted by its timer or by close(): no listener on a shared signal.
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(REQUEST_TIMED_OUT), this.requestTimeoutMs);
+        this.inFlight.add(controller);
+        try {
+          const info = await send(this.requestOptions(controller.signal, contentType));
+          this.requests.record(verb, resource, info.httpStatusCode);
+          return info.data;
+        } catch (thrown) {
+          const err = toKubeError(thrown);
+          this.requests.record(verb, resource, err.code || 'error');
+          throw err;
+        } finally {
+          clearTimeout(timer);
+          this.inFlight.delete(controller);
+        }
+      },
+      toKubeError,
+      this.deps,
+      { policy: this.retryPolicy, signal: this.closing.signal },
+    );
+  }
+
   /** Per-request middleware: a timeout, the pooled agent, and the patch Content-Type. */
-  private requestOptions(contentType?: string): ConfigurationOptions {
+  private requestOptions(signal: AbortSignal, contentType?: string): ConfigurationOptions {
     const pre = (ctx: RequestContext): Observable<RequestContext> => {
-      ctx.setSignal(AbortSignal.any([AbortSignal.timeout(this.requestTimeoutMs), this.closing.signal]));
+      ctx.setSignal(signal);
       if (contentType) ctx.setHeaderParam('Content-Type', contentType);
       const agent = ctx.getAgent();
       // client-node builds a fresh https.Agent for every request; reuse one with keep-alive (same

@@ -1,12 +1,106 @@
-// Watch events arrive as raw JSON, while client-node's typed calls return its model classes
-// (timestamps as Date, and so on). The pod cache mixes both — watch events and the objects our own
-// writes return — so raw objects are decoded with client-node's own deserializer to keep one shape.
-// The serializer is not exported from the package root, hence the deep import (client-node 1.4
-// declares no "exports" map, so the path is reachable; pinned by package.json).
+// Pods as kwave holds them: the few fields its decisions read, picked from the wire JSON (watch
+// events, lists, the answers to its own writes), nothing else. Pure.
+//
+// Why not client-node's models: its ObjectSerializer walks every field of every pod against the
+// type map (a fifth of kwave's CPU at 10,000 pods), and a whole pod (managedFields, env, volumes,
+// last-applied annotations…) costs tens of KB to hold. What is kept is bounded per pod: names,
+// labels, kwave's own annotations, owners, node, containers' name/image/pull policy, readiness
+// gates, phase, conditions and container statuses. Times stay as the API's RFC 3339 strings
+// (podView.toMs reads both those and Dates).
 import type { V1Pod } from '@kubernetes/client-node';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 
-/** A pod as JSON (from a watch) → the V1Pod shape the typed calls return. */
+/** Annotations kept: kwave's own (the in-place state); every other annotation is dropped. */
+const KEPT_ANNOTATION_PREFIX = 'kwave.dev/';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+/** An API time as its string (a Date from a typed call becomes its ISO string). */
+const time = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
+const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
+
+/**
+ * The object without its undefined fields, so a picked object carries no empty keys. Built anew
+ * rather than with `delete`, which would turn each object into a slow dictionary.
+ */
+function compact<T extends Json>(o: T): T {
+  const out: Json = {};
+  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+  return out as T;
+}
+
+function stringMap(v: unknown, keep: (key: string) => boolean = () => true): Record<string, string> | undefined {
+  if (!isObject(v)) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [k, val] of Object.entries(v)) {
+    if (typeof val === 'string' && keep(k)) (out ??= {})[k] = val;
+  }
+  return out;
+}
+
+function containerState(v: unknown): Json | undefined {
+  if (!isObject(v)) return undefined;
+  const out: Json = {};
+  if (isObject(v.waiting)) out.waiting = compact({ reason: str(v.waiting.reason), message: str(v.waiting.message) });
+  if (isObject(v.running)) out.running = compact({ startedAt: time(v.running.startedAt) });
+  if (isObject(v.terminated)) {
+    const t = v.terminated;
+    out.terminated = compact({ exitCode: num(t.exitCode), reason: str(t.reason), message: str(t.message), startedAt: time(t.startedAt), finishedAt: time(t.finishedAt), containerID: str(t.containerID) });
+  }
+  return out;
+}
+
+function containerStatus(c: Json): Json {
+  return compact({
+    name: str(c.name),
+    image: str(c.image),
+    imageID: str(c.imageID),
+    containerID: str(c.containerID),
+    ready: bool(c.ready),
+    started: bool(c.started),
+    restartCount: num(c.restartCount),
+    state: containerState(c.state),
+    lastState: containerState(c.lastState),
+  });
+}
+
+/** A pod (wire JSON, or a client-node model object) → the small V1Pod-shaped view kwave keeps. */
 export function decodePod(raw: unknown): V1Pod {
-  return ObjectSerializer.deserialize(raw, 'V1Pod', '') as V1Pod;
+  const pod = isObject(raw) ? raw : {};
+  const md = isObject(pod.metadata) ? pod.metadata : {};
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const status = isObject(pod.status) ? pod.status : {};
+  const owners = list(md.ownerReferences).map((o) => compact({ apiVersion: str(o.apiVersion), kind: str(o.kind), name: str(o.name), uid: str(o.uid), controller: bool(o.controller) }));
+  const view = {
+    apiVersion: str(pod.apiVersion),
+    kind: str(pod.kind),
+    metadata: compact({
+      name: str(md.name),
+      namespace: str(md.namespace),
+      uid: str(md.uid),
+      resourceVersion: str(md.resourceVersion),
+      deletionTimestamp: time(md.deletionTimestamp),
+      labels: stringMap(md.labels),
+      annotations: stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX)),
+      ownerReferences: owners.length ? owners : undefined,
+    }),
+    spec: compact({
+      nodeName: str(spec.nodeName),
+      containers: list(spec.containers).map((c) => compact({ name: str(c.name), image: str(c.image), imagePullPolicy: str(c.imagePullPolicy) })),
+      readinessGates: Array.isArray(spec.readinessGates) ? list(spec.readinessGates).map((g) => compact({ conditionType: str(g.conditionType) })) : undefined,
+    }),
+    status: compact({
+      phase: str(status.phase),
+      conditions: Array.isArray(status.conditions)
+        ? list(status.conditions).map((c) => compact({ type: str(c.type), status: str(c.status), reason: str(c.reason), message: str(c.message), lastTransitionTime: time(c.lastTransitionTime) }))
+        : undefined,
+      containerStatuses: Array.isArray(status.containerStatuses) ? list(status.containerStatuses).map(containerStatus) : undefined,
+    }),
+  };
+  // The view has V1Pod's field names and shapes; only its times are strings where V1Pod declares
+  // Date (readers go through podView.toMs, which takes both).
+  return compact(view) as unknown as V1Pod;
 }

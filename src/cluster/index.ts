@@ -15,6 +15,7 @@ export {
 export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForbidden } from './kubeError.js';
 export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
 export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';
+export { DEFAULT_RATE_LIMIT, NO_RATE_LIMIT, TokenBucket, chooseRateLimit, type RateLimit, type RateLimitSources } from './rateLimit.js';
 export { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, realSleep, retryDelay, withRetry, type RetryPolicy, type Sleep } from './retry.js';
 export { compareResourceVersions, isKnownNewer, isKnownOlder } from './resourceVersion.js';
 export {

@@ -19,6 +19,30 @@ export interface PodCacheDeps {
   sleep: Sleep;
   random: () => number;
   now: () => number;
+  /**
+   * Calls `fn` after `ms` unless cancelled. Default: setTimeout, when `sleep` is the real one;
+   * with an injected `sleep` (fake time in tests), a timer built on it.
+   */
+  timer: (ms: number, fn: () => void) => () => void;
+}
+
+/** Why a wait's timer is cancelled: given to abort(), so no DOMException is built per wait. */
+const SETTLED = Object.freeze(new Error('settled'));
+
+const realTimer = (ms: number, fn: () => void) => {
+  const t = setTimeout(fn, ms);
+  return () => clearTimeout(t);
+};
+
+/** A cancellable timer on top of an injected sleep (a controller per timer: fine for tests). */
+function timerOnSleep(sleep: Sleep): PodCacheDeps['timer'] {
+  return (ms, fn) => {
+    const cancel = new AbortController();
+    void sleep(ms, cancel.signal).then(() => {
+      if (!cancel.signal.aborted) fn();
+    });
+    return () => cancel.abort(SETTLED);
+  };
 }
 
 export interface PodCacheOptions {
@@ -82,6 +106,7 @@ interface WatchOutcome {
 
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
+
 export class PodCache {
   /** Resolves once every namespace has been listed; rejects if a first list fails for good (e.g. 403). */
   readonly synced: Promise<void>;
@@ -89,6 +114,8 @@ export class PodCache {
   private readonly pods = new Map<string, V1Pod>();
   private readonly namespaces = new Map<string, NamespaceState>();
   private readonly waiters = new Map<string, Set<Waiter>>();
+  /** Waits by the caller's signal: one abort listener per signal, however many pods wait on it. */
+  private readonly waitersBySignal = new Map<AbortSignal, { waiting: Set<Waiter>; listener: () => void }>();
   private readonly changeListeners = new Set<(change: PodChange) => void>();
   private readonly errorListeners = new Set<(err: KubeError, namespace: string) => void>();
   private readonly closing = new AbortController();
@@ -102,7 +129,9 @@ export class PodCache {
     private readonly options: PodCacheOptions,
   ) {
     if (options.namespaces.length === 0) throw new Error('PodCache: at least one namespace is required');
-    this.deps = { sleep: realSleep, random: Math.random, now: () => Date.now(), ...options.deps };
+    const sleep = options.deps?.sleep ?? realSleep;
+    const timer = options.deps?.timer ?? (sleep === realSleep ? realTimer : timerOnSleep(sleep));
+    this.deps = { random: Math.random, now: () => Date.now(), ...options.deps, sleep, timer };
     this.backoff = options.backoff ?? DEFAULT_RETRY_POLICY;
     this.minWatchMs = options.minWatchMs ?? 1000;
     const syncs: Promise<void>[] = [];
@@ -200,12 +229,12 @@ export class PodCache {
     if (this.closed || options.signal?.aborted) return 'aborted';
     const key = keyOf(namespace, name);
     return new Promise<WaitResult>((resolve, reject) => {
-      const timer = new AbortController();
+      let cancelTimer = () => {};
       let done = false;
       const finish = () => {
         done = true;
-        timer.abort();
-        options.signal?.removeEventListener('abort', onAbort);
+        cancelTimer();
+        if (options.signal) this.unwatchSignal(options.signal, waiter);
         const set = this.waiters.get(key);
         set?.delete(waiter);
         if (set?.size === 0) this.waiters.delete(key);
@@ -234,10 +263,35 @@ export class PodCache {
       let set = this.waiters.get(key);
       if (!set) this.waiters.set(key, (set = new Set()));
       set.add(waiter);
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      void this.deps.sleep(options.timeoutMs, timer.signal).then(() => settle('timeout'));
+      if (options.signal) this.watchSignal(options.signal, waiter);
+      cancelTimer = this.deps.timer(options.timeoutMs, () => settle('timeout'));
       check();
     });
+  }
+
+  private watchSignal(signal: AbortSignal, waiter: Waiter): void {
+    let entry = this.waitersBySignal.get(signal);
+    if (!entry) {
+      const waiting = new Set<Waiter>();
+      const listener = () => {
+        this.waitersBySignal.delete(signal);
+        for (const w of [...waiting]) w.abort();
+      };
+      entry = { waiting, listener };
+      this.waitersBySignal.set(signal, entry);
+      signal.addEventListener('abort', listener, { once: true });
+    }
+    entry.waiting.add(waiter);
+  }
+
+  private unwatchSignal(signal: AbortSignal, waiter: Waiter): void {
+    const entry = this.waitersBySignal.get(signal);
+    if (!entry) return;
+    entry.waiting.delete(waiter);
+    if (entry.waiting.size === 0) {
+      signal.removeEventListener('abort', entry.listener);
+      this.waitersBySignal.delete(signal);
+    }
   }
 
   /** Stops every watch and retry; pending waits resolve 'aborted'. */

@@ -99,6 +99,8 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
       drainMs: (s.drainSeconds ?? D.strategy.drainSeconds) * 1000,
       podTimeoutMs: ms(s.podTimeout ?? D.strategy.podTimeout),
       minReadyMs: (s.minReadySeconds ?? D.strategy.minReadySeconds) * 1000,
+      ...(s.kubeApiQps === undefined ? {} : { kubeApiQps: s.kubeApiQps }),
+      ...(s.kubeApiBurst === undefined ? {} : { kubeApiBurst: s.kubeApiBurst }),
     },
     failurePolicy: {
       maxFailed: amount(spec.failurePolicy?.maxFailed ?? D.failurePolicy.maxFailed),

@@ -53,6 +53,8 @@ export interface RawSpec {
     drainSeconds?: number;
     podTimeout?: string;
     minReadySeconds?: number;
+    kubeApiQps?: number;
+    kubeApiBurst?: number;
   };
   failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all' };
   gates?: RawGate[];

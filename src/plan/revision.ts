@@ -18,10 +18,16 @@ export function canonicalJson(value: unknown): string {
 
 export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 'source'>;
 
-/** First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is in). */
+/**
+ * First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is
+ * in), and so is the client's API rate limit: how fast kwave may talk to the API server does not
+ * change what the rollout does, so changing it mid-rollout must not make another revision.
+ */
 export function planRevision(spec: PlanSpec): string {
+  const { kubeApiQps: _qps, kubeApiBurst: _burst, ...strategy } = spec.strategy;
   const hashed = {
     ...spec,
+    strategy,
     window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },
   };
   return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 10);

@@ -82,6 +82,9 @@ export interface Plan {
     drainMs: number;
     podTimeoutMs: number;
     minReadyMs: number;
+    /** Client-side API rate limit, when the plan sets one (the CLI flags win); outside the revision. */
+    kubeApiQps?: number;
+    kubeApiBurst?: number;
   };
   failurePolicy: { maxFailed: Amount; rollback: 'none' | 'failed' | 'all' };
   gates: Gate[];

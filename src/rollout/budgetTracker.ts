@@ -15,6 +15,11 @@ export class BudgetTracker {
   /** Pods a rollback is about to revert: drained failures whose revert frees, not takes, budget. */
   private exempt: ReadonlySet<string> = new Set();
   private wakeups: (() => void)[] = [];
+  /**
+   * |notReady − inFlight − exempt|, kept up to date by every change of the three sets, so that the
+   * budget question costs O(1) per pod event instead of a scan of every not-Ready pod.
+   */
+  private held = 0;
 
   constructor(
     selected: readonly (PodName & { pod: V1Pod })[],
@@ -24,7 +29,7 @@ export class BudgetTracker {
     private readonly onUnavailable?: (unavailable: number, budget: number) => void,
   ) {
     this.selected = new Set(selected.map(podKey));
-    for (const s of selected) if (!isPodReady(s.pod)) this.notReady.add(podKey(s));
+    for (const s of selected) if (!isPodReady(s.pod)) this.setNotReady(podKey(s), true);
   }
 
   /** Follows the selected pods' readiness until the returned function is called. */
@@ -32,8 +37,7 @@ export class BudgetTracker {
     return onChange(({ pod, type }) => {
       const key = podKey(pod);
       if (!this.selected.has(key)) return;
-      if (type === 'deleted' || isPodReady(pod)) this.notReady.delete(key);
-      else this.notReady.add(key);
+      this.setNotReady(key, !(type === 'deleted' || isPodReady(pod)));
       this.wake();
     });
   }
@@ -53,17 +57,22 @@ export class BudgetTracker {
   }
 
   take(key: string): void {
+    if (this.inFlight.has(key)) return;
+    if (this.counts(key)) this.held--;
     this.inFlight.add(key);
   }
 
   release(key: string): void {
-    this.inFlight.delete(key);
+    if (this.inFlight.delete(key) && this.counts(key)) this.held++;
     this.wake();
   }
 
   /** Leaves `keys` out of the count while a rollback reverts them; `[]` ends that. */
   exemptWhileRollingBack(keys: readonly string[]): void {
     this.exempt = new Set(keys);
+    // Rare (once per rollback): count afresh.
+    this.held = 0;
+    for (const k of this.notReady) if (this.counts(k)) this.held++;
   }
 
   /** Resolves on the next pod change, pod end or `wake()`. */
@@ -79,8 +88,19 @@ export class BudgetTracker {
   }
 
   private unreadyNotInFlight(candidate?: string): number {
-    let n = 0;
-    for (const k of this.notReady) if (!this.inFlight.has(k) && k !== candidate && !this.exempt.has(k)) n++;
-    return n;
+    return candidate !== undefined && this.counts(candidate) ? this.held - 1 : this.held;
+  }
+
+  /** Whether a pod holds the budget on its own: not Ready, not in flight, not exempt. */
+  private counts(key: string): boolean {
+    return this.notReady.has(key) && !this.inFlight.has(key) && !this.exempt.has(key);
+  }
+
+  private setNotReady(key: string, notReady: boolean): void {
+    if (notReady === this.notReady.has(key)) return;
+    const free = !this.inFlight.has(key) && !this.exempt.has(key);
+    if (notReady) this.notReady.add(key);
+    else this.notReady.delete(key);
+    if (free) this.held += notReady ? 1 : -1;
   }
 }

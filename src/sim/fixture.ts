@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { ExitCode, KwaveError } from '../errors.js';
+import type { Timing } from './clock.js';
 import type { Faults } from './faults.js';
 import { ImageTable, parseImageRef, type ImageDecl } from './images.js';
 
@@ -320,4 +321,12 @@ function position(doc: Document, lineCounter: LineCounter, p: Problem): { line: 
   }
   const { line, col } = lineCounter.linePos(offset);
   return { line, col };
+}
+
+/** The kubelet's timings a fixture sets (seconds → ms); `jitter` (e.g. `--jitter 0`) over the fixture's. */
+export function timingOf(f: Fixture, jitter?: number): Partial<Timing> {
+  const t = f.timing;
+  const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+  const out: Partial<Timing> = { pullMs: ms(t.pullSeconds), startMs: ms(t.startSeconds), readyMs: ms(t.readySeconds), stopMs: ms(t.stopSeconds), crashMs: ms(t.crashSeconds), jitter: jitter ?? t.jitter };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<Timing>;
 }

@@ -9,7 +9,7 @@ import { embeddedControl } from './embeddedControl.js';
 import { startApiServer } from './apiserver/index.js';
 import { AppTraffic } from './appMetrics.js';
 import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
-import { defaultFixture, loadFixture, type Fixture } from './fixture.js';
+import { defaultFixture, loadFixture, timingOf, type Fixture } from './fixture.js';
 import { ImageTable } from './images.js';
 import { Kubelet } from './kubelet.js';
 import { Scheduler } from './scheduler.js';
@@ -18,7 +18,6 @@ import { SimStats } from './stats.js';
 import { Store } from './store.js';
 import { buildWorld, type WorldSummary } from './world.js';
 import { mergeFaults } from './disruptions.js';
-import type { Timing } from './clock.js';
 
 export interface SimOptions {
   /** Pods of the default world (default 10); ignored when a fixture is given. */
@@ -37,6 +36,8 @@ export interface SimOptions {
   faults?: string | Partial<Faults>;
   /** Multiplies every simulated duration, on top of the fixture's timeScale (default 1). */
   timeScale?: number;
+  /** ± share of random variation on the kubelet's step durations, over the fixture's (0 = fixed timings, for benchmarks). */
+  jitter?: number;
   /** PRNG seed (default: the fixture's, else 1). */
   seed?: number;
   /** The API server's bearer token (default: random). */
@@ -69,12 +70,6 @@ export interface Sim {
   close(): Promise<void>;
 }
 
-function timingOf(f: Fixture): Partial<Timing> {
-  const t = f.timing;
-  const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
-  const out: Partial<Timing> = { pullMs: ms(t.pullSeconds), startMs: ms(t.startSeconds), readyMs: ms(t.readySeconds), stopMs: ms(t.stopSeconds), crashMs: ms(t.crashSeconds), jitter: t.jitter };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<Timing>;
-}
 
 /** Writes a file whole or not at all (readers never see half a kubeconfig). */
 async function writeAtomically(path: string, text: string): Promise<void> {
@@ -101,7 +96,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   const kubelet = new Kubelet({
     store,
     images,
-    timing: timingOf(fixture),
+    timing: timingOf(fixture, options.jitter),
     timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
     seed: options.seed ?? fixture.seed ?? 1,
     maxEvents: options.maxEvents,

@@ -54,14 +54,17 @@ function makePod(name: string, namespace = 'default', labels: Record<string, str
 }
 
 /** Changes a pod in the store the way another writer would (new resourceVersion, watch event). */
+// The pod cache keeps only kwave's own annotations (kwave.dev/…): short keys here are under it.
+const annotationKey = (key: string) => (key.includes('/') ? key : `kwave.dev/${key}`);
+
 function touch(store: Store, namespace: string, name: string, annotations: Record<string, string>): KubeObject {
   const cur = store.get('pods', namespace, name)!;
   const next = structuredClone(cur) as KubeObject;
-  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...annotations };
+  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...Object.fromEntries(Object.entries(annotations).map(([k, v]) => [annotationKey(k), v])) };
   return store.update('pods', next);
 }
 
-const annotation = (pod: V1Pod | undefined, key: string) => pod?.metadata?.annotations?.[key];
+const annotation = (pod: V1Pod | undefined, key: string) => pod?.metadata?.annotations?.[annotationKey(key)];
 
 interface Sim {
   store: Store;

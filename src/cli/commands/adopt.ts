@@ -7,7 +7,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { connect, KubeError, kubeErrorToKwave, type Cluster, type PodConditionPatch } from '../../cluster/index.js';
+import { KubeError, kubeErrorToKwave, type Cluster, type PodConditionPatch } from '../../cluster/index.js';
+import { connectFor } from '../connectFor.js';
 import { conditionStatus, declaresGate } from '../../inplace/podView.js';
 import type { CommandContext } from '../context.js';
 import { count } from '../output/format.js';
@@ -139,7 +140,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const selector = String(opts.selector);
   const conditionType = String(opts.conditionType ?? 'kwave.dev/in-place-ready');
   const dryRun = opts.dryRun === true;
-  const cluster = connect({ kubeconfig: common.kubeconfig, context: common.context, env: io.env });
+  const cluster = connectFor(common, io.env);
   try {
     const adoption = classifyForAdoption(await listPods(cluster, namespace, selector), conditionType);
     const result = dryRun ? undefined : await adoptPods((name, c) => cluster.patchPodCondition(namespace, name, c), adoption.adopt, conditionType);

@@ -5,7 +5,7 @@
 // the plan was never run.
 import { loadPlanOrReport } from '../loadPlan.js';
 import { hostname } from 'node:os';
-import { connect } from '../../cluster/connect.js';
+import { connectFor } from '../connectFor.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { recordName, type Approval } from '../../record/record.js';
@@ -27,7 +27,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   if (!plan) return ExitCode.BAD_INPUT;
   const namespace = recordNamespace(plan);
   const name = recordName(plan.name);
-  const cluster = connect({ kubeconfig: ctx.common.kubeconfig, context: ctx.common.context });
+  const cluster = connectFor(ctx.common, ctx.io.env, plan);
   try {
     const cm = await readRecordConfigMap(cluster, plan);
     if (!cm) throw notRun(plan);

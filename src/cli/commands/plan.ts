@@ -5,7 +5,8 @@
 // would refuse the run.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
-import { connect, KubeError, kubeErrorToKwave, type Cluster } from '../../cluster/index.js';
+import { KubeError, kubeErrorToKwave, type Cluster } from '../../cluster/index.js';
+import { connectFor } from '../connectFor.js';
 import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
 import { selectFleet, zonesOf } from '../../rollout/select.js';
@@ -65,7 +66,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const { io, common } = ctx;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
-  const cluster = connect({ kubeconfig: common.kubeconfig, context: common.context, env: io.env });
+  const cluster = connectFor(common, io.env, plan);
   try {
     const report = await dryRun(plan, clusterSources(cluster));
     if (common.output === 'json') io.stdout.write(JSON.stringify(report) + '\n');

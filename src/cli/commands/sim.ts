@@ -20,6 +20,12 @@ function positive(value: unknown, flag: string): number {
   return n;
 }
 
+function share(value: unknown, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n >= 1) throw new KwaveError('USAGE', `${flag}: expected a number from 0 to below 1, found "${String(value)}"`);
+  return n;
+}
+
 /** The first of SIGINT/SIGTERM (listening stops then, or on `cancel`). */
 function nextSignal(): { received: Promise<NodeJS.Signals>; cancel(): void } {
   let cancel = () => {};
@@ -43,6 +49,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const port = wholeNumber(opts.port ?? 0, '--port', 65535);
   const metricsPort = wholeNumber(opts.metricsPort ?? 0, '--metrics-port', 65535);
   const timeScale = positive(opts.timeScale ?? 1, '--time-scale');
+  const jitter = opts.jitter === undefined ? undefined : share(opts.jitter, '--jitter');
   const faultSpec = opts.faults as string | undefined;
   const controlPlane = String(opts.controlPlane ?? 'embedded');
   if (controlPlane !== 'embedded' && controlPlane !== 'real') throw new KwaveError('USAGE', `--control-plane: expected embedded or real, found "${controlPlane}"`);
@@ -66,8 +73,8 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
     const fixture = opts.fixture as string | undefined;
     sim =
       controlPlane === 'real'
-        ? await startRealSim({ pods, fixture, metricsPort, kubeconfigOut, timeScale, onWarning: (m) => ctx.io.stderr.write(`node agent: ${m}\n`) })
-        : await startSim({ pods, fixture, port, metricsPort, kubeconfigOut, faults: faultSpec, timeScale });
+        ? await startRealSim({ pods, fixture, metricsPort, kubeconfigOut, timeScale, jitter, onWarning: (m) => ctx.io.stderr.write(`node agent: ${m}\n`) })
+        : await startSim({ pods, fixture, port, metricsPort, kubeconfigOut, faults: faultSpec, timeScale, jitter });
   } catch (err) {
     signal.cancel();
     throw err;

@@ -6,7 +6,7 @@ import { loadPlanOrReport } from '../loadPlan.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from '../../cluster/cluster.js';
 import { watchConfigMap } from '../../cluster/configMapWatch.js';
-import { connect } from '../../cluster/connect.js';
+import { connectFor } from '../connectFor.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
@@ -69,7 +69,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const file = args[0]!;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
-  const cluster = connect({ kubeconfig: ctx.common.kubeconfig, context: ctx.common.context });
+  const cluster = connectFor(ctx.common, ctx.io.env, plan);
   try {
     if (opts.watch) {
       const stop = new AbortController();

@@ -9,10 +9,9 @@ import { HttpError, startAdminServer, type SimControl } from '../adminServer.js'
 import { startNodeAgent, type NodeAgent } from '../agent/index.js';
 import { KubeHttp, KubeHttpError } from '../agent/kubeHttp.js';
 import { AppTraffic } from '../appMetrics.js';
-import type { Timing } from '../clock.js';
 import { findControlPlaneBinary, startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../controlPlane/index.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { defaultFixture, loadFixture, type Fixture } from '../fixture.js';
+import { defaultFixture, loadFixture, timingOf, type Fixture } from '../fixture.js';
 import { ImageTable } from '../images.js';
 import { nodeNameOf } from '../kubelet/pods.js';
 import { followPodReadiness, isPodReady } from '../readiness.js';
@@ -27,6 +26,8 @@ export const ADMISSION_EMBEDDED_ONLY = 'admission rules (refuse or hold a write)
 export const FAULTS_EMBEDDED_ONLY = 'API fault injection (errorRate, latencyMs, watchCutSeconds) is embedded-only: run `kwave sim --control-plane embedded` for it';
 
 export interface RealSimOptions {
+  /** The kubelet's timing jitter (0 = fixed timings), over the fixture's. */
+  jitter?: number;
   pods?: number;
   fixture?: string | Fixture;
   host?: string;
@@ -64,12 +65,6 @@ export interface RealSim {
   close(): Promise<void>;
 }
 
-function timingOf(f: Fixture): Partial<Timing> {
-  const t = f.timing;
-  const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
-  const out: Partial<Timing> = { pullMs: ms(t.pullSeconds), startMs: ms(t.startSeconds), readyMs: ms(t.readySeconds), stopMs: ms(t.stopSeconds), crashMs: ms(t.crashSeconds), jitter: t.jitter };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<Timing>;
-}
 
 async function writeAtomically(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
@@ -149,7 +144,7 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       nodes: fixture.nodes,
       podsPerNode,
       images,
-      timing: timingOf(fixture),
+      timing: timingOf(fixture, options.jitter),
       timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
       seed: options.seed ?? fixture.seed ?? 1,
       missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),

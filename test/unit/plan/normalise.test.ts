@@ -189,6 +189,16 @@ describe('revision', () => {
     assert.equal(load(explicit).revision, load(MINIMAL).revision);
   });
 
+  test('keeps the client API rate limit (kubeApiQps / kubeApiBurst) in the plan but out of the revision', () => {
+    const limited = load(MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    kubeApiQps: 50.5\n    kubeApiBurst: 100'));
+    assert.equal(limited.strategy.kubeApiQps, 50.5);
+    assert.equal(limited.strategy.kubeApiBurst, 100);
+    assert.equal(limited.revision, load(MINIMAL).revision);
+    const bad = loadPlanText(MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    kubeApiBurst: 0'), 'plan.yaml');
+    assert.equal(bad.ok, false);
+    if (!bad.ok) assert.match(bad.errors[0]!.message, /kubeApiBurst|1 or more/);
+  });
+
   test('does not change with the order of containers or selector values', () => {
     const a = fullPlan();
     const b = fullPlan();
