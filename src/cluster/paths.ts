@@ -6,3 +6,6 @@ export function podsPath(namespace: string): string {
   if (!namespace) throw new Error('podsPath: namespace must not be empty');
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
 }
+
+/** `/api/v1/nodes`: the (cluster-scoped) collection a node watch streams. */
+export const NODES_PATH = '/api/v1/nodes';
