@@ -54,7 +54,7 @@ export interface RawSpec {
     podTimeout?: string;
     minReadySeconds?: number;
   };
-  failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all' };
+  failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all'; countNodeFailures?: boolean };
   gates?: RawGate[];
   window?: { timezone?: string; allow: string[] };
   metrics?: { pushgateway?: string };

@@ -22,6 +22,8 @@ export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 
 export function planRevision(spec: PlanSpec): string {
   const hashed = {
     ...spec,
+    // Left out at its default, so plans written before the field existed keep their revision.
+    failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },
     window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },
   };
   return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 10);
