@@ -52,6 +52,11 @@ export class NodeCache {
     return this.nodes.get(name);
   }
 
+  /** Every node as last seen (gone ones left out). */
+  list(): V1Node[] {
+    return [...this.nodes.values()].flatMap((e) => ('node' in e ? [e.node] : []));
+  }
+
   /** Calls `listener` after every change of a node. Returns the unsubscribe. */
   onChange(listener: (name: string, entry: NodeEntry) => void): () => void {
     this.listeners.add(listener);
