@@ -45,6 +45,15 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     assert.equal(before.get('demo-1')!.node, 'sim-node-2');
     const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN }));
 
+    // kwave plan lists the waiting pod up front, before the waves.
+    const dry = await fleet.kwave(['plan', plan]);
+    assert.equal(dry.code, 0, dry.stderr);
+    const upFront = dry.stdout.split('\n\n')[0]!;
+    assert.match(upFront, /waiting for their node \(1\)/, dry.stdout);
+    assert.match(upFront, /default\/demo-1 +node sim-node-2 is NotReady since \d+s/, dry.stdout);
+    const dryJson = JSON.parse((await fleet.kwave(['plan', plan, '-o', 'json'])).stdout) as { waitingForNodes: { name: string; node: string }[] };
+    assert.deepEqual(dryJson.waitingForNodes.map((p) => [p.name, p.node]), [['demo-1', 'sim-node-2']]);
+
     const first = fleet.start(['run', plan]);
     const exit1 = await exitOf(first, 90_000);
     noOtherRollout(first);
@@ -71,7 +80,13 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     assert.equal(lost.gate, 'True', 'demo-1 gate never closed');
     assert.equal(lost.specImage, 'nginx:1.14.2', 'demo-1 not patched');
     assert.equal(lost.annotation, undefined, 'demo-1 carries no kwave state');
-    assert.equal((await fleet.status(plan)).phase, 'Partial');
+    const status = (await fleet.status(plan)) as { phase: string; waitingForNodes?: { pod: string; waiting: string }[] };
+    assert.equal(status.phase, 'Partial');
+    assert.equal(status.waitingForNodes?.length, 1);
+    assert.equal(status.waitingForNodes?.[0]?.pod, 'default/demo-1');
+    assert.match(status.waitingForNodes?.[0]?.waiting ?? '', /^node sim-node-2 is NotReady since \d+s$/);
+    const statusText = await fleet.kwave(['status', plan]);
+    assert.match(statusText.stdout, /default\/demo-1 +waiting: node sim-node-2 is NotReady since \d+s/, statusText.stdout);
 
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     const second = fleet.start(['run', plan]);
