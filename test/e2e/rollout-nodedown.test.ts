@@ -167,3 +167,71 @@ describe('a node lost after the image patch: NodeNotReady, no halt; a re-run fin
     assert.equal(after.ready, true);
   });
 });
+
+describe('countNodeFailures: a node lost mid-flight counts toward maxFailed; its rollback waits for the node', { skip: notBuilt }, () => {
+  let fleet: Fleet;
+  before(async () => {
+    fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 0.5 });
+  });
+  after(async () => fleet?.close());
+
+  test('halt (exit 3) naming NodeNotReady, rollback of demo-1 pending, not attempted; kwave rollback reverts it once the node is back', async () => {
+    const yaml = planYaml({ name: 'counted', ...PLAN, podTimeout: '8s' }).replace('rollback: failed', 'rollback: failed\n    countNodeFailures: true');
+    assert.match(yaml, /countNodeFailures: true/);
+    const plan = await fleet.writePlan('counted.yaml', yaml);
+    const first = fleet.start(['run', plan]);
+    await first.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
+    await fleet.admin('/sim/nodes/sim-node-2/not-ready');
+    const exit1 = await exitOf(first, 90_000);
+    noOtherRollout(first);
+    assert.equal(exit1.code, 3, `exit ${exit1.code}\n${first.stderr()}\n${first.stdout().slice(-3000)}`);
+    const end1 = endOf(first);
+    assert.equal(end1.phase, 'Halted');
+    assert.match(end1.message, /default\/demo-1 \(NodeNotReady\)/);
+    assert.match(end1.message, /rollback pending, run again once the node is back: default\/demo-1 \(node sim-node-2 is NotReady since \d+s\)/);
+    assert.ok(!first.events.some((e) => e.event === 'pod-start' && e.pod === 'default/demo-1' && first.events.indexOf(e) > first.events.findIndex((h) => h.event === 'halt')), 'no rollback flow started for demo-1');
+    const mid = fleet.pods().get('demo-1')!;
+    assert.equal(mid.specImage, 'nginx:1.25.3', 'the rollback patch was not sent');
+
+    await fleet.admin('/sim/nodes/sim-node-2/ready');
+    const back = fleet.start(['rollback', plan]);
+    const exit2 = await exitOf(back, 90_000);
+    noOtherRollout(back);
+    assert.equal(exit2.code, 0, `exit ${exit2.code}\n${back.stderr()}\n${back.stdout().slice(-3000)}`);
+    assert.equal(endOf(back).phase, 'RolledBack');
+    const after = fleet.pods().get('demo-1')!;
+    assert.equal(after.specImage, 'nginx:1.14.2');
+    assert.equal(after.imageID, OLD_ID);
+    assert.equal(after.gate, 'True');
+    assert.equal(after.ready, true);
+  });
+});
+
+describe('the first SIGINT says what it waits for; a pod waiting for its node is left at once', { skip: notBuilt }, () => {
+  let fleet: Fleet;
+  before(async () => {
+    fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 0.5 });
+  });
+  after(async () => fleet?.close());
+
+  test('names the pods in flight and the waiting one; in-flight pods finish; exit 4; demo-1 untouched', async () => {
+    await fleet.admin('/sim/nodes/sim-node-2/not-ready');
+    const plan = await fleet.writePlan('stop.yaml', planYaml({ name: 'stop', ...PLAN, podTimeout: '30s' }));
+    const run = fleet.start(['run', plan]);
+    await run.waitFor((e) => e.event === 'pod-waiting' && e.pod === 'default/demo-1', 'demo-1 waiting', 60_000);
+    await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-0' && e.step === 'wait-complete', 'demo-0 patched', 60_000);
+    run.child.kill('SIGINT');
+    const said = await run.waitFor((e) => e.event === 'interrupt', 'the interrupt event', 30_000);
+    assert.ok(said.event === 'interrupt');
+    assert.match(said.message, /waiting for \d pods? in flight to finish: .*default\/demo-0 \(wait-complete\)/);
+    assert.match(said.message, /not waiting for default\/demo-1 \(node sim-node-2 is NotReady since \d+s\): left resumable/);
+    const exit = await exitOf(run, 90_000);
+    assert.equal(exit.code, 4, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-3000)}`);
+    assert.equal(endOf(run).phase, 'Paused');
+    const pods = fleet.pods();
+    assert.equal(pods.get('demo-0')!.imageID, NEW_ID, 'the pod in flight finished');
+    const lost = pods.get('demo-1')!;
+    assert.equal(lost.annotation, undefined);
+    assert.equal(lost.gate, 'True');
+  });
+});
