@@ -28,6 +28,12 @@ function healthyWallMs(run: RunningKwave, nodeOf: Map<string, string>): number {
   return Math.max(...ends.map(at)) - at(start);
 }
 
+/** Median pod-start → pod-end time of the pods not on the down node (ms): each pod's own speed. */
+function healthyPodMedianMs(run: RunningKwave, nodeOf: Map<string, string>): number {
+  const d = run.events.flatMap((e) => (e.event === 'pod-end' && nodeOf.get(e.pod) !== DOWN ? [e.durationMs] : [])).sort((a, b) => a - b);
+  return d[Math.floor(d.length / 2)] ?? 0;
+}
+
 async function runPlan(fleet: Fleet, onEvent?: (run: RunningKwave) => Promise<void>): Promise<RunningKwave> {
   const plan = await fleet.writePlan('fleet.yaml', planYaml(PLAN));
   const run = fleet.start(['run', plan]);
@@ -53,6 +59,7 @@ describe('60 pods over 3 nodes, one node down for the first half of the run', { 
     // Without the fault.
     const base = await startFleet({ pods: PODS, timeScale: 0.3 });
     let baseline: number;
+    let baselinePod: number;
     let nodeOf: Map<string, string>;
     try {
       nodeOf = new Map([...base.pods().values()].map((p) => [`default/${p.name}`, p.node]));
@@ -61,6 +68,7 @@ describe('60 pods over 3 nodes, one node down for the first half of the run', { 
       assert.equal(endOf(run).phase, 'Completed');
       assertAllUpgraded(base);
       baseline = healthyWallMs(run, nodeOf);
+      baselinePod = healthyPodMedianMs(run, nodeOf);
     } finally {
       await base.close();
     }
@@ -94,10 +102,11 @@ describe('60 pods over 3 nodes, one node down for the first half of the run', { 
       assertAllUpgraded(fleet);
 
       const faulted = healthyWallMs(run, nodeOf);
+      const faultedPod = healthyPodMedianMs(run, nodeOf);
       const total = end.durationMs;
       console.log(
         `# fleet with ${DOWN} down for the first half: healthy nodes' 40 pods in ${(faulted / 1000).toFixed(1)} s vs ${(baseline / 1000).toFixed(1)} s without the fault ` +
-          `(ratio ${(faulted / baseline).toFixed(2)}); whole run ${(total / 1000).toFixed(1)} s; ${waited.size} of its 20 pods waited for it`,
+          `(ratio ${(faulted / baseline).toFixed(2)}); median healthy pod ${faultedPod} ms vs ${baselinePod} ms (ratio ${(faultedPod / baselinePod).toFixed(2)}); whole run ${(total / 1000).toFixed(1)} s; ${waited.size} of its 20 pods waited for it`,
       );
     } finally {
       await fleet.close();
