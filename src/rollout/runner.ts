@@ -356,7 +356,8 @@ class Rollout {
     this.budget?.wake();
   }
 
-  private waitFor(key: string, down: NodeDown, direction: Direction): NodeWait {
+  /** What a pod waiting for `down` is shown with, and listed with if the run leaves it. */
+  private nodeWaitOf(key: string, down: NodeDown, direction: Direction): NodeWait {
     const since = down.health.sinceMs === undefined ? undefined : new Date(down.health.sinceMs).toISOString();
     const message = nodeWaitMessage(down.node, down.health, this.now());
     return { pod: key, node: down.node, ...(since ? { since } : {}), message: direction === 'rollback' ? `rollback pending: ${message}` : message };
@@ -399,7 +400,7 @@ class Rollout {
    */
   private park(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, down: NodeDown): void {
     const key = podKey(p);
-    const wait = this.waitFor(key, down, direction);
+    const wait = this.nodeWaitOf(key, down, direction);
     this.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message: wait.message });
     if (direction === 'rollback' || this.parked.has(key)) {
       this.leftForNodes.set(key, wait);
@@ -409,7 +410,7 @@ class Rollout {
       for (;;) {
         if (this.stopping || this.ending) {
           const still = this.nodeDown(p);
-          this.leftForNodes.set(key, still ? this.waitFor(key, still, direction) : wait);
+          this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
           return;
         }
         if (!this.nodeDown(p)) break;
@@ -446,7 +447,7 @@ class Rollout {
     const down = this.nodeDown(p);
     if (!down) return outcome;
     const key = podKey(p);
-    this.leftForNodes.set(key, this.waitFor(key, down, 'upgrade'));
+    this.leftForNodes.set(key, this.nodeWaitOf(key, down, 'upgrade'));
     const message = `${nodeLostMessage(down.node, down.health)}; left as it stands for the next run`;
     return { kind: 'failed', reason: 'NodeNotReady', message, ...('state' in outcome && outcome.state ? { state: outcome.state } : {}), writes: outcome.writes };
   }
