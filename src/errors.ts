@@ -5,6 +5,8 @@ export const ExitCode = {
   BAD_INPUT: 2,
   HALTED: 3,
   INTERRUPTED: 4,
+  /** Partial: everything that could run did, but pods wait for nodes that cannot act. */
+  NODES_DOWN: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -3,6 +3,8 @@
 import { podKey } from '../inplace/podView.js';
 import type { Gate, Plan } from '../plan/types.js';
 import { formatDuration as planDuration } from '../plan/duration.js';
+import type { V1Node } from '@kubernetes/client-node';
+import { nodeHealth, nodeWaitMessage } from '../rollout/nodeHealth.js';
 import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { renderSelector } from '../rollout/labelSelector.js';
@@ -59,6 +61,8 @@ export interface PlanReport {
   skipped: PodRow[];
   /** Pods past the last wave of a partial rollout: left for a later plan. */
   deferred: PodRow[];
+  /** Pods to upgrade whose node cannot act now: `kwave run` starts them only once it is back. */
+  waitingForNodes: (PodRow & { waiting: string })[];
   /** `maxUnavailable` in pods. */
   budget: number;
   concurrency: number;
@@ -105,8 +109,24 @@ export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: numb
     .map((g) => ({ name: g.name, pauseMs: g.pauseMs, approval: g.approval, prometheus: g.prometheus !== undefined, webhook: g.webhook !== undefined }));
 }
 
-/** The report of a dry run at `nowMs` (which only the maintenance window depends on). */
-export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now()): PlanReport {
+/**
+ * Pods of the waves whose node cannot act, with why (`node sim-node-2 is NotReady since 12s`).
+ * `nodes` undefined: the nodes could not be read, so none is judged.
+ */
+function nodeWaits(pods: readonly SelectedPod[], nodes: ReadonlyMap<string, V1Node> | undefined, nowMs: number, resuming: ReadonlySet<string>): PlanReport['waitingForNodes'] {
+  if (!nodes) return [];
+  return pods.flatMap((p) => {
+    if (!p.node) return [];
+    const node = nodes.get(p.node);
+    const health = nodeHealth(node ? { node } : undefined);
+    if (node && health.canAct) return [];
+    const waiting = health.canAct ? `node ${p.node} does not exist` : nodeWaitMessage(p.node, health, nowMs);
+    return [{ ...row(p, resuming), waiting }];
+  });
+}
+
+/** The report of a dry run at `nowMs` (which only the maintenance window and node ages depend on); `nodes` as listed, if they could be. */
+export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now(), nodes?: ReadonlyMap<string, V1Node>): PlanReport {
   const window = windowNow(plan, nowMs);
   const resuming = new Set(sel.resumed.map(podKey));
   const { partition } = sel;
@@ -132,6 +152,7 @@ export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, now
     })),
     skipped: sel.done.map((p) => row(p, resuming)),
     deferred: partition.deferred.map((p) => row(p, resuming)),
+    waitingForNodes: nodeWaits(partition.waves.flatMap((w) => w.pods), nodes, nowMs, resuming),
     budget: sel.budget,
     concurrency: plan.strategy.concurrency,
     maxFailed: sel.maxFailed,
@@ -212,6 +233,7 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   const parts = [`${r.toUpgrade} to upgrade in ${count(r.waves.length, 'wave')}`, `${r.alreadyAtTarget} already at target`];
   if (r.resuming > 0) parts.push(`${r.resuming} to resume from an earlier run`);
   if (r.deferred.length > 0) parts.push(`${r.deferred.length} deferred`);
+  if (r.waitingForNodes.length > 0) parts.push(`${r.waitingForNodes.length} waiting for their node`);
   out.push(`selected ${count(r.selected, 'pod')}: ${parts.join(', ')}`);
   out.push(`limits: at most ${count(r.budget, 'pod')} unavailable at once, ${r.concurrency} in flight, order ${r.order}`);
   const halt = r.maxFailed === 0 ? 'the first failed pod halts the run' : `more than ${count(r.maxFailed, 'failed pod')} halt the run`;
@@ -219,6 +241,15 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   if (!r.zones.known) out.push(`zones: unknown, ${r.zones.reason}`);
   const closed = r.window && !r.window.open ? windowClosedText(r.window) : undefined;
   if (closed) out.push(`window: ${closed}`);
+  if (r.waitingForNodes.length > 0) {
+    // Up front: these are what a run would leave untouched (exit 5) unless the nodes come back.
+    out.push(`waiting for their node (${r.waitingForNodes.length}): kwave run leaves them untouched until it can act again`);
+    const w = shown(r.waitingForNodes, all);
+    const lines = columns([...w.head, ...w.tail].map((p) => [`${p.namespace}/${p.name}`, p.waiting]));
+    out.push(...lines.slice(0, w.head.length).map((l) => `  ${l}`));
+    if (w.hidden > 0) out.push(`  … ${w.hidden} more (--all lists every pod)`);
+    out.push(...lines.slice(w.head.length).map((l) => `  ${l}`));
+  }
   if (r.satisfiedWaves.length > 0) {
     out.push(`wave${r.satisfiedWaves.length > 1 ? 's' : ''} ${r.satisfiedWaves.join(', ')} already met by pods at target`);
   }

@@ -3,7 +3,7 @@
 // metrics, wire signals, run, and then close everything in the right order. All decisions are
 // the runner's and below; this file only assembles and tears down.
 import { ExitCode, KwaveError } from '../errors.js';
-import { isForbidden, KubeError, kubeErrorToKwave, PodCache, type Cluster } from '../cluster/index.js';
+import { isForbidden, KubeError, kubeErrorToKwave, NodeCache, PodCache, type Cluster } from '../cluster/index.js';
 import { connectFor } from './connectFor.js';
 import { gateChecker, realSleep } from '../gates/index.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
@@ -111,7 +111,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });
     closers.push(() => cache.close());
     await wrapKube(() => cache.synced, 'listing the selected pods');
-    const zones = await readZones(cluster);
+    const nodes = await followNodes(cluster, (line) => io.stderr.write(`kwave: ${line}\n`));
+    if (nodes) closers.push(() => nodes.close());
+    const zones = nodes ? zonesOf(nodes.list()) : await readZones(cluster);
 
     // Refuse before touching the record: a refused run must not overwrite another revision's.
     const selection = options.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
@@ -139,6 +141,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     const deps: RunnerDeps = {
       writer: cluster,
       view: cache,
+      ...(nodes ? { nodes } : {}),
       zones,
       sink,
       sleep: realSleep,
@@ -193,6 +196,25 @@ async function wrapKube<T>(f: () => Promise<T>, doing: string): Promise<T> {
   } catch (err) {
     if (err instanceof KubeError) throw kubeErrorToKwave(err, doing);
     throw err;
+  }
+}
+
+/**
+ * The node cache: one list and one watch of nodes, to defer pods whose node cannot act. Undefined
+ * when nodes may not be listed (a namespaced Role): kwave then takes every node to be able to act.
+ */
+async function followNodes(cluster: Cluster, warn: (line: string) => void): Promise<NodeCache | undefined> {
+  const nodes = new NodeCache(cluster);
+  try {
+    await nodes.synced;
+    return nodes;
+  } catch (err) {
+    nodes.close();
+    if (isForbidden(err)) {
+      warn('listing nodes is forbidden: pods on nodes that cannot act are not told apart (they time out)');
+      return undefined;
+    }
+    throw err instanceof KubeError ? kubeErrorToKwave(err, 'listing the nodes') : err;
   }
 }
 

@@ -1,5 +1,7 @@
 // What `kwave status` shows, as text or as one JSON object. Pure: record, lease and the clock in,
 // a string out; the command does the reading and the printing.
+import type { NodeWait } from '../rollout/events.js';
+import { formatAge } from '../rollout/nodeHealth.js';
 import type { RolloutRecord, Waiting } from '../record/record.js';
 import { describeHolder, type LeaseView } from '../record/runLock.js';
 
@@ -77,6 +79,10 @@ export function renderStatus(input: StatusInput): string {
     lines.push(`in flight (${r.inFlight.length}):`);
     lines.push(...table(r.inFlight.map((p) => [p.pod, `wave ${p.wave}`, p.step, `${formatDuration(since(p.since, now))}`])));
   }
+  if (r.waitingForNodes && r.waitingForNodes.length > 0) {
+    lines.push(`${r.endedAt ? 'left for their node' : 'waiting for their node'} (${r.waitingForNodes.length}):`);
+    lines.push(...table(r.waitingForNodes.map((w) => [w.pod, `waiting: ${nodeWaitNow(w, now.getTime())}`])));
+  }
   if (r.failures.length > 0) {
     const shown = r.failuresTotal > r.failures.length ? `${r.failures.length} latest of ${r.failuresTotal}` : String(r.failures.length);
     lines.push(`failures (${shown}):`);
@@ -130,5 +136,12 @@ export function statusJson(input: StatusInput): Record<string, unknown> {
         expired: input.lock.expired,
       }
     : null;
-  return { ...input.record, namespace: input.namespace, lock };
+  const waits = input.record.waitingForNodes?.map((w) => ({ ...w, waiting: nodeWaitNow(w, input.now.getTime()) }));
+  return { ...input.record, ...(waits ? { waitingForNodes: waits } : {}), namespace: input.namespace, lock };
+}
+
+/** `node sim-node-2 is NotReady since 12s`, its age counted to `now` rather than to when it was recorded. */
+export function nodeWaitNow(w: NodeWait, now: number): string {
+  const since = w.since === undefined ? Number.NaN : Date.parse(w.since);
+  return Number.isNaN(since) ? w.message : w.message.replace(/ since \S+$/, ` since ${formatAge(now - since)}`);
 }

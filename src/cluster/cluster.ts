@@ -21,9 +21,9 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { decodePod } from './decode.js';
+import { decodeNode, decodePod } from './decode.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
-import { podPath, podsPath } from './paths.js';
+import { NODES_PATH, podPath, podsPath } from './paths.js';
 import { WireClient, type WireRequest } from './wire.js';
 import {
   conditionPatchBody,
@@ -91,6 +91,20 @@ export type PodWatchEvent =
   | { type: 'BOOKMARK'; resourceVersion: string }
   /** The server ended the watch with a Status, e.g. code 410 when `resourceVersion` is too old. */
   | { type: 'ERROR'; error: KubeError };
+
+export interface NodeList {
+  items: V1Node[];
+  /** The list's resourceVersion: a watch started from it sees every later change. */
+  resourceVersion: string;
+}
+
+export type NodeWatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; node: V1Node }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  | { type: 'ERROR'; error: KubeError };
+
+/** A node watch's query: as for pods, without selectors (kwave follows every node). */
+export type WatchNodesQuery = Omit<WatchPodsQuery, 'labelSelector' | 'fieldSelector'>;
 
 export interface WatchHandle {
   /** Ends the stream; `onDone` is then called once (with an abort error, which callers that asked for it ignore). */
@@ -215,14 +229,33 @@ export class Cluster {
    * "no zones": a namespaced Role cannot grant nodes, and kwave needs none to upgrade pods.
    */
   async listNodes(limit = 500): Promise<V1Node[]> {
-    const items: V1Node[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.call('list', 'nodes', (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
-      items.push(...page.items);
-      token = page.metadata?._continue || undefined;
-    } while (token);
-    return items;
+    return (await this.listNodeList(limit)).items;
+  }
+
+  /** Every node with the list's resourceVersion, for a node watch to start from. Pages as listPods does. */
+  async listNodeList(limit = 500): Promise<NodeList> {
+    for (let restart = 0; ; restart++) {
+      const items: V1Node[] = [];
+      let resourceVersion: string | undefined;
+      let token: string | undefined;
+      try {
+        do {
+          const page = await this.call('list', 'nodes', (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
+          items.push(...page.items);
+          resourceVersion ??= page.metadata?.resourceVersion;
+          token = page.metadata?._continue || undefined;
+        } while (token);
+      } catch (err) {
+        if (err instanceof KubeError && err.code === 410 && token !== undefined && restart < 3) continue;
+        throw err;
+      }
+      return { items, resourceVersion: resourceVersion ?? '' };
+    }
+  }
+
+  /** Streams node changes (cluster-scoped), as watchPods does for pods; one `watch nodes` request. */
+  async watchNodes(query: WatchNodesQuery, onEvent: (event: NodeWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
+    return this.watchPath('nodes', NODES_PATH, query, (type, object) => handleEvent(type, object, decodeNode, (e) => onEvent('object' in e ? { type: e.type, node: e.object } : e)), onDone);
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
@@ -278,6 +311,17 @@ export class Cluster {
     onEvent: (event: PodWatchEvent) => void,
     onDone: (err: KubeError | undefined) => void,
   ): Promise<WatchHandle> {
+    return this.watchPath('pods', podsPath(namespace), query, (type, object) => handleEvent(type, object, decodePod, (e) => onEvent('object' in e ? { type: e.type, pod: e.object } : e)), onDone);
+  }
+
+  /** One watch stream of `path`, counted as one `watch RESOURCE` request. */
+  private async watchPath(
+    resource: 'pods' | 'nodes',
+    path: string,
+    query: WatchPodsQuery,
+    onRaw: (type: string, object: unknown) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<WatchHandle> {
     let settled = false;
     let failure: KubeError | undefined;
     const done = (err: unknown) => {
@@ -296,14 +340,14 @@ export class Cluster {
     let controller: AbortController | undefined;
     try {
       await this.bucket.take(this.deps.sleep, this.closing.signal);
-      controller = await this.watcher.watch(podsPath(namespace), params, (type, object) => handleEvent(type, object, onEvent), done);
+      controller = await this.watcher.watch(path, params, onRaw, done);
     } catch (err) {
       done(err);
     }
     // The promise resolves after the response headers arrived: a non-200 answer or a failed
     // connection has already called `done` by now.
-    if (failure) this.requests.record('watch', 'pods', failure.code || 'error');
-    else this.requests.record('watch', 'pods', 200);
+    if (failure) this.requests.record('watch', resource, failure.code || 'error');
+    else this.requests.record('watch', resource, 200);
     return { abort: () => controller?.abort() };
   }
 
@@ -445,12 +489,14 @@ export class Cluster {
   }
 }
 
-function handleEvent(type: string, object: unknown, onEvent: (event: PodWatchEvent) => void): void {
+type RawWatchEvent<T> = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; resourceVersion: string } | { type: 'ERROR'; error: KubeError };
+
+function handleEvent<T>(type: string, object: unknown, decode: (raw: unknown) => T, onEvent: (event: RawWatchEvent<T>) => void): void {
   switch (type) {
     case 'ADDED':
     case 'MODIFIED':
     case 'DELETED':
-      onEvent({ type, pod: decodePod(object) });
+      onEvent({ type, object: decode(object) });
       return;
     case 'BOOKMARK': {
       const rv = (object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;

@@ -7,7 +7,10 @@
 // labels, kwave's own annotations, owners, node, containers' name/image/pull policy, readiness
 // gates, phase, conditions and container statuses. Times stay as the API's RFC 3339 strings
 // (podView.toMs reads both those and Dates).
-import type { V1Pod } from '@kubernetes/client-node';
+// Nodes (a few per cluster) keep client-node's model shape, through its deserializer (not exported
+// from the package root: a deep import; client-node 1.4 declares no "exports" map).
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 
 /** Annotations kept: kwave's own (the in-place state); every other annotation is dropped. */
 const KEPT_ANNOTATION_PREFIX = 'kwave.dev/';
@@ -103,4 +106,9 @@ export function decodePod(raw: unknown): V1Pod {
   // The view has V1Pod's field names and shapes; only its times are strings where V1Pod declares
   // Date (readers go through podView.toMs, which takes both).
   return compact(view) as unknown as V1Pod;
+}
+
+/** A node as JSON (from a watch) → the V1Node shape the typed calls return. */
+export function decodeNode(raw: unknown): V1Node {
+  return ObjectSerializer.deserialize(raw, 'V1Node', '') as V1Node;
 }

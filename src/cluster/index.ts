@@ -7,12 +7,16 @@ export {
   type ClusterOptions,
   type ConfigMapMergePatch,
   type ListPodsOptions,
+  type NodeList,
+  type NodeWatchEvent,
+  type WatchNodesQuery,
   type PodList,
   type PodWatchEvent,
   type WatchHandle,
   type WatchPodsQuery,
 } from './cluster.js';
 export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForbidden } from './kubeError.js';
+export { NodeCache, type NodeCacheOptions, type NodeEntry, type NodeSource } from './nodeCache.js';
 export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
 export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';
 export { DEFAULT_RATE_LIMIT, NO_RATE_LIMIT, TokenBucket, chooseRateLimit, type RateLimit, type RateLimitSources } from './rateLimit.js';

@@ -12,3 +12,6 @@ export function podPath(namespace: string, name: string): string {
   if (!name) throw new Error('podPath: name must not be empty');
   return `${podsPath(namespace)}/${encodeURIComponent(name)}`;
 }
+
+/** `/api/v1/nodes`: the (cluster-scoped) collection a node watch streams. */
+export const NODES_PATH = '/api/v1/nodes';

@@ -66,6 +66,12 @@ export interface DecideContext {
   readyGraceMs?: number;
   /** uid of the pod when its flow began; a pod with another uid is a replacement. */
   uid?: string;
+  /**
+   * When this process took the pod up (its flow began). A pod patched by an earlier run gets a
+   * full `podTimeout` of being watched from then: the time no run watched it — a killed run, a
+   * node that could not act — is not the image's fault.
+   */
+  watchedSinceMs?: number;
 }
 
 /** Strategic-merge patch body for `pods/{name}/status` that sets the gate condition. */
@@ -137,12 +143,33 @@ export function decide(pod: V1Pod | undefined, ctx: DecideContext): Step {
   if (pod.metadata?.deletionTimestamp) return { kind: 'vanished', reason: 'Terminating', message: 'the pod is being deleted' };
 
   const st = readState(pod);
-  const step = st.kind === 'ok' && isOwn(st.state, ctx) ? follow(pod, st.state, ctx) : ctx.direction === 'upgrade' ? startUpgrade(pod, ctx) : startRollback(pod, ctx);
+  const step =
+    st.kind === 'ok' && isOwn(st.state, ctx)
+      ? follow(pod, st.state, ctx)
+      : ctx.direction === 'upgrade' && st.kind === 'ok' && ownedBy(st.state, ctx.plan, ctx.revision) && st.state.direction === 'rollback'
+        ? resumeOwnRollback(pod, st.state, ctx)
+        : ctx.direction === 'upgrade'
+          ? startUpgrade(pod, ctx)
+          : startRollback(pod, ctx);
   return step.kind === 'failed' ? keepDrained(pod, ctx, step) : step;
 }
 
 function isOwn(state: InPlaceState, ctx: DecideContext): boolean {
   return ownedBy(state, ctx.plan, ctx.revision) && state.direction === ctx.direction;
+}
+
+/**
+ * An upgrade meeting a rollback this revision left unfinished (a run that halted while the
+ * kubelet could not act, say). The rollback is carried on as its state says until its images are
+ * back (no second patch while a restart is pending); then the upgrade starts over from there —
+ * with the gate still closed by our own flow, straight to the patch.
+ */
+function resumeOwnRollback(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
+  // Gate reopened: the rollback ended; the upgrade starts from the beginning.
+  if (declaresGate(pod, ctx.gate.conditionType) && conditionStatus(pod, ctx.gate.conditionType) === 'True') return startUpgrade(pod, ctx);
+  const step = follow(pod, state, { ...ctx, direction: 'rollback' });
+  if (step.kind === 'wait-complete' || step.kind === 'failed') return step;
+  return startUpgrade(pod, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,7 +222,8 @@ function updatingElsewhere(): Step {
  */
 function heldByOther(pod: V1Pod, ctx: DecideContext): Step | undefined {
   const owner = gateOwner(pod, ctx.gate.conditionType);
-  if (owner && ownedBy(owner, ctx.plan, ctx.revision) && owner.direction === ctx.direction) return undefined;
+  // Closed by this revision, upgrade or rollback: ours to resume (OtherRollout is for others only).
+  if (owner && ownedBy(owner, ctx.plan, ctx.revision)) return undefined;
   const st = readState(pod);
   if (owner) {
     return {
@@ -208,7 +236,7 @@ function heldByOther(pod: V1Pod, ctx: DecideContext): Step | undefined {
   if (st.kind === 'malformed') {
     return { kind: 'foreign', reason: 'MalformedState', message: `the gate is closed and ${STATE_ANNOTATION} is unreadable: ${st.error}` };
   }
-  if (st.kind === 'ok') {
+  if (st.kind === 'ok' && !ownedBy(st.state, ctx.plan, ctx.revision)) {
     const s = st.state;
     return {
       kind: 'foreign',
@@ -404,7 +432,8 @@ function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
   const gated = declaresGate(pod, gateType);
   const gateOpen = !gated || conditionStatus(pod, gateType) === 'True';
   const completion = podCompletion(pod, state);
-  const deadline = (toMs(state.startedAt) ?? ctx.nowMs) + ctx.podTimeoutMs;
+  const patchedAt = toMs(state.startedAt) ?? ctx.nowMs;
+  const deadline = Math.max(patchedAt, ctx.watchedSinceMs ?? patchedAt) + ctx.podTimeoutMs;
   // Once kwave has opened the gate, the pod always gets the grace, however late that was.
   const gateOpenedAt = gated && gateOpen ? conditionSinceMs(pod, gateType) : undefined;
   const effectiveDeadline =

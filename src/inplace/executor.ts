@@ -54,7 +54,7 @@ export type PodOutcome =
   | { kind: 'foreign'; reason: string; message: string; state?: InPlaceState; writes: number }
   | { kind: 'aborted'; message: string; writes: number };
 
-export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid'>;
+export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid' | 'watchedSinceMs'>;
 
 /**
  * Carries one pod through its flow (upgrade or rollback) from wherever it stands, and returns
@@ -64,6 +64,7 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
   const { namespace, name } = ref;
   let pod = deps.reader.get(namespace, name) ?? (await deps.reader.getFresh(namespace, name));
   const uid = ref.uid ?? pod?.metadata?.uid;
+  const watchedSinceMs = deps.now();
   let writes = 0;
 
   // A write's answer is the newest state of the pod; 409 → read again; 404 → gone.
@@ -81,7 +82,7 @@ export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDep
 
   for (;;) {
     if (deps.signal?.aborted) return { kind: 'aborted', message: 'stopped; run again to resume', writes };
-    const step = decide(pod, { ...ctx, nowMs: deps.now(), ...(uid ? { uid } : {}) });
+    const step = decide(pod, { ...ctx, nowMs: deps.now(), watchedSinceMs, ...(uid ? { uid } : {}) });
     deps.onStep?.(step, pod);
     switch (step.kind) {
       case 'close-gate':

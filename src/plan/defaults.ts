@@ -10,7 +10,7 @@ export const PLAN_DEFAULTS = {
   strategy: { concurrency: 1, order: 'name', drainSeconds: 0, podTimeout: '5m', minReadySeconds: 0 },
   /** The waves of a plan without `strategy` (DESIGN.md): one wave of every selected pod. */
   waves: ['100%'],
-  failurePolicy: { maxFailed: 0, rollback: 'failed' },
+  failurePolicy: { maxFailed: 0, rollback: 'failed', countNodeFailures: false },
   gate: { pause: '0s', approval: false },
   prometheus: {
     initialDelay: '0s',

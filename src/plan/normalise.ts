@@ -105,6 +105,7 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
     failurePolicy: {
       maxFailed: amount(spec.failurePolicy?.maxFailed ?? D.failurePolicy.maxFailed),
       rollback: spec.failurePolicy?.rollback ?? D.failurePolicy.rollback,
+      countNodeFailures: spec.failurePolicy?.countNodeFailures ?? D.failurePolicy.countNodeFailures,
     },
     gates: (spec.gates ?? []).map(gate),
     metrics: spec.metrics?.pushgateway === undefined ? {} : { pushgateway: spec.metrics.pushgateway },

@@ -56,7 +56,7 @@ export interface RawSpec {
     kubeApiQps?: number;
     kubeApiBurst?: number;
   };
-  failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all' };
+  failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all'; countNodeFailures?: boolean };
   gates?: RawGate[];
   window?: { timezone?: string; allow: string[] };
   metrics?: { pushgateway?: string };

@@ -28,6 +28,8 @@ export function planRevision(spec: PlanSpec): string {
   const hashed = {
     ...spec,
     strategy,
+    // Left out at its default, so plans written before the field existed keep their revision.
+    failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },
     window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },
   };
   return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 10);

@@ -86,7 +86,12 @@ export interface Plan {
     kubeApiQps?: number;
     kubeApiBurst?: number;
   };
-  failurePolicy: { maxFailed: Amount; rollback: 'none' | 'failed' | 'all' };
+  failurePolicy: {
+    maxFailed: Amount;
+    rollback: 'none' | 'failed' | 'all';
+    /** Pods whose node stopped reporting mid-flight (NodeNotReady) count toward maxFailed. Default false. */
+    countNodeFailures: boolean;
+  };
   gates: Gate[];
   window?: Window;
   metrics: { pushgateway?: string };

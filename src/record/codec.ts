@@ -1,7 +1,7 @@
 // The rollout record (record.ts) to and from the data of its ConfigMap, validating what it reads:
 // a damaged record is reported, never trusted. Pure.
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { ROLLOUT_PHASES, type WaveSummary } from '../rollout/events.js';
+import { ROLLOUT_PHASES, type NodeWait, type WaveSummary } from '../rollout/events.js';
 import { POD_STATES } from '../rollout/podEnd.js';
 import { APPROVAL_KEY_PREFIX, MANAGED_BY_LABEL, PLAN_KEY, PLAN_LABEL, RECORD_SCHEMA, recordName, STATUS_KEY, type Approval, type Failure, type GateRecord, type HistoryEntry, type InFlightPod, type RolloutRecord } from './record.js';
 
@@ -74,6 +74,7 @@ const isInFlight = (v: unknown): v is InFlightPod => isObject(v) && isString(v.p
 const isFailureEntry = (v: unknown): v is Failure => isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.reason) && isString(v.message) && isString(v.at);
 const isGate = (v: unknown): v is GateRecord => isObject(v) && isCount(v.wave) && isString(v.gate) && isString(v.result) && isString(v.at);
 const isHistory = (v: unknown): v is HistoryEntry => isObject(v) && isString(v.time) && isString(v.event) && isString(v.message);
+const isNodeWait = (v: unknown): v is NodeWait => isObject(v) && isString(v.pod) && isString(v.node) && isString(v.message) && (v.since === undefined || isString(v.since));
 const isSummary = (v: unknown): v is WaveSummary => isObject(v) && isCount(v.wave) && isCount(v.pods) && isCount(v.upgraded) && isCount(v.failed) && isCount(v.vanished);
 
 /** Checks status.json field by field; returns the first thing wrong, or the record. */
@@ -98,6 +99,7 @@ function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'p
       return bad('waiting', 'a {kind, wave, since} object');
     }
   }
+  if (doc.waitingForNodes !== undefined && !arrayOf(doc.waitingForNodes, isNodeWait)) return bad('waitingForNodes', 'a list of {pod, node, message}');
   if (doc.rollback !== undefined) {
     const rb = doc.rollback;
     if (!isObject(rb) || !isCount(rb.pods) || !isCount(rb.done) || !isCount(rb.failed)) return bad('rollback', 'a {scope, pods, done, failed} object');

@@ -9,7 +9,7 @@
 //   status.json      the record below, without plan text and approvals  (runner)
 //   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
 import type { Direction } from '../inplace/state.js';
-import type { RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
+import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
 import { emptyCounts, type PodCounts } from '../rollout/podEnd.js';
 
 export const RECORD_SCHEMA = 'kwave.dev/rollout-record/v1';
@@ -113,6 +113,8 @@ export interface RolloutRecord {
   deferred: number;
   counts: PodCounts;
   inFlight: InFlightPod[];
+  /** Pods waiting for (or, once the run ended, left for) a node that cannot act. Optional: older records lack it. */
+  waitingForNodes?: NodeWait[];
   failures: Failure[];
   /** Failures in all, including those dropped from the bounded list. */
   failuresTotal: number;

@@ -1,5 +1,5 @@
 // Folds the runner's events into the rollout record (record.ts). Pure.
-import type { RolloutEvent } from '../rollout/events.js';
+import type { NodeWait, RolloutEvent } from '../rollout/events.js';
 import { countedAs, emptyCounts, isFailure, movePod } from '../rollout/podEnd.js';
 import { LIMITS, type GateMeasurement, type GateRecord, type HistoryEntry, type InFlightPod, type RolloutRecord, type Waiting } from './record.js';
 
@@ -11,6 +11,8 @@ export function isTransition(event: RolloutEvent): boolean {
     case 'budget-wait':
     case 'gate-measurement':
       return false;
+    case 'pod-waiting':
+      return true;
     case 'gate-pause':
       // The runner may repeat it as a countdown; only the first of a pause is a transition.
       return true;
@@ -22,6 +24,11 @@ export function isTransition(event: RolloutEvent): boolean {
 }
 
 const keepLast = <T>(list: T[], n: number): T[] => (list.length > n ? list.slice(list.length - n) : list);
+
+function withoutPod(list: NodeWait[] | undefined, pod: string): NodeWait[] | undefined {
+  const rest = list?.filter((w) => w.pod !== pod);
+  return rest && rest.length > 0 ? rest : undefined;
+}
 
 function describeEvent(e: RolloutEvent): string {
   switch (e.event) {
@@ -37,6 +44,8 @@ function describeEvent(e: RolloutEvent): string {
       return `${e.pod} ${e.result}${e.reason ? ` (${e.reason})` : ''}${e.message ? `: ${e.message}` : ''}`;
     case 'budget-wait':
       return `waiting for the unavailability budget: ${e.unavailable} of ${e.budget} not Ready`;
+    case 'pod-waiting':
+      return `${e.pod} waiting: ${e.message}`;
     case 'wave-end':
       return `wave ${e.wave} ended: ${e.summary.upgraded} upgraded, ${e.summary.failed} failed, ${e.summary.vanished} vanished of ${e.summary.pods}`;
     case 'gate-start':
@@ -117,6 +126,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         deferred: e.deferred,
         counts: { ...emptyCounts(), pending: todo, skipped: e.alreadyDone },
         inFlight: [],
+        waitingForNodes: undefined,
         waiting: undefined,
         rollback: undefined,
         message: undefined,
@@ -130,8 +140,13 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'pod-start': {
       const entry: InFlightPod = { pod: e.pod, wave: e.wave, step: 'started', since: e.time, stepAt: e.time };
       const inFlight = [...r.inFlight.filter((p) => p.pod !== e.pod), entry];
-      if (r.rollback) return { ...r, inFlight };
-      return { ...r, inFlight, counts: movePod(r.counts, 'pending', 'in_progress') };
+      const waitingForNodes = withoutPod(r.waitingForNodes, e.pod);
+      if (r.rollback) return { ...r, inFlight, waitingForNodes };
+      return { ...r, inFlight, waitingForNodes, counts: movePod(r.counts, 'pending', 'in_progress') };
+    }
+    case 'pod-waiting': {
+      const entry: NodeWait = { pod: e.pod, node: e.node, ...(e.since ? { since: e.since } : {}), message: e.message };
+      return { ...r, waitingForNodes: keepLast([...(withoutPod(r.waitingForNodes, e.pod) ?? []), entry], LIMITS.failures) };
     }
     case 'pod-step':
       return { ...r, inFlight: r.inFlight.map((p) => (p.pod === e.pod ? { ...p, step: e.step, stepAt: e.time } : p)) };
@@ -212,6 +227,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         message: e.message,
         waveSummaries: e.waves.length > 0 ? keepLast(e.waves, LIMITS.waveSummaries) : r.waveSummaries,
         waiting: undefined,
+        waitingForNodes: e.waitingForNodes && e.waitingForNodes.length > 0 ? keepLast(e.waitingForNodes, LIMITS.failures) : undefined,
         endedAt: e.time,
       };
   }

@@ -30,6 +30,11 @@ export type RolloutEventBody =
   | { event: 'pod-start'; wave: number; pod: string }
   | { event: 'pod-step'; wave: number; pod: string; step: string; message: string }
   | { event: 'pod-end'; wave: number; pod: string; result: PodResult; reason?: string; message: string; durationMs: number }
+  /**
+   * The pod's node cannot act (NotReady, unreachable, gone): the pod is not started, or its flow
+   * is left where it stands, until the node is back. `message`: `node sim-node-2 is NotReady since 12s`.
+   */
+  | { event: 'pod-waiting'; wave: number; pod: string; node: string; since?: string; direction: 'upgrade' | 'rollback'; message: string }
   /** Nothing can start: other pods hold the unavailability budget. */
   | { event: 'budget-wait'; wave: number; unavailable: number; budget: number; holders: string[] }
   | { event: 'wave-end'; wave: number; summary: WaveSummary }
@@ -42,7 +47,16 @@ export type RolloutEventBody =
   | { event: 'halt'; wave: number; reason: 'failures' | 'gate'; message: string }
   | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all' }
   | { event: 'interrupt'; message: string }
-  | { event: 'rollout-end'; phase: RolloutPhase; exitCode: number; message: string; waves: WaveSummary[]; durationMs: number };
+  | { event: 'rollout-end'; phase: RolloutPhase; exitCode: number; message: string; waves: WaveSummary[]; durationMs: number; waitingForNodes?: NodeWait[] };
+
+/** A pod left untouched (or left where its flow stood) because its node could not act. */
+export interface NodeWait {
+  pod: string;
+  node: string;
+  /** ISO time the node stopped acting, when it says. */
+  since?: string;
+  message: string;
+}
 
 export type RolloutEvent = Base & RolloutEventBody;
 

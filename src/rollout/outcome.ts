@@ -1,7 +1,7 @@
 // How a run ends: its phase, exit code and one-line message, from what happened. Pure; the runner
 // gathers the facts and emits the result as `rollout-end`.
 import { ExitCode } from '../errors.js';
-import type { RolloutPhase } from './events.js';
+import type { NodeWait, RolloutPhase } from './events.js';
 
 export interface RunOutcome {
   phase: RolloutPhase;
@@ -30,8 +30,14 @@ export type RunFacts =
       failed: number;
       /** Pods the waves ran (0: everything was already at target). */
       ran: number;
+      /** Pods left untouched, or where their flow stood, because their node could not act; rollbacks not attempted say `rollback pending: …`. */
+      leftForNodes?: readonly NodeWait[];
     }
-  | { direction: 'rollback'; interrupted: boolean; reverted: number; failed: number };
+  | { direction: 'rollback'; interrupted: boolean; reverted: number; failed: number; leftForNodes?: readonly NodeWait[] };
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+const listed = (waits: readonly NodeWait[]) => waits.map((w) => `${w.pod} (${w.message.replace(/^rollback pending: /, '')})`).join(', ');
+const pendingRollbacks = (waits: readonly NodeWait[] = []) => waits.filter((w) => w.message.startsWith('rollback pending'));
 
 /**
  * Worked examples:
@@ -39,11 +45,16 @@ export type RunFacts =
  * - upgrade halted, `rollback: failed` reverted 1 of 2 → Halted, exit 3, `…; rolled back 1 of 2 pods (the failed pods)`.
  * - upgrade with 3 pods deferred → Partial, exit 0.
  * - `kwave rollback` interrupted after 2 pods → Paused, exit 4.
+ * - upgrade with demo-1's node NotReady throughout → Partial, exit 5, `partial: 2 upgraded; 1 pod left for a node that cannot act: default/demo-1 (node sim-node-2 is NotReady since 12s); …`.
+ * - upgrade halted, the failed pod's node down → Halted, exit 3, `…; rollback pending, run again once the node is back: default/demo-1 (…)`.
  */
 export function outcomeOf(f: RunFacts): RunOutcome {
   if (f.direction === 'rollback') {
+    const pending = f.leftForNodes ?? [];
+    const pendingText = pending.length > 0 ? `; ${pending.length} pending, their node cannot act: ${listed(pending)}; run kwave rollback again once the node is back` : '';
     if (f.interrupted) return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: `interrupted: ${f.reverted} pods rolled back; run kwave rollback again to finish` };
-    if (f.failed > 0) return { phase: 'Halted', exitCode: ExitCode.HALTED, message: `rollback: ${f.reverted} pods rolled back, ${f.failed} failed` };
+    if (f.failed > 0) return { phase: 'Halted', exitCode: ExitCode.HALTED, message: `rollback: ${f.reverted} pods rolled back, ${f.failed} failed${pendingText}` };
+    if (pending.length > 0) return { phase: 'Partial', exitCode: ExitCode.NODES_DOWN, message: `rolled back ${f.reverted} pods${pendingText}` };
     return { phase: 'RolledBack', exitCode: ExitCode.OK, message: `rolled back ${f.reverted} pods` };
   }
   if (f.haltMessage !== undefined) {
@@ -51,9 +62,19 @@ export function outcomeOf(f: RunFacts): RunOutcome {
     const all = rb !== undefined && rb.reverted === rb.pods;
     const what = rb?.scope === 'all' ? 'every upgraded pod' : 'the failed pods';
     const rolledBack = rb ? (all ? `; rolled back ${what}` : `; rolled back ${rb.reverted} of ${rb.pods} pods (${what})`) : '';
-    return { phase: rb?.scope === 'all' && all ? 'RolledBack' : 'Halted', exitCode: ExitCode.HALTED, message: `halted: ${f.haltMessage}${rolledBack}` };
+    const pending = pendingRollbacks(f.leftForNodes);
+    const pendingText = pending.length > 0 ? `; rollback pending, run again once the node is back: ${listed(pending)}` : '';
+    return { phase: rb?.scope === 'all' && all && pending.length === 0 ? 'RolledBack' : 'Halted', exitCode: ExitCode.HALTED, message: `halted: ${f.haltMessage}${rolledBack}${pendingText}` };
   }
   if (f.interrupted) return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: 'interrupted: in-flight pods finished; run the same plan again to resume' };
+  const left = f.leftForNodes ?? [];
+  if (left.length > 0) {
+    return {
+      phase: 'Partial',
+      exitCode: ExitCode.NODES_DOWN,
+      message: `partial: ${f.upgraded} upgraded; ${plural(left.length, 'pod')} left for a node that cannot act: ${listed(left)}; run the same plan again once the node is back`,
+    };
+  }
   if (f.deferred > 0) return { phase: 'Partial', exitCode: ExitCode.OK, message: `partial rollout complete: ${f.upgraded} upgraded, ${f.deferred} left for a later plan` };
   const message =
     f.ran === 0

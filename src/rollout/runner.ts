@@ -11,7 +11,8 @@ import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
 import { canStart, exceedsMaxFailed, heldOnlyByFailures, startBlocker } from './budget.js';
 import { BudgetTracker } from './budgetTracker.js';
-import type { EventSink, RolloutEventBody, WaveSummary } from './events.js';
+import type { EventSink, NodeWait, RolloutEventBody, WaveSummary } from './events.js';
+import { nodeHealth, nodeLostMessage, nodeWaitMessage, type NodeHealth } from './nodeHealth.js';
 import { gateAppliesAfterWave, type GateVerdict } from './gateCheck.js';
 import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
 import type { RunnerDeps, RunResult } from './runnerDeps.js';
@@ -20,7 +21,10 @@ import { rollbackTargets, upgradedByRevision, type RollbackTarget } from './roll
 import { selectFleet, type FleetSelection, type SelectedPod } from './select.js';
 import { windowState } from './window.js';
 
-export type { Approvals, FleetView, RunnerDeps, RunResult } from './runnerDeps.js';
+export type { Approvals, FleetView, NodeView, RunnerDeps, RunResult } from './runnerDeps.js';
+
+/** A node that cannot act, and why. */
+type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
 
 interface Failure {
   pod: string;
@@ -55,6 +59,17 @@ class Rollout {
   private rollingBackAfterHalt = false;
   /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
   private fatal: unknown;
+  /** Pods waiting for their node to act again, each with the promise of its wait (and its flow, once the node is back). */
+  private readonly parked = new Map<string, Promise<void>>();
+  /** Pods the run leaves to the next one because their node could not act. */
+  private readonly leftForNodes = new Map<string, NodeWait>();
+  /** Set when everything else is done: pods still waiting for their node stop waiting. */
+  private ending = false;
+  /** Pods in flight: their node, the step they are at, and the switch that ends their flow when the node stops acting. */
+  private readonly flows = new Map<string, { node: string | undefined; step: string; nodeLost: AbortController }>();
+  /** Waves' first pod starts, for their durations. */
+  private readonly firstStart = new Map<WaveSummary, number>();
+  private readonly parkedLimit: ReturnType<typeof pLimit>;
 
   constructor(
     private readonly plan: Plan,
@@ -62,8 +77,9 @@ class Rollout {
   ) {
     this.now = deps.now ?? Date.now;
     this.startedAt = this.now();
-    // A stop wakes every pod waiting for the budget, so they can give up.
-    deps.stop.addEventListener('abort', () => this.budget?.wake(), { once: true });
+    this.parkedLimit = pLimit(plan.strategy.concurrency);
+    // A stop wakes every pod waiting for the budget, so they can give up, and says what the run still waits for.
+    deps.stop.addEventListener('abort', () => this.onStop(), { once: true });
     deps.abort?.addEventListener('abort', () => this.budget?.wake(), { once: true });
   }
 
@@ -86,7 +102,15 @@ class Rollout {
     const selection = selectFleet(this.plan, this.deps.view.list(), this.deps.zones);
     this.budget = new BudgetTracker(selection.selected, selection.budget, this.plan.strategy.concurrency, this.deps.onUnavailable);
     this.maxFailed = selection.maxFailed;
-    return { selection, untrack: this.budget.follow((listener) => this.deps.view.onChange(listener)) };
+    const unwatchPods = this.budget.follow((listener) => this.deps.view.onChange(listener));
+    const unwatchNodes = this.deps.nodes?.onChange((name) => this.onNodeChange(name));
+    return {
+      selection,
+      untrack: () => {
+        unwatchPods();
+        unwatchNodes?.();
+      },
+    };
   }
 
   // ---- the upgrade, a script of waves -------------------------------------------------------
@@ -195,8 +219,10 @@ class Rollout {
 
   /** Ends the upgrade: the rollback a halt calls for, then the outcome. */
   private async finish(deferred: number): Promise<RunResult> {
+    await this.settleParked();
     const rollback = this.haltMessage !== undefined ? await this.rollbackAfterHalt() : undefined;
     const outcome = outcomeOf({
+      leftForNodes: [...this.leftForNodes.values()],
       direction: 'upgrade',
       ...(this.haltMessage !== undefined ? { haltMessage: this.haltMessage } : {}),
       ...(rollback ? { rollback } : {}),
@@ -210,7 +236,14 @@ class Rollout {
   }
 
   private end(outcome: RunOutcome, waves: WaveSummary[]): RunResult {
-    this.emit({ event: 'rollout-end', ...outcome, waves: waves.map((s) => ({ ...s })), durationMs: this.now() - this.startedAt });
+    const waitingForNodes = [...this.leftForNodes.values()];
+    this.emit({
+      event: 'rollout-end',
+      ...outcome,
+      waves: waves.map((s) => ({ ...s })),
+      durationMs: this.now() - this.startedAt,
+      ...(waitingForNodes.length > 0 ? { waitingForNodes } : {}),
+    });
     return { ...outcome, waves };
   }
 
@@ -267,6 +300,7 @@ class Rollout {
       this.summaries.push(...summaries);
       const outcome = outcomeOf({
         direction: 'rollback',
+        leftForNodes: [...this.leftForNodes.values()],
         interrupted: this.interrupted,
         reverted: summaries.reduce((n, s) => n + s.upgraded, 0),
         failed: summaries.reduce((n, s) => n + s.failed, 0),
@@ -302,6 +336,122 @@ class Rollout {
     return out;
   }
 
+  // ---- nodes that cannot act -----------------------------------------------------------------
+
+  private nodeOf(p: SelectedPod): string | undefined {
+    return this.deps.view.get(p.namespace, p.name)?.spec?.nodeName ?? p.node;
+  }
+
+  /** The pod's node and why it cannot act; undefined when it can (or kwave has no news of it). */
+  private nodeDown(p: SelectedPod): NodeDown | undefined {
+    const node = this.nodeOf(p);
+    if (!node || !this.deps.nodes) return undefined;
+    const health = nodeHealth(this.deps.nodes.get(node));
+    return health.canAct ? undefined : { node, health };
+  }
+
+  /** A node changed: pods in flight there stop where they stand if it can no longer act; waiters look again. */
+  private onNodeChange(name: string): void {
+    if (!nodeHealth(this.deps.nodes?.get(name)).canAct) for (const f of this.flows.values()) if (f.node === name) f.nodeLost.abort();
+    this.budget?.wake();
+  }
+
+  /** What a pod waiting for `down` is shown with, and listed with if the run leaves it. */
+  private nodeWaitOf(key: string, down: NodeDown, direction: Direction): NodeWait {
+    const since = down.health.sinceMs === undefined ? undefined : new Date(down.health.sinceMs).toISOString();
+    const message = nodeWaitMessage(down.node, down.health, this.now());
+    return { pod: key, node: down.node, ...(since ? { since } : {}), message: direction === 'rollback' ? `rollback pending: ${message}` : message };
+  }
+
+  /**
+   * First stop signal: say what the run still waits for, and leave pods whose node cannot act
+   * resumable at once rather than after their podTimeout.
+   */
+  private onStop(): void {
+    const waitingFor: string[] = [];
+    const leaving: string[] = [];
+    for (const [key, f] of this.flows) {
+      const health = f.node ? nodeHealth(this.deps.nodes?.get(f.node)) : undefined;
+      if (f.node && health && !health.canAct) {
+        f.nodeLost.abort();
+        leaving.push(`${key} (${nodeWaitMessage(f.node, health, this.now())})`);
+      } else waitingFor.push(`${key} (${f.step})`);
+    }
+    for (const key of this.parked.keys()) {
+      if (this.flows.has(key)) continue;
+      const [namespace, name] = key.split('/') as [string, string];
+      const down = this.nodeDown({ namespace, name, uid: '', pod: {} });
+      leaving.push(down ? `${key} (${nodeWaitMessage(down.node, down.health, this.now())})` : key);
+    }
+    if (waitingFor.length > 0 || leaving.length > 0) {
+      const parts = [
+        waitingFor.length > 0 ? `waiting for ${waitingFor.length} pod${waitingFor.length === 1 ? '' : 's'} in flight to finish: ${waitingFor.join(', ')}` : 'no pod in flight to wait for',
+        ...(leaving.length > 0 ? [`not waiting for ${leaving.join(', ')}: left resumable, their node cannot act`] : []),
+      ];
+      this.emit({ event: 'interrupt', message: parts.join('; ') });
+    }
+    this.budget?.wake();
+  }
+
+  /**
+   * Leaves `p` out until its node can act again, then runs it (outside the wave's concurrency
+   * limiter, so waiting pods hold no slot of it). A rollback is not attempted while the node is
+   * down (it would time out the same way): it is left pending for the next run.
+   */
+  private park(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, down: NodeDown): void {
+    const key = podKey(p);
+    const wait = this.nodeWaitOf(key, down, direction);
+    this.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message: wait.message });
+    if (direction === 'rollback' || this.parked.has(key)) {
+      this.leftForNodes.set(key, wait);
+      return;
+    }
+    const waiting = (async () => {
+      for (;;) {
+        if (this.stopping || this.ending) {
+          const still = this.nodeDown(p);
+          this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
+          return;
+        }
+        if (!this.nodeDown(p)) break;
+        await this.budget.nextChange();
+      }
+      const again = await this.parkedLimit(() => this.runOne(p, wave, direction, summary));
+      if (again) {
+        this.parked.delete(key);
+        this.park(p, wave, direction, summary, again);
+      }
+    })();
+    this.parked.set(key, waiting);
+  }
+
+  /** Everything else is done: pods still waiting for their node stop waiting (their flows, if running, finish). */
+  private async settleParked(): Promise<void> {
+    this.ending = true;
+    this.budget.wake();
+    while (this.parked.size > 0) {
+      const all = [...this.parked.values()];
+      await Promise.all(all);
+      for (const [k, v] of this.parked) if (all.includes(v)) this.parked.delete(k);
+    }
+  }
+
+  /**
+   * A flow ended because its node stopped acting (`lost`), or timed out while the node could not
+   * act: not the image's failure but `NodeNotReady`, saying since when. The pod stays as it
+   * stands (drained, maybe patched) for the next run, which resumes it from its state.
+   */
+  private nodeLostOutcome(p: SelectedPod, outcome: PodOutcome, lost: boolean): PodOutcome {
+    const timedOut = outcome.kind === 'failed' && (outcome.reason === 'Timeout' || outcome.reason === 'DrainTimeout');
+    if (!lost && !timedOut) return outcome;
+    const down = this.nodeDown(p);
+    if (!down) return outcome;
+    const key = podKey(p);
+    this.leftForNodes.set(key, this.nodeWaitOf(key, down, 'upgrade'));
+    const message = `${nodeLostMessage(down.node, down.health)}; left as it stands for the next run`;
+    return { kind: 'failed', reason: 'NodeNotReady', message, ...('state' in outcome && outcome.state ? { state: outcome.state } : {}), writes: outcome.writes };
+  }
+
   // ---- pods ----------------------------------------------------------------------------------
 
   /**
@@ -311,10 +461,11 @@ class Rollout {
    * A candidate already not Ready (left drained by a killed run, say) is not counted twice: its
    * start adds no unavailable pod, and counting it would let drained pods block their own resume.
    */
-  private async acquire(wave: number, key: string): Promise<boolean> {
+  private async acquire(wave: number, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
     let reported = false;
     for (;;) {
       if (this.stopping) return false;
+      if (this.nodeDown(p)) return 'node-down';
       const req = this.budget.request(key);
       if (canStart(req)) {
         this.budget.take(key);
@@ -336,48 +487,67 @@ class Rollout {
   }
 
   /** Runs `pods` through their flows under the concurrency limit and the budget. */
+  /**
+   * Runs `pods` through their flows under the concurrency limit and the budget. A pod whose node
+   * cannot act leaves the limiter and waits apart (`park`), so it holds none of its slots.
+   */
   private async runPods(pods: readonly SelectedPod[], wave: number, direction: Direction, summary: WaveSummary): Promise<void> {
     const limit = pLimit(this.plan.strategy.concurrency);
-    let first: number | undefined;
     await Promise.all(
       pods.map((p) =>
         limit(async () => {
-          const key = podKey(p);
-          if (!(await this.acquire(wave, key))) return;
-          this.budget.wake();
-          const began = this.now();
-          first ??= began;
-          this.emit({ event: 'pod-start', wave, pod: key });
-          let outcome: PodOutcome;
-          try {
-            outcome = await this.runFlow(p, wave, direction, key);
-          } catch (err) {
-            // Let the other flows reach a resumable point, then fail the run with this error.
-            this.fatal ??= err;
-            return;
-          } finally {
-            this.budget.release(key);
-          }
-          const result = resultOf(outcome, direction);
-          this.emit({
-            event: 'pod-end',
-            wave,
-            pod: key,
-            result,
-            ...('reason' in outcome ? { reason: outcome.reason } : {}),
-            message: outcome.message,
-            durationMs: this.now() - began,
-          });
-          summary.durationMs = this.now() - first;
-          this.tally(outcome, result, key, summary, direction);
-          if (direction === 'upgrade') this.haltIfTooManyFailed();
+          const down = await this.runOne(p, wave, direction, summary);
+          if (down) this.park(p, wave, direction, summary, down);
         }),
       ),
     );
     if (this.fatal !== undefined) throw this.fatal;
   }
 
-  private runFlow(p: SelectedPod, wave: number, direction: Direction, key: string): Promise<PodOutcome> {
+  /** One pod, from the budget to its end; its node's state instead when the node cannot act before it starts. */
+  private async runOne(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary): Promise<NodeDown | undefined> {
+    const key = podKey(p);
+    const down = this.nodeDown(p);
+    if (down) return down;
+    const acquired = await this.acquire(wave, key, p);
+    if (acquired === 'node-down') return this.nodeDown(p);
+    if (!acquired) return undefined;
+    this.budget.wake();
+    const began = this.now();
+    if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
+    const first = this.firstStart.get(summary) ?? began;
+    this.emit({ event: 'pod-start', wave, pod: key });
+    const nodeLost = new AbortController();
+    this.flows.set(key, { node: this.nodeOf(p), step: 'started', nodeLost });
+    let outcome: PodOutcome;
+    try {
+      outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
+    } catch (err) {
+      // Let the other flows reach a resumable point, then fail the run with this error.
+      this.fatal ??= err;
+      return undefined;
+    } finally {
+      this.flows.delete(key);
+      this.budget.release(key);
+    }
+    outcome = this.nodeLostOutcome(p, outcome, nodeLost.signal.aborted && !this.deps.abort?.aborted);
+    const result = resultOf(outcome, direction);
+    this.emit({
+      event: 'pod-end',
+      wave,
+      pod: key,
+      result,
+      ...('reason' in outcome ? { reason: outcome.reason } : {}),
+      message: outcome.message,
+      durationMs: this.now() - began,
+    });
+    summary.durationMs = this.now() - first;
+    this.tally(outcome, result, key, summary, direction);
+    if (direction === 'upgrade') this.haltIfTooManyFailed();
+    return undefined;
+  }
+
+  private runFlow(p: SelectedPod, wave: number, direction: Direction, key: string, nodeLost: AbortSignal): Promise<PodOutcome> {
     const s = this.plan.strategy;
     return runPodFlow(
       { namespace: p.namespace, name: p.name, uid: p.uid },
@@ -396,8 +566,10 @@ class Rollout {
         writer: this.deps.writer,
         reader: this.deps.view,
         now: this.now,
-        ...(this.deps.abort ? { signal: this.deps.abort } : {}),
+        signal: this.deps.abort ? AbortSignal.any([this.deps.abort, nodeLost]) : nodeLost,
         onStep: (step) => {
+          const flow = this.flows.get(key);
+          if (flow) flow.step = step.kind;
           if (step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate')) {
             this.emit({ event: 'pod-step', wave, pod: key, step: step.kind, message: step.message });
           }
@@ -415,7 +587,9 @@ class Rollout {
       summary.vanished++;
     } else if (isFailure(result)) {
       summary.failed++;
-      if (direction === 'upgrade') this.failures.push({ pod: key, reason: 'reason' in outcome ? outcome.reason : result, message: outcome.message });
+      // A node that stopped acting is not the image's failure, unless the plan says to count it.
+      const nodeFailure = 'reason' in outcome && outcome.reason === 'NodeNotReady';
+      if (direction === 'upgrade' && (!nodeFailure || this.plan.failurePolicy.countNodeFailures)) this.failures.push({ pod: key, reason: 'reason' in outcome ? outcome.reason : result, message: outcome.message });
     }
   }
 }

@@ -4,6 +4,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { PodReader, PodWriter } from '../inplace/executor.js';
 import type { PodChangeFeed } from './budgetTracker.js';
 import type { EventSink, WaveSummary } from './events.js';
+import type { NodeSighting } from './nodeHealth.js';
 import type { CheckGate } from './gateCheck.js';
 import type { RunOutcome } from './outcome.js';
 import type { NodeZones } from './select.js';
@@ -14,6 +15,12 @@ export interface FleetView extends PodReader {
   onChange: PodChangeFeed;
 }
 
+/** The node cache as the runner uses it (NodeCache fits): where each pod's node stands. */
+export interface NodeView {
+  get(name: string): NodeSighting | undefined;
+  onChange(listener: (name: string) => void): () => void;
+}
+
 export interface Approvals {
   isApproved(wave: number): Promise<boolean>;
   waitForApproval(wave: number, signal?: AbortSignal): Promise<void>;
@@ -22,6 +29,8 @@ export interface Approvals {
 export interface RunnerDeps {
   writer: PodWriter;
   view: FleetView;
+  /** Without it every node is taken to be able to act. */
+  nodes?: NodeView;
   zones?: NodeZones;
   sink: EventSink;
   now?: () => number;

@@ -29,9 +29,10 @@ function clusterSources(cluster: Cluster): PlanSources {
 }
 
 /** The nodes' zones, or why they are unknown. Forbidden (403) is expected with a namespaced Role. */
-async function readZones(sources: PlanSources, order: Plan['strategy']['order']): Promise<{ zones: Map<string, string>; info: ZoneInfo }> {
+async function readZones(sources: PlanSources, order: Plan['strategy']['order']): Promise<{ zones: Map<string, string>; info: ZoneInfo; nodes?: Map<string, V1Node> }> {
   try {
-    return { zones: zonesOf(await sources.listNodes()), info: { known: true } };
+    const nodes = await sources.listNodes();
+    return { zones: zonesOf(nodes), info: { known: true }, nodes: new Map(nodes.flatMap((n) => (n.metadata?.name ? [[n.metadata.name, n] as const] : []))) };
   } catch (err) {
     if (!isForbidden(err)) throw err;
     const effect = order === 'spread-zones' ? '; order spread-zones sees every pod as zoneless' : '';
@@ -58,7 +59,7 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
     throw err;
   }
-  return planReport(plan, selectFleet(plan, pods, zones.zones), zones.info);
+  return planReport(plan, selectFleet(plan, pods, zones.zones), zones.info, Date.now(), zones.nodes);
 }
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {

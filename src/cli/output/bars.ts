@@ -56,6 +56,13 @@ function inFlightText(s: ProgressState, nowMs: number): string {
   return `in flight (${s.inFlight.length}): ${pods.join(', ')}`;
 }
 
+/** Pods waiting for their node: `waiting for nodes (2): demo-1 sim-node-2 12s, …`. */
+function nodeWaitText(s: ProgressState, nowMs: number): string {
+  if (s.nodeWaits.length === 0) return '';
+  const pods = s.nodeWaits.slice(0, 3).map((w) => `${shortName(w.pod)} ${w.node}${w.sinceMs === undefined ? '' : ` ${formatDuration(Math.max(0, nowMs - w.sinceMs))}`}`);
+  return `waiting for nodes (${s.nodeWaits.length}): ${pods.join(', ')}${s.nodeWaits.length > 3 ? ' …' : ''}`;
+}
+
 function waitingText(s: ProgressState, nowMs: number, options: BarOptions): string | undefined {
   const w = s.waiting;
   if (!w) return undefined;
@@ -78,7 +85,7 @@ function waitingText(s: ProgressState, nowMs: number, options: BarOptions): stri
 }
 
 function statusText(s: ProgressState, nowMs: number, options: BarOptions): string {
-  const flight = inFlightText(s, nowMs);
+  const flight = [inFlightText(s, nowMs), nodeWaitText(s, nowMs)].filter(Boolean).join(' · ');
   const join = (...parts: (string | undefined)[]) => parts.filter(Boolean).join(' · ');
   if (s.end) return `${s.end.phase} in ${formatDuration(s.end.durationMs)}`;
   if (s.interrupted) return join('interrupted: finishing the pods in flight', flight);

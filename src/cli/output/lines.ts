@@ -123,6 +123,8 @@ export class EventLines {
             return `pod ${e.pod} ${verb} after ${formatDuration(e.durationMs)}: ${why}`;
         }
       }
+      case 'pod-waiting':
+        return `pod ${e.pod} waiting: ${e.message}`;
       case 'budget-wait': {
         if (tty) return undefined;
         const due = t - this.lastBudgetMs >= (this.budgetWaitOpen ? BUDGET_REMIND_MS : BUDGET_NEW_WAIT_MS);

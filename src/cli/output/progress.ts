@@ -49,6 +49,8 @@ export interface ProgressState {
   rollbackFailed: number;
   wave?: CurrentWave;
   inFlight: InFlightPod[];
+  /** Pods waiting for a node that cannot act, with the node and since when (ms) if known. */
+  nodeWaits: { pod: string; node: string; sinceMs?: number }[];
   waiting?: Waiting;
   /** Sum and number of durations of successful pods, for the ETA. */
   podMsSum: number;
@@ -77,6 +79,7 @@ export function initialProgress(plan: string): ProgressState {
     rolledBack: 0,
     rollbackFailed: 0,
     inFlight: [],
+    nodeWaits: [],
     podMsSum: 0,
     podMsCount: 0,
   };
@@ -116,6 +119,7 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
       return {
         ...s,
         inFlight: [...s.inFlight.filter((p) => p.pod !== event.pod), { pod: event.pod, sinceMs: t }],
+        nodeWaits: s.nodeWaits.filter((w) => w.pod !== event.pod),
         waiting: s.waiting?.kind === 'budget' ? undefined : s.waiting,
       };
     case 'pod-step':
@@ -137,6 +141,11 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
       // Rollback pods after a halt belong to no wave's count.
       if (s.wave && event.wave === s.wave.index && s.rollback === undefined) next.wave = { ...s.wave, ended: s.wave.ended + 1 };
       return next;
+    }
+    case 'pod-waiting': {
+      const since = event.since === undefined ? undefined : Date.parse(event.since);
+      const entry = { pod: event.pod, node: event.node, ...(since !== undefined && !Number.isNaN(since) ? { sinceMs: since } : {}) };
+      return { ...s, nodeWaits: [...s.nodeWaits.filter((w) => w.pod !== event.pod), entry] };
     }
     case 'budget-wait':
       return { ...s, waiting: { kind: 'budget', unavailable: event.unavailable, budget: event.budget, holders: event.holders } };

@@ -230,9 +230,46 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
     const rb = upgraded(60_000, { direction: 'rollback' });
     expectKind(decide(makePod({ state: rb }), ctx), 'close-gate');
   });
-  test('this plan\'s rollback still holds the gate: foreign (the caller finishes it first)', () => {
-    const rb = upgraded(1_000, { direction: 'rollback' });
-    assert.equal(expectKind(decide(makePod({ ...closedByUs(2_000, rollbackCtx), state: rb }), ctx), 'foreign').reason, 'OtherRollout');
+});
+
+describe('decide: a re-run of the same revision resumes what its earlier runs left (never OtherRollout)', () => {
+  /** The rollback patch this revision wrote `agoMs` ago: back from NEW to OLD. */
+  const rolledBack = (agoMs: number): InPlaceState =>
+    upgraded(agoMs, {
+      direction: 'rollback',
+      containers: { nginx: { fromImage: NEW, fromImageID: imageIDOf(NEW), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0, toImage: OLD, toImageID: imageIDOf(OLD) } },
+    });
+  test('upgrade meets its own rollback, patched but not yet acted on: wait for it (no second patch)', () => {
+    const pod = makePod({ ...closedByUs(2_000, rollbackCtx), state: rolledBack(1_000), containers: [{ name: 'nginx', image: NEW, specImage: OLD, containerID: 'containerd://nginx-1' }] });
+    expectKind(decide(pod, ctx), 'wait-complete');
+  });
+  test('upgrade meets its own rollback, back on the old images, gate closed by the rollback: drained, patch to the target', () => {
+    const pod = makePod({ ...closedByUs(20_000, rollbackCtx), state: rolledBack(10_000), containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }] });
+    const s = expectKind(decide(pod, ctx), 'patch');
+    assert.equal(s.state.direction, 'upgrade');
+    assert.equal(s.state.containers.nginx?.fromImage, OLD);
+    assert.equal(s.state.containers.nginx?.toImage, NEW);
+  });
+  test('upgrade meets its own rollback, back, gate closed by the upgrade (a failed pod): patch to the target', () => {
+    const pod = makePod({ ...closedByUs(20_000), state: rolledBack(10_000), containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }] });
+    expectKind(decide(pod, ctx), 'patch');
+  });
+  test('upgrade meets the gate closed by its own rollback, no state (drained before a patch): ours, patch', () => {
+    expectKind(decide(makePod({ ...closedByUs(20_000, rollbackCtx) }), ctx), 'patch');
+  });
+  test('rollback meets the gate closed by its own upgrade: ours, patch back', () => {
+    const pod = makePod({ ...closedByUs(20_000), state: upgraded(10_000), containers: [{ ...newContainer, imageID: imageIDOf(NEW) }] });
+    expectKind(decide(pod, rollbackCtx), 'patch');
+  });
+  test('another revision of the plan still is foreign (OtherRollout)', () => {
+    const pod = makePod({ ...closedByUs(2_000, { ...rollbackCtx, revision: 'r0' }), state: { ...rolledBack(1_000), revision: 'r0' } });
+    assert.equal(expectKind(decide(pod, ctx), 'foreign').reason, 'OtherRollout');
+  });
+  test('patched long ago by an earlier run, not yet acted on: a full podTimeout from when this run took it up', () => {
+    const pod = makePod({ ...closedByUs(3_600_000), state: upgraded(3_600_000 - 5_000), containers: [oldContainerPatched] });
+    assert.equal(expectKind(decide(pod, ctx), 'failed').reason, 'Timeout');
+    const s = expectKind(decide(pod, { ...ctx, watchedSinceMs: T0 - 1_000 }), 'wait-complete');
+    assert.equal(s.retryAfterMs, 299_000);
   });
 });
 

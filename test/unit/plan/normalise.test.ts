@@ -21,6 +21,9 @@ spec:
     waves: [1, "10%", "100%"]
 `;
 
+/** MINIMAL's revision as kwave computed it before `failurePolicy.countNodeFailures` existed. */
+const MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES = '0237619567';
+
 function load(text: string, file = 'plan.yaml'): Plan {
   const result = loadPlanText(text, file);
   if (!result.ok) assert.fail(JSON.stringify(result.errors, null, 1));
@@ -85,7 +88,7 @@ describe('defaults', () => {
       podTimeoutMs: 300_000,
       minReadyMs: 0,
     });
-    assert.deepEqual(plan.failurePolicy, { maxFailed: { kind: 'count', value: 0 }, rollback: 'failed' });
+    assert.deepEqual(plan.failurePolicy, { maxFailed: { kind: 'count', value: 0 }, rollback: 'failed', countNodeFailures: false });
     assert.deepEqual(plan.gates, []);
     assert.equal(plan.window, undefined);
     assert.deepEqual(plan.metrics, {});
@@ -182,7 +185,7 @@ describe('revision', () => {
     podTimeout: 300s
     minReadySeconds: 0
   readinessGate: { conditionType: kwave.dev/in-place-ready, required: true }
-  failurePolicy: { maxFailed: 0, rollback: failed }
+  failurePolicy: { maxFailed: 0, rollback: failed, countNodeFailures: false }
   gates: []
   metrics: {}`,
     );
@@ -197,6 +200,11 @@ describe('revision', () => {
     const bad = loadPlanText(MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    kubeApiBurst: 0'), 'plan.yaml');
     assert.equal(bad.ok, false);
     if (!bad.ok) assert.match(bad.errors[0]!.message, /kubeApiBurst|1 or more/);
+  });
+
+  test('countNodeFailures at its default leaves the revision of plans written before it existed as it was', () => {
+    // The hash of MINIMAL as kwave computed it before failurePolicy.countNodeFailures was added.
+    assert.equal(load(MINIMAL).revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
   });
 
   test('does not change with the order of containers or selector values', () => {
@@ -218,6 +226,7 @@ describe('revision', () => {
       MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    concurrency: 2'),
       MINIMAL + '  gates: [{ name: soak, pause: 1m }]\n',
       MINIMAL + '  failurePolicy: { rollback: all }\n',
+      MINIMAL + '  failurePolicy: { countNodeFailures: true }\n',
     ];
     const revisions = variants.map((text) => load(text).revision);
     for (const r of revisions) assert.notEqual(r, base);

@@ -9,7 +9,8 @@ import { gateMessage } from '../../../src/inplace/decide.js';
 import { runPodFlow } from '../../../src/inplace/executor.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
-import { runRollout, type FleetView } from '../../../src/rollout/runner.js';
+import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
+import { runRollout, type FleetView, type NodeView } from '../../../src/rollout/runner.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 
 function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none }', image = 'nginx:1.25.3') {
@@ -172,6 +173,98 @@ describe('runRollout', () => {
     const p = f.pods.get('web/web-0')!;
     assert.equal(p.spec!.containers[0]!.image, 'nginx:1.14.2');
     assert.equal(p.status!.conditions!.find((c) => c.type === GATE)!.status, 'True');
+  });
+});
+
+/** Nodes n0, n1, … (web-i on n(i % nodes)) that a test can take down and bring back. */
+function nodes(f: ReturnType<typeof fleet>, count: number) {
+  for (const [key, p] of f.pods) p.spec!.nodeName = `n${Number(key.split('-')[1]) % count}`;
+  const state = new Map<string, NodeSighting>();
+  const listeners = new Set<(name: string) => void>();
+  const set = (name: string, ready: boolean) => {
+    state.set(name, { node: { metadata: { name }, status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'Unknown', reason: ready ? 'KubeletReady' : 'NodeStatusUnknown', lastTransitionTime: new Date(Date.now() - 12_000) }] } } });
+    for (const l of listeners) l(name);
+  };
+  for (let i = 0; i < count; i++) set(`n${i}`, true);
+  const view: NodeView = {
+    get: (name) => state.get(name),
+    onChange: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
+  return { view, down: (name: string) => set(name, false), up: (name: string) => set(name, true) };
+}
+
+describe('runRollout with a node that cannot act', () => {
+  test('its pod is never touched, the others are upgraded; Partial, exit 5, the pod listed', async () => {
+    const f = fleet(3);
+    const n = nodes(f, 3);
+    n.down('n1');
+    const events: RolloutEvent[] = [];
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 3 }'), { ...deps(f, events), nodes: n.view });
+    assert.equal(r.phase, 'Partial');
+    assert.equal(r.exitCode, 5);
+    assert.match(r.message, /web\/web-1 \(node n1 is NotReady since 1\ds\)/);
+    assert.ok(!f.writes.some((w) => w.endsWith('web-1')), f.writes.join(', '));
+    assert.deepEqual(events.filter((e) => e.event === 'pod-end').map((e) => (e as { pod: string }).pod).sort(), ['web/web-0', 'web/web-2']);
+    const end = events.find((e) => e.event === 'rollout-end');
+    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]) : [], [['web/web-1', 'n1']]);
+  });
+
+  test('it starts once its node is back, even with every concurrency slot of its wave taken meanwhile', async () => {
+    const f = fleet(4);
+    const n = nodes(f, 2);
+    n.down('n0');
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-end' && e.pod === 'web/web-3') n.up('n0');
+    };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 3 }'), { ...d, nodes: n.view });
+    assert.equal(r.phase, 'Completed', r.message);
+    const order = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
+    assert.deepEqual(order.slice(0, 2), ['web/web-1', 'web/web-3'], 'the healthy node first');
+    assert.deepEqual(order.slice(2).sort(), ['web/web-0', 'web/web-2']);
+    assert.deepEqual(events.filter((e) => e.event === 'pod-waiting').map((e) => (e as { pod: string }).pod).sort(), ['web/web-0', 'web/web-2']);
+  });
+
+  test('lost mid-flight: NodeNotReady, not counted toward maxFailed 0, no halt; Partial, exit 5', async () => {
+    const f = fleet(2);
+    const n = nodes(f, 2);
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
+    };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view });
+    assert.equal(r.phase, 'Partial', r.message);
+    assert.equal(r.exitCode, 5);
+    assert.ok(!events.some((e) => e.event === 'halt'));
+    const end0 = events.find((e) => e.event === 'pod-end' && e.pod === 'web/web-0');
+    assert.ok(end0 && end0.event === 'pod-end');
+    assert.equal(end0.reason, 'NodeNotReady');
+    assert.match(end0.message, /^node n0 is NotReady since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(Ready=Unknown \(NodeStatusUnknown\)\); left as it stands/);
+    assert.ok(!f.writes.includes('patch web-0'), 'no patch after the node was lost');
+  });
+
+  test('lost mid-flight with countNodeFailures: counted, halts; its rollback is left pending', async () => {
+    const f = fleet(2);
+    const n = nodes(f, 2);
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
+    };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed, countNodeFailures: true }'), { ...d, nodes: n.view });
+    assert.equal(r.phase, 'Halted', r.message);
+    assert.equal(r.exitCode, 3);
+    assert.match(r.message, /web\/web-0 \(NodeNotReady\)/);
+    assert.match(r.message, /rollback pending, run again once the node is back: web\/web-0/);
+    assert.ok(!events.some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'), 'nothing new starts after the halt');
   });
 });
 
