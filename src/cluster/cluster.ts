@@ -21,8 +21,8 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { decodePod } from './decode.js';
-import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
+import { podShapeProblem, podWatchEvent } from './decode.js';
+import { KubeError, toKubeError } from './kubeError.js';
 import { podsPath } from './paths.js';
 import {
   conditionPatchBody,
@@ -178,6 +178,11 @@ export class Cluster {
               opts,
             ),
           );
+          if (!Array.isArray(page.items)) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: the answer holds no items list`);
+          page.items.forEach((pod, i) => {
+            const problem = podShapeProblem(pod);
+            if (problem) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: item ${i}: ${problem}`);
+          });
           items.push(...page.items);
           resourceVersion ??= page.metadata?.resourceVersion;
           token = page.metadata?._continue || undefined;
@@ -280,7 +285,10 @@ export class Cluster {
     };
     let controller: AbortController | undefined;
     try {
-      controller = await this.watcher.watch(podsPath(namespace), params, (type, object) => handleEvent(type, object, onEvent), done);
+      controller = await this.watcher.watch(podsPath(namespace), params, (type, object) => {
+        const event = podWatchEvent(type, object);
+        if (event) onEvent(event);
+      }, done);
     } catch (err) {
       done(err);
     }
@@ -355,7 +363,10 @@ export class Cluster {
 
   // ---- plumbing -----------------------------------------------------------------------------
 
+  /** A pod one of our requests returned, checked (our flow reads it unguarded) and shown to the listeners. */
   private observed(pod: V1Pod): V1Pod {
+    const problem = podShapeProblem(pod);
+    if (problem) throw new KubeError(500, 'BadResponse', `the API server answered with something that is not a pod: ${problem}`);
     for (const l of this.podListeners) l(pod);
     return pod;
   }
@@ -396,28 +407,6 @@ export class Cluster {
     };
     const middleware: ObservableMiddleware = { pre, post: (res: ResponseContext) => new Observable(Promise.resolve(res)) };
     return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-  }
-}
-
-function handleEvent(type: string, object: unknown, onEvent: (event: PodWatchEvent) => void): void {
-  switch (type) {
-    case 'ADDED':
-    case 'MODIFIED':
-    case 'DELETED':
-      onEvent({ type, pod: decodePod(object) });
-      return;
-    case 'BOOKMARK': {
-      const rv = (object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
-      if (typeof rv === 'string') onEvent({ type, resourceVersion: rv });
-      return;
-    }
-    case 'ERROR': {
-      const code = (object as { code?: unknown } | undefined)?.code;
-      onEvent({ type, error: kubeErrorFromResponse(typeof code === 'number' ? code : 500, object) });
-      return;
-    }
-    default:
-      return; // unknown event types are ignored, as client-go does
   }
 }
 
