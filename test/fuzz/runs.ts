@@ -6,6 +6,9 @@ import fc from 'fast-check';
 
 const LONG = process.env.KWAVE_FUZZ === 'long';
 
+/** The long mode: costly cases (more CLI spawns) run only then. */
+export const longFuzz = LONG;
+
 /** Runs of one property: `base` by default. */
 export function runs(base: number): number {
   const exact = Number(process.env.KWAVE_FUZZ_RUNS);
