@@ -17,6 +17,8 @@ import { planYaml, type Scenario } from './scenario.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/kwave.js');
 const STATE = 'kwave.dev/in-place-state';
+/** Debian's libfaketime (apt-get install faketime). */
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const OWN_PIDNS = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
 /** A scenario that has not ended by then is a violation (a hang), not a wait. */
 const SCENARIO_DEADLINE_MS = 300_000;
@@ -41,7 +43,7 @@ interface Runner {
   stderr: string;
 }
 
-export async function runScenario(s: Scenario, options: { timeScale: number }): Promise<ScenarioResult> {
+export async function runScenario(s: Scenario, options: { timeScale: number; canUnshare: boolean }): Promise<ScenarioResult> {
   const started = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'kwave-chaos-'));
   const kubeconfig = join(dir, 'kubeconfig');
@@ -66,7 +68,7 @@ export async function runScenario(s: Scenario, options: { timeScale: number }): 
       const batch: Runner[] = [];
       if (attempt === 0 && s.twoRunners) {
         batch.push(startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: 0 }));
-        batch.push(startRunner(planFile, kubeconfig, { otherNamespace: true, skewSeconds: s.skewSeconds }));
+        batch.push(startRunner(planFile, kubeconfig, { otherNamespace: options.canUnshare, skewSeconds: s.skewSeconds }));
       } else {
         // Without a second runner, the skewed clock alternates with a true one across restarts.
         batch.push(startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: attempt % 2 === 0 ? s.skewSeconds : 0 }));
@@ -132,14 +134,20 @@ function sleep(ms: number): Promise<void> {
 
 function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace: boolean; skewSeconds: number }): Runner {
   const kwave = [process.execPath, BIN, 'run', planFile, '--kubeconfig', kubeconfig, '--metrics-address', 'off', '-o', 'json'];
-  const skew = how.skewSeconds === 0 ? [] : ['faketime', '-f', `${how.skewSeconds > 0 ? '+' : ''}${how.skewSeconds}s`];
   const ns = how.otherNamespace ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : [];
-  const argv = [...ns, ...skew, ...kwave];
-  // libfaketime shifts the wall clock only: timers and timeouts keep real time.
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBECONFIG: '', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
+  const argv = [...ns, ...kwave];
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBECONFIG: '' };
+  if (how.skewSeconds !== 0) {
+    // libfaketime preloaded into kwave itself (the `faketime` wrapper would stand between our
+    // SIGKILL and kwave); it shifts the wall clock only, timers keep real time.
+    Object.assign(env, { LD_PRELOAD: LIBFAKETIME, FAKETIME: `${how.skewSeconds > 0 ? '+' : ''}${how.skewSeconds}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
+  }
   const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   const runner: Runner = { child, otherNamespace: how.otherNamespace, dead: false, stderr: '', exit: Promise.resolve(null) };
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (runner.stderr = (runner.stderr + c).slice(-20_000)));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    runner.stderr = (runner.stderr + c).slice(-20_000);
+    if (process.env.KWAVE_CHAOS_DEBUG) process.stderr.write(`[${child.pid}${how.otherNamespace ? ' other-ns' : ''}${how.skewSeconds ? ` skew ${how.skewSeconds}s` : ''}] ${c}`);
+  });
   runner.exit = new Promise((resolve) =>
     child.on('close', (code) => {
       runner.dead = true;

@@ -2,7 +2,9 @@
 // `npm run chaos -- --scenario-seed X` to replay one scenario. Prints one line per scenario, a
 // seed and a one-line replay command for each failing one, and a summary line: scenarios, faults
 // injected by kind, kills, violations. Exit 1 if any scenario broke an invariant.
-import { runScenario } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { LIBFAKETIME, runScenario } from './harness.js';
 import { drawScenario, faultKinds, scenarioSeed, type Scenario } from './scenario.js';
 
 function flag(name: string): string | undefined {
@@ -27,10 +29,21 @@ const count = replay === undefined ? wholeNumber('--scenarios', 50) : 1;
 const parallel = Math.max(1, wholeNumber('--parallel', 2));
 const timeScale = Number(flag('--time-scale') ?? '0.1');
 
+// Part b needs root for a PID namespace and libfaketime for the skewed clock; without them the
+// scenarios run without those faults, and the summary says so.
+const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const canSkew = existsSync(LIBFAKETIME);
+if (!canUnshare) console.log('chaos: `unshare --pid` is not available (needs root): second runners start in this PID namespace');
+if (!canSkew) console.log('chaos: faketime is not installed (apt-get install faketime): no skewed clocks');
+
 const scenarios: { index: number; scenario: Scenario }[] = Array.from({ length: count }, (_, index) => ({
   index,
-  scenario: drawScenario(replay === undefined ? scenarioSeed(seed, index) : Number(replay)),
+  scenario: withCapabilities(drawScenario(replay === undefined ? scenarioSeed(seed, index) : Number(replay))),
 }));
+
+function withCapabilities(s: Scenario): Scenario {
+  return { ...s, skewSeconds: canSkew ? s.skewSeconds : 0 };
+}
 
 const faults = new Map<string, number>();
 let kills = 0;
@@ -43,7 +56,7 @@ async function worker(queue: typeof scenarios): Promise<void> {
     const { index, scenario } = next;
     const kinds = faultKinds(scenario);
     for (const k of kinds) faults.set(k.replace(/\(.*\)$/, ''), (faults.get(k.replace(/\(.*\)$/, '')) ?? 0) + 1);
-    const result = await runScenario(scenario, { timeScale });
+    const result = await runScenario(scenario, { timeScale, canUnshare });
     kills += result.kills;
     violations += result.violations.length;
     const head = `#${index} seed ${scenario.seed}: ${scenario.pods} pods, ${kinds.join(', ') || 'no faults'}; ${result.runs} runs, ${result.kills} kills, exit ${result.exitCode}, ${(result.durationMs / 1000).toFixed(1)}s`;

@@ -1,7 +1,7 @@
-// Two runners whose clocks disagree by two minutes: the one ahead sees the other's healthy lease
+// Runners whose clocks disagree with the cluster by two minutes. The one ahead sees a healthy lease
 // as expired by its timestamps. It must not take it over while the holder keeps renewing (judged
 // by watching the lease for a lease duration on its own clock), and must take over one that
-// really stopped.
+// really stopped. And a runner behind the kubelet's clock counts a Ready pod at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
@@ -94,4 +94,28 @@ test('a runner two minutes behind sees a live lease as live', async () => {
   await holder.acquire();
   const behind = new RunLock(leases.api(), opts('carol@c pid 3', new SkewedClock(time, -120_000)));
   await assert.rejects(behind.acquire(), (err) => err instanceof KwaveError && err.code === 'LOCKED');
+});
+
+test('a runner whose clock is two minutes behind the kubelet counts a Ready pod at once (minReadySeconds 0)', async () => {
+  const { decide } = await import('../../../src/inplace/decide.js');
+  const { encodeState, STATE_ANNOTATION } = await import('../../../src/inplace/state.js');
+  const kubelet = Date.parse('2026-01-01T10:02:00Z');
+  const runner = kubelet - 120_000;
+  const oldID = `docker.io/library/nginx@sha256:${'a'.repeat(64)}`;
+  const newID = `docker.io/library/nginx@sha256:${'b'.repeat(64)}`;
+  const at = (ms: number) => new Date(ms).toISOString();
+  const state = { plan: 'web', revision: 'r', wave: 1, startedAt: at(runner - 5_000), direction: 'upgrade' as const, containers: { nginx: { fromImage: 'nginx:1.14.2', fromImageID: oldID, fromContainerID: 'containerd://1', fromRestartCount: 0, toImage: 'nginx:1.25.3' } } };
+  const pod = {
+    metadata: { name: 'web-0', namespace: 'ns', uid: 'u', resourceVersion: '9', annotations: { [STATE_ANNOTATION]: encodeState(state) } },
+    spec: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }] },
+    status: {
+      conditions: [
+        { type: 'kwave.dev/in-place-ready', status: 'True', lastTransitionTime: at(runner - 1_000) },
+        { type: 'Ready', status: 'True', lastTransitionTime: at(kubelet) },
+      ],
+      containerStatuses: [{ name: 'nginx', image: 'docker.io/library/nginx:1.25.3', imageID: newID, containerID: 'containerd://2', restartCount: 1, ready: true, started: true, state: { running: { startedAt: at(kubelet - 500) } } }],
+    },
+  };
+  const ctx = { plan: 'web', revision: 'r', wave: 1, direction: 'upgrade' as const, containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], gate: { conditionType: 'kwave.dev/in-place-ready', required: true }, nowMs: runner, drainMs: 0, podTimeoutMs: 300_000, minReadyMs: 0 };
+  assert.equal(decide(pod as never, ctx).kind, 'done');
 });
