@@ -263,12 +263,15 @@ export class RunLock {
       // what we see: a lease whose resourceVersion does not move for a whole lease duration by
       // our clock is abandoned; a live holder renews it meanwhile (client-go's leader election
       // judges by observed time for the same reason).
+      // Any change (a renewal, or a release at the end of that run) means the holder was alive
+      // when we started: we are the second runner, and are refused as if it had looked live.
       const before = current.metadata?.resourceVersion;
+      const seen = view;
       await (this.timers.sleep ?? realSleep)(this.durationSeconds * 1000 + 1000);
       current = await this.cluster.getLease(this.options.namespace, this.name);
       now = this.timers.now();
       view = leaseView(current, now);
-      if (current.metadata?.resourceVersion !== before && view.holder !== undefined && view.holder !== this.options.identity) throw this.locked({ ...view, free: false, expired: false }, now);
+      if (current.metadata?.resourceVersion !== before) throw this.locked({ ...(view.holder ? view : seen), free: false, expired: false }, now);
     }
     const transitions = view.holder === this.options.identity ? view.transitions : view.transitions + 1;
     try {

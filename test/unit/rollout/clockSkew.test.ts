@@ -87,6 +87,25 @@ test('a runner two minutes ahead takes over a lease that stopped being renewed, 
   assert.ok(time.t - t0 >= 15_000, 'it watched the lease for a lease duration first');
 });
 
+test('a runner two minutes ahead that started while the holder ran is refused even if the holder releases meanwhile', async () => {
+  const leases = new Leases();
+  const time = { t: Date.parse('2026-01-01T10:00:00Z') };
+  const holder = new RunLock(leases.api(), opts('alice@a pid 1', new SkewedClock(time, 0)));
+  await holder.acquire();
+  let released = false;
+  const ahead = new RunLock(
+    leases.api(),
+    opts(
+      'bob@b pid 2',
+      new SkewedClock(time, 120_000, async () => {
+        if (!released) await holder.release();
+        released = true;
+      }),
+    ),
+  );
+  await assert.rejects(ahead.acquire(), (err) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@a pid 1/.test(err.message));
+});
+
 test('a runner two minutes behind sees a live lease as live', async () => {
   const leases = new Leases();
   const time = { t: Date.parse('2026-01-01T10:00:00Z') };
