@@ -43,7 +43,7 @@ function planText(selector: unknown, image: string): string {
 }
 
 type Req = { key: string; op: string; values: string[] };
-const canon = (reqs: Req[]) => reqs.map((r) => `${r.key}|${r.op}|${[...r.values].sort().join(',')}`).sort();
+const canon = (reqs: Req[]) => reqs.map((r) => `${r.key}|${r.op}|${[...new Set(r.values)].sort().join(',')}`).sort();
 
 describe('injection through selectors, names and images', () => {
   test('an accepted selector means on the wire exactly what the plan says', (t) => {
