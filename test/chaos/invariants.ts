@@ -3,7 +3,7 @@
 // the Lease's holders) and /sim/stats. kwave's own output is never consulted; its exit code is
 // compared with what the cluster says should have happened.
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { decodeRecord } from '../../src/rollout/record.js';
+import { decodeRecord } from '../../src/record/codec.js';
 import { defaultDigest, type Sim } from '../../src/sim/index.js';
 import { containerStatus, gateOf } from './harness.js';
 import { TARGET_BROKEN, type Scenario } from './scenario.js';

@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import type { V1Pod } from '@kubernetes/client-node';
 import { decide } from '../../src/inplace/decide.js';
 import { loadPlanText } from '../../src/plan/load.js';
-import { renderSelector } from '../../src/rollout/selection.js';
+import { renderSelector } from '../../src/rollout/labelSelector.js';
 import { parseLabelSelector } from '../../src/sim/apiserver/labelSelector.js';
 import { startSim } from '../../src/sim/index.js';
 import { runKwave } from './cli.js';

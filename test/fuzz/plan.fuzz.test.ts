@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
-import { formatPlanError } from '../../src/plan/format.js';
+import { formatPlanError } from '../../src/plan/formatPlanError.js';
 import { loadPlanFile, loadPlanText, MAX_PLAN_BYTES, type LoadResult } from '../../src/plan/load.js';
 import { injection, longFuzz, oddString, params, runs } from './runs.js';
 import { runKwave } from './cli.js';
