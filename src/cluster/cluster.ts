@@ -21,8 +21,8 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { decodeNode, decodePod } from './decode.js';
-import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
+import { checkedPod, decodeNode, decodePod, podShapeProblem, watchEvent } from './decode.js';
+import { KubeError, toKubeError } from './kubeError.js';
 import { NODES_PATH, podPath, podsPath } from './paths.js';
 import { WireClient, type WireRequest } from './wire.js';
 import {
@@ -212,7 +212,12 @@ export class Cluster {
             path: podsPath(namespace),
             query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
           })) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } } | undefined;
-          for (const item of page?.items ?? []) items.push(decodePod(item));
+          if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: the answer holds no items list`);
+          page.items.forEach((item, i) => {
+            const problem = podShapeProblem(item);
+            if (problem) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: item ${i}: ${problem}`);
+          });
+          for (const item of page.items) items.push(decodePod(item));
           resourceVersion ??= page?.metadata?.resourceVersion;
           token = page?.metadata?.continue || undefined;
         } while (token);
@@ -255,13 +260,16 @@ export class Cluster {
 
   /** Streams node changes (cluster-scoped), as watchPods does for pods; one `watch nodes` request. */
   async watchNodes(query: WatchNodesQuery, onEvent: (event: NodeWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
-    return this.watchPath('nodes', NODES_PATH, query, (type, object) => handleEvent(type, object, decodeNode, (e) => onEvent('object' in e ? { type: e.type, node: e.object } : e)), onDone);
+    return this.watchPath('nodes', NODES_PATH, query, (type, object) => {
+      const e = watchEvent(type, object, decodeNode);
+      if (e) onEvent('object' in e ? { type: e.type, node: e.object } : e);
+    }, onDone);
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
   async getPod(namespace: string, name: string): Promise<V1Pod> {
     const pod = await this.callWire('get', 'pods', { method: 'GET', path: podPath(namespace, name) });
-    return this.observed(decodePod(pod));
+    return this.observed(checkedPod(pod));
   }
 
   /**
@@ -270,7 +278,7 @@ export class Cluster {
    */
   async patchPod(namespace: string, name: string, body: object): Promise<V1Pod> {
     const pod = await this.callWire('patch', 'pods', { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
-    return this.observed(decodePod(pod));
+    return this.observed(checkedPod(pod));
   }
 
   /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
@@ -281,7 +289,7 @@ export class Cluster {
       body,
       contentType: PatchStrategy.StrategicMergePatch,
     });
-    return this.observed(decodePod(pod));
+    return this.observed(checkedPod(pod));
   }
 
   /**
@@ -311,7 +319,10 @@ export class Cluster {
     onEvent: (event: PodWatchEvent) => void,
     onDone: (err: KubeError | undefined) => void,
   ): Promise<WatchHandle> {
-    return this.watchPath('pods', podsPath(namespace), query, (type, object) => handleEvent(type, object, decodePod, (e) => onEvent('object' in e ? { type: e.type, pod: e.object } : e)), onDone);
+    return this.watchPath('pods', podsPath(namespace), query, (type, object) => {
+      const e = watchEvent(type, object, checkedPod);
+      if (e) onEvent('object' in e ? { type: e.type, pod: e.object } : e);
+    }, onDone);
   }
 
   /** One watch stream of `path`, counted as one `watch RESOURCE` request. */
@@ -415,7 +426,10 @@ export class Cluster {
 
   // ---- plumbing -----------------------------------------------------------------------------
 
+  /** A pod one of our requests returned, checked (our flow reads it unguarded) and shown to the listeners. */
   private observed(pod: V1Pod): V1Pod {
+    const problem = podShapeProblem(pod);
+    if (problem) throw new KubeError(500, 'BadResponse', `the API server answered with something that is not a pod: ${problem}`);
     for (const l of this.podListeners) l(pod);
     return pod;
   }
@@ -486,30 +500,6 @@ export class Cluster {
     };
     const middleware: ObservableMiddleware = { pre, post: (res: ResponseContext) => new Observable(Promise.resolve(res)) };
     return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-  }
-}
-
-type RawWatchEvent<T> = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; resourceVersion: string } | { type: 'ERROR'; error: KubeError };
-
-function handleEvent<T>(type: string, object: unknown, decode: (raw: unknown) => T, onEvent: (event: RawWatchEvent<T>) => void): void {
-  switch (type) {
-    case 'ADDED':
-    case 'MODIFIED':
-    case 'DELETED':
-      onEvent({ type, object: decode(object) });
-      return;
-    case 'BOOKMARK': {
-      const rv = (object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
-      if (typeof rv === 'string') onEvent({ type, resourceVersion: rv });
-      return;
-    }
-    case 'ERROR': {
-      const code = (object as { code?: unknown } | undefined)?.code;
-      onEvent({ type, error: kubeErrorFromResponse(typeof code === 'number' ? code : 500, object) });
-      return;
-    }
-    default:
-      return; // unknown event types are ignored, as client-go does
   }
 }
 

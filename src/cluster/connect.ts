@@ -128,6 +128,18 @@ export interface ConnectOptions extends ClusterOptions {
   env?: NodeJS.ProcessEnv;
   /** Home directory for ~/.kube/config; default os.homedir(). */
   home?: string;
+  /** Where warnings go (TLS verification off); default stderr. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * The warning for a context that turns TLS verification off (`insecure-skip-tls-verify`), or
+ * undefined. kwave never turns it off itself; a kubeconfig may, and then every run says so.
+ */
+export function tlsWarning(kc: KubeConfig): string | undefined {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.skipTLSVerify) return undefined;
+  return `warning: TLS verification of the API server is off for cluster "${cluster.name}" (insecure-skip-tls-verify in the kubeconfig): anyone on the network path can impersonate ${cluster.server} and see kwave's token`;
 }
 
 /**
@@ -146,5 +158,7 @@ export function connect(options: ConnectOptions = {}): Cluster {
   const kc = loadKubeConfig(source);
   const where = describeSource(source);
   const namespace = selectContext(kc, options.context, where);
+  const warning = tlsWarning(kc);
+  if (warning) (options.warn ?? ((m: string) => void process.stderr.write(`kwave: ${m}\n`)))(warning);
   return new Cluster(kc, { ...options, defaultNamespace: options.defaultNamespace ?? namespace });
 }

@@ -11,6 +11,10 @@
 // from the package root: a deep import; client-node 1.4 declares no "exports" map).
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import { KubeError, kubeErrorFromResponse } from './kubeError.js';
+import { podShapeProblem } from './podShape.js';
+
+export { podShapeProblem };
 
 /** Annotations kept: kwave's own (the in-place state); every other annotation is dropped. */
 const KEPT_ANNOTATION_PREFIX = 'kwave.dev/';
@@ -111,4 +115,43 @@ export function decodePod(raw: unknown): V1Pod {
 /** A node as JSON (from a watch) → the V1Node shape the typed calls return. */
 export function decodeNode(raw: unknown): V1Node {
   return ObjectSerializer.deserialize(raw, 'V1Node', '') as V1Node;
+}
+
+/** A pod off the wire, refused with a KubeError (500 BadResponse) when it cannot be a pod. */
+export function checkedPod(raw: unknown): V1Pod {
+  const problem = podShapeProblem(raw);
+  if (problem) throw new KubeError(500, 'BadResponse', `not a pod: ${problem}`);
+  return decodePod(raw);
+}
+
+export type WatchEvent<T> = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; resourceVersion: string } | { type: 'ERROR'; error: KubeError };
+
+/**
+ * One line of a watch stream → the event kwave acts on; undefined for types it ignores (as
+ * client-go does). An object `decode` refuses becomes an ERROR that ends the stream, as
+ * client-go's decoder does; the watcher then watches again from the last version.
+ */
+export function watchEvent<T>(type: unknown, object: unknown, decode: (raw: unknown) => T): WatchEvent<T> | undefined {
+  switch (type) {
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED': {
+      try {
+        return { type, object: decode(object) };
+      } catch (err) {
+        if (!(err instanceof KubeError)) throw err;
+        return { type: 'ERROR', error: new KubeError(500, 'BadWatchEvent', `a ${type} event: ${err.message}`) };
+      }
+    }
+    case 'BOOKMARK': {
+      const rv = (object as { metadata?: { resourceVersion?: unknown } } | null | undefined)?.metadata?.resourceVersion;
+      return typeof rv === 'string' ? { type, resourceVersion: rv } : undefined;
+    }
+    case 'ERROR': {
+      const code = (object as { code?: unknown } | null | undefined)?.code;
+      return { type, error: kubeErrorFromResponse(typeof code === 'number' ? code : 500, object) };
+    }
+    default:
+      return undefined;
+  }
 }

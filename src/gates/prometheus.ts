@@ -3,6 +3,7 @@
 // the AbortSignal ends a gate early with result `interrupted`.
 import { readFile as fsReadFile } from 'node:fs/promises';
 import type { PrometheusGate } from '../plan/types.js';
+import { readBearerToken, redactToken } from './bearerToken.js';
 import { compileCondition } from './conditions.js';
 import { classify, decide, type Classified, type Conditions } from './prometheusDecision.js';
 import { readQueryResponse, type QueryValue } from './prometheusResponse.js';
@@ -47,24 +48,6 @@ export function queryEndpoint(address: string): URL {
 
 type Fetched = { ok: true; value: QueryValue } | { ok: false; error: string } | { interrupted: true };
 
-/** The bearer token, read fresh each time: mounted token files rotate. */
-async function bearerToken(gate: PrometheusGate, deps: Required<Pick<PrometheusGateDeps, 'env' | 'readFile'>>): Promise<{ token?: string; error?: string }> {
-  const auth = gate.auth;
-  if (auth?.bearerTokenEnv) {
-    const token = deps.env[auth.bearerTokenEnv]?.trim();
-    return token ? { token } : { error: `bearer token: environment variable ${auth.bearerTokenEnv} is not set or empty` };
-  }
-  if (auth?.bearerTokenFile) {
-    try {
-      const token = (await deps.readFile(auth.bearerTokenFile)).trim();
-      return token ? { token } : { error: `bearer token: file ${auth.bearerTokenFile} is empty` };
-    } catch (err) {
-      return { error: `bearer token: cannot read ${auth.bearerTokenFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
-    }
-  }
-  return {};
-}
-
 function networkError(err: unknown): string {
   // fetch wraps the socket error: the useful part (ECONNREFUSED 127.0.0.1:1) is in `cause`.
   const cause = (err as { cause?: unknown })?.cause;
@@ -74,8 +57,9 @@ function networkError(err: unknown): string {
 
 async function queryOnce(gate: PrometheusGate, endpoint: URL, deps: Required<Omit<PrometheusGateDeps, 'signal' | 'onMeasurement'>> & { signal?: AbortSignal }): Promise<Fetched> {
   const where = `GET ${endpoint.origin}${endpoint.pathname}`;
-  const auth = await bearerToken(gate, deps);
+  const auth = await readBearerToken(gate.auth, deps);
   if (auth.error) return { ok: false, error: auth.error };
+  const hide = (text: string) => redactToken(text, auth.token);
   const url = new URL(endpoint);
   url.searchParams.set('query', gate.query);
   const timer = deadline(gate.timeoutMs, deps.signal);
@@ -85,11 +69,11 @@ async function queryOnce(gate: PrometheusGate, endpoint: URL, deps: Required<Omi
     const res = await deps.fetch(url, { headers, signal: timer.signal });
     const body = await res.text();
     const read = readQueryResponse(res.status, body);
-    return read.ok ? read : { ok: false, error: `${where}: ${read.error}` };
+    return read.ok ? read : { ok: false, error: hide(`${where}: ${read.error}`) };
   } catch (err) {
     if (deps.signal?.aborted) return { interrupted: true };
     if (timer.timedOut()) return { ok: false, error: `${where}: no answer within ${gate.timeoutMs} ms` };
-    return { ok: false, error: `${where}: ${networkError(err)}` };
+    return { ok: false, error: hide(`${where}: ${networkError(err)}`) };
   } finally {
     timer.clear();
   }

@@ -1,7 +1,10 @@
 // The webhook gate: POSTs `{plan, revision, wave, phase}` as JSON; a 2xx answer passes. Anything
 // else (another status, no answer, a timeout) is retried `retries` times with doubling back-off,
-// then fails: a change-ticket check that says "not yet" may say yes a few seconds later.
+// then fails: a change-ticket check that says "not yet" may say yes a few seconds later. With
+// `auth`, each attempt sends `Authorization: Bearer` with a token read then from env or a file.
+import { readFile as fsReadFile } from 'node:fs/promises';
 import type { WebhookGate } from '../plan/types.js';
+import { readBearerToken, redactToken } from './bearerToken.js';
 import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
 
 export interface WebhookPayload {
@@ -15,6 +18,9 @@ export interface WebhookPayload {
 
 export interface WebhookDeps {
   fetch?: typeof fetch;
+  /** Where `auth.bearerTokenEnv` is looked up (default process.env). */
+  env?: Record<string, string | undefined>;
+  readFile?: (path: string) => Promise<string>;
   sleep?: Sleep;
   now?: () => number;
   signal?: AbortSignal;
@@ -46,13 +52,26 @@ export async function callWebhookGate(name: string, gate: WebhookGate, payload: 
   if (shown === '(invalid URL)') return { result: 'failed', message: `${name}: webhook url "${gate.url}" is not a URL`, measurements };
 
   const body = JSON.stringify(payload);
+  const tokenSources = { env: deps.env ?? process.env, readFile: deps.readFile ?? ((p: string) => fsReadFile(p, 'utf8')) };
   let backoff = deps.backoffMs ?? 1_000;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (deps.signal?.aborted) return interrupted();
+    // Read per attempt: a mounted token file may rotate between retries.
+    const auth = await readBearerToken(gate.auth, tokenSources);
+    if (auth.error) {
+      const m: Measurement = { at: new Date(now()).toISOString(), value: null, phase: 'error', message: `${shown}: ${auth.error}` };
+      measurements.push(m);
+      deps.onMeasurement?.(m, attempt, attempts);
+      // A missing token does not appear by retrying within seconds.
+      return { result: 'failed', message: `${name}: webhook ${m.message}`, measurements };
+    }
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    if (auth.token) headers.Authorization = `Bearer ${auth.token}`;
+    const hide = (text: string) => redactToken(text, auth.token);
     const timer = deadline(gate.timeoutMs, deps.signal);
     let m: Measurement;
     try {
-      const res = await doFetch(gate.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body, signal: timer.signal });
+      const res = await doFetch(gate.url, { method: 'POST', headers, body, signal: timer.signal });
       // Read the body so the connection is freed; its text helps explain a refusal.
       const text = (await res.text()).slice(0, 200).replace(/\s+/g, ' ').trim();
       const ok = res.status >= 200 && res.status <= 299;
@@ -61,13 +80,13 @@ export async function callWebhookGate(name: string, gate: WebhookGate, payload: 
         at: new Date(now()).toISOString(),
         value: res.status,
         phase: ok ? 'successful' : 'failed',
-        message: `${shown} answered ${statusText}${!ok && text ? `: ${text}` : ''}`,
+        message: hide(`${shown} answered ${statusText}${!ok && text ? `: ${text}` : ''}`),
       };
     } catch (err) {
       if (deps.signal?.aborted) return interrupted();
       const cause = (err as { cause?: unknown })?.cause;
       const why = timer.timedOut() ? `no answer within ${gate.timeoutMs} ms` : cause instanceof Error ? cause.message : String(err);
-      m = { at: new Date(now()).toISOString(), value: null, phase: 'error', message: `${shown}: ${why}` };
+      m = { at: new Date(now()).toISOString(), value: null, phase: 'error', message: hide(`${shown}: ${why}`) };
     } finally {
       timer.clear();
     }

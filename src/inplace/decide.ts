@@ -459,7 +459,9 @@ function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
     const since = readySince(pod, state, gateOpenedAt);
     // As for the drain: minReadySeconds counts from the end of the stored second, 0 waits for nothing.
     const stableAt = ctx.minReadyMs > 0 ? latestInstantMs(since) + ctx.minReadyMs : since;
-    if (ctx.nowMs >= stableAt) return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
+    // Ready is enough without minReadySeconds: the times above are the server's and the kubelet's,
+    // and a runner whose clock is behind theirs would otherwise wait out the difference.
+    if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt) return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
     return { kind: 'wait-ready', retryAfterMs: stableAt - ctx.nowMs, message: `Ready; counting minReadySeconds, ${fmtMs(stableAt - ctx.nowMs)} left` };
   }
   if (ctx.nowMs >= effectiveDeadline) {

@@ -16,6 +16,11 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
+/** A string from the plan, quoted for a message and cut to a readable length (a hostile key may be megabytes). */
+export function quoted(text: string): string {
+  return JSON.stringify(text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) + '…' : text);
+}
+
 /** `["a", "b", "c"]` → `"a", "b" or "c"`. */
 export function oneOfList(items: readonly unknown[]): string {
   const shown = items.map((i) => JSON.stringify(i));

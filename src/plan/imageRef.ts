@@ -6,6 +6,7 @@
 // uppercase letters (the same rule runtimes use to tell "myregistry:5000/app" from "library/app").
 // kwave adds one rule of its own: a tag or a digest must be written, so "the target image" never
 // silently means whatever ":latest" is today.
+import { quoted } from './describe.js';
 
 export interface ImageRef {
   domain?: string;
@@ -41,10 +42,10 @@ function domainProblem(domain: string): string | undefined {
   if (colon > bracketEnd) {
     host = domain.slice(0, colon);
     const port = domain.slice(colon + 1);
-    if (!PORT.test(port)) return `the registry port ${JSON.stringify(port)} is not a number`;
+    if (!PORT.test(port)) return `the registry port ${quoted(port)} is not a number`;
   }
   if (IPV6.test(host) || DOMAIN_NAME.test(host)) return undefined;
-  return `the registry host ${JSON.stringify(host)} is not a DNS name or [IPv6] address`;
+  return `the registry host ${quoted(host)} is not a DNS name or [IPv6] address`;
 }
 
 /** A reference cut into its parts by the grammar above, unchecked: what the validator and the comparer (inplace/image.ts) share. */
@@ -83,9 +84,9 @@ export function parseImageRef(text: string): ImageRefResult {
   if (text.trim() === '') return fail('it is empty');
   if (/\s/.test(text)) return fail('it contains whitespace');
   const { domain, path: parts, tag, digest } = splitImageReference(text);
-  if (digest !== undefined && !DIGEST.test(digest)) return fail(`the digest ${JSON.stringify(digest)} is not "sha256:" followed by 64 lowercase hex digits`);
+  if (digest !== undefined && !DIGEST.test(digest)) return fail(`the digest ${quoted(digest)} is not "sha256:" followed by 64 lowercase hex digits`);
   if (tag !== undefined && !TAG.test(tag)) {
-    return fail(`the tag ${JSON.stringify(tag)} is not valid (at most 128 letters, digits, "_", "." and "-", not starting with "." or "-")`);
+    return fail(`the tag ${quoted(tag)} is not valid (at most 128 letters, digits, "_", "." and "-", not starting with "." or "-")`);
   }
   const name = (domain !== undefined ? [domain, ...parts] : parts).join('/');
   if (name === '') return fail('the repository name is empty');
@@ -98,10 +99,10 @@ export function parseImageRef(text: string): ImageRefResult {
   for (const part of parts) {
     if (PATH_COMPONENT.test(part)) continue;
     if (part !== part.toLowerCase() && PATH_COMPONENT.test(part.toLowerCase())) {
-      return fail(`the repository path ${JSON.stringify(part)} has uppercase letters`);
+      return fail(`the repository path ${quoted(part)} has uppercase letters`);
     }
     if (part === '') return fail('the repository path has an empty component ("//" or a "/" at an end)');
-    return fail(`the repository path component ${JSON.stringify(part)} is not valid (lowercase letters and digits, separated by ".", "_", "__" or "-")`);
+    return fail(`the repository path component ${quoted(part)} is not valid (lowercase letters and digits, separated by ".", "_", "__" or "-")`);
   }
 
   if (tag === undefined && digest === undefined) return fail('it names no tag or digest (write ":latest" if you really mean it)');

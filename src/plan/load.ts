@@ -39,9 +39,13 @@ function byPosition(a: PlanError, b: PlanError): number {
   return a.line - b.line || a.col - b.col;
 }
 
+/** Messages quote what they found; a hostile plan's megabyte value must not make a megabyte message. */
+const MAX_MESSAGE = 1000;
+
 function located(file: string, doc: Document, lineCounter: LineCounter, text: string, iss: Issue): PlanError {
   const { line, col } = lineCounter.linePos(offsetOf(doc, text, iss.path, iss.anchor, iss.offset));
-  return { file, line, col, path: formatPath(iss.path), message: iss.message };
+  const message = iss.message.length > MAX_MESSAGE ? `${iss.message.slice(0, MAX_MESSAGE)}…` : iss.message;
+  return { file, line, col, path: formatPath(iss.path), message };
 }
 
 /** Loads plan text; `file` names it in errors and in `plan.source`. Pure: no I/O. */

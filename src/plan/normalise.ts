@@ -60,7 +60,10 @@ function gate(raw: RawGate): Gate {
     if (p.auth) g.prometheus.auth = { ...p.auth };
   }
   const w = raw.webhook;
-  if (w) g.webhook = { url: w.url, timeoutMs: ms(w.timeout ?? D.webhook.timeout), retries: w.retries ?? D.webhook.retries };
+  if (w) {
+    g.webhook = { url: w.url, timeoutMs: ms(w.timeout ?? D.webhook.timeout), retries: w.retries ?? D.webhook.retries };
+    if (w.auth) g.webhook.auth = { ...w.auth };
+  }
   return g;
 }
 

@@ -4,6 +4,8 @@
 export type Segment = string | number;
 export type JsonPath = readonly Segment[];
 
+import { quoted } from './describe.js';
+
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /**
@@ -14,8 +16,8 @@ export function formatPath(path: JsonPath): string {
   let out = '';
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;
-    else if (PLAIN_KEY.test(seg)) out += out === '' ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
+    else if (PLAIN_KEY.test(seg) && seg.length <= 60) out += out === '' ? seg : `.${seg}`;
+    else out += `[${quoted(seg)}]`;
   }
   return out;
 }

@@ -28,6 +28,7 @@ export interface RawWebhook {
   url: string;
   timeout?: string;
   retries?: number;
+  auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
 }
 
 export interface RawGate {

@@ -1,7 +1,7 @@
 // ajv's errors → issues in plain words: "expected X, found Y", each with the path it is about and
 // where in the text it should point. One function per keyword the plan schema uses.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { describeValue, oneOfList } from './describe.js';
+import { describeValue, oneOfList, quoted } from './describe.js';
 import { fromJsonPointer, type Segment } from './path.js';
 import type { Issue } from './planError.js';
 import { closestName } from './suggest.js';
@@ -114,7 +114,7 @@ function translate(err: ErrorObject): Issue | undefined {
       const known = Object.keys((schemaOf(err).properties ?? {}) as object);
       const guess = closestName(name, known);
       const hint = schemaOf(err)['x-unknown-hint'];
-      let message = `expected ${known.length === 1 ? 'the field' : 'one of the fields'} ${known.join(', ')}, found unknown field "${name}"`;
+      let message = `expected ${known.length === 1 ? 'the field' : 'one of the fields'} ${known.join(', ')}, found unknown field ${quoted(name)}`;
       if (guess) message += ` (did you mean "${guess}"?)`;
       if (typeof hint === 'string') message += `; ${hint}`;
       return { path: [...path, name], anchor: 'key', message };

@@ -39,13 +39,21 @@ export interface PrometheusGate {
   noData: 'pass' | 'fail' | 'inconclusive';
   timeoutMs: number;
   /** Bearer token source: never inline. */
-  auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
+  auth?: BearerAuth;
+}
+
+/** Where a gate reads its bearer token when it runs: an environment variable or a file, never the plan. */
+export interface BearerAuth {
+  bearerTokenEnv?: string;
+  bearerTokenFile?: string;
 }
 
 export interface WebhookGate {
   url: string;
   timeoutMs: number;
   retries: number;
+  /** Bearer token source: never inline. */
+  auth?: BearerAuth;
 }
 
 export interface Gate {

@@ -3,6 +3,7 @@
 // no days means every day. Times are HH:MM on a 24-hour clock; "24:00" may end a window. An end
 // before the start means the window runs across midnight into the next day: "Fri 22:00-04:00" is
 // open from Friday 22:00 to Saturday 04:00. Start and end may not be equal.
+import { quoted } from './describe.js';
 import type { Window } from './types.js';
 
 export type WindowEntry = Window['allow'][number];
@@ -21,15 +22,15 @@ function parseDays(text: string): number[] | string {
   const days = new Set<number>();
   for (const item of text.split(',')) {
     const [from, to, extra] = item.split('-');
-    if (extra !== undefined) return `the day range ${JSON.stringify(item)} has more than one "-"`;
+    if (extra !== undefined) return `the day range ${quoted(item)} has more than one "-"`;
     const a = dayIndex(from ?? '');
-    if (a === undefined) return `${JSON.stringify(from)} is not a day (Mon, Tue, Wed, Thu, Fri, Sat, Sun)`;
+    if (a === undefined) return `${quoted(from ?? '')} is not a day (Mon, Tue, Wed, Thu, Fri, Sat, Sun)`;
     if (to === undefined) {
       days.add(a);
       continue;
     }
     const b = dayIndex(to);
-    if (b === undefined) return `${JSON.stringify(to)} is not a day (Mon, Tue, Wed, Thu, Fri, Sat, Sun)`;
+    if (b === undefined) return `${quoted(to)} is not a day (Mon, Tue, Wed, Thu, Fri, Sat, Sun)`;
     for (let d = a; ; d = (d + 1) % 7) {
       days.add(d);
       if (d === b) break;

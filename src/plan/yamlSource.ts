@@ -1,7 +1,7 @@
 // Plan text → YAML document → plain JS value, refusing what a plan never needs and an attacker
 // might use: duplicate keys (which would silently drop a value), custom tags, several documents,
 // and aliases that expand into huge values (an "alias bomb").
-import { isAlias, isMap, isNode, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isNode, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { keyText, pathAtOffset } from './locate.js';
 import type { Segment } from './path.js';
 
@@ -23,6 +23,9 @@ export type YamlResult = { ok: true; source: YamlSource } | { ok: false; lineCou
 /** Aliases may expand to at most this many nodes in all; plans rarely use aliases at all. */
 export const MAX_ALIAS_COUNT = 100;
 
+/** Plans nest about 8 levels deep; far deeper nesting is refused before anything walks it. */
+export const MAX_DEPTH = 64;
+
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
 /** Every node under `node`, keys included, with its path. Aliases are listed, not followed. */
@@ -38,6 +41,26 @@ function* walk(node: unknown, path: Segment[]): Generator<[Node, Segment[]]> {
   } else if (isSeq(node)) {
     for (const [i, item] of node.items.entries()) yield* walk(item, [...path, i]);
   }
+}
+
+/** The first node nested deeper than MAX_DEPTH (iteratively: a recursive walk would overflow the stack first). */
+function tooDeep(root: unknown): Node | undefined {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (!isMap(node) && !isSeq(node)) continue;
+    if (depth >= MAX_DEPTH) return node;
+    for (const item of node.items) stack.push([isMap(node) ? (item as { value: unknown }).value : item, depth + 1]);
+  }
+  return undefined;
+}
+
+const DEPTH_MESSAGE = `expected values nested at most ${MAX_DEPTH} levels deep, found deeper nesting`;
+
+/** True when `node` is the key (not the value) of the pair at `path`. */
+function isKeyNode(doc: Document.Parsed, path: Segment[], node: Node): boolean {
+  const parent = doc.getIn(path.slice(0, -1), true);
+  return isMap(parent) && parent.items.some((pair) => pair.key === node);
 }
 
 /** Where the tag of a node is written: the "!" token just before the node's value. */
@@ -83,11 +106,22 @@ export function parseYaml(text: string): YamlResult {
 
   for (const err of doc.errors) {
     const offset = err.pos[0];
+    // The YAML parser recurses per nesting level: runaway nesting ends it with a stack overflow.
+    if (/maximum call stack/i.test(err.message)) {
+      return { ok: false, lineCounter, problems: [{ offset, path: [], message: DEPTH_MESSAGE }] };
+    }
     const path = pathAtOffset(doc, offset);
     problems.push({ offset, path, message: yamlErrorMessage(doc, lineCounter, err.code, err.message, path) });
   }
 
+  const deep = tooDeep(doc.contents);
+  if (deep) return { ok: false, lineCounter, problems: [{ offset: deep.range?.[0] ?? 0, path: [], message: DEPTH_MESSAGE }] };
+
   for (const [node, path] of walk(doc.contents, [])) {
+    if (isCollection(node) && path.length > 0 && isMap(doc.getIn(path.slice(0, -1), true)) && isKeyNode(doc, path, node)) {
+      problems.push({ offset: node.range?.[0] ?? 0, path: path.slice(0, -1), message: 'expected a plain key, found a list or mapping used as a key' });
+      continue;
+    }
     if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
       problems.push({ offset: tagOffset(text, node), path, message: `expected plain YAML values, found the tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} (plans use no custom tags)` });
     }

@@ -125,7 +125,11 @@ export interface LockTimers {
   now: () => Date;
   setInterval: (fn: () => void, ms: number) => unknown;
   clearInterval: (handle: unknown) => void;
+  /** Waits `ms` (to watch whether a lease that looks expired is still being renewed). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const realTimers: LockTimers = {
   now: () => new Date(),
@@ -135,6 +139,7 @@ const realTimers: LockTimers = {
     return t;
   },
   clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
+  sleep: realSleep,
 };
 
 export interface RunLockOptions {
@@ -188,8 +193,9 @@ export class RunLock {
 
   /**
    * Takes the lease and starts renewing it. Throws KwaveError LOCKED (exit 2) naming the holder
-   * when another runner holds it and has renewed it within its duration; takes over an expired
-   * or released lease. Other API failures throw KubeError.
+   * when another runner holds it and has renewed it within its duration; takes over a released
+   * lease, and one that looks expired once it has stayed unchanged for a lease duration by our
+   * clock (clocks may disagree). Other API failures throw KubeError.
    */
   async acquire(): Promise<void> {
     const now = this.timers.now();
@@ -246,11 +252,27 @@ export class RunLock {
   }
 
   private async takeOver(): Promise<V1Lease> {
-    const current = await this.cluster.getLease(this.options.namespace, this.name);
-    const now = this.timers.now();
-    const view = leaseView(current, now);
+    let current = await this.cluster.getLease(this.options.namespace, this.name);
+    let now = this.timers.now();
+    let view = leaseView(current, now);
     const gone = this.options.holderGone ?? ((identity: string) => holderGone(identity, hostname()));
     if (!view.free && view.holder !== this.options.identity && !gone(view.holder!)) throw this.locked(view, now);
+    if (view.expired && view.holder !== this.options.identity && !gone(view.holder!)) {
+      // "Expired" compares the holder's clock (renewTime) with ours: a holder whose clock is
+      // behind ours, or ours ahead, looks expired while it renews every few seconds. Trust only
+      // what we see: a lease whose resourceVersion does not move for a whole lease duration by
+      // our clock is abandoned; a live holder renews it meanwhile (client-go's leader election
+      // judges by observed time for the same reason).
+      // Any change (a renewal, or a release at the end of that run) means the holder was alive
+      // when we started: we are the second runner, and are refused as if it had looked live.
+      const before = current.metadata?.resourceVersion;
+      const seen = view;
+      await (this.timers.sleep ?? realSleep)(this.durationSeconds * 1000 + 1000);
+      current = await this.cluster.getLease(this.options.namespace, this.name);
+      now = this.timers.now();
+      view = leaseView(current, now);
+      if (current.metadata?.resourceVersion !== before) throw this.locked({ ...(view.holder ? view : seen), free: false, expired: false }, now);
+    }
     const transitions = view.holder === this.options.identity ? view.transitions : view.transitions + 1;
     try {
       return await this.cluster.updateLease(this.options.namespace, this.leaseBody(now, transitions, current));

@@ -45,7 +45,9 @@ export function renderSelector(selector: LabelSelector): string {
   const labels = selector.matchLabels ?? {};
   for (const key of Object.keys(labels).sort()) parts.push(`${key}=${labels[key]}`);
   for (const req of selector.matchExpressions ?? []) {
-    const values = [...(req.values ?? [])].sort().join(',');
+    // A set holding only the empty value is written `(,)`: the API server's parser reads `()`
+    // as no values at all (or refuses it), `(,)` as the empty value.
+    const values = [...(req.values ?? [])].sort().join(',') || ',';
     switch (req.operator) {
       case 'In':
         parts.push(`${req.key} in (${values})`);

@@ -5,7 +5,7 @@
 // The same routes serve both backends: what differs (how a pod is deleted, how a node goes
 // NotReady, where request counts come from, whether API faults can be injected) is the backend's
 // SimControl.
-import { listen } from './listen.js';
+import { isLoopback, listen } from './listen.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AppTraffic } from './appMetrics.js';
 import { mergeFaults, resetFaults } from './disruptions.js';
@@ -176,8 +176,10 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     }
   };
 
-  const server = createServer((req, res) => void handle(req, res));
   const host = opts.host ?? '127.0.0.1';
+  // No auth, and it deletes pods and switches faults: never reachable from another machine.
+  if (!isLoopback(host)) throw new Error(`the simulator's admin port binds to loopback only, not to ${host}`);
+  const server = createServer((req, res) => void handle(req, res));
   const address = await listen(server, opts.port ?? 0, host);
   let closing: Promise<void> | undefined;
   return {

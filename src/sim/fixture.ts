@@ -3,9 +3,9 @@
 // text in, a normalised Fixture or a KwaveError pointing at file:line:col out. Without a file,
 // `defaultFixture(pods)` is the default world of DESIGN.md.
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
 import { ExitCode, KwaveError } from '../errors.js';
 import type { Timing } from './clock.js';
 import type { Faults } from './faults.js';
@@ -135,12 +135,25 @@ interface Problem {
   key?: string;
 }
 
+/** Fixtures describe worlds by workload and replica count: anything over 4 MiB is refused unread. */
+export const MAX_FIXTURE_BYTES = 4 * 1024 * 1024;
+
+/** Aliases may expand to at most this many nodes in all (an "alias bomb" is refused). */
+const MAX_ALIAS_COUNT = 100;
+
+function tooBig(file: string, bytes: number): KwaveError {
+  return new KwaveError('FIXTURE', `expected a fixture of at most 4 MiB, found ${bytes} bytes`, ExitCode.BAD_INPUT, { file, line: 1, col: 1, path: '' });
+}
+
 /** Reads and parses a fixture file; throws KwaveError (FIXTURE, exit 2) with file:line:col. */
 export async function loadFixture(file: string): Promise<Fixture> {
   let text: string;
   try {
+    const info = await stat(file);
+    if (info.size > MAX_FIXTURE_BYTES) throw tooBig(file, info.size);
     text = await readFile(file, 'utf8');
   } catch (err) {
+    if (err instanceof KwaveError) throw err;
     throw new KwaveError('FIXTURE', `cannot read fixture ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, ExitCode.BAD_INPUT);
   }
   return parseFixture(text, file);
@@ -148,6 +161,8 @@ export async function loadFixture(file: string): Promise<Fixture> {
 
 /** Parses fixture text; every problem found is reported, the first one with its position. */
 export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_FIXTURE_BYTES) throw tooBig(file, bytes);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -155,7 +170,19 @@ export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
     const { line, col } = lineCounter.linePos(e.pos[0]);
     throw new KwaveError('FIXTURE', `invalid YAML: ${e.message.split('\n')[0]}`, ExitCode.BAD_INPUT, { file, line, col, path: '' });
   }
-  const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    // toJS throws only for runaway or unresolved aliases: point at the first alias.
+    const at = firstAliasOffset(doc);
+    const { line, col } = lineCounter.linePos(at);
+    const reason = err instanceof Error ? err.message : String(err);
+    const message = /excessive alias count/i.test(reason)
+      ? `expected aliases that expand to at most ${MAX_ALIAS_COUNT} nodes, found aliases that expand further (an alias bomb?)`
+      : `expected aliases that resolve, found: ${reason}`;
+    throw new KwaveError('FIXTURE', message, ExitCode.BAD_INPUT, { file, line, col, path: '' });
+  }
   const validate = validator();
   if (!validate(raw ?? {})) {
     throw toError(doc, lineCounter, file, problemsOf(validate.errors ?? []));
@@ -164,6 +191,18 @@ export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
   const problems = check(fixture, (raw ?? {}) as RawFixture);
   if (problems.length) throw toError(doc, lineCounter, file, problems);
   return fixture;
+}
+
+/** Offset of the first alias (`*name`) in the document, or 0. */
+function firstAliasOffset(doc: Document): number {
+  let at: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      at = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return at ?? 0;
 }
 
 function normalise(raw: RawFixture): Fixture {

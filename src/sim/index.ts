@@ -6,6 +6,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { startAdminServer } from './adminServer.js';
 import { embeddedControl } from './embeddedControl.js';
+import { isLoopback } from './listen.js';
 import { startApiServer } from './apiserver/index.js';
 import { AppTraffic } from './appMetrics.js';
 import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
@@ -125,7 +126,9 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     closers.push(() => api.close());
     // Run before the server closes (closers run last first): held answers would keep it open.
     closers.push(() => void admission.set([]));
-    const admin = await startAdminServer({ control: embeddedControl({ store, stats, faults, admission, traffic, images, kubelet }), host, port: options.metricsPort ?? 0 });
+    // The admin port has no auth: it stays on loopback even when the API server binds elsewhere.
+    const adminHost = isLoopback(host) ? host : '127.0.0.1';
+    const admin = await startAdminServer({ control: embeddedControl({ store, stats, faults, admission, traffic, images, kubelet }), host: adminHost, port: options.metricsPort ?? 0 });
     closers.push(() => admin.close());
     if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, api.kubeconfig());
     let closing: Promise<void> | undefined;

@@ -26,3 +26,8 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** 127.0.0.0/8, ::1 or localhost: the only addresses the unauthenticated admin port may bind. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

@@ -10,6 +10,7 @@ import { ExitCode, KwaveError } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster, type PodConditionPatch } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
 import { conditionStatus, declaresGate } from '../../inplace/podView.js';
+import { DNS_LABEL_EXPECTED, dnsLabelProblem } from '../../plan/k8sNames.js';
 import type { CommandContext } from '../context.js';
 import { count } from '../output/format.js';
 
@@ -137,6 +138,9 @@ async function listPods(cluster: Cluster, namespace: string, selector: string): 
 export async function run(ctx: CommandContext, _args: string[], opts: Record<string, unknown>): Promise<number> {
   const { io, common } = ctx;
   const namespace = String(opts.namespace);
+  const badNamespace = dnsLabelProblem(namespace);
+  // Refused here rather than sent: the path segment is escaped, but a non-name is a typo or worse.
+  if (badNamespace) throw new KwaveError('USAGE', `-n: expected ${DNS_LABEL_EXPECTED}, found ${badNamespace}`, ExitCode.BAD_INPUT);
   const selector = String(opts.selector);
   const conditionType = String(opts.conditionType ?? 'kwave.dev/in-place-ready');
   const dryRun = opts.dryRun === true;

@@ -1,5 +1,6 @@
 // What every semantic check gets: a way to ask whether a part of the plan passed the schema,
 // and a list to add issues to.
+import { quoted } from '../describe.js';
 import { formatDuration, MAX_DURATION_MS, parseDuration } from '../duration.js';
 import { isWithin, type JsonPath } from '../path.js';
 import type { Anchor, Issue } from '../planError.js';
@@ -36,9 +37,9 @@ export class CheckContext {
   duration(path: JsonPath, text: string | undefined, opts: { positive?: boolean } = {}): void {
     if (text === undefined || !this.accepted(path)) return;
     const ms = parseDuration(text);
-    if (ms === undefined) this.add(path, `expected a duration like "30s", "5m" or "1h30m", found ${JSON.stringify(text)}`);
-    else if (ms > MAX_DURATION_MS) this.add(path, `expected a duration of at most ${formatDuration(MAX_DURATION_MS)}, found ${JSON.stringify(text)}`);
-    else if (opts.positive && ms === 0) this.add(path, `expected a duration above zero, found ${JSON.stringify(text)}`);
+    if (ms === undefined) this.add(path, `expected a duration like "30s", "5m" or "1h30m", found ${quoted(text)}`);
+    else if (ms > MAX_DURATION_MS) this.add(path, `expected a duration of at most ${formatDuration(MAX_DURATION_MS)}, found ${quoted(text)}`);
+    else if (opts.positive && ms === 0) this.add(path, `expected a duration above zero, found ${quoted(text)}`);
   }
 
   /** Checks an http(s) URL: it must parse and carry no credentials (secrets never go in a plan). */
@@ -48,7 +49,7 @@ export class CheckContext {
     try {
       url = new URL(text);
     } catch {
-      this.add(path, `expected an http:// or https:// URL, found ${JSON.stringify(text)}`);
+      this.add(path, `expected an http:// or https:// URL, found ${quoted(text)}`);
       return;
     }
     if (url.username || url.password) {

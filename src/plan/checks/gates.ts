@@ -1,4 +1,5 @@
 // spec.gates: names unique, waves that exist, conditions that compile, something to check.
+import { quoted } from '../describe.js';
 import { celProblem } from '../cel.js';
 import type { DeepPartial, RawGate } from '../raw.js';
 import type { CheckContext } from './context.js';
@@ -11,7 +12,7 @@ function checkConditions(ctx: CheckContext, at: (string | number)[], prom: DeepP
     const problem = celProblem(expr);
     if (problem) {
       const example = field === 'successCondition' ? 'result < 0.01' : 'result >= 0.05';
-      ctx.add(path, `expected a CEL condition over result, like "${example}", found ${JSON.stringify(expr)}: ${problem.reason}`, 'value', problem.offset);
+      ctx.add(path, `expected a CEL condition over result, like "${example}", found ${quoted(expr)}: ${problem.reason}`, 'value', problem.offset);
     }
   }
 }
@@ -27,7 +28,7 @@ export function checkGates(ctx: CheckContext, gates: DeepPartial<RawGate>[] | un
     if (typeof gate.name === 'string' && ctx.accepted([...at, 'name'])) {
       const first = firstIndex.get(gate.name);
       if (first === undefined) firstIndex.set(gate.name, i);
-      else ctx.add([...at, 'name'], `expected each gate name once, found ${JSON.stringify(gate.name)} again (also gates[${first}])`);
+      else ctx.add([...at, 'name'], `expected each gate name once, found ${quoted(gate.name ?? '')} again (also gates[${first}])`);
     }
 
     if (waveCount !== undefined && Array.isArray(gate.afterWaves) && ctx.wholly([...at, 'afterWaves'])) {

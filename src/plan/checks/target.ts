@@ -37,7 +37,8 @@ export function checkTarget(ctx: CheckContext, target: DeepPartial<RawSpec['targ
     if (needsValues && values.length === 0) {
       ctx.add(expr.values ? [...path, 'values'] : path, `expected values for operator ${expr.operator}, found none`);
     }
-    if (!needsValues && expr.values !== undefined) {
+    // Without an operator (reported by the schema) nothing can be said about the values.
+    if (!needsValues && expr.values !== undefined && expr.operator !== undefined) {
       ctx.add([...path, 'values'], `expected no values for operator ${String(expr.operator)}, found ${values.length === 0 ? 'an empty list' : 'a list'}`, 'key');
     }
     values.forEach((v, j) => {

@@ -1,4 +1,5 @@
 // spec.update: image references by the registry grammar, and each container named once.
+import { quoted } from '../describe.js';
 import { IMAGE_REF_EXPECTED, parseImageRef } from '../imageRef.js';
 import type { DeepPartial, RawSpec } from '../raw.js';
 import type { CheckContext } from './context.js';
@@ -12,7 +13,7 @@ export function checkUpdate(ctx: CheckContext, update: DeepPartial<RawSpec['upda
     const { name, image } = container;
     if (typeof image === 'string' && ctx.accepted([...path, 'image'])) {
       const parsed = parseImageRef(image);
-      if (!parsed.ok) ctx.add([...path, 'image'], `expected ${IMAGE_REF_EXPECTED}, found ${JSON.stringify(image)}: ${parsed.reason}`);
+      if (!parsed.ok) ctx.add([...path, 'image'], `expected ${IMAGE_REF_EXPECTED}, found ${quoted(image)}: ${parsed.reason}`);
     }
     if (typeof name === 'string' && ctx.accepted([...path, 'name'])) {
       const first = firstIndex.get(name);

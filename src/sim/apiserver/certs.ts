@@ -10,8 +10,9 @@ export interface ServingCerts {
 }
 
 export async function makeServingCerts(now: Date = new Date()): Promise<ServingCerts> {
-  // Valid from a minute ago, to tolerate clock skew between the certificate and its checks.
-  const notBeforeDate = new Date(now.getTime() - 60_000);
+  // A day back, as a cluster's certificates are older than its clients' runs: a client whose clock
+  // is minutes behind must not see a certificate "not yet valid".
+  const notBeforeDate = new Date(now.getTime() - 24 * 3600_000);
   const notAfterDate = new Date(now.getTime() + 365 * 24 * 3600_000);
   const ca = await generate([{ name: 'commonName', value: 'kwave-sim-ca' }], {
     keyType: 'ec',

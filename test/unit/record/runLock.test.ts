@@ -48,6 +48,9 @@ class Clock implements LockTimers {
   clearInterval = (h: unknown) => {
     this.intervals = this.intervals.filter((i) => i.id !== h);
   };
+  sleep = async (ms: number) => {
+    this.t += ms;
+  };
   async tick(ms: number) {
     this.t += ms;
     for (const i of this.intervals) i.fn();

@@ -1,0 +1,96 @@
+// The invariants of a chaos scenario, from the cluster alone: the simulator's store (pods, the
+// record ConfigMap), what the store saw change during the run (state annotations, spec images,
+// the Lease's holders) and /sim/stats. kwave's own output is never consulted; its exit code is
+// compared with what the cluster says should have happened.
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { decodeRecord } from '../../src/record/codec.js';
+import { defaultDigest, type Sim } from '../../src/sim/index.js';
+import { containerStatus, gateOf } from './harness.js';
+import { TARGET_BROKEN, type Scenario } from './scenario.js';
+
+export interface Observed {
+  /** Per pod at the start: its container's imageID and restartCount. */
+  initial: Map<string, { imageID: string; restartCount: number }>;
+  /** Per pod: every distinct value its state annotation had. */
+  annotations: Map<string, Set<string>>;
+  /** Per pod: the sequence of its spec image (consecutive repeats dropped). */
+  specImages: Map<string, string[]>;
+  deleted: Set<string>;
+  writes: number;
+  holders: string[];
+  chaosOver: boolean;
+  stop: () => void;
+}
+
+const OLD_IMAGE = 'nginx:1.14.2';
+
+export function checkInvariants(s: Scenario, sim: Sim, seen: Observed, stats: { maxNotReady: Record<string, number> }, exitCode: number): string[] {
+  const v: string[] = [];
+  const broken = s.image === TARGET_BROKEN;
+  const expectedExit = broken ? 3 : 0;
+  if (exitCode !== expectedExit) v.push(`exit code ${exitCode}, expected ${expectedExit} (${broken ? 'the target image fails' : 'the target image is good'})`);
+
+  const targetDigest = defaultDigest('docker.io/library/nginx:1.25.3');
+  const pods = sim.store.list('pods', 'default').filter((p) => (p.metadata.labels as Record<string, string> | undefined)?.app === 'demo');
+  let atTarget = 0;
+  for (const pod of pods) {
+    const name = pod.metadata.name;
+    const cs = containerStatus(pod);
+    const initial = seen.initial.get(name);
+    const spec = (pod.spec as { containers: { name: string; image: string }[] }).containers.find((c) => c.name === 'nginx')?.image;
+    if (!cs || !initial) {
+      v.push(`${name}: no container status or unknown pod`);
+      continue;
+    }
+    // 1. On the target by imageID, or back on the recorded one after a rollback.
+    if (expectedExit === 0) {
+      if (!cs.imageID.endsWith(`@${targetDigest}`) || spec !== s.image) v.push(`${name}: not on the target (spec ${spec}, imageID ${cs.imageID})`);
+      else atTarget++;
+    } else if (exitCode === 3) {
+      if (cs.imageID !== initial.imageID || spec !== OLD_IMAGE) v.push(`${name}: not back on its recorded image after the rollback (spec ${spec}, imageID ${cs.imageID}, was ${initial.imageID})`);
+    }
+    // 2. One patch per direction: one upgrade and at most one rollback, and restarts to match.
+    const states = [...(seen.annotations.get(name) ?? [])].map((text) => JSON.parse(text) as { direction?: string; revision: string });
+    const upgrades = states.filter((st) => (st.direction ?? 'upgrade') === 'upgrade').length;
+    const rollbacks = states.filter((st) => st.direction === 'rollback').length;
+    if (upgrades > 1) v.push(`${name}: patched for the upgrade ${upgrades} times (state annotations ${[...(seen.annotations.get(name) ?? [])].join(' | ')})`);
+    if (rollbacks > 1) v.push(`${name}: patched for the rollback ${rollbacks} times`);
+    // Not vacuous: every pod that ends on the target was patched once; every patched pod of a failed plan was rolled back.
+    if (expectedExit === 0 && exitCode === 0 && upgrades !== 1) v.push(`${name}: on the target after ${upgrades} upgrade patches (expected exactly 1)`);
+    if (exitCode === 3 && upgrades === 1 && rollbacks !== 1) v.push(`${name}: patched for the failing image but rolled back ${rollbacks} times`);
+    const images = seen.specImages.get(name) ?? [];
+    if (images.length - 1 > upgrades + rollbacks) v.push(`${name}: spec image changed ${images.length - 1} times (${images.join(' → ')}) for ${upgrades} upgrade and ${rollbacks} rollback patches`);
+    const restarts = cs.restartCount - initial.restartCount;
+    if (restarts > upgrades + rollbacks) v.push(`${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches`);
+    // 3. No pod left drained: every failed pod is rolled back here (rollback failed | all).
+    if (gateOf(pod) === 'False') v.push(`${name}: left with its gate False`);
+  }
+
+  // 4. The budget, where no node fault made pods unready behind kwave's back.
+  const most = stats.maxNotReady.default ?? 0;
+  if (!s.nodeFlap && most > s.maxUnavailable) v.push(`${most} selected pods were not Ready at once, maxUnavailable is ${s.maxUnavailable}`);
+
+  // 5. The record agrees with the cluster.
+  const cm = sim.store.get('configmaps', 'default', 'kwave-chaos') as unknown as V1ConfigMap | undefined;
+  const decoded = cm ? decodeRecord(cm) : undefined;
+  if (!decoded?.ok) v.push(`the rollout record is ${cm ? `damaged: ${decoded && !decoded.ok ? decoded.problem : ''}` : 'missing'}`);
+  else {
+    const { phase, counts, rollback } = decoded.record;
+    if (exitCode === 0) {
+      if (phase !== 'Completed') v.push(`record phase ${phase} after exit 0`);
+      const counted = counts.upgraded + counts.skipped;
+      if (counts.failed !== 0 || counts.pending !== 0 || counts.in_progress !== 0) v.push(`record counts ${JSON.stringify(counts)} after exit 0`);
+      if (counted < atTarget || counted > atTarget + seen.deleted.size) v.push(`record counts ${counted} pods upgraded or skipped, the cluster has ${atTarget} at the target (${seen.deleted.size} deleted)`);
+    } else if (exitCode === 3) {
+      if (phase !== 'Halted' && phase !== 'RolledBack') v.push(`record phase ${phase} after exit 3`);
+      if (counts.in_progress !== 0) v.push(`record counts ${counts.in_progress} pods in progress after the halt`);
+      if (counts.failed < 1) v.push('record counts no failed pod, yet the plan halted on a failing image');
+      if (rollback && (rollback.failed !== 0 || rollback.done !== rollback.pods)) v.push(`record rollback ${JSON.stringify(rollback)}: not every pod came back`);
+    }
+  }
+  // 6. The Lease ends released.
+  const lease = sim.store.get('leases', 'default', 'kwave-chaos');
+  const holder = (lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+  if (holder) v.push(`the lease is still held by "${holder}" after the last run ended`);
+  return v;
+}

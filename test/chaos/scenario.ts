@@ -1,0 +1,107 @@
+// A chaos scenario, drawn from its seed alone (so a seed replays it exactly): the fleet and plan,
+// and which faults hit it — API errors, latency, watch cuts, a concurrent writer, deletions, a
+// node going NotReady, a failing target image, SIGKILLs of the runner, a second runner from
+// another PID namespace, a runner with a skewed clock.
+import { seededRandom } from '../../src/sim/clock.js';
+
+export interface Scenario {
+  seed: number;
+  pods: number;
+  concurrency: number;
+  maxUnavailable: number;
+  waves: (number | string)[];
+  /** nginx:1.25.3 (good) or nginx:broken (the pull fails: halt and roll back). */
+  image: string;
+  rollback: 'failed' | 'all';
+  faults: { errorRate: number; errorCodes: (500 | 503 | 429)[]; latencyMs: number; watchCutSeconds: number };
+  /** Label/annotation patches of selected pods: one every this many ms (0 = none). */
+  writerEveryMs: number;
+  /** Pods deleted mid-flight, each at a moment (ms after the first start). */
+  deletions: number[];
+  /** A node NotReady at `atMs` for `forMs`. */
+  nodeFlap?: { node: string; atMs: number; forMs: number };
+  /** Moments (ms after that run's start) at which successive runs are SIGKILLed. */
+  kills: number[];
+  /** A second runner started at once with the first, from another PID namespace. */
+  twoRunners: boolean;
+  /** Clock offset of the second runner (or of the only one): 0, +120 s or -120 s. */
+  skewSeconds: number;
+}
+
+export const TARGET_GOOD = 'nginx:1.25.3';
+export const TARGET_BROKEN = 'nginx:broken';
+
+/** Scenario `index` of a run with `seed`: its own seed, so one line replays it. */
+export function scenarioSeed(seed: number, index: number): number {
+  return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
+}
+
+export function drawScenario(seed: number): Scenario {
+  const r = seededRandom(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const chance = (p: number) => r() < p;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+  const pods = int(5, 10);
+  const concurrency = int(1, 3);
+  const maxUnavailable = concurrency + int(0, 1);
+  const waves = pick<(number | string)[]>([[1, '100%'], [1, '50%', '100%'], ['30%', '100%'], ['100%']]);
+  const errorCodes = (['500', '503', '429'] as const).filter(() => chance(0.6)).map(Number) as (500 | 503 | 429)[];
+  const faults = {
+    errorRate: chance(0.8) ? Math.round(r() * 100) / 1000 : 0, // up to 10%
+    errorCodes: errorCodes.length ? errorCodes : [503 as const],
+    latencyMs: chance(0.5) ? int(1, 40) : 0,
+    watchCutSeconds: chance(0.5) ? int(1, 4) : 0,
+  };
+  const kills = Array.from({ length: pick([0, 0, 1, 1, 2, 3]) }, () => int(300, 4000));
+  const twoRunners = chance(0.3);
+  const skewSeconds = chance(0.3) ? pick([120, -120]) : 0;
+  return {
+    seed,
+    pods,
+    concurrency,
+    maxUnavailable,
+    waves,
+    image: chance(0.3) ? TARGET_BROKEN : TARGET_GOOD,
+    rollback: pick(['failed', 'all'] as const),
+    faults,
+    writerEveryMs: chance(0.6) ? int(50, 400) : 0,
+    deletions: Array.from({ length: pick([0, 0, 1, 2]) }, () => int(500, 5000)),
+    nodeFlap: chance(0.3) ? { node: pick(['sim-node-1', 'sim-node-2', 'sim-node-3']), atMs: int(300, 3000), forMs: int(500, 3000) } : undefined,
+    kills,
+    twoRunners,
+    skewSeconds,
+  };
+}
+
+/** Fault kinds a scenario injects, for the summary line. */
+export function faultKinds(s: Scenario): string[] {
+  const kinds: string[] = [];
+  if (s.faults.errorRate > 0) kinds.push('api-errors');
+  if (s.faults.latencyMs > 0) kinds.push('latency');
+  if (s.faults.watchCutSeconds > 0) kinds.push('watch-cuts');
+  if (s.writerEveryMs > 0) kinds.push('concurrent-writer');
+  if (s.deletions.length > 0) kinds.push('pod-deletions');
+  if (s.nodeFlap) kinds.push('node-not-ready');
+  if (s.image === TARGET_BROKEN) kinds.push(`failing-image(rollback ${s.rollback})`);
+  if (s.kills.length > 0) kinds.push('sigkill');
+  if (s.twoRunners) kinds.push('two-runners');
+  if (s.skewSeconds !== 0) kinds.push('skewed-clock');
+  return kinds;
+}
+
+export function planYaml(s: Scenario): string {
+  return `apiVersion: kwave.dev/v1alpha1
+kind: RolloutPlan
+metadata: { name: chaos }
+spec:
+  target: { namespace: default, selector: { matchLabels: { app: demo } } }
+  update: { containers: [{ name: nginx, image: "${s.image}" }] }
+  strategy:
+    waves: ${JSON.stringify(s.waves)}
+    concurrency: ${s.concurrency}
+    maxUnavailable: ${s.maxUnavailable}
+    podTimeout: 5m
+  failurePolicy: { maxFailed: 0, rollback: ${s.rollback} }
+`;
+}

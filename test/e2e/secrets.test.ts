@@ -1,0 +1,158 @@
+// The sentinel-token test: a real `kwave run` against the simulator, with two webhook gates whose
+// bearer tokens come from an environment variable and from a file, served by a webhook that first
+// refuses and echoes every request header back in its error body (as badly written services do).
+// The token must reach the webhook — and appear nowhere else: not in stdout (-o json and text),
+// stderr, the rollout record, the Lease, any Event, any pod, the metrics, or `kwave status`.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSim, type Sim } from '../../src/sim/index.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin/kwave.js');
+const ENV_TOKEN = 'SENTINEL-env-7b3f0a9d2c41e6f8';
+const FILE_TOKEN = 'SENTINEL-file-e41d93c07a2b5f16';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  metrics: string;
+}
+
+describe('secrets: a sentinel token appears in no output of a run', () => {
+  let sim: Sim;
+  let dir: string;
+  let kubeconfig: string;
+  let hook: Server;
+  let hookUrl: string;
+  const authSeen: string[] = [];
+  const attempts = new Map<string, number>();
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kwave-secrets-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    sim = await startSim({ pods: 6, timeScale: 0.2, kubeconfigOut: kubeconfig });
+    hook = createServer((req, res) => {
+      authSeen.push(req.headers.authorization ?? '');
+      req.resume();
+      const n = (attempts.get(req.url ?? '') ?? 0) + 1;
+      attempts.set(req.url ?? '', n);
+      // The first attempt of each gate is refused with the request headers echoed back.
+      if (n === 1) res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`refused; you sent ${JSON.stringify(req.headers)}`);
+      else res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    hook.closeAllConnections();
+    await new Promise((r) => hook.close(r));
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** `kwave ARGS` with the token in its environment; scrapes its metrics once the run has ended. */
+  function kwave(args: string[], scrape: boolean): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const env = { PATH: process.env.PATH ?? '', HOME: dir, KUBECONFIG: '', TICKET_TOKEN: ENV_TOKEN };
+      const child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      let metrics = '';
+      let scraping: Promise<void> | undefined;
+      const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+      const tryScrape = () => {
+        const url = /serving metrics on (\S+)/.exec(stderr)?.[1];
+        // The run's last event is `rollout-end`; then the metrics linger until this one scrape.
+        if (!scrape || scraping || !url || !stdout.includes('"event":"rollout-end"')) return;
+        scraping = fetch(new URL('/metrics', url))
+          .then(async (r) => void (metrics = await r.text()))
+          .catch((err: unknown) => void (metrics = `scrape failed: ${String(err)}`));
+      };
+      child.stdout.setEncoding('utf8').on('data', (c: string) => ((stdout += c), tryScrape()));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => ((stderr += c), tryScrape()));
+      child.on('error', reject);
+      child.on('close', async (code) => {
+        clearTimeout(timer);
+        await scraping;
+        resolve({ code, stdout, stderr, metrics });
+      });
+    });
+  }
+
+  test('run (-o json and text), status and the cluster hold no token; the webhook got both', async (t) => {
+    const tokenFile = join(dir, 'ticket-token');
+    await writeFile(tokenFile, `${FILE_TOKEN}\n`, { mode: 0o600 });
+    const plan = join(dir, 'plan.yaml');
+    await writeFile(
+      plan,
+      `apiVersion: kwave.dev/v1alpha1
+kind: RolloutPlan
+metadata: { name: secrets }
+spec:
+  target: { namespace: default, selector: { matchLabels: { app: demo } } }
+  update: { containers: [{ name: nginx, image: "nginx:1.25.3" }] }
+  strategy: { waves: [1, "50%", "100%"], concurrency: 2, podTimeout: 60s }
+  gates:
+    - name: ticket-env
+      afterWaves: [1]
+      webhook: { url: "${hookUrl}/env", retries: 1, auth: { bearerTokenEnv: TICKET_TOKEN } }
+    - name: ticket-file
+      afterWaves: [2]
+      webhook: { url: "${hookUrl}/file", retries: 1, auth: { bearerTokenFile: ${tokenFile} } }
+`,
+    );
+
+    const t0 = Date.now();
+    const json = await kwave(['run', plan, '-o', 'json', '--metrics-address', '127.0.0.1:0', '--metrics-linger', '60s'], true);
+    assert.equal(json.code, 0, `kwave run exited ${json.code}\n${json.stderr}\n${json.stdout.slice(-3000)}`);
+    t.diagnostic(`kwave run took ${Date.now() - t0} ms`);
+    const again = await kwave(['run', plan, '--metrics-address', 'off'], false);
+    assert.equal(again.code, 0, again.stderr);
+    const statusJson = await kwave(['status', plan, '-o', 'json'], false);
+    const statusText = await kwave(['status', plan], false);
+    assert.equal(statusJson.code, 0, statusJson.stderr);
+
+    // Not vacuous: both tokens reached the webhook, the echo came back, and the metrics were read.
+    assert.ok(authSeen.includes(`Bearer ${ENV_TOKEN}`), `the webhook saw ${JSON.stringify(authSeen)}`);
+    assert.ok(authSeen.includes(`Bearer ${FILE_TOKEN}`), `the webhook saw ${JSON.stringify(authSeen)}`);
+    assert.match(json.metrics, /kwave_gate_checks_total/, json.metrics.slice(0, 500));
+
+    const record = sim.store.list('configmaps', 'default').map((o) => JSON.stringify(o));
+    const leases = sim.store.list('leases', 'default').map((o) => JSON.stringify(o));
+    const events = sim.store.list('events', 'default').map((o) => JSON.stringify(o));
+    const pods = sim.store.list('pods', 'default').map((o) => JSON.stringify(o));
+    assert.ok(record.some((r) => r.includes('kwave-secrets')), 'the record exists');
+    assert.ok(record.join('').includes('[redacted]'), 'the echoed header was recorded, redacted');
+    const outputs: Record<string, string> = {
+      'run -o json stdout': json.stdout,
+      'run -o json stderr': json.stderr,
+      'run (text) stdout': again.stdout,
+      'run (text) stderr': again.stderr,
+      'status -o json': statusJson.stdout + statusJson.stderr,
+      'status (text)': statusText.stdout + statusText.stderr,
+      metrics: json.metrics,
+      'record ConfigMap': record.join('\n'),
+      Lease: leases.join('\n'),
+      Events: events.join('\n'),
+      pods: pods.join('\n'),
+    };
+    for (const [where, text] of Object.entries(outputs)) {
+      for (const secret of [ENV_TOKEN, FILE_TOKEN, 'SENTINEL']) {
+        assert.ok(!text.includes(secret), `${where} contains ${secret}:\n${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 300)}`);
+      }
+    }
+  });
+
+  test('the metrics server binds loopback unless told otherwise', async () => {
+    const help = await kwave(['run', '--help'], false);
+    assert.match(help.stdout, /--metrics-address <host:port>[\s\S]*default: "127\.0\.0\.1:9464"/);
+  });
+});
