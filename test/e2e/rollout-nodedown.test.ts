@@ -130,7 +130,7 @@ describe('a node lost after the image patch: NodeNotReady, no halt; a re-run fin
 
   test('first run: demo-1 ends NodeNotReady, not rolled back, no halt; re-run after the node is back: demo-1 upgraded', async () => {
     const before = await fleet.pods();
-    const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN, podTimeout: '8s' }));
+    const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN, podTimeout: '20s' }));
     const first = fleet.start(['run', plan]);
     await first.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
     await fleet.admin('/sim/nodes/sim-node-2/not-ready');
@@ -176,7 +176,9 @@ describe('countNodeFailures: a node lost mid-flight counts toward maxFailed; its
   after(async () => fleet?.close());
 
   test('halt (exit 3) naming NodeNotReady, rollback of demo-1 pending, not attempted; kwave rollback reverts it once the node is back', async () => {
-    const yaml = planYaml({ name: 'counted', ...PLAN, podTimeout: '8s' }).replace('rollback: failed', 'rollback: failed\n    countNodeFailures: true');
+    // podTimeout longer than the real node-lifecycle controller takes to see the node go (its
+    // grace period is 8 s in `kwave sim --control-plane real`), shorter than the 30 s pull.
+    const yaml = planYaml({ name: 'counted', ...PLAN, podTimeout: '20s' }).replace('rollback: failed', 'rollback: failed\n    countNodeFailures: true');
     assert.match(yaml, /countNodeFailures: true/);
     const plan = await fleet.writePlan('counted.yaml', yaml);
     const first = fleet.start(['run', plan]);
