@@ -2,8 +2,7 @@
 // fixture (or the default world), the kubelet, the API server (HTTPS, token) and the metrics and
 // admin port; `close()` stops them all. Tests, the demo and the benchmarks start it this way.
 import { Admission } from './apiserver/admission.js';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeKubeconfig } from './apiserver/kubeconfig.js';
 import { startAdminServer } from './adminServer.js';
 import { embeddedControl } from './embeddedControl.js';
 import { isLoopback } from './listen.js';
@@ -72,14 +71,6 @@ export interface Sim {
 }
 
 
-/** Writes a file whole or not at all (readers never see half a kubeconfig). */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, text, { mode: 0o600 });
-  await rename(tmp, path);
-}
-
 /**
  * Starts the simulated cluster. Throws KwaveError (FIXTURE) for a bad fixture file and Error for
  * bad options; on any failure after start, what was started is closed again.
@@ -130,7 +121,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     const adminHost = isLoopback(host) ? host : '127.0.0.1';
     const admin = await startAdminServer({ control: embeddedControl({ store, stats, faults, admission, traffic, images, kubelet }), host: adminHost, port: options.metricsPort ?? 0 });
     closers.push(() => admin.close());
-    if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, api.kubeconfig());
+    if (options.kubeconfigOut) await writeKubeconfig(options.kubeconfigOut, api.kubeconfig());
     let closing: Promise<void> | undefined;
     return {
       url: api.url,

@@ -3,8 +3,7 @@
 // agent as the kubelet of the fixture's nodes, and the fixture's world seeded through the API.
 // The admin and metrics port, the kubeconfig and the summary are those of the embedded backend;
 // API fault injection is the embedded backend's only (there is no proxy in front of the apiserver).
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeKubeconfig } from '../apiserver/kubeconfig.js';
 import { HttpError, startAdminServer, type SimControl } from '../adminServer.js';
 import { startNodeAgent, type NodeAgent } from '../agent/index.js';
 import { KubeHttp, KubeHttpError } from '../agent/kubeHttp.js';
@@ -65,13 +64,6 @@ export interface RealSim {
   close(): Promise<void>;
 }
 
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, text, { mode: 0o600 });
-  await rename(tmp, path);
-}
 
 /** HTTP errors of the API server as the admin port's (404 stays 404). */
 function adminError(err: unknown): never {
@@ -197,7 +189,7 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
     const adminServer = await startAdminServer({ control, host: options.host ?? '127.0.0.1', port: options.metricsPort ?? 0 });
     closers.push(() => adminServer.close());
     const kubeconfig = (k: { context?: string; namespace?: string; token?: string } = {}) => cp.kubeconfig(k);
-    if (options.kubeconfigOut) await writeAtomically(options.kubeconfigOut, kubeconfig());
+    if (options.kubeconfigOut) await writeKubeconfig(options.kubeconfigOut, kubeconfig());
     let closing: Promise<void> | undefined;
     return {
       backend: 'real',
