@@ -3,7 +3,7 @@
 // schema at start-up. The file records the schema's SHA-256; src/plan/schema.ts refuses a
 // validator built from another schema text (run `npm run build` again).
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS, MESSAGE_KEYWORDS, PLAN_SCHEMA_URL } from '../src/plan/schemaFile.js';
@@ -22,5 +22,11 @@ const require = createRequire(import.meta.url);
 export const SCHEMA_SHA256 = ${JSON.stringify(createHash('sha256').update(text).digest('hex'))};
 ${body}
 `;
-writeFileSync(OUT, out);
-console.log(`wrote ${OUT.pathname.replace(process.cwd() + '/', '')} (${out.length} bytes)`);
+// Written only when it changes: a rewrite would make dist/ look older than src/ to the test
+// helpers' staleness check while a test run is using it.
+const where = OUT.pathname.replace(process.cwd() + '/', '');
+if (existsSync(OUT) && readFileSync(OUT, 'utf8') === out) console.log(`${where} is up to date`);
+else {
+  writeFileSync(OUT, out);
+  console.log(`wrote ${where} (${out.length} bytes)`);
+}
