@@ -86,6 +86,25 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
     assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
   });
 
+  test('times Go cannot parse as RFC 3339 are refused with Go\'s own words (400 by PUT), nothing written', async () => {
+    const name = await freshPod();
+    const before = await read(name);
+    const layout = '"2006-01-02T15:04:05Z07:00"';
+    const cases: [string, string][] = [
+      ['2026-13-01T00:00:00Z', 'parsing time "2026-13-01T00:00:00Z": month out of range'],
+      ['2026-02-30T00:00:00Z', 'parsing time "2026-02-30T00:00:00Z": day out of range'],
+      ['2026-01-01T00:00:00', `parsing time "2026-01-01T00:00:00" as ${layout}: cannot parse "" as "Z07:00"`],
+      ['2026-01-01 00:00:00Z', `parsing time "2026-01-01 00:00:00Z" as ${layout}: cannot parse " 00:00:00Z" as "T"`],
+      ['2026-01-01T00:00:00Zx', 'parsing time "2026-01-01T00:00:00Zx": extra text: "x"'],
+    ];
+    for (const [time, words] of cases) {
+      const condition = { type: 'kwave.dev/in-place-ready', status: 'False', lastTransitionTime: time };
+      const r = await send('PUT', `${podPath(name)}/status`, { ...before, status: { ...before.status, conditions: [condition] } });
+      assert.deepEqual({ code: r.code, reason: r.body.reason, message: r.body.message }, { code: 400, reason: 'BadRequest', message: `Pod in version "v1" cannot be handled as a Pod: ${words}` }, time);
+    }
+    assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
+  });
+
   test('a restartCount of "1" (a string where an integer belongs): 422', async () => {
     const name = await freshPod();
     const before = await read(name);
