@@ -4,7 +4,7 @@
 // ApiError.
 import { randomBytes } from 'node:crypto';
 import { StoreError, type KubeObject, type Store } from '../store.js';
-import { clone, deepEqual, getPath, isObject, type JsonObject } from './json.js';
+import { clone, deepEqual, getPath, isObject, type Json, type JsonObject } from './json.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { RESOURCES, apiVersionOf, type ResourceInfo } from './resources.js';
 import { alreadyExists, ApiError, badRequest, conflict, failure, invalid, notFound, success, unknownInternal, type Status } from './status.js';
@@ -46,15 +46,29 @@ function decodeBody(info: ResourceInfo, obj: JsonObject): JsonObject {
   }
 }
 
-/** A patched object, decoded into the kind's type: 422 on the field `patch` (no kind, no name) when it does not fit. */
-function decodePatched(info: ResourceInfo, patched: JsonObject, bodyText: string): JsonObject {
+/**
+ * A patched object, decoded into the kind's type: 422 on the field `patch` (no kind, no name)
+ * when it does not fit. The value shown is what the real server failed to decode: for a
+ * strategic merge patch the patch itself (printed as a Go map), for the others the patched object.
+ */
+function decodePatched(info: ResourceInfo, type: PatchType, patched: JsonObject, bodyText: string): JsonObject {
   if (info.resource !== 'pods') return patched;
   try {
     return decodePodStatus(patched);
   } catch (err) {
-    if (err instanceof TypeMismatch) throw invalid('', '', '', [{ type: 'Invalid', field: 'patch', value: bodyText, detail: err.message }]);
-    throw err;
+    if (!(err instanceof TypeMismatch)) throw err;
+    const strategic = type === 'application/strategic-merge-patch+json';
+    const value = strategic ? goPrint(JSON.parse(bodyText) as Json) : JSON.stringify(patched);
+    throw invalid('', '', '', [{ type: 'Invalid', field: 'patch', value, detail: strategic ? err.converter : err.json }]);
   }
+}
+
+/** A decoded JSON value as Go's `%+v` prints it: `map[k:v]` with sorted keys, `[a b]`, `<nil>`. */
+function goPrint(value: Json): string {
+  if (value === null) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goPrint).join(' ')}]`;
+  if (isObject(value)) return `map[${Object.keys(value).sort().map((k) => `${k}:${goPrint(value[k]!)}`).join(' ')}]`;
+  return String(value);
 }
 
 export class ObjectOps {
@@ -120,7 +134,7 @@ export class ObjectOps {
 
   patch(info: ResourceInfo, namespace: string | undefined, name: string, subresource: string | undefined, type: PatchType, bodyText: string, opts: WriteOptions): KubeObject {
     const current = this.get(info, namespace, name);
-    const patched = decodePatched(info, applyPatch(type, current as unknown as JsonObject, bodyText), bodyText);
+    const patched = decodePatched(info, type, applyPatch(type, current as unknown as JsonObject, bodyText), bodyText);
     if (!isObject(patched.metadata)) throw badRequest('metadata: the patched object has no metadata');
     this.checkName(patched, name);
     if (info.namespaced && patched.metadata.namespace !== namespace) {

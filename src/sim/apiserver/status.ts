@@ -173,9 +173,10 @@ export function invalid(kind: string, group: string, name: string, errors: Field
   const list = texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
   return new ApiError(
     failure(422, 'Invalid', `${what} "${name}" is invalid: ${list}`, {
-      name,
+      // Empty ones are left out, as the real Status's omitempty does.
+      ...(name ? { name } : {}),
       ...(group ? { group } : {}),
-      kind,
+      ...(kind ? { kind } : {}),
       causes: errors.map((e) => ({ reason: CAUSE_REASON[e.type], message: fieldErrorBody(e), field: e.field })),
     }),
   );

@@ -75,72 +75,167 @@ const POD_STATUS = struct('PodStatus', {
   resourceClaimStatuses: 'raw',
 });
 
-/** A body that does not fit the type: `path` is where, `detail` says what was found. */
+/**
+ * A body that does not fit the type. The real server words it after the decoder that met it:
+ * `json` as Go's JSON decoder does (create, replace, merge patches), `converter` as the
+ * unstructured converter does (strategic merge patches).
+ */
 export class TypeMismatch extends Error {
   override name = 'TypeMismatch';
   constructor(
-    readonly path: string,
-    readonly detail: string,
+    readonly json: string,
+    readonly converter: string,
   ) {
-    super(`${path}: ${detail}`);
+    super(json);
   }
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/** Go's quoting of a string in time.Parse errors (close enough: JSON's escapes). */
+const goQuote = (s: string) => JSON.stringify(s);
+
+const RFC3339_LAYOUT = '2006-01-02T15:04:05Z07:00';
+const DAYS_IN = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * time.Parse(time.RFC3339, value) as Go does it: the instant in ms, or the error Go gives
+ * (`parsing time "x" as "<layout>": cannot parse "<rest>" as "<element>"`, `… month out of range`).
+ */
+function parseRfc3339(value: string): number | string {
+  let rest = value;
+  const cannot = (element: string) => `parsing time ${goQuote(value)} as ${goQuote(RFC3339_LAYOUT)}: cannot parse ${goQuote(rest)} as ${goQuote(element)}`;
+  const outOfRange = (what: string) => `parsing time ${goQuote(value)}: ${what} out of range`;
+  const digits = (element: string, min: number, max: number): number | string => {
+    const m = new RegExp(`^\\d{${min},${max}}`).exec(rest);
+    if (!m) return cannot(element);
+    rest = rest.slice(m[0].length);
+    return Number(m[0]);
+  };
+  const literal = (text: string): string | undefined => {
+    if (!rest.startsWith(text)) return cannot(text);
+    rest = rest.slice(text.length);
+    return undefined;
+  };
+  const parts: number[] = [];
+  const steps: [string, string, number, number][] = [['', '2006', 4, 4], ['-', '01', 2, 2], ['-', '02', 2, 2], ['T', '15', 1, 2], [':', '04', 2, 2], [':', '05', 2, 2]];
+  for (const [prefix, element, min, max] of steps) {
+    const bad = prefix ? literal(prefix) : undefined;
+    if (bad) return bad;
+    const n = digits(element, min, max);
+    if (typeof n === 'string') return n;
+    parts.push(n);
+  }
+  const [year, month, day, hour, minute, second] = parts as [number, number, number, number, number, number];
+  let fractionMs = 0;
+  const fraction = /^[.,](\d+)/.exec(rest);
+  if (fraction) {
+    fractionMs = Number(`0.${fraction[1]}`) * 1000;
+    rest = rest.slice(fraction[0].length);
+  }
+  let offsetMinutes = 0;
+  if (rest.startsWith('Z')) rest = rest.slice(1);
+  else {
+    const zone = /^([+-])(\d{2}):(\d{2})/.exec(rest);
+    if (!zone) return cannot('Z07:00');
+    offsetMinutes = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3]));
+    rest = rest.slice(zone[0].length);
+  }
+  if (month < 1 || month > 12) return outOfRange('month');
+  if (day < 1 || day > 31) return outOfRange('day');
+  if (hour > 23) return outOfRange('hour');
+  if (minute > 59) return outOfRange('minute');
+  if (second > 59) return outOfRange('second');
+  if (rest !== '') return `parsing time ${goQuote(value)}: extra text: ${goQuote(rest)}`;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > DAYS_IN[month - 1]! || (month === 2 && day === 29 && !leap)) return outOfRange('day');
+  return Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fractionMs) - offsetMinutes * 60_000;
+}
 
 /** metav1.Time on the wire: RFC 3339 in, UTC whole seconds out. */
-function decodeTime(value: string, path: string): string {
-  const ms = RFC3339.test(value) ? Date.parse(value.toUpperCase()) : Number.NaN;
-  if (Number.isNaN(ms)) throw new TypeMismatch(path, `parsing time ${JSON.stringify(value)}: not an RFC 3339 time`);
+function decodeTime(value: string): string {
+  const ms = parseRfc3339(value);
+  if (typeof ms === 'string') throw new TypeMismatch(ms, ms);
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
+/** The JSON kind as Go's decoder names it. */
 function jsonKind(value: Json): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value === 'object' ? 'object' : typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
+/** The Go kind the unstructured converter sees for a decoded JSON value. */
+function unstructuredKind(value: Json): string {
+  if (Array.isArray(value)) return 'slice';
+  if (isObject(value)) return 'map';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  return typeof value === 'boolean' ? 'bool' : 'string';
+}
+
+function goTypeOf(type: FieldType): string {
+  if (type === 'string' || type === 'bool' || type === 'int') return type === 'int' ? 'int32' : type;
+  if (type === 'time' || type === 'raw') return 'v1.Time';
+  if ('list' in type) return `[]${goTypeOf(type.list)}`;
+  return `v1.${type.struct}`;
+}
+
+/** Where a field sits: the struct holding it and the JSON path from the object's root. */
+interface At {
+  struct: string;
+  path: string;
+}
+
 /** The decoded value, or undefined when the field is dropped (null for a non-pointer scalar). */
-function decode(type: FieldType, value: Json, path: string): Json | undefined {
+function decode(type: FieldType, value: Json, at: At): Json | undefined {
   if (type === 'raw') return value;
   if (value === null) return type === 'time' ? null : undefined;
-  const mismatch = (want: string) => new TypeMismatch(path, `cannot decode a JSON ${jsonKind(value)} into a ${want}`);
+  const goType = goTypeOf(type);
+  const json = `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${at.path} of type ${goType}`;
+  const mismatch = (converter: string) => new TypeMismatch(json, converter);
   if (type === 'string') {
-    if (typeof value !== 'string') throw mismatch('string');
+    if (typeof value !== 'string') throw mismatch('unrecognized type: string');
     return value;
   }
   if (type === 'bool') {
-    if (typeof value !== 'boolean') throw mismatch('bool');
+    if (typeof value !== 'boolean') throw mismatch('unrecognized type: bool');
     return value;
   }
   if (type === 'int') {
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw mismatch('int32');
+    // A fraction is refused by the JSON decoder; the converter (numbers as float64) would truncate it.
+    if (typeof value === 'number' && !Number.isInteger(value)) throw new TypeMismatch(`json: cannot unmarshal number ${value} into Go struct field ${at.struct}.${at.path} of type int32`, `cannot convert float64 to int32`);
+    if (typeof value !== 'number') throw mismatch('unrecognized type: int32');
     return value;
   }
   if (type === 'time') {
-    if (typeof value !== 'string') throw mismatch('metav1.Time (an RFC 3339 string)');
-    return decodeTime(value, path);
+    if (typeof value !== 'string') throw new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go value of type string`, `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`);
+    return decodeTime(value);
   }
   if ('list' in type) {
-    if (!Array.isArray(value)) throw mismatch('list');
-    return value.map((item, i) => decode(type.list, item, `${path}[${i}]`) ?? null);
+    if (!Array.isArray(value)) throw mismatch(`cannot restore slice from ${unstructuredKind(value)}`);
+    return value.map((item) => decode(type.list, item, at) ?? null);
   }
-  if (!isObject(value)) throw mismatch(`struct ${type.struct}`);
+  if (!isObject(value)) throw mismatch(`cannot restore struct from: ${unstructuredKind(value)}`);
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     const fieldType = type.fields[key];
     if (fieldType === undefined) continue; // unknown to the type: dropped, as the decoder does
-    const decoded = decode(fieldType, item, `${path}.${key}`);
+    const decoded = decode(fieldType, item, { struct: type.struct, path: `${at.path}.${key}` });
     if (decoded !== undefined) out[key] = decoded;
+  }
+  // A non-pointer metav1.Time is always encoded, as null when unset (omitempty does not omit structs).
+  for (const [key, fieldType] of Object.entries(type.fields)) {
+    if (fieldType === 'time' && !(key in out) && !POINTER_TIMES.has(key)) out[key] = null;
   }
   return out;
 }
 
+/** metav1.Time fields that are pointers (*metav1.Time) in PodStatus, so left out when unset. */
+const POINTER_TIMES = new Set(['startTime']);
+
 /** The pod with its status decoded (see the header); throws TypeMismatch. */
 export function decodePodStatus(pod: JsonObject): JsonObject {
   if (pod.status === undefined) return pod;
-  const status = decode(POD_STATUS, pod.status, 'status');
+  const status = decode(POD_STATUS, pod.status, { struct: 'Pod', path: 'status' });
   const out = { ...pod };
   if (status === undefined) delete out.status;
   else out.status = status;
