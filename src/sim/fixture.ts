@@ -180,7 +180,8 @@ export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
     const reason = err instanceof Error ? err.message : String(err);
     const message = /excessive alias count/i.test(reason)
       ? `expected aliases that expand to at most ${MAX_ALIAS_COUNT} nodes, found aliases that expand further (an alias bomb?)`
-      : `expected aliases that resolve, found: ${reason}`;
+      : // The reason quotes the alias, which a hostile file can make megabytes long.
+        `expected aliases that resolve, found: ${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason}`;
     throw new KwaveError('FIXTURE', message, ExitCode.BAD_INPUT, { file, line, col, path: '' });
   }
   const validate = validator();
