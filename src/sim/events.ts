@@ -23,6 +23,38 @@ export interface EventInput {
 }
 
 
+/**
+ * A new core/v1 Event as a kubelet's recorder writes it (no eventTime: the old-style Event, whose
+ * only validation is involvedObject.namespace == namespace). Pure; both backends' recorders use it.
+ */
+export function eventBody(name: string, e: EventInput, at: string): KubeObject {
+  const meta = e.object.metadata;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, namespace: meta.namespace ?? 'default' },
+    involvedObject: {
+      apiVersion: e.object.apiVersion,
+      kind: e.object.kind,
+      name: meta.name,
+      namespace: meta.namespace,
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+      ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}),
+    },
+    reason: e.reason,
+    message: e.message,
+    source: { ...e.source },
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+    type: e.type,
+    eventTime: null,
+    reportingComponent: e.source.component,
+    reportingInstance: e.source.host ?? '',
+  } as unknown as KubeObject;
+}
+
 export class EventRecorder {
   /** Dedup key → event name, oldest first (Map keeps insertion order). */
   private readonly names = new Map<string, { namespace: string; name: string }>();
@@ -49,30 +81,7 @@ export class EventRecorder {
         return;
       }
       const name = `${meta.name}.${this.nanosHex()}`;
-      this.store.create('events', {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name, namespace },
-        involvedObject: {
-          apiVersion: e.object.apiVersion,
-          kind: e.object.kind,
-          name: meta.name,
-          namespace: meta.namespace,
-          uid: meta.uid,
-          resourceVersion: meta.resourceVersion,
-          ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}),
-        },
-        reason: e.reason,
-        message: e.message,
-        source: { ...e.source },
-        firstTimestamp: at,
-        lastTimestamp: at,
-        count: 1,
-        type: e.type,
-        eventTime: null,
-        reportingComponent: e.source.component,
-        reportingInstance: e.source.host ?? '',
-      });
+      this.store.create('events', eventBody(name, e, at));
       this.names.set(k, { namespace, name });
       this.trim();
     } catch (err) {

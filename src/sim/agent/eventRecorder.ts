@@ -3,6 +3,7 @@
 // field, type, reason, message) PATCHes count and lastTimestamp instead. Best effort: a lost
 // Event is no error. A few are sent at a time, so Events never crowd out status writes.
 import pLimit from 'p-limit';
+import { eventBody } from '../events.js';
 import type { KubeletEventInput } from '../kubelet/port.js';
 import { rfc3339 } from '../kubelet/pods.js';
 import type { KubeHttp } from './kubeHttp.js';
@@ -42,29 +43,7 @@ export class HttpEventRecorder {
     const name = `${meta.name}.${this.nanosHex()}`;
     this.known.set(k, { namespace, name, count: 1 });
     if (this.known.size > this.maxKnown) this.known.delete(this.known.keys().next().value as string);
-    const body = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name, namespace },
-      involvedObject: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        name: meta.name,
-        namespace: meta.namespace,
-        uid: meta.uid,
-        resourceVersion: meta.resourceVersion,
-        ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}),
-      },
-      reason: e.reason,
-      message: e.message,
-      source: { component: 'kubelet', host: e.host },
-      firstTimestamp: at,
-      lastTimestamp: at,
-      count: 1,
-      type: e.type,
-      reportingComponent: 'kubelet',
-      reportingInstance: e.host,
-    };
+    const body = eventBody(name, { object: { ...e.pod, apiVersion: 'v1', kind: 'Pod' }, fieldPath: e.fieldPath, type: e.type, reason: e.reason, message: e.message, source: { component: 'kubelet', host: e.host } }, at);
     this.send(() => this.http.request('POST', `/api/v1/namespaces/${namespace}/events`, body));
   }
 
