@@ -31,6 +31,13 @@ export interface ControlPlaneOptions {
   keepDir?: boolean;
   /** Bound on each start-up step; the box may be loaded. Default 180 s. */
   stepTimeoutMs?: number;
+  /**
+   * Where the ports come from; default a free loopback port each. The components bind them only
+   * later, so another process may take one first: such a start is retried with fresh ports.
+   */
+  pickPort?: () => Promise<number>;
+  /** Starts tried when a port was taken meanwhile (default 5). */
+  portAttempts?: number;
 }
 
 export type ComponentName = 'etcd' | 'apiserver' | 'controller-manager' | 'scheduler';
@@ -75,9 +82,27 @@ export interface ControlPlane {
 
 const run = promisify(execFile);
 
+/**
+ * A component that could not bind the port it was given (another process took it between our
+ * pick and its bind: several control planes starting at once). The start is retried on fresh ports.
+ */
+export class PortTakenError extends Error {}
+
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const attempts = opts.portAttempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= attempts) throw err;
+    }
+  }
+}
+
+async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const t0 = Date.now();
   const binary = opts.binary ?? binaryOrThrow();
+  const pickPort = opts.pickPort ?? freePort;
   const stepMs = opts.stepTimeoutMs ?? 180_000;
   const dir = await mkdtemp(join(tmpdir(), 'kwave-cp-'));
   const p = paths(dir);
@@ -94,11 +119,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const tokenOf = (user: string) => tokens[user] as string;
     const layout: Layout = {
       dir,
-      etcdClientPort: await freePort(),
-      etcdPeerPort: await freePort(),
-      apiserverPort: await freePort(),
-      controllerManagerPort: await freePort(),
-      schedulerPort: await freePort(),
+      etcdClientPort: await pickPort(),
+      etcdPeerPort: await pickPort(),
+      apiserverPort: await pickPort(),
+      controllerManagerPort: await pickPort(),
+      schedulerPort: await pickPort(),
       serviceClusterIpRange: opts.serviceClusterIpRange ?? '10.0.0.0/24',
     };
     const url = `https://127.0.0.1:${layout.apiserverPort}`;
@@ -113,7 +138,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       return c;
     };
     const etcd = launch('etcd', etcdArgs(layout));
-    await untilReady(etcd, stepMs, async () => (await probe(`http://127.0.0.1:${layout.etcdClientPort}/health`)).status === 200);
+    // /health has no authentication: another control plane's etcd on a taken port would answer
+    // it, so ours must first say in its own log that it serves there.
+    const etcdUrl = `http://127.0.0.1:${layout.etcdClientPort}`;
+    await untilReady(etcd, stepMs, async () => etcd.logTail(1000).includes(`etcd ready on ${etcdUrl}`) && (await probe(`${etcdUrl}/health`)).status === 200);
 
     const apiserverFlags = [...apiserverArgs(layout), ...(opts.extraArgs?.apiserver ?? [])];
     const adminToken = tokenOf(ADMIN_USER);
@@ -127,8 +155,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     if (opts.controllers !== false) {
       const cm = launch('controller-manager', [...controllerManagerArgs(layout), ...(opts.extraArgs?.['controller-manager'] ?? [])]);
       const scheduler = launch('scheduler', [...schedulerArgs(layout), ...(opts.extraArgs?.scheduler ?? [])]);
-      const healthy = (port: number) => async () => (await probe(`https://127.0.0.1:${port}/healthz`, { insecure: true })).status === 200;
-      await Promise.all([untilReady(cm, stepMs, healthy(layout.controllerManagerPort)), untilReady(scheduler, stepMs, healthy(layout.schedulerPort))]);
+      // Their /healthz is unauthenticated too: the component's own log must name the port first.
+      const healthy = (c: Component, port: number) => async () =>
+        c.logTail(1000).includes(`Serving securely on 127.0.0.1:${port}`) && (await probe(`https://127.0.0.1:${port}/healthz`, { insecure: true })).status === 200;
+      await Promise.all([untilReady(cm, stepMs, healthy(cm, layout.controllerManagerPort)), untilReady(scheduler, stepMs, healthy(scheduler, layout.schedulerPort))]);
       await untilReady(cm, stepMs, async () => (await probe(`${url}/api/v1/namespaces/default/serviceaccounts/default`, { caPem, token: adminToken })).status === 200);
       controllersReadyMs = Date.now() - t0;
     }
@@ -187,6 +217,7 @@ async function untilReady(c: Component, timeoutMs: number, ready: () => Promise<
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
+    if (c.exited && /address already in use/i.test(c.logTail())) throw new PortTakenError(`control plane: ${c.name} found its port taken:\n${c.logTail(5)}`);
     if (c.exited) throw new Error(`control plane: ${c.name} exited (${c.exited.signal ?? `code ${c.exited.code}`}) while starting; its log ends:\n${c.logTail()}`);
     try {
       if (await ready()) return;
