@@ -3,9 +3,9 @@
 import { parseAmount } from './amount.js';
 import { PLAN_DEFAULTS as D } from './defaults.js';
 import { parseDuration } from './duration.js';
-import type { RawGate, RawPlan, RawSelector } from './raw.js';
+import type { RawGate, RawNotify, RawPlan, RawSelector } from './raw.js';
 import { planRevision, type PlanSpec } from './revision.js';
-import type { Amount, Gate, LabelSelector, Plan, Window } from './types.js';
+import type { Amount, Gate, LabelSelector, NotifyTarget, Plan, Window } from './types.js';
 import { parseWindowEntry } from './window.js';
 
 // The checks have passed, so these parses cannot fail; a failure here is a bug, not bad input.
@@ -67,6 +67,17 @@ function gate(raw: RawGate): Gate {
   return g;
 }
 
+function notifyTarget(raw: RawNotify): NotifyTarget {
+  const t: NotifyTarget = {
+    url: raw.url,
+    on: [...new Set(raw.on ?? D.notify.on)],
+    format: raw.format ?? D.notify.format,
+    timeoutMs: ms(raw.timeout ?? D.notify.timeout),
+  };
+  if (raw.auth) t.auth = { ...raw.auth };
+  return t;
+}
+
 function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
   return {
     timezone: raw.timezone ?? D.window.timezone,
@@ -112,6 +123,7 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
     },
     gates: (spec.gates ?? []).map(gate),
     metrics: spec.metrics?.pushgateway === undefined ? {} : { pushgateway: spec.metrics.pushgateway },
+    notify: (spec.notify ?? []).map(notifyTarget),
   };
   if (spec.window) out.window = window(spec.window);
   return out;

@@ -40,6 +40,17 @@ export interface RawGate {
   webhook?: RawWebhook;
 }
 
+/** The events a notification target can ask for (DESIGN.md, "Plan additions"). */
+export type NotifyOn = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
+
+export interface RawNotify {
+  url: string;
+  on?: NotifyOn[];
+  format?: 'json' | 'slack';
+  timeout?: string;
+  auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
+}
+
 export interface RawSpec {
   target: { namespace?: string; namespaces?: string[]; selector: RawSelector };
   update: { containers: { name: string; image: string }[] };
@@ -61,6 +72,7 @@ export interface RawSpec {
   gates?: RawGate[];
   window?: { timezone?: string; allow: string[] };
   metrics?: { pushgateway?: string };
+  notify?: RawNotify[];
 }
 
 export interface RawPlan {

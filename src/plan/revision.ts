@@ -22,11 +22,14 @@ export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 
  * First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is
  * in), and so is the client's API rate limit: how fast kwave may talk to the API server does not
  * change what the rollout does, so changing it mid-rollout must not make another revision.
+ * Notification receivers are left out for the same reason: a new revision would refuse the pods
+ * the old one left mid-flight and forget its approvals, for a change that touches no pod.
  */
 export function planRevision(spec: PlanSpec): string {
   const { kubeApiQps: _qps, kubeApiBurst: _burst, ...strategy } = spec.strategy;
+  const { notify: _notify, ...rest } = spec;
   const hashed = {
-    ...spec,
+    ...rest,
     strategy,
     // Left out at its default, so plans written before the field existed keep their revision.
     failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },

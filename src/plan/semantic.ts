@@ -25,5 +25,12 @@ export function semanticIssues(value: unknown, badValues: readonly JsonPath[]): 
   checkGates(ctx, spec.gates, wavesUsable ? maxWaveCount(spec.strategy) : undefined);
   checkWindow(ctx, spec.window);
   if (ctx.accepted(['spec', 'metrics'])) ctx.url(['spec', 'metrics', 'pushgateway'], spec.metrics?.pushgateway);
+  if (Array.isArray(spec.notify) && ctx.accepted(['spec', 'notify'])) {
+    spec.notify.forEach((n, i) => {
+      if (typeof n !== 'object' || n === null || !ctx.accepted(['spec', 'notify', i])) return;
+      ctx.url(['spec', 'notify', i, 'url'], n.url);
+      ctx.duration(['spec', 'notify', i, 'timeout'], n.timeout, { positive: true });
+    });
+  }
   return ctx.issues;
 }

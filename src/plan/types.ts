@@ -56,6 +56,20 @@ export interface WebhookGate {
   auth?: BearerAuth;
 }
 
+export type NotifyEventKind = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
+
+/** A receiver of notifications (`spec.notify[]`): POSTed to in the background, never holding up the rollout. */
+export interface NotifyTarget {
+  url: string;
+  /** The events it gets, in the plan's order without repeats. */
+  on: NotifyEventKind[];
+  format: 'json' | 'slack';
+  /** Per attempt. */
+  timeoutMs: number;
+  /** Bearer token source: never inline. */
+  auth?: BearerAuth;
+}
+
 export interface Gate {
   name: string;
   /** 1-based wave numbers after which the gate is checked; undefined = every wave but the last. */
@@ -103,6 +117,8 @@ export interface Plan {
   gates: Gate[];
   window?: Window;
   metrics: { pushgateway?: string };
+  /** Notification receivers; outside the revision (where to report does not change what the rollout does). */
+  notify: NotifyTarget[];
   /** Where the plan came from, for messages. */
   source: { file: string; text: string };
 }

@@ -207,6 +207,39 @@ describe('revision', () => {
     assert.equal(load(MINIMAL).revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
   });
 
+  test('a plan without notify keeps the revision it had before spec.notify existed', () => {
+    assert.equal(load(MINIMAL).revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+    assert.deepEqual(load(MINIMAL).notify, []);
+  });
+
+  test('notify is normalised (defaults, durations) but left out of the revision', () => {
+    const withNotify = load(
+      MINIMAL +
+        '  notify:\n' +
+        '    - { url: "https://hooks.example/kwave" }\n' +
+        '    - { url: "http://chat.example/hook", on: [halted, completed], format: slack, timeout: 2s, auth: { bearerTokenEnv: CHAT_TOKEN } }\n',
+    );
+    assert.deepEqual(withNotify.notify, [
+      { url: 'https://hooks.example/kwave', on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeoutMs: 5000 },
+      { url: 'http://chat.example/hook', on: ['halted', 'completed'], format: 'slack', timeoutMs: 2000, auth: { bearerTokenEnv: 'CHAT_TOKEN' } },
+    ]);
+    assert.equal(withNotify.revision, load(MINIMAL).revision, 'adding a receiver mid-rollout makes no new revision');
+  });
+
+  test('notify: an unknown event, a URL with credentials and an inline token are refused with their place', () => {
+    const bad = (extra: string) => {
+      const r = loadPlanText(MINIMAL + '  notify:\n' + extra, 'plan.yaml');
+      assert.equal(r.ok, false, extra);
+      return r.ok ? [] : r.errors;
+    };
+    const unknownEvent = bad('    - { url: "https://h.example/", on: [finished] }\n');
+    assert.ok(unknownEvent.some((e) => e.line === 14 && e.path === 'spec.notify[0].on[0]' && /"halted", "completed" or "rolled-back", found "finished"/.test(e.message)), JSON.stringify(unknownEvent));
+    const creds = bad('    - { url: "https://user:pw@h.example/" }\n');
+    assert.ok(creds.some((e) => /without a user or password/.test(e.message)), JSON.stringify(creds));
+    const inline = bad('    - { url: "https://h.example/", auth: { token: abc } }\n');
+    assert.ok(inline.some((e) => /tokens never go in a plan/.test(e.message)), JSON.stringify(inline));
+  });
+
   test('does not change with the order of containers or selector values', () => {
     const a = fullPlan();
     const b = fullPlan();

@@ -68,6 +68,7 @@ describe('plan schema', () => {
     assert.deepEqual(defaultsOf(defs.gate as Node), PLAN_DEFAULTS.gate);
     assert.deepEqual(defaultsOf(defs.prometheusGate as Node), PLAN_DEFAULTS.prometheus);
     assert.deepEqual(defaultsOf(defs.webhookGate as Node), PLAN_DEFAULTS.webhook);
+    assert.deepEqual(defaultsOf(defs.notifyTarget as Node), PLAN_DEFAULTS.notify);
   });
 });
 
