@@ -14,7 +14,8 @@ import tseslint from 'typescript-eslint';
  *   rollout   the fleet: selection, waves, budget, runner  → inplace, plan, cluster
  *   gates     checks between waves, plugged into rollout   → rollout, inplace, plan, cluster
  *   record    the rollout record and the run lease        → rollout, inplace, plan, cluster
- *   metrics   Prometheus metrics fed by rollout events     → gates, rollout, inplace, plan, cluster
+ *   notify    notifications of rollout events (spec.notify) → gates, rollout, plan
+ *   metrics   Prometheus metrics fed by rollout events     → notify, gates, rollout, inplace, plan, cluster
  *   cli       the kwave command                            → everything
  *
  * Nothing imports cli; src/index.ts (the library) imports neither cli nor sim.
@@ -27,8 +28,9 @@ export const LAYERS = {
   rollout: ['inplace', 'plan', 'cluster'],
   gates: ['rollout', 'inplace', 'plan', 'cluster'],
   record: ['rollout', 'inplace', 'plan', 'cluster'],
-  metrics: ['gates', 'rollout', 'inplace', 'plan', 'cluster'],
-  cli: ['metrics', 'gates', 'record', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
+  notify: ['gates', 'rollout', 'plan'],
+  metrics: ['notify', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
+  cli: ['notify', 'metrics', 'gates', 'record', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
 };
 const FOLDERS = Object.keys(LAYERS);
 

@@ -10,6 +10,7 @@ import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { runPodFlow } from '../inplace/executor.js';
 import { metricsSink } from '../metrics/fromEvents.js';
 import { MetricsPusher } from '../metrics/push.js';
+import { Notifier } from '../notify/notifier.js';
 import { KwaveMetrics } from '../metrics/registry.js';
 import { parseMetricsAddress } from '../metrics/address.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
@@ -56,6 +57,15 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
 
   const stop = new AbortController();
   const abort = new AbortController();
+  // Notifications go out in the background; at the end they get a short, bounded flush.
+  const notifier = new Notifier(plan.notify, {
+    revision: plan.revision,
+    env: io.env,
+    onResult: (r) => {
+      metrics.notification(r.result);
+      if (r.result !== 'sent') io.stderr.write(`kwave: notification ${r.kind} to ${r.target} ${r.result}: ${r.error ?? ''}\n`);
+    },
+  });
   const reporter = createReporter({ io, format: common.output, tty: common.output === 'text' && io.stdout.isTTY === true, plan: plan.name, planFile: options.planFile });
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -68,7 +78,8 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       io.stderr.write(`kwave: ${sig} again: exiting now; run the same plan again to resume\n`);
       abort.abort();
       reporter.close();
-      process.exit(ExitCode.INTERRUPTED);
+      // The last notifications get a moment (bounded), then the process leaves as promised.
+      void notifier.flush(NOTIFY_EXIT_FLUSH_MS).finally(() => process.exit(ExitCode.INTERRUPTED));
     }
   };
   const signalNames = options.signals ?? (['SIGINT', 'SIGTERM'] as NodeJS.Signals[]);
@@ -88,6 +99,8 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       // Pushed here, this runs after the signal handlers are gone: a Ctrl-C then ends the wait.
       closers.push(() => server?.close({ lingerMs: ran ? (options.metricsLingerMs ?? 10_000) : 0, signal: lingerStop.signal }));
     }
+    // Before the metrics server's last scrape, so that it counts them; after the lease is released.
+    closers.push(() => notifier.flush(NOTIFY_FLUSH_MS));
     closers.push(() => {
       for (const s of signalNames) {
         process.off(s, onSignal);
@@ -133,7 +146,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     const record = startRecord(prior, { plan: plan.name, revision: plan.revision, planText: plan.source.text, holder: identity, now: new Date().toISOString(), direction: options.direction });
     await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}`);
 
-    const sink: EventSink = fanOut(reporter.sink, metricsSink(metrics, plan.gates.map((g) => g.name)), (e) => {
+    const sink: EventSink = fanOut(reporter.sink, metricsSink(metrics, plan.gates.map((g) => g.name)), notifier.sink, (e) => {
       if (!lock.lost) records.feed(e);
       if (e.event === 'wave-end' || e.event === 'rollout-end') void push();
     });
@@ -183,6 +196,10 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     }
   }
 }
+
+/** How long pending notifications may hold up the end of a run, and an exit on a second signal. */
+const NOTIFY_FLUSH_MS = 5_000;
+const NOTIFY_EXIT_FLUSH_MS = 1_000;
 
 function fanOut(...sinks: EventSink[]): EventSink {
   return (event: RolloutEvent) => {

@@ -6,6 +6,7 @@ import { GATE_CHECK_RESULTS, type GateCheckResult } from '../gates/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ROLLOUT_PHASES, type RolloutPhase } from '../rollout/events.js';
 import { POD_STATES, type PodState } from '../rollout/podEnd.js';
+import { NOTIFY_RESULTS, type NotifyResult } from '../notify/notifier.js';
 
 // The label values of kwave_rollout_phase and kwave_rollout_pods are the rollout's own words.
 export { POD_STATES, ROLLOUT_PHASES };
@@ -49,6 +50,7 @@ export class KwaveMetrics {
   private readonly maxUnavailable: Gauge<'plan'>;
   private readonly gateChecks: Counter<'plan' | 'gate' | 'result'>;
   private readonly kubeRequests: Counter<'plan' | 'verb' | 'resource' | 'code'>;
+  private readonly notifications: Counter<'plan' | 'result'>;
   private currentPhase: RolloutPhase = 'Pending';
 
   constructor(options: KwaveMetricsOptions) {
@@ -112,6 +114,12 @@ export class KwaveMetrics {
       labelNames: ['plan', 'verb', 'resource', 'code'],
       registers,
     });
+    this.notifications = new Counter({
+      name: 'kwave_notifications_total',
+      help: 'Notifications (spec.notify) by result: sent, failed (after its retries), or dropped (a queue too long, or kwave exiting).',
+      labelNames: ['plan', 'result'],
+      registers,
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     this.initialiseSeries();
   }
@@ -122,6 +130,7 @@ export class KwaveMetrics {
     for (const state of POD_STATES) this.pods.set({ plan, state }, 0);
     this.setPhase('Pending');
     for (const result of ROLLBACK_RESULTS) this.rollbacks.inc({ plan, result }, 0);
+    for (const result of NOTIFY_RESULTS) this.notifications.inc({ plan, result }, 0);
     this.wave.set({ plan }, 0);
     this.waves.set({ plan }, 0);
     this.unavailable.set({ plan }, 0);
@@ -188,6 +197,11 @@ export class KwaveMetrics {
 
   gateChecked(gate: string, result: GateCheckResult): void {
     this.gateChecks.inc({ plan: this.plan, gate, result });
+  }
+
+  /** One notification ended (spec.notify). */
+  notification(result: NotifyResult): void {
+    this.notifications.inc({ plan: this.plan, result });
   }
 
   /**
