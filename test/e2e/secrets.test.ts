@@ -3,6 +3,8 @@
 // refuses and echoes every request header back in its error body (as badly written services do).
 // The token must reach the webhook — and appear nowhere else: not in stdout (-o json and text),
 // stderr, the rollout record, the Lease, any Event, any pod, the metrics, or `kwave status`.
+// Two notification receivers (spec.notify) take the same tokens the same way and get the same
+// echoing refusal on their first request.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -33,6 +35,7 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
   let hook: Server;
   let hookUrl: string;
   const authSeen: string[] = [];
+  const notifyAuthSeen: string[] = [];
   const attempts = new Map<string, number>();
 
   before(async () => {
@@ -41,6 +44,7 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
     sim = await startSim({ pods: 6, timeScale: 0.2, kubeconfigOut: kubeconfig });
     hook = createServer((req, res) => {
       authSeen.push(req.headers.authorization ?? '');
+      if (req.url?.startsWith('/notify')) notifyAuthSeen.push(req.headers.authorization ?? '');
       req.resume();
       const n = (attempts.get(req.url ?? '') ?? 0) + 1;
       attempts.set(req.url ?? '', n);
@@ -107,6 +111,9 @@ spec:
     - name: ticket-file
       afterWaves: [2]
       webhook: { url: "${hookUrl}/file", retries: 1, auth: { bearerTokenFile: ${tokenFile} } }
+  notify:
+    - { url: "${hookUrl}/notify-env", auth: { bearerTokenEnv: TICKET_TOKEN } }
+    - { url: "${hookUrl}/notify-file", format: slack, auth: { bearerTokenFile: ${tokenFile} } }
 `,
     );
 
@@ -123,6 +130,10 @@ spec:
     // Not vacuous: both tokens reached the webhook, the echo came back, and the metrics were read.
     assert.ok(authSeen.includes(`Bearer ${ENV_TOKEN}`), `the webhook saw ${JSON.stringify(authSeen)}`);
     assert.ok(authSeen.includes(`Bearer ${FILE_TOKEN}`), `the webhook saw ${JSON.stringify(authSeen)}`);
+    assert.ok(notifyAuthSeen.includes(`Bearer ${ENV_TOKEN}`) && notifyAuthSeen.includes(`Bearer ${FILE_TOKEN}`), `the notification receivers saw ${JSON.stringify(notifyAuthSeen)}`);
+    // The first notification to each was refused with the headers echoed: reported, without them.
+    assert.match(json.stderr, /notification started to notify\[0\] \(http:\/\/127\.0\.0\.1:\d+\) failed: answered 403/);
+    assert.match(json.metrics, /kwave_notifications_total\{plan="secrets",result="failed"\} [1-9]/);
     assert.match(json.metrics, /kwave_gate_checks_total/, json.metrics.slice(0, 500));
 
     const record = sim.store.list('configmaps', 'default').map((o) => JSON.stringify(o));
