@@ -1,16 +1,16 @@
-// A watch-backed copy of the selected pods: list, then watch from the list's resourceVersion;
-// when a stream ends or breaks, watch again from the last version seen (bookmarks included);
-// when that version has expired (410), list again. Waiting for a pod is driven by these events
-// (plus one timer for the timeout): nothing here polls.
+// A watch-backed copy of the selected pods: one resumable list+watch per namespace
+// (listWatch.ts). Waiting for a pod is driven by its events (plus one timer for the timeout):
+// nothing here polls.
 //
 // The cache may lag behind a write kwave has just made. Objects returned by kwave's own requests
 // are fed in (`observe`, wired to Cluster.onPodObserved) when they are newer than what the cache
 // holds, so the next decision sees kwave's own write even before the watch delivers it.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Cluster, PodWatchEvent, WatchHandle } from './cluster.js';
-import { KubeError, toKubeError } from './kubeError.js';
+import type { Cluster } from './cluster.js';
+import { KubeError } from './kubeError.js';
+import { ResumableListWatch, type ListWatchStats } from './listWatch.js';
 import { isKnownNewer, isKnownOlder } from './resourceVersion.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, realSleep, type RetryPolicy, type Sleep } from './retry.js';
+import { realSleep, type RetryPolicy, type Sleep } from './retry.js';
 
 /** What the cache needs of a Cluster. */
 export type PodSource = Pick<Cluster, 'listPods' | 'watchPods' | 'getPod' | 'onPodObserved'>;
@@ -78,41 +78,22 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** Counters for tests and diagnostics. */
-export interface PodCacheStats {
-  lists: number;
-  watches: number;
-  /** Relists forced by an expired resourceVersion (410). */
-  expired: number;
-}
-
-interface NamespaceState {
-  rv?: string;
-  synced: boolean;
-  resolve: () => void;
-  reject: (err: KubeError) => void;
-}
+/** Counters for tests and diagnostics, summed over the namespaces. */
+export type PodCacheStats = ListWatchStats;
 
 interface Waiter {
   check: () => void;
   abort: () => void;
 }
 
-interface WatchOutcome {
-  error?: KubeError;
-  expired: boolean;
-  productive: boolean;
-}
-
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
-
 
 export class PodCache {
   /** Resolves once every namespace has been listed; rejects if a first list fails for good (e.g. 403). */
   readonly synced: Promise<void>;
   readonly stats: PodCacheStats = { lists: 0, watches: 0, expired: 0 };
   private readonly pods = new Map<string, V1Pod>();
-  private readonly namespaces = new Map<string, NamespaceState>();
+  private readonly namespaces = new Map<string, ResumableListWatch<V1Pod>>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** Waits by the caller's signal: one abort listener per signal, however many pods wait on it. */
   private readonly waitersBySignal = new Map<AbortSignal, { waiting: Set<Waiter>; listener: () => void }>();
@@ -120,8 +101,6 @@ export class PodCache {
   private readonly errorListeners = new Set<(err: KubeError, namespace: string) => void>();
   private readonly closing = new AbortController();
   private readonly deps: PodCacheDeps;
-  private readonly backoff: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>;
-  private readonly minWatchMs: number;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -132,20 +111,37 @@ export class PodCache {
     const sleep = options.deps?.sleep ?? realSleep;
     const timer = options.deps?.timer ?? (sleep === realSleep ? realTimer : timerOnSleep(sleep));
     this.deps = { random: Math.random, now: () => Date.now(), ...options.deps, sleep, timer };
-    this.backoff = options.backoff ?? DEFAULT_RETRY_POLICY;
-    this.minWatchMs = options.minWatchMs ?? 1000;
-    const syncs: Promise<void>[] = [];
-    for (const ns of new Set(options.namespaces)) {
-      let resolve!: () => void;
-      let reject!: (err: KubeError) => void;
-      syncs.push(new Promise<void>((res, rej) => ((resolve = res), (reject = rej))));
-      this.namespaces.set(ns, { synced: false, resolve, reject });
-    }
-    this.synced = Promise.all(syncs).then(() => undefined);
+    this.unsubscribe = source.onPodObserved((pod) => this.observe(pod));
+    for (const ns of new Set(options.namespaces)) this.namespaces.set(ns, this.listWatch(ns));
+    this.synced = Promise.all([...this.namespaces.values()].map((lw) => lw.synced)).then(() => undefined);
     // Callers who never await `synced` must not crash the process with an unhandled rejection.
     this.synced.catch(() => undefined);
-    this.unsubscribe = source.onPodObserved((pod) => this.observe(pod));
-    for (const ns of this.namespaces.keys()) void this.run(ns);
+  }
+
+  private listWatch(ns: string): ResumableListWatch<V1Pod> {
+    const { labelSelector } = this.options;
+    return new ResumableListWatch<V1Pod>(
+      {
+        what: `pods in ${ns}`,
+        list: () => this.source.listPods(ns, { labelSelector }),
+        watch: (query, onEvent, onDone) =>
+          this.source.watchPods(ns, { labelSelector, ...query }, (e) => onEvent('pod' in e ? { type: e.type, object: e.pod } : e), onDone),
+        onList: (items) => this.replaceNamespace(ns, items),
+        onChange: (type, pod) => {
+          if (type === 'DELETED') this.remove(ns, pod, 'watch');
+          else this.upsert(ns, pod, 'watch');
+        },
+        onError: (err) => this.emitError(err, ns),
+      },
+      {
+        deps: this.deps,
+        signal: this.closing.signal,
+        stats: this.stats,
+        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
+        minWatchMs: this.options.minWatchMs,
+        backoff: this.options.backoff,
+      },
+    );
   }
 
   get closed(): boolean {
@@ -167,7 +163,7 @@ export class PodCache {
 
   /** The resourceVersion each namespace's watch would resume from. */
   resourceVersions(): Record<string, string | undefined> {
-    return Object.fromEntries([...this.namespaces].map(([ns, s]) => [ns, s.rv]));
+    return Object.fromEntries([...this.namespaces].map(([ns, lw]) => [ns, lw.resourceVersion]));
   }
 
   /** Calls `listener` after every change to the cache. Listeners must not throw. Returns the unsubscribe. */
@@ -300,115 +296,7 @@ export class PodCache {
     this.closing.abort();
     this.unsubscribe();
     for (const set of [...this.waiters.values()]) for (const w of [...set]) w.abort();
-    for (const [ns, state] of this.namespaces) {
-      if (!state.synced) state.reject(new KubeError(0, 'Closed', `pod cache closed before namespace ${ns} was listed`));
-    }
-  }
-
-  // ---- the list+watch loop, one per namespace -------------------------------------------------
-
-  private async run(ns: string): Promise<void> {
-    const state = this.namespaces.get(ns)!;
-    let failures = 0;
-    while (!this.closed) {
-      if (state.rv === undefined) {
-        try {
-          const list = await this.source.listPods(ns, { labelSelector: this.options.labelSelector });
-          if (this.closed) return;
-          this.stats.lists++;
-          this.replaceNamespace(ns, list.items);
-          state.rv = list.resourceVersion;
-          if (!state.synced) {
-            state.synced = true;
-            state.resolve();
-          }
-        } catch (thrown) {
-          if (this.closed) return;
-          const err = toKubeError(thrown);
-          this.emitError(err, ns);
-          // The first list already went through the request retries: give up and say why.
-          if (!state.synced) return state.reject(err);
-          failures++;
-          await this.deps.sleep(backoffDelay(failures, this.backoff, this.deps.random), this.closing.signal);
-          continue;
-        }
-      }
-      const outcome = await this.watchOnce(ns, state);
-      if (this.closed) return;
-      if (outcome.error && !outcome.expired) this.emitError(outcome.error, ns);
-      if (outcome.expired) {
-        this.stats.expired++;
-        state.rv = undefined;
-      }
-      failures = outcome.productive ? 0 : failures + 1;
-      if (failures > 0) await this.deps.sleep(backoffDelay(failures, this.backoff, this.deps.random), this.closing.signal);
-    }
-  }
-
-  /** One watch stream, from `state.rv`, until it ends; `state.rv` follows every event. */
-  private watchOnce(ns: string, state: NamespaceState): Promise<WatchOutcome> {
-    return new Promise<WatchOutcome>((resolve) => {
-      const started = this.deps.now();
-      const timeoutSeconds = this.options.watchTimeoutSeconds ?? 300 + Math.floor(this.deps.random() * 300);
-      const watchdog = new AbortController();
-      let events = 0;
-      let eventError: KubeError | undefined;
-      let finished = false;
-      let handle: WatchHandle | undefined;
-      const finish = (doneError?: KubeError) => {
-        if (finished) return;
-        finished = true;
-        watchdog.abort();
-        this.closing.signal.removeEventListener('abort', onClose);
-        handle?.abort();
-        const error = eventError ?? doneError;
-        const expired = error?.code === 410;
-        // The server answered the watch request itself with an HTTP error (429, 5xx…): a failure.
-        const refused = doneError !== undefined && doneError.code !== 0 && events === 0 && !eventError;
-        const productive = !refused && !expired && (events > 0 || this.deps.now() - started >= this.minWatchMs);
-        resolve({ error: this.closed ? undefined : error, expired, productive });
-      };
-      const onClose = () => finish();
-      this.closing.signal.addEventListener('abort', onClose, { once: true });
-      // A half-open connection would otherwise hang forever: the server ends the stream after
-      // timeoutSeconds, so silence well beyond that means the connection is dead.
-      void this.deps.sleep(timeoutSeconds * 1000 + 30_000, watchdog.signal).then(() => {
-        if (!finished) finish(new KubeError(0, 'Timeout', `watch of pods in ${ns} outlived its ${timeoutSeconds}s timeout`));
-      });
-      this.stats.watches++;
-      void this.source
-        .watchPods(
-          ns,
-          { labelSelector: this.options.labelSelector, resourceVersion: state.rv, timeoutSeconds, allowWatchBookmarks: true },
-          (event) => {
-            if (finished) return;
-            if (event.type === 'ERROR') {
-              eventError = event.error;
-              finish();
-              return;
-            }
-            events++;
-            this.applyWatchEvent(ns, event, state);
-          },
-          (err) => finish(err),
-        )
-        .then((h) => {
-          handle = h;
-          if (finished) h.abort();
-        });
-    });
-  }
-
-  private applyWatchEvent(ns: string, event: Exclude<PodWatchEvent, { type: 'ERROR' }>, state: NamespaceState): void {
-    if (event.type === 'BOOKMARK') {
-      state.rv = event.resourceVersion;
-      return;
-    }
-    const pod = event.pod;
-    const rv = pod.metadata?.resourceVersion;
-    if (event.type === 'DELETED') this.remove(ns, pod, 'watch');
-    else this.upsert(ns, pod, 'watch');
-    if (rv) state.rv = rv;
+    for (const [ns, lw] of this.namespaces) lw.failUnsynced(new KubeError(0, 'Closed', `pod cache closed before namespace ${ns} was listed`));
   }
 
   // ---- cache mutations (each notifies listeners and the waiters of that pod) ------------------

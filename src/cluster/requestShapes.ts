@@ -1,0 +1,58 @@
+// What Cluster's calls take and give back: list and watch queries, lists with their
+// resourceVersion, watch events, and the ConfigMap merge patch. Types only.
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { KubeError } from './kubeError.js';
+
+export interface ListPodsOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size; default 500. */
+  limit?: number;
+}
+
+export interface PodList {
+  items: V1Pod[];
+  /** The list's resourceVersion: a watch started from it sees every later change. */
+  resourceVersion: string;
+}
+
+export interface WatchPodsQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Start after this version; without it the server first sends every object as ADDED. */
+  resourceVersion?: string;
+  /** The server ends the stream after this long. */
+  timeoutSeconds?: number;
+  /** Default true. */
+  allowWatchBookmarks?: boolean;
+}
+
+export type PodWatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; pod: V1Pod }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  /** The server ended the watch with a Status, e.g. code 410 when `resourceVersion` is too old. */
+  | { type: 'ERROR'; error: KubeError };
+
+export interface NodeList {
+  items: V1Node[];
+  /** The list's resourceVersion: a watch started from it sees every later change. */
+  resourceVersion: string;
+}
+
+export type NodeWatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; node: V1Node }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  | { type: 'ERROR'; error: KubeError };
+
+/** A node watch's query: as for pods, without selectors (kwave follows every node). */
+export type WatchNodesQuery = Omit<WatchPodsQuery, 'labelSelector' | 'fieldSelector'>;
+
+export interface WatchHandle {
+  /** Ends the stream; `onDone` is then called once (with an abort error, which callers that asked for it ignore). */
+  abort(): void;
+}
+
+export interface ConfigMapMergePatch {
+  metadata?: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; resourceVersion?: string };
+  data?: Record<string, string | null>;
+}

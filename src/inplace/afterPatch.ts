@@ -1,0 +1,81 @@
+// The per-pod flow after the image patch, when the pod carries this flow's state: the spec still
+// as set, the new containers confirmed by image ID (completion.ts), the gate reopened, then Ready
+// for minReadySeconds — or failed, once podTimeout (and the grace after the gate opened) ran out.
+// Pure; part of `decide`.
+import type { V1Pod } from '@kubernetes/client-node';
+import { podCompletion } from './completion.js';
+import { fmtMs } from './fmtMs.js';
+import { openGate } from './gateCondition.js';
+import { sameImage } from './image.js';
+import { conditionSinceMs, conditionStatus, containerStatus, declaresGate, isPodReady, latestInstantMs, specContainer, toMs } from './podView.js';
+import type { InPlaceState } from './state.js';
+import { DEFAULT_READY_GRACE_MS, type DecideContext, type Step } from './step.js';
+
+export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
+  for (const [name, rec] of Object.entries(state.containers)) {
+    const image = specContainer(pod, name)?.image;
+    if (image === undefined || !sameImage(image, rec.toImage)) {
+      return {
+        kind: 'failed',
+        reason: 'SpecChanged',
+        message: `container ${name} now asks for ${image ?? 'nothing'}, not ${rec.toImage} as this rollout set: something else changed the pod`,
+        state,
+      };
+    }
+  }
+  const gateType = ctx.gate.conditionType;
+  const gated = declaresGate(pod, gateType);
+  const gateOpen = !gated || conditionStatus(pod, gateType) === 'True';
+  const completion = podCompletion(pod, state);
+  const patchedAt = toMs(state.startedAt) ?? ctx.nowMs;
+  const deadline = Math.max(patchedAt, ctx.watchedSinceMs ?? patchedAt) + ctx.podTimeoutMs;
+  // Once kwave has opened the gate, the pod always gets the grace, however late that was.
+  const gateOpenedAt = gated && gateOpen ? conditionSinceMs(pod, gateType) : undefined;
+  const effectiveDeadline =
+    gateOpenedAt === undefined ? deadline : Math.max(deadline, gateOpenedAt + (ctx.readyGraceMs ?? DEFAULT_READY_GRACE_MS));
+
+  if (completion.status === 'failed') {
+    return { kind: 'failed', reason: completion.reason ?? 'Failed', message: completion.message ?? 'the new container failed', state };
+  }
+  if (completion.status === 'waiting') {
+    if (ctx.nowMs >= effectiveDeadline) {
+      return {
+        kind: 'failed',
+        reason: 'Timeout',
+        message: `not complete within podTimeout ${fmtMs(ctx.podTimeoutMs)}: ${completion.message ?? completion.reason ?? 'waiting'}`,
+        state,
+      };
+    }
+    return { kind: 'wait-complete', retryAfterMs: effectiveDeadline - ctx.nowMs, completion, message: completion.message ?? 'waiting for the kubelet' };
+  }
+  if (!gateOpen) return openGate(pod, ctx, 'new images confirmed by image ID; reopening the gate');
+
+  if (isPodReady(pod)) {
+    const since = readySince(pod, state, gateOpenedAt);
+    // As for the drain: minReadySeconds counts from the end of the stored second, 0 waits for nothing.
+    const stableAt = ctx.minReadyMs > 0 ? latestInstantMs(since) + ctx.minReadyMs : since;
+    // Ready is enough without minReadySeconds: the times above are the server's and the kubelet's,
+    // and a runner whose clock is behind theirs would otherwise wait out the difference.
+    if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt) return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
+    return { kind: 'wait-ready', retryAfterMs: stableAt - ctx.nowMs, message: `Ready; counting minReadySeconds, ${fmtMs(stableAt - ctx.nowMs)} left` };
+  }
+  if (ctx.nowMs >= effectiveDeadline) {
+    return { kind: 'failed', reason: 'Timeout', message: `the pod did not become Ready within podTimeout ${fmtMs(ctx.podTimeoutMs)}`, state };
+  }
+  return { kind: 'wait-ready', retryAfterMs: effectiveDeadline - ctx.nowMs, message: 'waiting for the pod to become Ready' };
+}
+
+/**
+ * Since when the pod has been Ready on the new images: the latest of the Ready condition's
+ * transition, the gate's opening and the new containers' start. The kubelet may restart a
+ * container between two status reports without Ready ever turning False, so the Ready condition
+ * alone could date from before the upgrade.
+ */
+function readySince(pod: V1Pod, state: InPlaceState, gateOpenedAt: number | undefined): number {
+  const times = [conditionSinceMs(pod, 'Ready'), gateOpenedAt];
+  for (const name of Object.keys(state.containers)) {
+    times.push(toMs(containerStatus(pod, name)?.state?.running?.startedAt as Date | string | undefined));
+  }
+  const known = times.filter((t): t is number => t !== undefined);
+  return known.length > 0 ? Math.max(...known) : Number.NEGATIVE_INFINITY;
+}

@@ -1,0 +1,72 @@
+// The readiness-gate condition as kwave writes it: its reasons, the message that names the flow
+// that closed it (and reading that name back), and the flow's gate patches. Pure.
+import type { V1Pod } from '@kubernetes/client-node';
+import { conditionStatus, declaresGate, podCondition } from './podView.js';
+import type { Direction } from './state.js';
+import type { DecideContext, GatePatch, Step } from './step.js';
+
+/** Reason on the gate condition while kwave holds a pod out of service. */
+export const GATE_CLOSED_REASON = 'InPlaceUpdate';
+/** Reason on the gate condition when kwave puts the pod back in service. */
+export const GATE_OPEN_REASON = 'InPlaceUpdateComplete';
+
+/** The message kwave puts on the gate condition; it names the flow that closed the gate. */
+export function gateMessage(direction: Direction, plan: string, revision: string, complete = false): string {
+  return `kwave: ${direction} by plan ${plan} (revision ${revision})${complete ? ' complete' : ''}`;
+}
+
+const GATE_OWNER = /^kwave: (upgrade|rollback) by plan (\S+) \(revision (\S+)\)$/;
+
+/** Which kwave flow closed the pod's gate, read back from the condition; undefined if not kwave. */
+export function gateOwner(pod: V1Pod, conditionType: string): { direction: Direction; plan: string; revision: string } | undefined {
+  const c = podCondition(pod, conditionType);
+  if (c?.status !== 'False' || c.reason !== GATE_CLOSED_REASON) return undefined;
+  const m = GATE_OWNER.exec(c.message ?? '');
+  if (!m) return undefined;
+  return { direction: m[1] as Direction, plan: m[2] as string, revision: m[3] as string };
+}
+
+/** A failed step with the patch that closes the gate again, when it is open; see `reclose`. */
+export function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, { kind: 'failed' }>): Step {
+  const type = ctx.gate.conditionType;
+  if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return step;
+  // Unguarded (no resourceVersion): the pod has failed whatever changed since, and its gate must end False.
+  const { metadata: _guard, ...unguarded } = gatePatch(pod, ctx, 'False', GATE_CLOSED_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision));
+  return { ...step, reclose: { metadata: {}, ...unguarded } };
+}
+
+export function closeGate(pod: V1Pod, ctx: DecideContext): Step {
+  return {
+    kind: 'close-gate',
+    body: gatePatch(pod, ctx, 'False', GATE_CLOSED_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision)),
+    message: `closing the gate ${ctx.gate.conditionType}`,
+  };
+}
+
+export function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step {
+  return {
+    kind: 'open-gate',
+    body: gatePatch(pod, ctx, 'True', GATE_OPEN_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision, true)),
+    message,
+  };
+}
+
+/**
+ * The flow's gate patch. Like the image patch it carries the resourceVersion this decision saw
+ * (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is decided
+ * again, so not even a gate write lands on a pod the decision did not see.
+ */
+function gatePatch(pod: V1Pod, ctx: DecideContext, status: 'True' | 'False', reason: string, message: string): GatePatch {
+  return {
+    metadata: resourceVersionGuard(pod),
+    status: {
+      conditions: [{ type: ctx.gate.conditionType, status, reason, message, lastTransitionTime: new Date(ctx.nowMs).toISOString() }],
+    },
+  };
+}
+
+/** The resourceVersion an observation saw, for a write that must not land on a pod changed since. */
+export function resourceVersionGuard(pod: V1Pod): { resourceVersion?: string } {
+  const v = pod.metadata?.resourceVersion;
+  return v === undefined ? {} : { resourceVersion: v };
+}

@@ -1,0 +1,173 @@
+// Pods whose node cannot act (its kubelet silent, or the node gone): a flow in flight there is
+// stopped where it stands, a pod about to start waits apart until the node is back ("parked",
+// holding no concurrency slot), and a pod still waiting when the run ends is left for the next
+// run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in flight
+// the run still waits for, and those it leaves resumable at once because their node cannot act.
+import pLimit from 'p-limit';
+import type { PodOutcome } from '../inplace/executor.js';
+import { podKey } from '../inplace/podView.js';
+import type { Direction } from '../inplace/state.js';
+import type { NodeWait } from './events.js';
+import { nodeHealth, nodeLostMessage, nodeWaitMessage, type NodeHealth } from './nodeHealth.js';
+import type { RunState } from './runState.js';
+import type { SelectedPod } from './select.js';
+
+/** A node that cannot act, and why. */
+export type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
+
+/** A pod in flight: its node, the step it is at, and the switch that ends its flow when the node stops acting. */
+interface Flow {
+  node: string | undefined;
+  step: string;
+  nodeLost: AbortController;
+}
+
+export class NodeWaits {
+  /** Pods the run leaves to the next one because their node could not act. */
+  readonly leftForNodes = new Map<string, NodeWait>();
+  /** Pods waiting for their node to act again, each with the promise of its wait (and its flow, once the node is back). */
+  private readonly parked = new Map<string, Promise<void>>();
+  /** Set when everything else is done: pods still waiting for their node stop waiting. */
+  private ending = false;
+  private readonly flows = new Map<string, Flow>();
+  private readonly parkedLimit: ReturnType<typeof pLimit>;
+
+  constructor(private readonly run: RunState) {
+    this.parkedLimit = pLimit(run.plan.strategy.concurrency);
+  }
+
+  nodeOf(p: SelectedPod): string | undefined {
+    return this.run.deps.view.get(p.namespace, p.name)?.spec?.nodeName ?? p.node;
+  }
+
+  /** The pod's node and why it cannot act; undefined when it can (or kwave has no news of it). */
+  nodeDown(p: SelectedPod): NodeDown | undefined {
+    const node = this.nodeOf(p);
+    const nodes = this.run.deps.nodes;
+    if (!node || !nodes) return undefined;
+    const health = nodeHealth(nodes.get(node));
+    return health.canAct ? undefined : { node, health };
+  }
+
+  // ---- flows in flight -----------------------------------------------------------------------
+
+  /** Counts `p`'s flow in flight; the signal aborts when its node stops acting (or a stop finds it down). */
+  flowStarted(key: string, p: SelectedPod): AbortController {
+    const nodeLost = new AbortController();
+    this.flows.set(key, { node: this.nodeOf(p), step: 'started', nodeLost });
+    return nodeLost;
+  }
+
+  flowAt(key: string, step: string): void {
+    const flow = this.flows.get(key);
+    if (flow) flow.step = step;
+  }
+
+  flowEnded(key: string): void {
+    this.flows.delete(key);
+  }
+
+  /** A node changed: pods in flight there stop where they stand if it can no longer act; waiters look again. */
+  onNodeChange(name: string): void {
+    if (!nodeHealth(this.run.deps.nodes?.get(name)).canAct) for (const f of this.flows.values()) if (f.node === name) f.nodeLost.abort();
+    this.run.budget?.wake();
+  }
+
+  /**
+   * First stop signal: say what the run still waits for, and leave pods whose node cannot act
+   * resumable at once rather than after their podTimeout.
+   */
+  onStop(): void {
+    const waitingFor: string[] = [];
+    const leaving: string[] = [];
+    for (const [key, f] of this.flows) {
+      const health = f.node ? nodeHealth(this.run.deps.nodes?.get(f.node)) : undefined;
+      if (f.node && health && !health.canAct) {
+        f.nodeLost.abort();
+        leaving.push(`${key} (${nodeWaitMessage(f.node, health, this.run.now())})`);
+      } else waitingFor.push(`${key} (${f.step})`);
+    }
+    for (const key of this.parked.keys()) {
+      if (this.flows.has(key)) continue;
+      const [namespace, name] = key.split('/') as [string, string];
+      const down = this.nodeDown({ namespace, name, uid: '', pod: {} });
+      leaving.push(down ? `${key} (${nodeWaitMessage(down.node, down.health, this.run.now())})` : key);
+    }
+    if (waitingFor.length > 0 || leaving.length > 0) {
+      const parts = [
+        waitingFor.length > 0 ? `waiting for ${waitingFor.length} pod${waitingFor.length === 1 ? '' : 's'} in flight to finish: ${waitingFor.join(', ')}` : 'no pod in flight to wait for',
+        ...(leaving.length > 0 ? [`not waiting for ${leaving.join(', ')}: left resumable, their node cannot act`] : []),
+      ];
+      this.run.emit({ event: 'interrupt', message: parts.join('; ') });
+    }
+    this.run.budget?.wake();
+  }
+
+  // ---- pods waiting for their node -----------------------------------------------------------
+
+  /** What a pod waiting for `down` is shown with, and listed with if the run leaves it. */
+  private nodeWaitOf(key: string, down: NodeDown, direction: Direction): NodeWait {
+    const since = down.health.sinceMs === undefined ? undefined : new Date(down.health.sinceMs).toISOString();
+    const message = nodeWaitMessage(down.node, down.health, this.run.now());
+    return { pod: key, node: down.node, ...(since ? { since } : {}), message: direction === 'rollback' ? `rollback pending: ${message}` : message };
+  }
+
+  /**
+   * Leaves `p` out until its node can act again, then runs it (`runPod`, outside the wave's
+   * concurrency limiter, so waiting pods hold no slot of it). A rollback is not attempted while
+   * the node is down (it would time out the same way): it is left pending for the next run.
+   */
+  park(p: SelectedPod, wave: number, direction: Direction, down: NodeDown, runPod: () => Promise<NodeDown | undefined>): void {
+    const key = podKey(p);
+    const wait = this.nodeWaitOf(key, down, direction);
+    this.run.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message: wait.message });
+    if (direction === 'rollback' || this.parked.has(key)) {
+      this.leftForNodes.set(key, wait);
+      return;
+    }
+    const waiting = (async () => {
+      for (;;) {
+        if (this.run.stopping || this.ending) {
+          const still = this.nodeDown(p);
+          this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
+          return;
+        }
+        if (!this.nodeDown(p)) break;
+        await this.run.budget.nextChange();
+      }
+      const again = await this.parkedLimit(runPod);
+      if (again) {
+        this.parked.delete(key);
+        this.park(p, wave, direction, again, runPod);
+      }
+    })();
+    this.parked.set(key, waiting);
+  }
+
+  /** Everything else is done: pods still waiting for their node stop waiting (their flows, if running, finish). */
+  async settle(): Promise<void> {
+    this.ending = true;
+    this.run.budget.wake();
+    while (this.parked.size > 0) {
+      const all = [...this.parked.values()];
+      await Promise.all(all);
+      for (const [k, v] of this.parked) if (all.includes(v)) this.parked.delete(k);
+    }
+  }
+
+  /**
+   * A flow ended because its node stopped acting (`lost`), or timed out while the node could not
+   * act: not the image's failure but `NodeNotReady`, saying since when. The pod stays as it
+   * stands (drained, maybe patched) for the next run, which resumes it from its state.
+   */
+  nodeLostOutcome(p: SelectedPod, outcome: PodOutcome, lost: boolean): PodOutcome {
+    const timedOut = outcome.kind === 'failed' && (outcome.reason === 'Timeout' || outcome.reason === 'DrainTimeout');
+    if (!lost && !timedOut) return outcome;
+    const down = this.nodeDown(p);
+    if (!down) return outcome;
+    const key = podKey(p);
+    this.leftForNodes.set(key, this.nodeWaitOf(key, down, 'upgrade'));
+    const message = `${nodeLostMessage(down.node, down.health)}; left as it stands for the next run`;
+    return { kind: 'failed', reason: 'NodeNotReady', message, ...('state' in outcome && outcome.state ? { state: outcome.state } : {}), writes: outcome.writes };
+  }
+}

@@ -1,0 +1,165 @@
+// Runs a wave's pods through their in-place flows: at most `concurrency` at once (p-limit), each
+// starting only when the unavailability budget allows, and counts how each one ended. A pod whose
+// node cannot act leaves the limiter and waits apart (nodeWaits.ts). What a flow does per pod is
+// inplace/'s business; this only starts, follows and tallies them.
+import pLimit from 'p-limit';
+import { runPodFlow, type PodOutcome } from '../inplace/executor.js';
+import { podKey } from '../inplace/podView.js';
+import type { Direction } from '../inplace/state.js';
+import { canStart, heldOnlyByFailures, startBlocker } from './budget.js';
+import type { WaveSummary } from './events.js';
+import type { NodeDown, NodeWaits } from './nodeWaits.js';
+import { isFailure, resultOf, type PodResult } from './podEnd.js';
+import type { RunState } from './runState.js';
+import type { SelectedPod } from './select.js';
+
+export class PodRunner {
+  /** Waves' first pod starts, for their durations. */
+  private readonly firstStart = new Map<WaveSummary, number>();
+
+  constructor(
+    private readonly run: RunState,
+    private readonly nodes: NodeWaits,
+  ) {}
+
+  /**
+   * Runs `pods` through their flows under the concurrency limit and the budget. A pod whose node
+   * cannot act leaves the limiter and waits apart (`park`), so it holds none of its slots.
+   */
+  async runPods(pods: readonly SelectedPod[], wave: number, direction: Direction, summary: WaveSummary): Promise<void> {
+    const limit = pLimit(this.run.plan.strategy.concurrency);
+    await Promise.all(
+      pods.map((p) =>
+        limit(async () => {
+          const down = await this.runOne(p, wave, direction, summary);
+          if (down) this.nodes.park(p, wave, direction, down, () => this.runOne(p, wave, direction, summary));
+        }),
+      ),
+    );
+    if (this.run.fatal !== undefined) throw this.run.fatal;
+  }
+
+  /**
+   * Waits until one more pod may start and counts `key` in flight; false when the rollout stops
+   * first. The slot is taken in the same turn as the check: waiters wake together, and a slot
+   * taken one await later would let each of them pass the same check (budget overshoot).
+   * A candidate already not Ready (left drained by a killed run, say) is not counted twice: its
+   * start adds no unavailable pod, and counting it would let drained pods block their own resume.
+   */
+  private async acquire(wave: number, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
+    const { run } = this;
+    let reported = false;
+    for (;;) {
+      if (run.stopping) return false;
+      if (this.nodes.nodeDown(p)) return 'node-down';
+      const req = run.budget.request(key);
+      if (canStart(req)) {
+        run.budget.take(key);
+        return true;
+      }
+      if (startBlocker(req) === 'budget') {
+        const holders = run.budget.holders(key);
+        if (!run.rollingBackAfterHalt && heldOnlyByFailures(holders, req.inFlight, run.failedPods())) {
+          run.halt('failures', `the unavailability budget of ${req.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
+          return false;
+        }
+        if (!reported) {
+          reported = true;
+          run.emit({ event: 'budget-wait', wave, unavailable: req.unreadyNotInFlight + req.inFlight, budget: req.budget, holders: holders.slice(0, 5) });
+        }
+      }
+      await run.budget.nextChange();
+    }
+  }
+
+  /** One pod, from the budget to its end; its node's state instead when the node cannot act before it starts. */
+  private async runOne(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary): Promise<NodeDown | undefined> {
+    const { run } = this;
+    const key = podKey(p);
+    const down = this.nodes.nodeDown(p);
+    if (down) return down;
+    const acquired = await this.acquire(wave, key, p);
+    if (acquired === 'node-down') return this.nodes.nodeDown(p);
+    if (!acquired) return undefined;
+    run.budget.wake();
+    const began = run.now();
+    if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
+    const first = this.firstStart.get(summary) ?? began;
+    run.emit({ event: 'pod-start', wave, pod: key });
+    const nodeLost = this.nodes.flowStarted(key, p);
+    let outcome: PodOutcome;
+    try {
+      outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
+    } catch (err) {
+      // Let the other flows reach a resumable point, then fail the run with this error.
+      run.fatal ??= err;
+      return undefined;
+    } finally {
+      this.nodes.flowEnded(key);
+      run.budget.release(key);
+    }
+    outcome = this.nodes.nodeLostOutcome(p, outcome, nodeLost.signal.aborted && !run.deps.abort?.aborted);
+    const result = resultOf(outcome, direction);
+    run.emit({
+      event: 'pod-end',
+      wave,
+      pod: key,
+      result,
+      ...('reason' in outcome ? { reason: outcome.reason } : {}),
+      message: outcome.message,
+      durationMs: run.now() - began,
+    });
+    summary.durationMs = run.now() - first;
+    this.tally(outcome, result, key, summary, direction);
+    if (direction === 'upgrade') run.haltIfTooManyFailed();
+    return undefined;
+  }
+
+  private runFlow(p: SelectedPod, wave: number, direction: Direction, key: string, nodeLost: AbortSignal): Promise<PodOutcome> {
+    const { plan, deps } = this.run;
+    const s = plan.strategy;
+    return runPodFlow(
+      { namespace: p.namespace, name: p.name, uid: p.uid },
+      {
+        plan: plan.name,
+        revision: plan.revision,
+        wave,
+        direction,
+        containers: plan.update.containers,
+        gate: plan.readinessGate,
+        drainMs: s.drainMs,
+        podTimeoutMs: s.podTimeoutMs,
+        minReadyMs: s.minReadyMs,
+      },
+      {
+        writer: deps.writer,
+        reader: deps.view,
+        now: this.run.now,
+        signal: deps.abort ? AbortSignal.any([deps.abort, nodeLost]) : nodeLost,
+        onStep: (step) => {
+          this.nodes.flowAt(key, step.kind);
+          if (step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate')) {
+            this.run.emit({ event: 'pod-step', wave, pod: key, step: step.kind, message: step.message });
+          }
+        },
+      },
+    );
+  }
+
+  /** Counts a finished pod into its wave's summary and, for upgrades, into the run's totals. */
+  private tally(outcome: PodOutcome, result: PodResult, key: string, summary: WaveSummary, direction: Direction): void {
+    if (result === 'upgraded' || result === 'rolled-back') {
+      summary.upgraded++;
+      if (direction === 'upgrade') this.run.upgraded++;
+    } else if (result === 'vanished') {
+      summary.vanished++;
+    } else if (isFailure(result)) {
+      summary.failed++;
+      // A node that stopped acting is not the image's failure, unless the plan says to count it.
+      const nodeFailure = 'reason' in outcome && outcome.reason === 'NodeNotReady';
+      if (direction === 'upgrade' && (!nodeFailure || this.run.plan.failurePolicy.countNodeFailures)) {
+        this.run.failures.push({ pod: key, reason: 'reason' in outcome ? outcome.reason : result, message: outcome.message });
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// What every part of one run shares: the plan and deps, the event sink, the budget tracker, and
+// the facts that decide whether anything more may start (stop and abort signals, a halt, a fatal
+// error) with the failure totals that can halt it. The wave script (runner.ts), the pod runs
+// (podRunner.ts) and the node waits (nodeWaits.ts) read and write it; none of them keeps a copy.
+import type { Plan } from '../plan/types.js';
+import { exceedsMaxFailed } from './budget.js';
+import type { BudgetTracker } from './budgetTracker.js';
+import type { EventSink, RolloutEventBody } from './events.js';
+import type { RunnerDeps } from './runnerDeps.js';
+
+export interface Failure {
+  pod: string;
+  reason: string;
+  message: string;
+}
+
+export class RunState {
+  readonly now: () => number;
+  /** Set by the runner once the fleet is selected (before any pod runs). */
+  budget!: BudgetTracker;
+  /** Why the rollout halted, once it has. */
+  haltMessage: string | undefined;
+  /** Pods this run upgraded (rollbacks not counted). */
+  upgraded = 0;
+  /** Pods whose upgrade failed, in order. */
+  readonly failures: Failure[] = [];
+  currentWave = 0;
+  maxFailed = 0;
+  /** A rollback after a halt runs to its end whatever stopped the rollout; only a hard abort or a fatal error stops it. */
+  rollingBackAfterHalt = false;
+  /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
+  fatal: unknown;
+
+  constructor(
+    readonly plan: Plan,
+    readonly deps: RunnerDeps,
+  ) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  emit(body: RolloutEventBody): void {
+    this.deps.sink({ time: new Date(this.now()).toISOString(), plan: this.plan.name, ...body } as Parameters<EventSink>[0]);
+  }
+
+  get interrupted(): boolean {
+    return this.deps.stop.aborted || (this.deps.abort?.aborted ?? false);
+  }
+
+  /** Whether nothing new may start: a hard abort or a fatal error always; a stop or a halt unless rolling back after a halt. */
+  get stopping(): boolean {
+    if (this.deps.abort?.aborted || this.fatal !== undefined) return true;
+    return !this.rollingBackAfterHalt && (this.deps.stop.aborted || this.haltMessage !== undefined);
+  }
+
+  /** Keys of the pods whose upgrade failed. */
+  failedPods(): Set<string> {
+    return new Set(this.failures.map((f) => f.pod));
+  }
+
+  /** Stops the rollout: nothing new starts, pods in flight finish. */
+  halt(reason: 'failures' | 'gate', message: string, wave = this.currentWave): void {
+    if (this.haltMessage !== undefined) return;
+    this.haltMessage = message;
+    this.emit({ event: 'halt', wave, reason, message });
+    this.budget.wake();
+  }
+
+  /** Halts once more pods failed than `maxFailed` allows. */
+  haltIfTooManyFailed(): void {
+    if (this.haltMessage !== undefined || !exceedsMaxFailed(this.failures.length, this.maxFailed)) return;
+    const n = this.failures.length;
+    const list = this.failures.map((f) => `${f.pod} (${f.reason})`).join(', ');
+    this.halt('failures', `${n} pod${n === 1 ? '' : 's'} failed, more than maxFailed ${this.maxFailed}: ${list}`);
+  }
+}
