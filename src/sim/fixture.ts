@@ -41,6 +41,15 @@ export interface FixtureWorkload {
   nodes?: string[];
 }
 
+/** A policy/v1 PodDisruptionBudget the world starts with. */
+export interface FixturePdb {
+  namespace: string;
+  name: string;
+  selector: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[] };
+  minAvailable?: number | string;
+  maxUnavailable?: number | string;
+}
+
 export type OwnerKind = 'ReplicaSet' | 'StatefulSet' | 'DaemonSet' | 'Job';
 
 export interface FixtureTiming {
@@ -57,6 +66,7 @@ export interface Fixture {
   nodes: FixtureNode[];
   images: Record<string, ImageDecl>;
   workloads: FixtureWorkload[];
+  podDisruptionBudgets?: FixturePdb[];
   timing: FixtureTiming;
   timeScale?: number;
   seed?: number;
@@ -112,7 +122,8 @@ interface RawWorkload extends Omit<FixtureWorkload, 'namespace' | 'labels' | 're
   readinessGate?: false | { conditionType?: string; condition?: 'True' | 'False' | 'absent' };
   owner?: { kind: OwnerKind | 'None'; name?: string };
 }
-interface RawFixture extends Omit<Fixture, 'nodes' | 'images' | 'workloads' | 'timing'> {
+interface RawFixture extends Omit<Fixture, 'nodes' | 'images' | 'workloads' | 'timing' | 'podDisruptionBudgets'> {
+  podDisruptionBudgets?: (Omit<FixturePdb, 'namespace'> & { namespace?: string })[];
   nodes?: FixtureNode[];
   images?: Record<string, ImageDecl>;
   workloads?: RawWorkload[];
@@ -221,6 +232,7 @@ function normalise(raw: RawFixture): Fixture {
       owner: w.owner && w.owner.kind !== 'None' ? { kind: w.owner.kind, name: w.owner.name } : undefined,
       nodes: w.nodes,
     })),
+    ...(raw.podDisruptionBudgets ? { podDisruptionBudgets: raw.podDisruptionBudgets.map((p) => ({ ...p, namespace: p.namespace ?? 'default' })) } : {}),
     timing: raw.timing ?? {},
     timeScale: raw.timeScale,
     seed: raw.seed,
@@ -270,6 +282,14 @@ function check(f: Fixture, raw: RawFixture): Problem[] {
     const first = `${w.namespace}/${w.name}-0`;
     if (podNames.has(first)) problems.push({ path: ['workloads', i, 'name'], message: `workload "${w.name}" in namespace "${w.namespace}" is declared twice` });
     podNames.add(first);
+  });
+  const pdbNames = new Set<string>();
+  (f.podDisruptionBudgets ?? []).forEach((p, i) => {
+    const key = `${p.namespace}/${p.name}`;
+    if (pdbNames.has(key)) problems.push({ path: ['podDisruptionBudgets', i, 'name'], message: `PodDisruptionBudget "${p.name}" in namespace "${p.namespace}" is declared twice` });
+    pdbNames.add(key);
+    const percent = [p.minAvailable, p.maxUnavailable].find((v) => typeof v === 'string' && Number(v.slice(0, -1)) > 100);
+    if (percent !== undefined) problems.push({ path: ['podDisruptionBudgets', i, p.minAvailable === percent ? 'minAvailable' : 'maxUnavailable'], message: `${String(percent)}: must not be greater than 100%` });
   });
   return problems;
 }

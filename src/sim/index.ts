@@ -17,6 +17,7 @@ import { watchPodReadiness } from './readiness.js';
 import { SimStats } from './stats.js';
 import { Store } from './store.js';
 import { buildWorld, type WorldSummary } from './world.js';
+import { runDisruptionController } from './disruptionController.js';
 import { mergeFaults } from './disruptions.js';
 
 export interface SimOptions {
@@ -100,13 +101,14 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   kubelet.start();
   scheduler.start();
   const world = buildWorld(store, kubelet, images, fixture);
+  const stopDisruption = runDisruptionController(store);
   const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
   const stopReadiness = watchPodReadiness(store, (pod, ready) => {
     stats.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
     traffic.onReadiness(pod, ready);
   });
 
-  const closers: (() => Promise<void> | void)[] = [() => stopReadiness(), () => kubelet.stop(), () => scheduler.stop()];
+  const closers: (() => Promise<void> | void)[] = [() => stopReadiness(), () => kubelet.stop(), () => scheduler.stop(), () => stopDisruption()];
   const closeAll = async () => {
     for (const c of closers.reverse()) await c();
   };

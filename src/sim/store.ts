@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { rfc3339 } from './clock.js';
 
 /** The resources the simulator serves, by their plural (as in URLs and audit logs). */
-export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases';
+export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases' | 'poddisruptionbudgets';
 
 export const CLUSTER_SCOPED: ReadonlySet<Resource> = new Set(['nodes', 'namespaces']);
 

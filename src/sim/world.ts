@@ -3,7 +3,7 @@
 // them"), as a real cluster looks when kwave arrives; that makes 50,000 pods a matter of seconds.
 // Pods with an image that fails or crashes are created Pending and left to the kubelet to start.
 import { randomUUID } from 'node:crypto';
-import type { Fixture, FixtureNode, FixtureWorkload } from './fixture.js';
+import type { Fixture, FixtureNode, FixturePdb, FixtureWorkload } from './fixture.js';
 import type { ImageTable } from './images.js';
 import { parseImageRef } from './images.js';
 import { jsonHash } from './json.js';
@@ -27,7 +27,8 @@ export interface WorldSummary {
 
 /** Creates the fixture's namespaces, nodes and pods in the store. */
 export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, fixture: Fixture, now: () => Date = () => new Date()): WorldSummary {
-  const namespaces = new Set([...SYSTEM_NAMESPACES, ...fixture.workloads.map((w) => w.namespace)]);
+  const pdbs = fixture.podDisruptionBudgets ?? [];
+  const namespaces = new Set([...SYSTEM_NAMESPACES, ...fixture.workloads.map((w) => w.namespace), ...pdbs.map((p) => p.namespace)]);
   for (const name of namespaces) if (!store.get('namespaces', undefined, name)) store.create('namespaces', namespaceObject(name));
   const podsPerNode = new Map<string, number>();
   for (const w of fixture.workloads) {
@@ -60,7 +61,26 @@ export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, f
       pods++;
     }
   }
+  // As the API server stores a new PDB: generation 1, the status still empty for the controller.
+  for (const p of pdbs) {
+    const body = pdbObject(p);
+    store.create('poddisruptionbudgets', { ...body, metadata: { ...body.metadata, generation: 1 }, status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } });
+  }
   return { namespaces: namespaces.size, nodes: fixture.nodes.length, pods, startingPods };
+}
+
+/** A fixture's PodDisruptionBudget as a create body (both backends). */
+export function pdbObject(p: FixturePdb): KubeObject {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: p.name, namespace: p.namespace },
+    spec: {
+      selector: structuredClone(p.selector),
+      ...(p.minAvailable !== undefined ? { minAvailable: p.minAvailable } : {}),
+      ...(p.maxUnavailable !== undefined ? { maxUnavailable: p.maxUnavailable } : {}),
+    },
+  };
 }
 
 function gateConditions(w: FixtureWorkload, now: string): PodCondition[] {

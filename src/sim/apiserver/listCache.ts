@@ -14,7 +14,7 @@ export interface Snapshot {
 
 export const objectKey = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
-const RESOURCES: Resource[] = ['pods', 'nodes', 'namespaces', 'events', 'configmaps', 'leases'];
+const RESOURCES: Resource[] = ['pods', 'nodes', 'namespaces', 'events', 'configmaps', 'leases', 'poddisruptionbudgets'];
 
 interface Index {
   byKey: Map<string, KubeObject>;

@@ -102,6 +102,10 @@ export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
     resource: 'leases', plural: 'leases', singular: 'lease', kind: 'Lease', group: 'coordination.k8s.io', namespaced: true,
     createOnUpdate: true, requireVersionOnUpdate: true, fields: META_FIELDS,
   }),
+  poddisruptionbudgets: info({
+    resource: 'poddisruptionbudgets', plural: 'poddisruptionbudgets', singular: 'poddisruptionbudget', kind: 'PodDisruptionBudget', group: 'policy', namespaced: true,
+    shortNames: ['pdb'], subresources: ['status'], fields: META_FIELDS,
+  }),
 };
 
 export const apiVersionOf = (info: ResourceInfo) => (info.group ? `${info.group}/${info.version}` : info.version);

@@ -6,9 +6,13 @@ import { clone, deepEqual, getPath, isObject, type JsonObject } from './json.js'
 import type { ResourceInfo } from './resources.js';
 import type { FieldError } from './status.js';
 import { validateLabelsAndAnnotations, validateName } from './validation/meta.js';
+import { validatePdbSpec } from './validation/pdb.js';
 import { validatePodCreate, validatePodStatus, validatePodUpdate } from './validation/pod.js';
 
-const HAS_STATUS = new Set(['pods', 'nodes', 'namespaces']);
+const HAS_STATUS = new Set(['pods', 'nodes', 'namespaces', 'poddisruptionbudgets']);
+
+/** What a new PodDisruptionBudget's status is before the disruption controller has looked (its ints are not omitempty). */
+const EMPTY_PDB_STATUS = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
 
 /** Fills in what the server sets on create; the result is validated next. */
 export function prepareCreate(info: ResourceInfo, obj: JsonObject): JsonObject {
@@ -23,6 +27,13 @@ export function prepareCreate(info: ResourceInfo, obj: JsonObject): JsonObject {
       m.labels = { ...(isObject(m.labels) ? m.labels : {}), 'kubernetes.io/metadata.name': String(m.name) };
       out.spec = { finalizers: ['kubernetes'] };
       out.status = { phase: 'Active' };
+      return out;
+    }
+    case 'poddisruptionbudgets': {
+      // As the PDB strategy: status reset, generation 1 (the controller's observedGeneration follows it).
+      const out = clone(obj);
+      (out.metadata as JsonObject).generation = 1;
+      out.status = { ...EMPTY_PDB_STATUS };
       return out;
     }
     default:
@@ -59,6 +70,8 @@ function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
       if (t !== undefined && t !== null && !(typeof t === 'number' && t >= 0)) errors.push({ type: 'Invalid', field: 'spec.leaseTransitions', value: t, detail: 'must be greater than or equal to 0' });
       return errors;
     }
+    case 'poddisruptionbudgets':
+      return validatePdbSpec(obj);
     default:
       return [];
   }
@@ -79,6 +92,11 @@ export function prepareUpdate(info: ResourceInfo, subresource: string | undefine
   }
   delete meta.selfLink;
   delete meta.managedFields;
+  if (info.resource === 'poddisruptionbudgets') {
+    // metadata.generation is the server's: +1 when the spec changes, else kept.
+    const generation = typeof oldMeta.generation === 'number' ? oldMeta.generation : 1;
+    meta.generation = subresource === undefined && !deepEqual(out.spec, old.spec) ? generation + 1 : generation;
+  }
   if (HAS_STATUS.has(info.resource)) {
     if (subresource === 'status') {
       if (old.spec === undefined) delete out.spec;

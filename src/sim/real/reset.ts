@@ -1,7 +1,7 @@
 // Empties a real control plane for the next world, so that a test file can start one control
 // plane and seed many worlds on it: every pod removed at once (grace 0: no kubelet is left to
-// finish a graceful deletion), the nodes unregistered, and kwave's records, leases and the Events
-// of the namespaces dropped. Namespaces stay (their deletion takes the namespace controller a while).
+// finish a graceful deletion), the nodes unregistered, and kwave's records, leases, the PDBs and the
+// Events of the namespaces dropped. Namespaces stay (their deletion takes the namespace controller a while).
 import { KubeHttpError, type KubeHttp } from '../agent/kubeHttp.js';
 import type { KubeObject } from '../store.js';
 
@@ -16,6 +16,7 @@ export async function resetRealWorld(admin: KubeHttp): Promise<void> {
     await admin.request('DELETE', `/api/v1/namespaces/${ns}/pods?gracePeriodSeconds=0`, now).catch(ignoreMissing);
     await admin.request('DELETE', `/api/v1/namespaces/${ns}/events`).catch(ignoreMissing);
     await admin.request('DELETE', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`).catch(ignoreMissing);
+    await admin.request('DELETE', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`).catch(ignoreMissing);
     // kube-root-ca.crt is the controller-manager's; everything else is a test's.
     const cms = (await admin.request<{ items: KubeObject[] }>('GET', `/api/v1/namespaces/${ns}/configmaps`)).items;
     for (const cm of cms) if (cm.metadata.name !== 'kube-root-ca.crt') await admin.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/${cm.metadata.name}`).catch(ignoreMissing);

@@ -12,7 +12,7 @@ import { parseImageRef } from '../images.js';
 import { rfc3339 } from '../kubelet/pods.js';
 import { conditionStatus, type PodCondition } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
-import { namespaceObject, podManifest, type WorldSummary } from '../world.js';
+import { namespaceObject, pdbObject, podManifest, type WorldSummary } from '../world.js';
 
 export interface SeedOptions {
   /** Bound on waiting for service accounts and for the pods to run. Default 180 s. */
@@ -35,7 +35,8 @@ async function until(what: string, timeoutMs: number, ok: () => Promise<boolean>
 export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: Fixture, images: ImageTable, options: SeedOptions = {}): Promise<WorldSummary> {
   const timeoutMs = options.timeoutMs ?? 180_000;
   const now = options.now ?? (() => new Date());
-  const namespaces = [...new Set(['default', ...fixture.workloads.map((w) => w.namespace)])];
+  const pdbs = fixture.podDisruptionBudgets ?? [];
+  const namespaces = [...new Set(['default', ...fixture.workloads.map((w) => w.namespace), ...pdbs.map((p) => p.namespace)])];
   for (const ns of namespaces) {
     await http.request('POST', '/api/v1/namespaces', namespaceObject(ns)).catch((err: unknown) => {
       if (!(err instanceof KubeHttpError && err.code === 409)) throw err;
@@ -82,6 +83,8 @@ export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: F
     }
   }
   await Promise.all(jobs);
+  // The real disruption controller keeps their status.
+  for (const p of pdbs) await http.request('POST', `/apis/policy/v1/namespaces/${p.namespace}/poddisruptionbudgets`, pdbObject(p));
   await waitRunning(agent, awaited, timeoutMs);
   return { namespaces: namespaces.length, nodes: fixture.nodes.length, pods, startingPods };
 }

@@ -1,4 +1,4 @@
-// Table columns for the resources besides pods: nodes, namespaces, configmaps, leases, events.
+// Table columns for the resources besides pods: nodes, namespaces, configmaps, leases, events, PDBs.
 import type { KubeObject } from '../../store.js';
 import { getPath, isObject } from '../json.js';
 import { ageOf } from './duration.js';
@@ -64,6 +64,17 @@ export const OTHER_PRINTERS: Readonly<Record<string, Printer>> = {
     cells: (cm, now) => {
       const count = (v: unknown) => (isObject(v) ? Object.keys(v).length : 0);
       return [cm.metadata.name, count(cm.data) + count(cm.binaryData), ageOf(cm.metadata.creationTimestamp, now)];
+    },
+  },
+  poddisruptionbudgets: {
+    columns: [
+      NAME, col('Min Available', 'The minimum number of pods that must be available.'), col('Max Unavailable', 'The maximum number of pods that may be unavailable.'),
+      col('Allowed Disruptions', 'Calculated number of pods that may be disrupted at this time.', 0, 'integer'), AGE,
+    ],
+    cells: (p, now) => {
+      const amount = (v: unknown) => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? String(v) : 'N/A');
+      const allowed = getPath(p, ['status', 'disruptionsAllowed']);
+      return [p.metadata.name, amount(getPath(p, ['spec', 'minAvailable'])), amount(getPath(p, ['spec', 'maxUnavailable'])), typeof allowed === 'number' ? allowed : 0, ageOf(p.metadata.creationTimestamp, now)];
     },
   },
   leases: {
