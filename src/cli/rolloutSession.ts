@@ -24,6 +24,8 @@ import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js'
 import { renderSelector } from '../rollout/labelSelector.js';
 import type { CommandContext } from './context.js';
 import { createReporter } from './output/index.js';
+import { followDisruptionBudgets } from './disruptionBudgets.js';
+import { pdbProblems } from '../rollout/disruptionBudget.js';
 
 export interface SessionOptions {
   plan: Plan;
@@ -127,9 +129,12 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     const nodes = await followNodes(cluster, (line) => io.stderr.write(`kwave: ${line}\n`));
     if (nodes) closers.push(() => nodes.close());
     const zones = nodes ? zonesOf(nodes.list()) : await readZones(cluster);
+    const budgets = await followDisruptionBudgets(cluster, plan, cache, (line) => io.stderr.write(`kwave: ${line}\n`));
+    if (budgets) closers.push(() => budgets.close());
 
     // Refuse before touching the record: a refused run must not overwrite another revision's.
     const selection = options.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
+    if (selection && budgets) selection.problems.push(...pdbProblems(selection.todo, budgets.view.pdbs(), budgets.view.pods()));
     const refusal = selection && refusalOf(selection, options.force ?? false);
     if (refusal) throw new KwaveError('REFUSED', refusal, ExitCode.BAD_INPUT);
 
@@ -155,6 +160,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       writer: cluster,
       view: cache,
       ...(nodes ? { nodes } : {}),
+      ...(budgets ? { disruptionBudgets: budgets.view } : {}),
       zones,
       sink,
       sleep: realSleep,

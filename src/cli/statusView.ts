@@ -73,6 +73,7 @@ export function renderStatus(input: StatusInput): string {
   );
   if (r.rollback) lines.push(`rollback (${r.rollback.scope}): ${r.rollback.done} of ${r.rollback.pods} reverted, ${r.rollback.failed} failed`);
   if (r.waiting) lines.push(waitLine(r.waiting, r, input));
+  if (r.heldByPdb) lines.push(`held by PodDisruptionBudget ${r.heldByPdb.pdb} for ${formatDuration(since(r.heldByPdb.since, now))}: ${r.heldByPdb.pod} waits (${r.heldByPdb.message})`);
   if (r.message) lines.push(`${TERMINAL.has(r.phase) || r.phase === 'Paused' ? 'result' : 'note'}: ${r.message}`);
 
   if (r.inFlight.length > 0) {

@@ -2,13 +2,13 @@
 // calls; how each one goes out (rate limit, count, timeout, retry, KubeError) is requester.ts.
 // Writes are minimal patches built from a decision (requestBodies.ts).
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
-import { checkedPod, decodeNode, decodePod, podShapeProblem, watchEvent } from './decode.js';
+import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEvent } from './decode.js';
 import { KubeError } from './kubeError.js';
 import { listAllPages } from './pagedList.js';
-import { NODES_PATH, podPath, podsPath } from './paths.js';
+import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
 import { Requester } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
-import type { ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
+import type { ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
 import { RequestCounter } from './requestCounter.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry.js';
@@ -150,6 +150,23 @@ export class Cluster {
     return this.requester.watch('nodes', NODES_PATH, query, (type, object) => {
       const e = watchEvent(type, object, decodeNode);
       if (e) onEvent('object' in e ? { type: e.type, node: e.object } : e);
+    }, onDone);
+  }
+
+  // ---- PodDisruptionBudgets (policy/v1) -----------------------------------------------------
+
+  /** Every PDB of a namespace with the list's resourceVersion (PDBs are few: one page). */
+  async listPdbs(namespace: string): Promise<PdbList> {
+    const page = (await this.requester.wire('list', 'poddisruptionbudgets', { method: 'GET', path: pdbsPath(namespace) })) as { items?: unknown[]; metadata?: { resourceVersion?: string } } | undefined;
+    if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list poddisruptionbudgets in ${namespace}: the answer holds no items list`);
+    return { items: page.items.map(decodePdb), resourceVersion: page.metadata?.resourceVersion ?? '' };
+  }
+
+  /** Streams PDB changes in one namespace; one `watch poddisruptionbudgets` request. */
+  async watchPdbs(namespace: string, query: WatchNodesQuery, onEvent: (event: PdbWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
+    return this.requester.watch('poddisruptionbudgets', pdbsPath(namespace), query, (type, object) => {
+      const e = watchEvent(type, object, decodePdb);
+      if (e) onEvent('object' in e ? { type: e.type, pdb: e.object } : e);
     }, onDone);
   }
 

@@ -9,7 +9,7 @@
 // (podView.toMs reads both those and Dates).
 // Nodes (a few per cluster) keep client-node's model shape, through its deserializer (not exported
 // from the package root: a deep import; client-node 1.4 declares no "exports" map).
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { KubeError, kubeErrorFromResponse } from './kubeError.js';
 import { podShapeProblem } from './podShape.js';
@@ -115,6 +115,13 @@ export function decodePod(raw: unknown): V1Pod {
 /** A node as JSON (from a watch) → the V1Node shape the typed calls return. */
 export function decodeNode(raw: unknown): V1Node {
   return ObjectSerializer.deserialize(raw, 'V1Node', '') as V1Node;
+}
+
+/** A PodDisruptionBudget as JSON → the V1PodDisruptionBudget shape; refused (500 BadResponse) without a name. */
+export function decodePdb(raw: unknown): V1PodDisruptionBudget {
+  const name = (raw as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name;
+  if (typeof name !== 'string' || name === '') throw new KubeError(500, 'BadResponse', 'not a PodDisruptionBudget: no metadata.name');
+  return ObjectSerializer.deserialize(raw, 'V1PodDisruptionBudget', '') as V1PodDisruptionBudget;
 }
 
 /** A pod off the wire, refused with a KubeError (500 BadResponse) when it cannot be a pod. */

@@ -15,3 +15,9 @@ export function podPath(namespace: string, name: string): string {
 
 /** `/api/v1/nodes`: the (cluster-scoped) collection a node watch streams. */
 export const NODES_PATH = '/api/v1/nodes';
+
+/** `/apis/policy/v1/namespaces/NS/poddisruptionbudgets`. */
+export function pdbsPath(namespace: string): string {
+  if (!namespace) throw new Error('pdbsPath: namespace must not be empty');
+  return `/apis/policy/v1/namespaces/${encodeURIComponent(namespace)}/poddisruptionbudgets`;
+}

@@ -1,6 +1,6 @@
 // What Cluster's calls take and give back: list and watch queries, lists with their
 // resourceVersion, watch events, and the ConfigMap merge patch. Types only.
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { KubeError } from './kubeError.js';
 
 export interface ListPodsOptions {
@@ -41,6 +41,16 @@ export interface NodeList {
 
 export type NodeWatchEvent =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; node: V1Node }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  | { type: 'ERROR'; error: KubeError };
+
+export interface PdbList {
+  items: V1PodDisruptionBudget[];
+  resourceVersion: string;
+}
+
+export type PdbWatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; pdb: V1PodDisruptionBudget }
   | { type: 'BOOKMARK'; resourceVersion: string }
   | { type: 'ERROR'; error: KubeError };
 

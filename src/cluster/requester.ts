@@ -122,7 +122,7 @@ export class Requester {
    * when the server ended the stream cleanly, or the error that ended it.
    */
   async watch(
-    resource: 'pods' | 'nodes',
+    resource: 'pods' | 'nodes' | 'poddisruptionbudgets',
     path: string,
     query: WatchPodsQuery,
     onRaw: (type: string, object: unknown) => void,

@@ -113,6 +113,7 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
       drainMs: (s.drainSeconds ?? D.strategy.drainSeconds) * 1000,
       podTimeoutMs: ms(s.podTimeout ?? D.strategy.podTimeout),
       minReadyMs: (s.minReadySeconds ?? D.strategy.minReadySeconds) * 1000,
+      respectPodDisruptionBudgets: s.respectPodDisruptionBudgets ?? D.strategy.respectPodDisruptionBudgets,
       ...(s.kubeApiQps === undefined ? {} : { kubeApiQps: s.kubeApiQps }),
       ...(s.kubeApiBurst === undefined ? {} : { kubeApiBurst: s.kubeApiBurst }),
     },

@@ -65,6 +65,7 @@ export interface RawSpec {
     drainSeconds?: number;
     podTimeout?: string;
     minReadySeconds?: number;
+    respectPodDisruptionBudgets?: boolean;
     kubeApiQps?: number;
     kubeApiBurst?: number;
   };

@@ -26,11 +26,15 @@ export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 
  * the old one left mid-flight and forget its approvals, for a change that touches no pod.
  */
 export function planRevision(spec: PlanSpec): string {
-  const { kubeApiQps: _qps, kubeApiBurst: _burst, ...strategy } = spec.strategy;
+  const { kubeApiQps: _qps, kubeApiBurst: _burst, respectPodDisruptionBudgets, ...strategy } = spec.strategy;
   const { notify: _notify, ...rest } = spec;
   const hashed = {
     ...rest,
-    strategy,
+    strategy: {
+      ...strategy,
+      // Left out at its default, so plans written before the field existed keep their revision.
+      respectPodDisruptionBudgets: respectPodDisruptionBudgets ? undefined : false,
+    },
     // Left out at its default, so plans written before the field existed keep their revision.
     failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },
     window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },

@@ -104,6 +104,8 @@ export interface Plan {
     drainMs: number;
     podTimeoutMs: number;
     minReadyMs: number;
+    /** Hold pods back while draining them would break a PodDisruptionBudget. Default true. */
+    respectPodDisruptionBudgets: boolean;
     /** Client-side API rate limit, when the plan sets one (the CLI flags win); outside the revision. */
     kubeApiQps?: number;
     kubeApiBurst?: number;

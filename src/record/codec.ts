@@ -100,6 +100,10 @@ function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'p
     }
   }
   if (doc.waitingForNodes !== undefined && !arrayOf(doc.waitingForNodes, isNodeWait)) return bad('waitingForNodes', 'a list of {pod, node, message}');
+  if (doc.heldByPdb !== undefined) {
+    const h = doc.heldByPdb;
+    if (!isObject(h) || !isString(h.pod) || !isString(h.pdb) || !isString(h.message) || !isString(h.since)) return bad('heldByPdb', 'a {pod, pdb, message, since} object');
+  }
   if (doc.rollback !== undefined) {
     const rb = doc.rollback;
     if (!isObject(rb) || !isCount(rb.pods) || !isCount(rb.done) || !isCount(rb.failed)) return bad('rollback', 'a {scope, pods, done, failed} object');

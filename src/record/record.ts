@@ -75,6 +75,16 @@ export interface Waiting {
   until?: string;
 }
 
+/** A pod held back by a PodDisruptionBudget: draining it would break the PDB. */
+export interface PdbHold {
+  pod: string;
+  /** `namespace/name` of the PDB. */
+  pdb: string;
+  message: string;
+  /** ISO time the PDB began to hold pods back. */
+  since: string;
+}
+
 export interface Approval {
   /** Who approved: `user@host`. */
   by: string;
@@ -115,6 +125,8 @@ export interface RolloutRecord {
   inFlight: InFlightPod[];
   /** Pods waiting for (or, once the run ended, left for) a node that cannot act. Optional: older records lack it. */
   waitingForNodes?: NodeWait[];
+  /** The latest pod a PodDisruptionBudget holds back, while it waits. Optional: older records lack it. */
+  heldByPdb?: PdbHold;
   failures: Failure[];
   /** Failures in all, including those dropped from the bounded list. */
   failuresTotal: number;

@@ -12,6 +12,7 @@ export function isTransition(event: RolloutEvent): boolean {
     case 'gate-measurement':
       return false;
     case 'pod-waiting':
+    case 'pdb-wait':
       return true;
     case 'gate-pause':
       // The runner may repeat it as a countdown; only the first of a pause is a transition.
@@ -46,6 +47,8 @@ function describeEvent(e: RolloutEvent): string {
       return `waiting for the unavailability budget: ${e.unavailable} of ${e.budget} not Ready`;
     case 'pod-waiting':
       return `${e.pod} waiting: ${e.message}`;
+    case 'pdb-wait':
+      return `${e.pod} held by ${e.message}`;
     case 'wave-end':
       return `wave ${e.wave} ended: ${e.summary.upgraded} upgraded, ${e.summary.failed} failed, ${e.summary.vanished} vanished of ${e.summary.pods}`;
     case 'gate-start':
@@ -81,6 +84,7 @@ function historyWorthy(e: RolloutEvent, last: HistoryEntry | undefined): boolean
     case 'pod-end':
       return e.result !== 'upgraded' && e.result !== 'skipped' && e.result !== 'rolled-back';
     case 'budget-wait':
+    case 'pdb-wait':
     case 'gate-pause':
     case 'window-wait':
       // Repeated countdowns: one line per wait.
@@ -141,8 +145,9 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       const entry: InFlightPod = { pod: e.pod, wave: e.wave, step: 'started', since: e.time, stepAt: e.time };
       const inFlight = [...r.inFlight.filter((p) => p.pod !== e.pod), entry];
       const waitingForNodes = withoutPod(r.waitingForNodes, e.pod);
-      if (r.rollback) return { ...r, inFlight, waitingForNodes };
-      return { ...r, inFlight, waitingForNodes, counts: movePod(r.counts, 'pending', 'in_progress') };
+      const heldByPdb = r.heldByPdb?.pod === e.pod ? undefined : r.heldByPdb;
+      if (r.rollback) return { ...r, inFlight, waitingForNodes, heldByPdb };
+      return { ...r, inFlight, waitingForNodes, heldByPdb, counts: movePod(r.counts, 'pending', 'in_progress') };
     }
     case 'pod-waiting': {
       const entry: NodeWait = { pod: e.pod, node: e.node, ...(e.since ? { since: e.since } : {}), message: e.message };
@@ -165,9 +170,11 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     }
     case 'budget-wait':
       return r;
+    case 'pdb-wait':
+      return { ...r, heldByPdb: { pod: e.pod, pdb: e.pdb, message: e.message, since: r.heldByPdb?.pdb === e.pdb ? r.heldByPdb.since : e.time } };
     case 'wave-end': {
       const others = r.waveSummaries.filter((s) => s.wave !== e.wave);
-      return { ...r, waveSummaries: keepLast([...others, e.summary].sort((a, b) => a.wave - b.wave), LIMITS.waveSummaries) };
+      return { ...r, heldByPdb: undefined, waveSummaries: keepLast([...others, e.summary].sort((a, b) => a.wave - b.wave), LIMITS.waveSummaries) };
     }
     case 'gate-start':
       return {
@@ -227,6 +234,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         message: e.message,
         waveSummaries: e.waves.length > 0 ? keepLast(e.waves, LIMITS.waveSummaries) : r.waveSummaries,
         waiting: undefined,
+        heldByPdb: undefined,
         waitingForNodes: e.waitingForNodes && e.waitingForNodes.length > 0 ? keepLast(e.waitingForNodes, LIMITS.failures) : undefined,
         endedAt: e.time,
       };

@@ -52,6 +52,11 @@ export class BudgetTracker {
     return [...this.notReady].filter((k) => !this.inFlight.has(k) && k !== candidate);
   }
 
+  /** The pods in flight (`namespace/name`). */
+  get inFlightKeys(): ReadonlySet<string> {
+    return this.inFlight;
+  }
+
   get inFlightCount(): number {
     return this.inFlight.size;
   }

@@ -37,6 +37,8 @@ export type RolloutEventBody =
   | { event: 'pod-waiting'; wave: number; pod: string; node: string; since?: string; direction: 'upgrade' | 'rollback'; message: string }
   /** Nothing can start: other pods hold the unavailability budget. */
   | { event: 'budget-wait'; wave: number; unavailable: number; budget: number; holders: string[] }
+  /** A PodDisruptionBudget holds `pod` back: draining it now would break the PDB. Once per pod and PDB. */
+  | { event: 'pdb-wait'; wave: number; pod: string; pdb: string; message: string }
   | { event: 'wave-end'; wave: number; summary: WaveSummary }
   | { event: 'gate-start'; wave: number; gate: string }
   | { event: 'gate-pause'; wave: number; gate: string; msLeft: number }

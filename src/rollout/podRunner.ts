@@ -7,6 +7,7 @@ import { runPodFlow, type PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
 import { canStart, heldOnlyByFailures, startBlocker } from './budget.js';
+import { pdbBlocker, type PdbBlock } from './disruptionBudget.js';
 import type { WaveSummary } from './events.js';
 import type { NodeDown, NodeWaits } from './nodeWaits.js';
 import { isFailure, resultOf, type PodResult } from './podEnd.js';
@@ -49,13 +50,20 @@ export class PodRunner {
   private async acquire(wave: number, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
     const { run } = this;
     let reported = false;
+    let heldBy: string | undefined;
     for (;;) {
       if (run.stopping) return false;
       if (this.nodes.nodeDown(p)) return 'node-down';
       const req = run.budget.request(key);
-      if (canStart(req)) {
+      // PDBs are asked in the same turn as the plan's budget, for the same reason.
+      const pdb = canStart(req) ? this.pdbHold(p) : undefined;
+      if (canStart(req) && !pdb) {
         run.budget.take(key);
         return true;
+      }
+      if (pdb && pdb.pdb !== heldBy) {
+        heldBy = pdb.pdb;
+        run.emit({ event: 'pdb-wait', wave, pod: key, pdb: pdb.pdb, message: pdb.message });
       }
       if (startBlocker(req) === 'budget') {
         const holders = run.budget.holders(key);
@@ -70,6 +78,15 @@ export class PodRunner {
       }
       await run.budget.nextChange();
     }
+  }
+
+  /** The PodDisruptionBudget that holds `p` back now, if any. */
+  private pdbHold(p: SelectedPod): PdbBlock | undefined {
+    const view = this.run.deps.disruptionBudgets;
+    if (!view) return undefined;
+    const pdbs = view.pdbs();
+    if (pdbs.length === 0) return undefined;
+    return pdbBlocker(this.run.deps.view.get(p.namespace, p.name) ?? p.pod, pdbs, view.pods(), this.run.budget.inFlightKeys);
   }
 
   /** One pod, from the budget to its end; its node's state instead when the node cannot act before it starts. */

@@ -59,11 +59,13 @@ class Rollout {
     this.run.maxFailed = selection.maxFailed;
     const unwatchPods = this.run.budget.follow((listener) => this.deps.view.onChange(listener));
     const unwatchNodes = this.deps.nodes?.onChange((name) => this.nodes.onNodeChange(name));
+    const unwatchPdbs = this.deps.disruptionBudgets?.onChange(() => this.run.budget.wake());
     return {
       selection,
       untrack: () => {
         unwatchPods();
         unwatchNodes?.();
+        unwatchPdbs?.();
       },
     };
   }

@@ -1,6 +1,6 @@
 // What the runner (runner.ts) is given and what it returns: the pod cache and writer it drives,
 // the signals that stop it, the gate checker and approvals it consults, and its result.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { PodReader, PodWriter } from '../inplace/executor.js';
 import type { PodChangeFeed } from './budgetTracker.js';
 import type { EventSink, WaveSummary } from './events.js';
@@ -19,6 +19,15 @@ export interface FleetView extends PodReader {
 export interface NodeView {
   get(name: string): NodeSighting | undefined;
   onChange(listener: (name: string) => void): () => void;
+}
+
+/** The PodDisruptionBudgets of the target namespaces and every pod they may select (PdbCache and a pod cache fit). */
+export interface DisruptionBudgetView {
+  pdbs(): readonly V1PodDisruptionBudget[];
+  /** Every pod of the target namespaces, not only the plan's: a PDB counts all the pods it selects. */
+  pods(): readonly V1Pod[];
+  /** Calls `listener` after a change of a PDB or of one of those pods. Returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
 }
 
 export interface Approvals {
@@ -41,6 +50,8 @@ export interface RunnerDeps {
   /** Second signal: leave at once; flows stop between steps and stay resumable. */
   abort?: AbortSignal;
   approvals?: Approvals;
+  /** PDBs to respect (`strategy.respectPodDisruptionBudgets`); without it only the plan's budget holds pods back. */
+  disruptionBudgets?: DisruptionBudgetView;
   /** Checks one gate (`gateChecker` of gates/index.ts). Without it, a plan's gate fails: nothing could check it. */
   checkGate?: CheckGate;
   /** Gates of the wave before `wave` already passed in an earlier run (from the rollout record). */

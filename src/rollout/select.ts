@@ -28,7 +28,13 @@ export type ProblemKind =
   | 'other-revision'
   | 'other-plan'
   | 'owned-by-controller'
-  | 'terminating';
+  | 'terminating'
+  /** A PodDisruptionBudget never allows a disruption: the rollout would wait forever (error). */
+  | 'pdb-never'
+  /** A PodDisruptionBudget allows none now: pods wait (warning). */
+  | 'pdb-blocked'
+  /** PDBs could not be read (forbidden): they are not respected (warning). */
+  | 'pdb-unknown';
 
 export interface PodProblem {
   kind: ProblemKind;

@@ -3,13 +3,14 @@
 // and the problems that would refuse the run. Only reads: nothing is written to the cluster.
 // Exit 0 when the run would go (or has nothing to do), 2 when the plan is invalid or a problem
 // would refuse the run.
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
 import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
-import { selectFleet, zonesOf } from '../../rollout/select.js';
+import { selectFleet, zonesOf, type FleetSelection } from '../../rollout/select.js';
+import { pdbProblems } from '../../rollout/disruptionBudget.js';
 import { renderSelector } from '../../rollout/labelSelector.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
@@ -19,12 +20,15 @@ import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../p
 export interface PlanSources {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
   listNodes(): Promise<V1Node[]>;
+  /** Without it PDBs are not checked. */
+  listPdbs?(namespace: string): Promise<V1PodDisruptionBudget[]>;
 }
 
 function clusterSources(cluster: Cluster): PlanSources {
   return {
     listPods: async (namespace, labelSelector) => (await cluster.listPods(namespace, { labelSelector })).items,
     listNodes: () => cluster.listNodes(),
+    listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
   };
 }
 
@@ -59,7 +63,36 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
     throw err;
   }
-  return planReport(plan, selectFleet(plan, pods, zones.zones), zones.info, Date.now(), zones.nodes);
+  const selection = selectFleet(plan, pods, zones.zones);
+  if (plan.strategy.respectPodDisruptionBudgets) selection.problems.push(...(await budgetProblems(plan, sources, selection, pods)));
+  return planReport(plan, selection, zones.info, Date.now(), zones.nodes);
+}
+
+/** PDBs that would make the run stall; a warning instead when they may not be listed. */
+async function budgetProblems(plan: Plan, sources: PlanSources, selection: FleetSelection, selectedPods: V1Pod[]): Promise<FleetSelection['problems']> {
+  if (!sources.listPdbs) return [];
+  const pdbs: V1PodDisruptionBudget[] = [];
+  const everyPod: V1Pod[] = [];
+  for (const ns of plan.target.namespaces) {
+    try {
+      pdbs.push(...(await sources.listPdbs(ns)));
+    } catch (err) {
+      if (isForbidden(err)) return [{ kind: 'pdb-unknown', severity: 'warning', message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them` }];
+      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing PodDisruptionBudgets in namespace ${ns}`);
+      throw err;
+    }
+  }
+  if (pdbs.length === 0) return [];
+  // A PDB counts every pod it selects, not only the plan's.
+  for (const ns of plan.target.namespaces) {
+    try {
+      everyPod.push(...(await sources.listPods(ns, '')));
+    } catch (err) {
+      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${ns}`);
+      throw err;
+    }
+  }
+  return pdbProblems(selection.todo, pdbs, everyPod.length > 0 ? everyPod : selectedPods);
 }
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {

@@ -71,6 +71,8 @@ function waitingText(s: ProgressState, nowMs: number, options: BarOptions): stri
       const who = w.holders.length > 0 ? ` (${w.holders.slice(0, 3).map(shortName).join(', ')}${w.holders.length > 3 ? ' …' : ''})` : '';
       return `waiting for budget: ${w.unavailable}/${w.budget} unavailable${who}`;
     }
+    case 'pdb':
+      return `held by PodDisruptionBudget ${w.pdb}: ${shortName(w.pod)} waits`;
     case 'pause':
       return `pause ${w.gate} after wave ${w.wave}: ${formatDuration(Math.max(0, w.untilMs - nowMs))} left`;
     case 'approval':

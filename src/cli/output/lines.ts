@@ -125,6 +125,8 @@ export class EventLines {
       }
       case 'pod-waiting':
         return `pod ${e.pod} waiting: ${e.message}`;
+      case 'pdb-wait':
+        return tty ? undefined : `pod ${e.pod} waiting: held by ${e.message}`;
       case 'budget-wait': {
         if (tty) return undefined;
         const due = t - this.lastBudgetMs >= (this.budgetWaitOpen ? BUDGET_REMIND_MS : BUDGET_NEW_WAIT_MS);

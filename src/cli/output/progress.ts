@@ -5,6 +5,7 @@ import type { RolloutEvent, RolloutPhase } from '../../rollout/events.js';
 
 export type Waiting =
   | { kind: 'budget'; unavailable: number; budget: number; holders: string[] }
+  | { kind: 'pdb'; pdb: string; pod: string; message: string }
   | { kind: 'pause'; gate: string; wave: number; untilMs: number }
   | { kind: 'approval'; gate: string; wave: number }
   | { kind: 'gate'; gate: string; wave: number; measurement?: { index: number; count: number; value: unknown } }
@@ -120,7 +121,7 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
         ...s,
         inFlight: [...s.inFlight.filter((p) => p.pod !== event.pod), { pod: event.pod, sinceMs: t }],
         nodeWaits: s.nodeWaits.filter((w) => w.pod !== event.pod),
-        waiting: s.waiting?.kind === 'budget' ? undefined : s.waiting,
+        waiting: s.waiting?.kind === 'budget' || s.waiting?.kind === 'pdb' ? undefined : s.waiting,
       };
     case 'pod-step':
       return { ...s, inFlight: s.inFlight.map((p) => (p.pod === event.pod ? { ...p, step: event.step } : p)) };
@@ -147,6 +148,8 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
       const entry = { pod: event.pod, node: event.node, ...(since !== undefined && !Number.isNaN(since) ? { sinceMs: since } : {}) };
       return { ...s, nodeWaits: [...s.nodeWaits.filter((w) => w.pod !== event.pod), entry] };
     }
+    case 'pdb-wait':
+      return { ...s, waiting: { kind: 'pdb', pdb: event.pdb, pod: event.pod, message: event.message } };
     case 'budget-wait':
       return { ...s, waiting: { kind: 'budget', unavailable: event.unavailable, budget: event.budget, holders: event.holders } };
     case 'wave-end':

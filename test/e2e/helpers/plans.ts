@@ -18,6 +18,7 @@ export interface PlanOptions {
   order?: string;
   maxFailed?: number | string;
   rollback?: 'none' | 'failed' | 'all';
+  respectPodDisruptionBudgets?: boolean;
   /** `spec.gates`: the items as objects, or as YAML text of a sequence (any indentation). */
   gates?: string | Record<string, unknown>[];
 }
@@ -44,6 +45,7 @@ export function planYaml(o: PlanOptions): string {
         order: o.order,
         drainSeconds: o.drainSeconds,
         podTimeout: o.podTimeout,
+        respectPodDisruptionBudgets: o.respectPodDisruptionBudgets,
       }),
       failurePolicy: defined({ maxFailed: o.maxFailed, rollback: o.rollback }),
       gates: typeof o.gates === 'string' ? (parse(o.gates) as unknown) : o.gates,

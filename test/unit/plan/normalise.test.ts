@@ -240,6 +240,14 @@ describe('revision', () => {
     assert.ok(inline.some((e) => /tokens never go in a plan/.test(e.message)), JSON.stringify(inline));
   });
 
+  test('respectPodDisruptionBudgets at its default leaves existing revisions as they were; false is another revision', () => {
+    assert.equal(load(MINIMAL).revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+    const withField = (line: string) => load(MINIMAL.replace('waves: [1, "10%", "100%"]', `waves: [1, "10%", "100%"]\n    ${line}`));
+    assert.equal(withField('respectPodDisruptionBudgets: true').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+    assert.equal(withField('respectPodDisruptionBudgets: true').strategy.respectPodDisruptionBudgets, true);
+    assert.notEqual(withField('respectPodDisruptionBudgets: false').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+  });
+
   test('does not change with the order of containers or selector values', () => {
     const a = fullPlan();
     const b = fullPlan();

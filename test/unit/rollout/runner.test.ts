@@ -196,6 +196,26 @@ function nodes(f: ReturnType<typeof fleet>, count: number) {
   return { view, down: (name: string) => set(name, false), up: (name: string) => set(name, true) };
 }
 
+describe('runRollout with a PodDisruptionBudget', () => {
+  test('maxUnavailable 1 holds a plan with maxUnavailable 5 to one pod not Ready at a time, and says which PDB holds it', async () => {
+    const f = fleet(10);
+    const events: RolloutEvent[] = [];
+    const pdb = { metadata: { name: 'web-pdb', namespace: 'web', generation: 1 }, spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 } };
+    const disruptionBudgets = { pdbs: () => [pdb], pods: () => f.view.list(), onChange: () => () => undefined };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 5, maxUnavailable: 5 }'), { ...deps(f, events), disruptionBudgets });
+    assert.equal(r.phase, 'Completed');
+    assert.equal(f.most.notReady, 1, `at most one pod not Ready at once, counted on the fleet; saw ${f.most.notReady}`);
+    const held = events.filter((e) => e.event === 'pdb-wait');
+    assert.ok(held.length > 0 && held.every((e) => e.event === 'pdb-wait' && e.pdb === 'web/web-pdb'));
+  });
+
+  test('respectPodDisruptionBudgets: false (no view given) lets the plan\'s own budget decide', async () => {
+    const f = fleet(10);
+    await runRollout(plan('{ waves: ["100%"], concurrency: 5, maxUnavailable: 5 }'), deps(f));
+    assert.ok(f.most.notReady > 1, `saw ${f.most.notReady}`);
+  });
+});
+
 describe('runRollout with a node that cannot act', () => {
   test('its pod is never touched, the others are upgraded; Partial, exit 5, the pod listed', async () => {
     const f = fleet(3);

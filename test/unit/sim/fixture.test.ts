@@ -121,6 +121,20 @@ describe('fixture files', () => {
     assert.equal(dup.pos?.line, 2);
   });
 
+  test('PodDisruptionBudgets: the example declares one; both rules at once, a bad percentage or a duplicate are refused with their position', async () => {
+    const f = await loadFixture(EXAMPLE);
+    assert.deepEqual(f.podDisruptionBudgets, [{ namespace: 'web', name: 'web-pdb', selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 }]);
+    const both = fixtureError('podDisruptionBudgets:\n  - { name: p, selector: {}, minAvailable: 1, maxUnavailable: 1 }\n');
+    assert.equal(both.pos?.line, 2);
+    const over = fixtureError('podDisruptionBudgets:\n  - name: p\n    selector: {}\n    minAvailable: "120%"\n');
+    assert.match(over.message, /120%: must not be greater than 100%/);
+    assert.equal(over.pos?.line, 4);
+    const bad = fixtureError('podDisruptionBudgets:\n  - { name: p, selector: {}, maxUnavailable: "ten" }\n');
+    assert.match(bad.message, /maxUnavailable/);
+    const dup = fixtureError('podDisruptionBudgets:\n  - { name: p, selector: {} }\n  - { name: p, selector: {} }\n');
+    assert.match(dup.message, /PodDisruptionBudget "p" in namespace "default" is declared twice/);
+  });
+
   test('a missing file is a FIXTURE error too', async () => {
     await assert.rejects(loadFixture('test/fixtures/sim/no-such-file.yaml'), (err: unknown) => err instanceof KwaveError && err.code === 'FIXTURE');
   });
