@@ -87,6 +87,7 @@ describe('defaults', () => {
       drainMs: 0,
       podTimeoutMs: 300_000,
       minReadyMs: 0,
+      respectPodDisruptionBudgets: true,
     });
     assert.deepEqual(plan.failurePolicy, { maxFailed: { kind: 'count', value: 0 }, rollback: 'failed', countNodeFailures: false });
     assert.deepEqual(plan.gates, []);

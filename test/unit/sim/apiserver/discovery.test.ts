@@ -4,10 +4,11 @@ import { apiGroupList, apiResourceList, apiVersions } from '../../../../src/sim/
 import { openApiDocument, openApiIndex } from '../../../../src/sim/apiserver/openapi.js';
 
 describe('discovery documents', () => {
-  test('/api lists v1; /apis lists coordination.k8s.io/v1', () => {
+  test('/api lists v1; /apis lists coordination.k8s.io/v1 and policy/v1', () => {
     assert.deepEqual(apiVersions('127.0.0.1:6443').versions, ['v1']);
     const groups = apiGroupList().groups;
-    assert.deepEqual(groups.map((g) => g.preferredVersion.groupVersion), ['coordination.k8s.io/v1']);
+    assert.deepEqual(groups.map((g) => g.preferredVersion.groupVersion), ['coordination.k8s.io/v1', 'policy/v1']);
+    assert.deepEqual(apiResourceList('policy', 'v1').resources.map((r) => r.name).sort(), ['poddisruptionbudgets', 'poddisruptionbudgets/status']);
   });
 
   test('/api/v1 has the served core resources with verbs, short names and the status subresources', () => {
@@ -24,7 +25,7 @@ describe('discovery documents', () => {
 
   test('the OpenAPI v3 stub tells kubectl that PATCH of each kind takes fieldValidation', () => {
     const index = openApiIndex() as { paths: Record<string, { serverRelativeURL: string }> };
-    assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/coordination.k8s.io/v1']);
+    assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/coordination.k8s.io/v1', 'apis/policy/v1']);
     const doc = openApiDocument('apis/coordination.k8s.io/v1') as { paths: Record<string, { patch?: { parameters: { name: string; in: string }[]; 'x-kubernetes-group-version-kind': unknown } }> };
     const patch = doc.paths['/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}']!.patch!;
     assert.deepEqual(patch['x-kubernetes-group-version-kind'], { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' });
