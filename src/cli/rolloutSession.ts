@@ -7,7 +7,6 @@ import { isForbidden, KubeError, kubeErrorToKwave, NodeCache, PodCache, type Clu
 import { connectFor } from './connectFor.js';
 import { gateChecker, realSleep } from '../gates/index.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
-import { runPodFlow } from '../inplace/executor.js';
 import { metricsSink } from '../metrics/fromEvents.js';
 import { MetricsPusher } from '../metrics/push.js';
 import { Notifier } from '../notify/notifier.js';
@@ -19,7 +18,8 @@ import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { startRecord, type RolloutRecord } from '../record/record.js';
 import { RecordStore } from '../record/store.js';
 import { RunLock, runnerIdentity } from '../record/runLock.js';
-import { rollbackRollout, runRollout, type RunnerDeps } from '../rollout/runner.js';
+import { unfinishedHalt } from '../record/unfinishedHalt.js';
+import { rollbackRollout, runRollout, type ForcedRollback, type RunnerDeps } from '../rollout/runner.js';
 import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import type { CommandContext } from './context.js';
@@ -180,12 +180,19 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
           .filter((g) => gateAppliesAfterWave(g, wave, prior.waves))
           .every((g) => prior.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed')),
       onUnavailable: (unavailable, budget) => metrics.setUnavailable(unavailable, budget),
+      persistHalt: async () => {
+        if (lock.lost) return;
+        await records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the halt to the rollout record failed (a run killed now would upgrade again what it rolls back): ${err instanceof Error ? err.message : String(err)}\n`));
+      },
     };
+    const halt = options.direction === 'upgrade' ? unfinishedHalt(prior, plan) : undefined;
+    if (halt) {
+      deps.resumeHalt = halt;
+      io.stderr.write(`kwave: an earlier run of this revision halted and did not finish (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished\n`);
+    }
 
     ran = true;
-    if (selection && options.force) {
-      await settleOtherRevisions(plan, cluster, cache, selection, (line) => io.stderr.write(`kwave: --force: ${line}\n`));
-    }
+    if (selection && options.force) deps.force = forcedRollbacks(selection);
     const result = options.direction === 'upgrade' ? await runRollout(plan, deps) : await rollbackRollout(plan, deps);
     // The rollout's outcome stands even if its last record write fails.
     if (!lock.lost) await records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record failed: ${err instanceof Error ? err.message : String(err)}\n`));
@@ -260,32 +267,11 @@ function refusalOf(selection: FleetSelection, force: boolean): string | undefine
   return `refusing to run:\n${shown.join('\n')}`;
 }
 
-/**
- * `--force`: pods that another revision of this plan left mid-flight are rolled back by that
- * revision's own flow (back to their recorded images, gate reopened) before this revision starts.
- */
-async function settleOtherRevisions(plan: Plan, cluster: Cluster, cache: PodCache, selection: FleetSelection, say: (line: string) => void): Promise<void> {
-  const stuck = selection.problems.filter((p) => p.kind === 'other-revision' && p.pod);
-  for (const problem of stuck) {
-    const [namespace, name] = problem.pod!.split('/') as [string, string];
-    const pod = cache.get(namespace, name);
-    const revision = problem.revision;
-    if (!pod || !revision) continue;
-    const outcome = await runPodFlow(
-      { namespace, name },
-      {
-        plan: plan.name,
-        revision,
-        wave: 0,
-        direction: 'rollback',
-        containers: [],
-        gate: plan.readinessGate,
-        drainMs: plan.strategy.drainMs,
-        podTimeoutMs: plan.strategy.podTimeoutMs,
-        minReadyMs: plan.strategy.minReadyMs,
-      },
-      { writer: cluster, reader: cache, now: Date.now },
-    );
-    say(`${problem.pod!} (revision ${revision}): ${outcome.kind === 'done' ? 'rolled back' : outcome.kind}: ${outcome.message}`);
-  }
+/** `--force`: the pods another revision of this plan left mid-flight, for the runner to roll back first. */
+function forcedRollbacks(selection: FleetSelection): ForcedRollback[] {
+  return selection.problems.flatMap((p) => {
+    if (p.kind !== 'other-revision' || !p.pod || !p.revision) return [];
+    const [namespace, name] = p.pod.split('/') as [string, string];
+    return [{ namespace, name, revision: p.revision }];
+  });
 }

@@ -25,7 +25,7 @@ interface Base {
 }
 
 export type RolloutEventBody =
-  | { event: 'rollout-start'; revision: string; direction: 'upgrade' | 'rollback'; selected: number; alreadyDone: number; waves: number; deferred: number; budget: number; concurrency: number; resumed: boolean }
+  | { event: 'rollout-start'; revision: string; direction: 'upgrade' | 'rollback'; selected: number; alreadyDone: number; waves: number; deferred: number; budget: number; concurrency: number; resumed: boolean; halted?: string }
   | { event: 'wave-start'; wave: number; waves: number; pods: number; target: number }
   | { event: 'pod-start'; wave: number; pod: string }
   | { event: 'pod-step'; wave: number; pod: string; step: string; message: string }
@@ -47,7 +47,8 @@ export type RolloutEventBody =
   | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string }
   | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
   | { event: 'halt'; wave: number; reason: 'failures' | 'gate'; message: string }
-  | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all' }
+  /** `forced`: `--force` rolling back pods another revision of the plan left mid-flight, before this revision starts. */
+  | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all'; forced?: true }
   | { event: 'interrupt'; message: string }
   | { event: 'rollout-end'; phase: RolloutPhase; exitCode: number; message: string; waves: WaveSummary[]; durationMs: number; waitingForNodes?: NodeWait[] };
 

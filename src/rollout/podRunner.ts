@@ -67,7 +67,7 @@ export class PodRunner {
       }
       if (startBlocker(req) === 'budget') {
         const holders = run.budget.holders(key);
-        if (!run.rollingBackAfterHalt && heldOnlyByFailures(holders, req.inFlight, run.failedPods())) {
+        if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, run.failedPods())) {
           run.halt('failures', `the unavailability budget of ${req.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
           return false;
         }
@@ -139,7 +139,7 @@ export class PodRunner {
       { namespace: p.namespace, name: p.name, uid: p.uid },
       {
         plan: plan.name,
-        revision: plan.revision,
+        revision: this.run.forcedRevision.get(key) ?? plan.revision,
         wave,
         direction,
         containers: plan.update.containers,
@@ -174,9 +174,9 @@ export class PodRunner {
       summary.failed++;
       // A node that stopped acting is not the image's failure, unless the plan says to count it.
       const nodeFailure = 'reason' in outcome && outcome.reason === 'NodeNotReady';
-      if (direction === 'upgrade' && (!nodeFailure || this.run.plan.failurePolicy.countNodeFailures)) {
-        this.run.failures.push({ pod: key, reason: 'reason' in outcome ? outcome.reason : result, message: outcome.message });
-      }
+      const failure = { pod: key, reason: 'reason' in outcome ? outcome.reason : result, message: outcome.message };
+      if (direction === 'upgrade' && (!nodeFailure || this.run.plan.failurePolicy.countNodeFailures)) this.run.failures.push(failure);
+      if (direction === 'rollback') this.run.rollbackFailures.push(failure);
     }
   }
 }

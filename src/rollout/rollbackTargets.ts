@@ -3,6 +3,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Plan } from '../plan/types.js';
 import { conditionStatus, podKey } from '../inplace/podView.js';
 import { ownedBy, readState } from '../inplace/state.js';
+import { isAtTarget } from '../inplace/atTarget.js';
+import { gateOwner } from '../inplace/decide.js';
 import type { SelectedPod } from './select.js';
 
 export interface RollbackTarget extends SelectedPod {
@@ -50,4 +52,37 @@ export function rollbackTargets(pods: readonly V1Pod[], plan: PlanPart, scope: '
     if (pod && md?.name && md.namespace) out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: currentWave });
   }
   return out;
+}
+
+/**
+ * For carrying on a halt a killed run left unfinished: the upgrades it had in flight — pods
+ * carrying this revision's upgrade state, or held drained by this revision's upgrade before its
+ * patch — that are not at the target yet. They finish as they would have in that run. Pods under
+ * this revision's rollback state are not among them: a rollback is never followed by an upgrade.
+ */
+export function inFlightUpgrades(pods: readonly V1Pod[], plan: PlanPart & Pick<Plan, 'update'>, haltWave: number): RollbackTarget[] {
+  const out: RollbackTarget[] = [];
+  for (const pod of pods) {
+    const md = pod.metadata;
+    if (!md?.name || !md.namespace || !plan.target.namespaces.includes(md.namespace) || md.deletionTimestamp) continue;
+    if (isAtTarget(pod, plan)) continue;
+    const st = readState(pod);
+    const owner = gateOwner(pod, plan.readinessGate.conditionType);
+    const ownUpgrade =
+      st.kind === 'ok'
+        ? ownedBy(st.state, plan.name, plan.revision) && st.state.direction === 'upgrade'
+        : owner !== undefined && ownedBy(owner, plan.name, plan.revision) && owner.direction === 'upgrade' && conditionStatus(pod, plan.readinessGate.conditionType) === 'False';
+    if (ownUpgrade) out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: st.kind === 'ok' ? st.state.wave : haltWave });
+  }
+  return out.sort((a, b) => a.wave - b.wave || podKey(a).localeCompare(podKey(b)));
+}
+
+/** Pods whose rollback under this revision has not reopened the gate yet: the rollback must finish them whatever its scope. */
+export function unfinishedRollbacks(pods: readonly V1Pod[], plan: PlanPart): string[] {
+  return upgradedByRevision(pods, plan)
+    .filter((p) => {
+      const st = readState(p.pod);
+      return st.kind === 'ok' && st.state.direction === 'rollback';
+    })
+    .map(podKey);
 }

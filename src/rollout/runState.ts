@@ -28,6 +28,12 @@ export class RunState {
   maxFailed = 0;
   /** A rollback after a halt runs to its end whatever stopped the rollout; only a hard abort or a fatal error stops it. */
   rollingBackAfterHalt = false;
+  /** Finishing the pods a killed halting run left in flight (`resumeHalt`): they run although the rollout is halted. */
+  finishingAfterHalt = false;
+  /** `--force`: the revision each forced pod's rollback runs under (another revision of the plan), by `namespace/name`. */
+  readonly forcedRevision = new Map<string, string>();
+  /** Pods whose rollback failed (forced or after a halt), in order. */
+  readonly rollbackFailures: Failure[] = [];
   /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
   fatal: unknown;
 
@@ -49,6 +55,7 @@ export class RunState {
   /** Whether nothing new may start: a hard abort or a fatal error always; a stop or a halt unless rolling back after a halt. */
   get stopping(): boolean {
     if (this.deps.abort?.aborted || this.fatal !== undefined) return true;
+    if (this.finishingAfterHalt) return false;
     return !this.rollingBackAfterHalt && (this.deps.stop.aborted || this.haltMessage !== undefined);
   }
 

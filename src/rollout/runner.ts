@@ -6,20 +6,21 @@
 // mid-flow carry their state in their annotation.
 import type { Plan } from '../plan/types.js';
 import { podKey } from '../inplace/podView.js';
+import { readState } from '../inplace/state.js';
 import { BudgetTracker } from './budgetTracker.js';
 import type { WaveSummary } from './events.js';
 import { gateAppliesAfterWave, type GateVerdict } from './gateCheck.js';
 import { NodeWaits } from './nodeWaits.js';
 import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
 import { PodRunner } from './podRunner.js';
-import { rollbackTargets, upgradedByRevision, type RollbackTarget } from './rollbackTargets.js';
-import type { RunnerDeps, RunResult } from './runnerDeps.js';
+import { inFlightUpgrades, rollbackTargets, unfinishedRollbacks, upgradedByRevision, type RollbackTarget } from './rollbackTargets.js';
+import type { ForcedRollback, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
 import { RunState } from './runState.js';
 import { selectFleet, type FleetSelection, type SelectedPod } from './select.js';
 import type { Wave } from './waves.js';
 import { windowState } from './window.js';
 
-export type { Approvals, FleetView, NodeView, RunnerDeps, RunResult } from './runnerDeps.js';
+export type { Approvals, FleetView, ForcedRollback, NodeView, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
 
 /** Runs the plan's upgrade from wherever the cluster stands. The selection must have no error problems (callers check, `kwave plan` shows them). */
 export async function runRollout(plan: Plan, deps: RunnerDeps): Promise<RunResult> {
@@ -73,9 +74,15 @@ class Rollout {
   // ---- the upgrade, a script of waves -------------------------------------------------------
 
   async upgrade(): Promise<RunResult> {
-    const { selection, untrack } = this.begin();
-    const { partition } = selection;
+    const begun = this.begin();
+    let selection = begun.selection;
+    const untrack = begun.untrack;
     try {
+      const force = this.deps.force ?? [];
+      const forceFailure = force.length > 0 ? await this.rollbackForced(force) : undefined;
+      // The forced pods are now this revision's to upgrade: select again.
+      if (force.length > 0) selection = selectFleet(this.plan, this.deps.view.list(), this.deps.zones);
+      const { partition } = selection;
       this.run.emit({
         event: 'rollout-start',
         revision: this.plan.revision,
@@ -87,7 +94,13 @@ class Rollout {
         budget: selection.budget,
         concurrency: this.plan.strategy.concurrency,
         resumed: selection.resumed.length > 0 || partition.satisfied.length > 0,
+        ...(this.deps.resumeHalt ? { halted: this.deps.resumeHalt.message } : {}),
       });
+      if (forceFailure !== undefined) {
+        this.run.halt('failures', forceFailure, 0);
+        return await this.finish(0);
+      }
+      if (this.deps.resumeHalt) return await this.carryOnHalt(this.deps.resumeHalt, selection);
 
       const resumed = new Set(selection.resumed.map(podKey));
       const waveCount = partition.waveCount;
@@ -222,6 +235,62 @@ class Rollout {
     return { ...outcome, waves };
   }
 
+  // ---- --force, and a halt a killed run left -------------------------------------------------
+
+  /**
+   * `--force`: rolls the pods another revision left mid-flight back with that revision's flow,
+   * like any rollback (budget, concurrency, events). Undefined when every one came back (or
+   * vanished); else why the run must not go on, naming the pod.
+   */
+  private async rollbackForced(force: readonly ForcedRollback[]): Promise<string | undefined> {
+    const targets: RollbackTarget[] = [];
+    for (const f of force) {
+      const pod = this.deps.view.get(f.namespace, f.name);
+      if (!pod) continue;
+      const st = readState(pod);
+      targets.push({ namespace: f.namespace, name: f.name, uid: pod.metadata?.uid ?? '', pod, wave: st.kind === 'ok' ? st.state.wave : 0 });
+      this.run.forcedRevision.set(`${f.namespace}/${f.name}`, f.revision);
+    }
+    if (targets.length === 0) return undefined;
+    this.run.emit({ event: 'rollback-start', pods: targets.length, scope: 'all', forced: true });
+    try {
+      await this.rollbackPods(targets, { evenIfStopped: false });
+    } finally {
+      this.run.forcedRevision.clear();
+    }
+    const failed = this.run.rollbackFailures[0];
+    if (!failed) return undefined;
+    const revision = force.find((f) => `${f.namespace}/${f.name}` === failed.pod)?.revision ?? '?';
+    return `--force could not roll back ${failed.pod} (left mid-flight by revision ${revision}): ${failed.reason}: ${failed.message}; nothing of this revision was started`;
+  }
+
+  /**
+   * The halt an earlier run decided and did not see through (`resumeHalt`): nothing new starts;
+   * the upgrades it left in flight finish, as they would have in that run; then its rollback.
+   * Pods whose rollback that run finished carry this revision's rollback state with the gate open:
+   * no target of either step, so none is patched twice.
+   */
+  private async carryOnHalt(halt: UnfinishedHalt, selection: FleetSelection): Promise<RunResult> {
+    this.run.currentWave = halt.wave;
+    // The halted run's failures (from its record), and pods its rollback left mid-way, are this
+    // halt's to roll back whatever the scope.
+    const atTarget = new Set(selection.done.map(podKey));
+    for (const pod of new Set([...halt.failed.filter((p) => !atTarget.has(p)), ...unfinishedRollbacks(this.deps.view.list(), this.plan)])) {
+      this.run.failures.push({ pod, reason: 'Failed', message: 'failed in the run that halted' });
+    }
+    this.run.halt('failures', halt.message, halt.wave);
+    const inFlight = inFlightUpgrades(this.deps.view.list(), this.plan, halt.wave);
+    this.run.finishingAfterHalt = true;
+    try {
+      for (const [wave, group] of byWave(inFlight)) {
+        await this.pods.runPods(group, wave, 'upgrade', { wave, pods: group.length, upgraded: 0, failed: 0, vanished: 0 });
+      }
+    } finally {
+      this.run.finishingAfterHalt = false;
+    }
+    return this.finish(0);
+  }
+
   // ---- rollback after a halt ----------------------------------------------------------------
 
   /** Carries out `failurePolicy.rollback` after a halt; undefined when there was nothing to do. */
@@ -231,6 +300,8 @@ class Rollout {
     const failed = this.run.failedPods();
     const pods = rollbackTargets(this.deps.view.list(), this.plan, scope, failed, this.run.currentWave);
     if (pods.length === 0) return undefined;
+    // Written before the first rollback patch: a run killed from here on is resumed as this halt.
+    await this.deps.persistHalt?.();
     this.run.emit({ event: 'rollback-start', pods: pods.length, scope });
     const summaries = await this.rollbackPods(pods, { evenIfStopped: true });
     return { scope, pods: summaries.reduce((n, w) => n + w.pods, 0), reverted: summaries.reduce((n, w) => n + w.upgraded, 0) };
@@ -276,13 +347,11 @@ class Rollout {
    * not stay drained. `kwave rollback` itself stops on the first signal like a run.
    */
   private async rollbackPods(pods: readonly RollbackTarget[], options: { evenIfStopped: boolean }): Promise<WaveSummary[]> {
-    const byWave = new Map<number, SelectedPod[]>();
-    for (const p of pods) byWave.set(p.wave, [...(byWave.get(p.wave) ?? []), p]);
     const out: WaveSummary[] = [];
     this.run.rollingBackAfterHalt = options.evenIfStopped;
     this.run.budget.exemptWhileRollingBack(pods.map(podKey));
     try {
-      for (const [wave, group] of byWave) {
+      for (const [wave, group] of byWave(pods)) {
         if (this.run.stopping) break;
         const summary: WaveSummary = { wave, pods: group.length, upgraded: 0, failed: 0, vanished: 0 };
         await this.pods.runPods(group, wave, 'rollback', summary);
@@ -294,4 +363,11 @@ class Rollout {
     }
     return out;
   }
+}
+
+/** Pods grouped by the wave they were upgraded in, in the order given. */
+function byWave(pods: readonly RollbackTarget[]): Map<number, SelectedPod[]> {
+  const groups = new Map<number, SelectedPod[]>();
+  for (const p of pods) groups.set(p.wave, [...(groups.get(p.wave) ?? []), p]);
+  return groups;
 }

@@ -58,6 +58,40 @@ export interface RunnerDeps {
   gatesPassed?: (wave: number) => boolean;
   /** Told the not-Ready count (selected pods, in-flight ones included) whenever it may have changed. */
   onUnavailable?: (unavailable: number, budget: number) => void;
+  /**
+   * A halt an earlier run of this revision decided but did not see through (it was killed while
+   * its in-flight pods finished or its rollback ran; from the rollout record). The run carries
+   * that halt on instead of upgrading: in-flight pods finish, the rollback the plan asks for is
+   * done, and pods that halt already rolled back are left alone (upgrading them again would patch
+   * them twice).
+   */
+  resumeHalt?: UnfinishedHalt;
+  /**
+   * Makes the halt durable (the record written) before the first rollback patch, so a run killed
+   * mid-rollback is resumed as that halt (`resumeHalt`), not as an upgrade. Errors are reported by
+   * the caller; the rollback goes on regardless (failed pods must not stay drained).
+   */
+  persistHalt?: () => Promise<void>;
+  /**
+   * `--force`: pods another revision of this plan left mid-flight, rolled back by that revision's
+   * flow before this revision starts — under the same budget and concurrency, with events (so
+   * metrics and the record see them). One that cannot be rolled back halts the run (exit 3).
+   */
+  force?: readonly ForcedRollback[];
+}
+
+/** A pod `--force` rolls back, and the revision whose state it carries. */
+export interface ForcedRollback {
+  namespace: string;
+  name: string;
+  revision: string;
+}
+
+/** A halt to carry on: its message, its wave, and the pods that failed in it (`namespace/name`). */
+export interface UnfinishedHalt {
+  message: string;
+  wave: number;
+  failed: readonly string[];
 }
 
 export interface RunResult extends RunOutcome {

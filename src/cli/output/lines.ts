@@ -162,7 +162,7 @@ export class EventLines {
       case 'halt':
         return `HALTED in ${this.wave(e.wave)}: ${e.message}`;
       case 'rollback-start':
-        return `rolling back ${count(e.pods, 'pod')} (rollback: ${e.scope})`;
+        return e.forced ? `--force: rolling back ${count(e.pods, 'pod')} another revision of the plan left mid-flight` : `rolling back ${count(e.pods, 'pod')} (rollback: ${e.scope})`;
       case 'interrupt':
         return `interrupted: ${e.message}`;
       case 'rollout-end':

@@ -3,15 +3,14 @@
 // runner's own decisions where a real cluster would make them slow to reach.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Pod } from '@kubernetes/client-node';
-import { KubeError } from '../../../src/cluster/kubeError.js';
 import { gateMessage } from '../../../src/inplace/decide.js';
 import { runPodFlow } from '../../../src/inplace/executor.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
-import { runRollout, type FleetView, type NodeView } from '../../../src/rollout/runner.js';
+import { runRollout, type NodeView } from '../../../src/rollout/runner.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
+import { fleet } from './fakeFleet.js';
 
 function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none }', image = 'nginx:1.25.3') {
   const r = loadPlanText(
@@ -28,95 +27,6 @@ spec:
   );
   if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
   return r.plan;
-}
-
-/** An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never pulls. */
-function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
-  const pods = new Map<string, V1Pod>();
-  for (let i = 0; i < n; i++) pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10' }));
-  const listeners = new Set<(c: { pod: V1Pod; type: 'modified' }) => void>();
-  const waiters = new Set<() => void>();
-  const writes: string[] = [];
-  /** The most pods at once, as the fleet itself holds them: gate closed, and not Ready. */
-  const most = { gateClosed: 0, notReady: 0 };
-  const update = (key: string, change: (p: V1Pod) => void): V1Pod => {
-    const p = structuredClone(pods.get(key)!);
-    change(p);
-    const gate = p.status!.conditions!.find((c) => c.type === GATE)!;
-    const cs = p.status!.containerStatuses![0]!;
-    p.status!.conditions!.find((c) => c.type === 'Ready')!.status = gate.status === 'True' && cs.ready ? 'True' : 'False';
-    p.metadata!.resourceVersion = String(Number(p.metadata!.resourceVersion) + 1);
-    pods.set(key, p);
-    const all = [...pods.values()];
-    const count = (type: string, status: string) => all.filter((q) => q.status!.conditions!.find((c) => c.type === type)?.status === status).length;
-    most.gateClosed = Math.max(most.gateClosed, count(GATE, 'False'));
-    most.notReady = Math.max(most.notReady, count('Ready', 'False'));
-    for (const l of listeners) l({ pod: p, type: 'modified' });
-    for (const w of [...waiters]) w();
-    return p;
-  };
-  const view: FleetView = {
-    get: (ns, name) => pods.get(`${ns}/${name}`),
-    getFresh: async (ns, name) => pods.get(`${ns}/${name}`),
-    list: () => [...pods.values()],
-    onChange: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    waitFor: (ns, name, predicate, o) =>
-      new Promise((resolve) => {
-        const check = () => {
-          const p = pods.get(`${ns}/${name}`);
-          if (p && predicate(p)) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            resolve(p);
-          }
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          resolve('timeout');
-        }, o.timeoutMs);
-        waiters.add(check);
-        check();
-      }),
-  };
-  const writer = {
-    patchPodStatus: async (ns: string, name: string, body: object) => {
-      writes.push(`status ${name}`);
-      if (name === options.forbidStatusFor) throw new KubeError(403, 'Forbidden', 'pods "x" is forbidden: cannot patch resource "pods/status"');
-      const cond = (body as { status: { conditions: { status: string }[] } }).status.conditions[0]!;
-      return update(`${ns}/${name}`, (p) => Object.assign(p.status!.conditions!.find((c) => c.type === GATE)!, cond));
-    },
-    patchPod: async (ns: string, name: string, body: object) => {
-      writes.push(`patch ${name}`);
-      const b = body as { metadata: { annotations: Record<string, string> }; spec: { containers: { name: string; image: string }[] } };
-      const image = b.spec.containers[0]!.image;
-      // Let the caller see its own write before the kubelet's reaction, as with a real server.
-      setTimeout(() =>
-        update(`${ns}/${name}`, (p) => {
-          const cs = p.status!.containerStatuses![0]!;
-          if (image === 'nginx:broken') {
-            cs.ready = false;
-            cs.state = { waiting: { reason: 'ErrImagePull', message: `failed to pull image "${image}": not found` } };
-          } else {
-            cs.image = `docker.io/library/${image}`;
-            cs.imageID = `docker.io/library/nginx@sha256:${image === 'nginx:1.25.3' ? 'b'.repeat(64) : 'a'.repeat(64)}`;
-            cs.containerID = `containerd://${name}-1`;
-            cs.restartCount += 1;
-            cs.ready = true;
-            cs.state = { running: { startedAt: new Date() } };
-          }
-        }),
-      );
-      return update(`${ns}/${name}`, (p) => {
-        p.metadata!.annotations = { ...p.metadata!.annotations, ...b.metadata.annotations };
-        p.spec!.containers[0]!.image = image;
-      });
-    },
-    createEvent: async () => ({}),
-  };
-  return { pods, view, writer, writes, most };
 }
 
 const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => ({
