@@ -4,6 +4,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, KwaveError } from '../errors.js';
 import { processIO, type CliIO, type CommandContext, type CommonOptions } from './context.js';
 import { renderError } from './render.js';
+import { inClusterDefaults } from './inClusterDefaults.js';
+import { configSourceOf } from '../cluster/connect.js';
 import { KubeError, kubeErrorToKwave } from '../cluster/kubeError.js';
 
 type Handler = (ctx: CommandContext, args: string[], opts: Record<string, unknown>) => Promise<number>;
@@ -36,12 +38,19 @@ function optionalNumber(value: unknown, flag: string, check: (n: number) => bool
   return n;
 }
 
-function pickCommon(opts: Record<string, unknown>): CommonOptions {
+function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO): CommonOptions {
+  const kubeconfig = opts.kubeconfig as string | undefined;
+  const defaults = inClusterDefaults({
+    inCluster: configSourceOf(kubeconfig, io.env).kind === 'in-cluster',
+    stdoutIsTTY: io.stdout.isTTY === true,
+    outputGiven: command.getOptionValueSource('output') !== 'default',
+    metricsAddressGiven: command.getOptionValueSource('metricsAddress') !== 'default',
+  });
   return {
-    kubeconfig: opts.kubeconfig as string | undefined,
+    kubeconfig,
     context: opts.context as string | undefined,
-    output: (opts.output as 'text' | 'json' | undefined) ?? 'text',
-    metricsAddress: (opts.metricsAddress as string | undefined) ?? '127.0.0.1:9464',
+    output: defaults.output ?? (opts.output as 'text' | 'json' | undefined) ?? 'text',
+    metricsAddress: defaults.metricsAddress ?? (opts.metricsAddress as string | undefined) ?? '127.0.0.1:9464',
     pushgateway: opts.pushgateway as string | undefined,
     kubeApiQps: optionalNumber(opts.kubeApiQps, '--kube-api-qps', (n) => Number.isFinite(n) && n >= 0, 'a number of requests per second, 0 or more'),
     kubeApiBurst: optionalNumber(opts.kubeApiBurst, '--kube-api-burst', (n) => Number.isInteger(n) && n >= 1, 'a whole number of requests, 1 or more'),
@@ -64,7 +73,7 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       const command = raw[raw.length - 1] as Command;
       const opts = command.opts();
       const args = command.args;
-      setResult(load().then((m) => m.run({ io, common: pickCommon(opts) }, args, opts)));
+      setResult(Promise.resolve().then(async () => (await load()).run({ io, common: pickCommon(opts, command, io) }, args, opts)));
     });
   };
 

@@ -26,6 +26,8 @@ import type { CommandContext } from './context.js';
 import { createReporter } from './output/index.js';
 import { followDisruptionBudgets } from './disruptionBudgets.js';
 import { pdbProblems } from '../rollout/disruptionBudget.js';
+import { rolloutAccessNeeds } from './accessNeeds.js';
+import { accessRefusal, accessWarning, checkAccess } from './preflight.js';
 
 export interface SessionOptions {
   plan: Plan;
@@ -116,6 +118,13 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       if (r && !r.ok) io.stderr.write(`kwave: pushing metrics to ${r.url} failed: ${r.error}\n`);
     };
 
+    // Permissions first: a missing one refuses the run before the lease or any pod is touched.
+    const access = await wrapKube(() => checkAccess(cluster, rolloutAccessNeeds(plan)), 'checking permissions (SelfSubjectAccessReview)');
+    if (access.denied.length > 0) throw accessRefusal(access.denied);
+    for (const need of access.missingOptional) io.stderr.write(`kwave: ${accessWarning(need)}\n`);
+    const mayFollowNodes = !access.missingOptional.some((n) => n.resource === 'nodes');
+    const mayFollowPdbs = !access.missingOptional.some((n) => n.resource === 'poddisruptionbudgets');
+
     const lock = new RunLock(cluster, { namespace, plan: plan.name, identity, onLost: (message) => {
       io.stderr.write(`kwave: ${message}; stopping\n`);
       stop.abort();
@@ -126,10 +135,10 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });
     closers.push(() => cache.close());
     await wrapKube(() => cache.synced, 'listing the selected pods');
-    const nodes = await followNodes(cluster, (line) => io.stderr.write(`kwave: ${line}\n`));
+    const nodes = mayFollowNodes ? await followNodes(cluster, (line) => io.stderr.write(`kwave: ${line}\n`)) : undefined;
     if (nodes) closers.push(() => nodes.close());
-    const zones = nodes ? zonesOf(nodes.list()) : await readZones(cluster);
-    const budgets = await followDisruptionBudgets(cluster, plan, cache, (line) => io.stderr.write(`kwave: ${line}\n`));
+    const zones = nodes ? zonesOf(nodes.list()) : mayFollowNodes ? await readZones(cluster) : new Map<string, string>();
+    const budgets = mayFollowPdbs ? await followDisruptionBudgets(cluster, plan, cache, (line) => io.stderr.write(`kwave: ${line}\n`)) : undefined;
     if (budgets) closers.push(() => budgets.close());
 
     // Refuse before touching the record: a refused run must not overwrite another revision's.

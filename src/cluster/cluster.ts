@@ -8,7 +8,7 @@ import { listAllPages } from './pagedList.js';
 import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
 import { Requester } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
-import type { ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
+import type { AccessAnswer, AccessQuestion, ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
 import { RequestCounter } from './requestCounter.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry.js';
@@ -115,7 +115,7 @@ export class Cluster {
   async listPods(namespace: string, options: ListPodsOptions = {}): Promise<PodList> {
     const limit = options.limit ?? 500;
     return listAllPages(async (token) => {
-      const page = (await this.requester.wire('list', 'pods', {
+      const page = (await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
         method: 'GET',
         path: podsPath(namespace),
         query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
@@ -140,14 +140,14 @@ export class Cluster {
   /** Every node with the list's resourceVersion, for a node watch to start from. Pages as listPods does. */
   async listNodeList(limit = 500): Promise<NodeList> {
     return listAllPages(async (token) => {
-      const page = await this.requester.typed('list', 'nodes', (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
+      const page = await this.requester.typed({ verb: 'list', resource: 'nodes' }, (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
       return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?._continue };
     });
   }
 
   /** Streams node changes (cluster-scoped), as watchPods does for pods; one `watch nodes` request. */
   async watchNodes(query: WatchNodesQuery, onEvent: (event: NodeWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
-    return this.requester.watch('nodes', NODES_PATH, query, (type, object) => {
+    return this.requester.watch({ verb: 'watch', resource: 'nodes' }, NODES_PATH, query, (type, object) => {
       const e = watchEvent(type, object, decodeNode);
       if (e) onEvent('object' in e ? { type: e.type, node: e.object } : e);
     }, onDone);
@@ -157,14 +157,14 @@ export class Cluster {
 
   /** Every PDB of a namespace with the list's resourceVersion (PDBs are few: one page). */
   async listPdbs(namespace: string): Promise<PdbList> {
-    const page = (await this.requester.wire('list', 'poddisruptionbudgets', { method: 'GET', path: pdbsPath(namespace) })) as { items?: unknown[]; metadata?: { resourceVersion?: string } } | undefined;
+    const page = (await this.requester.wire({ verb: 'list', resource: 'poddisruptionbudgets', namespace }, { method: 'GET', path: pdbsPath(namespace) })) as { items?: unknown[]; metadata?: { resourceVersion?: string } } | undefined;
     if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list poddisruptionbudgets in ${namespace}: the answer holds no items list`);
     return { items: page.items.map(decodePdb), resourceVersion: page.metadata?.resourceVersion ?? '' };
   }
 
   /** Streams PDB changes in one namespace; one `watch poddisruptionbudgets` request. */
   async watchPdbs(namespace: string, query: WatchNodesQuery, onEvent: (event: PdbWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
-    return this.requester.watch('poddisruptionbudgets', pdbsPath(namespace), query, (type, object) => {
+    return this.requester.watch({ verb: 'watch', resource: 'poddisruptionbudgets', namespace }, pdbsPath(namespace), query, (type, object) => {
       const e = watchEvent(type, object, decodePdb);
       if (e) onEvent('object' in e ? { type: e.type, pdb: e.object } : e);
     }, onDone);
@@ -172,7 +172,7 @@ export class Cluster {
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
   async getPod(namespace: string, name: string): Promise<V1Pod> {
-    const pod = await this.requester.wire('get', 'pods', { method: 'GET', path: podPath(namespace, name) });
+    const pod = await this.requester.wire({ verb: 'get', resource: 'pods', namespace }, { method: 'GET', path: podPath(namespace, name) });
     return this.observed(checkedPod(pod));
   }
 
@@ -181,13 +181,13 @@ export class Cluster {
    * builds its own, carrying the resourceVersion it decided on).
    */
   async patchPod(namespace: string, name: string, body: object): Promise<V1Pod> {
-    const pod = await this.requester.wire('patch', 'pods', { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
+    const pod = await this.requester.wire({ verb: 'patch', resource: 'pods', namespace }, { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
     return this.observed(checkedPod(pod));
   }
 
   /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
   async patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod> {
-    const pod = await this.requester.wire('patch', 'pods/status', {
+    const pod = await this.requester.wire({ verb: 'patch', resource: 'pods/status', namespace }, {
       method: 'PATCH',
       path: `${podPath(namespace, name)}/status`,
       body,
@@ -223,7 +223,7 @@ export class Cluster {
     onEvent: (event: PodWatchEvent) => void,
     onDone: (err: KubeError | undefined) => void,
   ): Promise<WatchHandle> {
-    return this.requester.watch('pods', podsPath(namespace), query, (type, object) => {
+    return this.requester.watch({ verb: 'watch', resource: 'pods', namespace }, podsPath(namespace), query, (type, object) => {
       const e = watchEvent(type, object, checkedPod);
       if (e) onEvent('object' in e ? { type: e.type, pod: e.object } : e);
     }, onDone);
@@ -236,49 +236,69 @@ export class Cluster {
     const namespace = spec.involvedObject.namespace;
     // Wire JSON rather than the model class: the body builder owns the exact format.
     const body = eventBody(spec, this.deps.date(), this.eventSeq++) as unknown as CoreV1Event;
-    return this.requester.typed('create', 'events', (opts) => this.core.createNamespacedEventWithHttpInfo({ namespace, body }, opts));
+    return this.requester.typed({ verb: 'create', resource: 'events', namespace }, (opts) => this.core.createNamespacedEventWithHttpInfo({ namespace, body }, opts));
   }
 
   // ---- configmaps (the rollout record) ------------------------------------------------------
 
   /** 404 → KubeError code 404. */
   async getConfigMap(namespace: string, name: string): Promise<V1ConfigMap> {
-    return this.requester.typed('get', 'configmaps', (opts) => this.core.readNamespacedConfigMapWithHttpInfo({ namespace, name }, opts));
+    return this.requester.typed({ verb: 'get', resource: 'configmaps', namespace }, (opts) => this.core.readNamespacedConfigMapWithHttpInfo({ namespace, name }, opts));
   }
 
   /** 409 (reason AlreadyExists) when it exists. */
   async createConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
-    return this.requester.typed('create', 'configmaps', (opts) => this.core.createNamespacedConfigMapWithHttpInfo({ namespace, body }, opts));
+    return this.requester.typed({ verb: 'create', resource: 'configmaps', namespace }, (opts) => this.core.createNamespacedConfigMapWithHttpInfo({ namespace, body }, opts));
   }
 
   /** PUT; with `metadata.resourceVersion` set, 409 if someone wrote in between. */
   async updateConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateConfigMap: metadata.name is required');
-    return this.requester.typed('update', 'configmaps', (opts) => this.core.replaceNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts));
+    return this.requester.typed({ verb: 'update', resource: 'configmaps', namespace }, (opts) => this.core.replaceNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts));
   }
 
   /** JSON merge patch (null removes a key); add `metadata.resourceVersion` to make it conditional. */
   async patchConfigMap(namespace: string, name: string, body: ConfigMapMergePatch): Promise<V1ConfigMap> {
     return this.requester.typed(
-      'patch',
-      'configmaps',
+      { verb: 'patch', resource: 'configmaps', namespace },
       (opts) => this.core.patchNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts),
       PatchStrategy.MergePatch,
     );
+  }
+
+  // ---- access reviews (may this identity do it?) --------------------------------------------
+
+  /**
+   * Asks the API server whether kwave's own identity may do `need` (a SelfSubjectAccessReview,
+   * which every authenticated user may create). Undefined when the server has no such API.
+   */
+  async reviewAccess(need: AccessQuestion): Promise<AccessAnswer | undefined> {
+    const [resource, subresource] = need.resource.split('/') as [string, string | undefined];
+    const attributes = { verb: need.verb, group: need.group, resource, ...(subresource ? { subresource } : {}), ...(need.namespace ? { namespace: need.namespace } : {}), ...(need.name ? { name: need.name } : {}) };
+    const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } };
+    try {
+      const review = (await this.requester.wire({ verb: 'create', resource: 'selfsubjectaccessreviews' }, { method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body })) as
+        | { status?: { allowed?: boolean; reason?: string } }
+        | undefined;
+      return { allowed: review?.status?.allowed === true, reason: review?.status?.reason ?? '' };
+    } catch (err) {
+      if (err instanceof KubeError && (err.code === 404 || err.code === 405)) return undefined;
+      throw err;
+    }
   }
 
   // ---- leases (one runner per plan) ---------------------------------------------------------
 
   /** 404 → KubeError code 404. acquireTime/renewTime come back as V1MicroTime (Date). */
   async getLease(namespace: string, name: string): Promise<V1Lease> {
-    return leaseTimes(await this.requester.typed('get', 'leases', (opts) => this.coordination.readNamespacedLeaseWithHttpInfo({ namespace, name }, opts)));
+    return leaseTimes(await this.requester.typed({ verb: 'get', resource: 'leases', namespace }, (opts) => this.coordination.readNamespacedLeaseWithHttpInfo({ namespace, name }, opts)));
   }
 
   /** 409 (AlreadyExists) when another runner created it first. */
   async createLease(namespace: string, body: V1Lease): Promise<V1Lease> {
     const lease = leaseTimes(body);
-    return leaseTimes(await this.requester.typed('create', 'leases', (opts) => this.coordination.createNamespacedLeaseWithHttpInfo({ namespace, body: lease }, opts)));
+    return leaseTimes(await this.requester.typed({ verb: 'create', resource: 'leases', namespace }, (opts) => this.coordination.createNamespacedLeaseWithHttpInfo({ namespace, body: lease }, opts)));
   }
 
   /** PUT; `metadata.resourceVersion` is required by the API for leases; 409 if someone renewed in between. */
@@ -287,7 +307,7 @@ export class Cluster {
     if (!name) throw new Error('updateLease: metadata.name is required');
     const lease = leaseTimes(body);
     return leaseTimes(
-      await this.requester.typed('update', 'leases', (opts) => this.coordination.replaceNamespacedLeaseWithHttpInfo({ namespace, name, body: lease }, opts)),
+      await this.requester.typed({ verb: 'update', resource: 'leases', namespace }, (opts) => this.coordination.replaceNamespacedLeaseWithHttpInfo({ namespace, name, body: lease }, opts)),
     );
   }
 

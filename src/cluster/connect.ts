@@ -7,16 +7,17 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ExitCode, KwaveError } from '../errors.js';
 import { Cluster, type ClusterOptions } from './cluster.js';
+import { loadInClusterConfig, serviceAccountDir, type InClusterEnv } from './inCluster.js';
 
 export type ConfigSource =
   | { kind: 'files'; paths: string[]; from: 'flag' | 'KUBECONFIG' | 'home' }
-  | { kind: 'in-cluster' }
+  | { kind: 'in-cluster'; dir: string }
   | { kind: 'none'; tried: string[] };
 
 export interface SourceInput {
   /** The --kubeconfig flag. */
   flag?: string;
-  env: { KUBECONFIG?: string; KUBERNETES_SERVICE_HOST?: string; KUBERNETES_SERVICE_PORT?: string };
+  env: { KUBECONFIG?: string } & InClusterEnv;
   home?: string;
   exists: (file: string) => boolean;
   /** Separator of $KUBECONFIG entries (':' on POSIX). */
@@ -28,7 +29,8 @@ export interface SourceInput {
  * 1. `--kubeconfig FILE` (used even if missing, so the error names it);
  * 2. `$KUBECONFIG` — a list of files, merged, first wins; missing entries are skipped;
  * 3. `~/.kube/config` if it exists;
- * 4. the in-cluster service account, when `KUBERNETES_SERVICE_HOST` is set.
+ * 4. the in-cluster service account, when `KUBERNETES_SERVICE_HOST` and `_PORT` are set (its
+ *    folder: $KWAVE_SERVICEACCOUNT_DIR, else /var/run/secrets/kubernetes.io/serviceaccount).
  */
 export function chooseConfigSource(input: SourceInput): ConfigSource {
   if (input.flag) return { kind: 'files', paths: [input.flag], from: 'flag' };
@@ -43,7 +45,7 @@ export function chooseConfigSource(input: SourceInput): ConfigSource {
     if (input.exists(file)) return { kind: 'files', paths: [file], from: 'home' };
     tried.push(file);
   }
-  if (input.env.KUBERNETES_SERVICE_HOST && input.env.KUBERNETES_SERVICE_PORT) return { kind: 'in-cluster' };
+  if (input.env.KUBERNETES_SERVICE_HOST && input.env.KUBERNETES_SERVICE_PORT) return { kind: 'in-cluster', dir: serviceAccountDir(input.env) };
   tried.push('in-cluster service account (KUBERNETES_SERVICE_HOST is not set)');
   return { kind: 'none', tried };
 }
@@ -54,19 +56,16 @@ function badInput(message: string): KwaveError {
 
 function describeSource(source: ConfigSource): string {
   if (source.kind === 'files') return source.paths.join(', ');
-  return source.kind === 'in-cluster' ? 'the in-cluster service account' : 'no kubeconfig';
+  return source.kind === 'in-cluster' ? `the in-cluster service account (${source.dir})` : 'no kubeconfig';
 }
 
 /** Loads the chosen source into a KubeConfig; a missing or unreadable file is a KwaveError (exit 2). */
-export function loadKubeConfig(source: ConfigSource): KubeConfig {
+export function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process.env): KubeConfig {
   const kc = new KubeConfig();
   if (source.kind === 'none') {
     throw badInput(`no Kubernetes configuration found: tried ${source.tried.join('; ')}. Pass --kubeconfig FILE or set KUBECONFIG.`);
   }
-  if (source.kind === 'in-cluster') {
-    kc.loadFromCluster();
-    return kc;
-  }
+  if (source.kind === 'in-cluster') return loadInClusterConfig(env);
   source.paths.forEach((file, i) => {
     const next = new KubeConfig();
     try {
@@ -142,6 +141,16 @@ export function tlsWarning(kc: KubeConfig): string | undefined {
   return `warning: TLS verification of the API server is off for cluster "${cluster.name}" (insecure-skip-tls-verify in the kubeconfig): anyone on the network path can impersonate ${cluster.server} and see kwave's token`;
 }
 
+/** The source `connect` would use for these flags and environment (reads only whether files exist). */
+export function configSourceOf(kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): ConfigSource {
+  return chooseConfigSource({
+    flag: kubeconfig,
+    env: { KUBECONFIG: env.KUBECONFIG, KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT, KWAVE_SERVICEACCOUNT_DIR: env.KWAVE_SERVICEACCOUNT_DIR },
+    home,
+    exists: existsSync,
+  });
+}
+
 /**
  * Connects kwave to a cluster as kubectl would find it. Makes no request: an unreachable server
  * shows up as a KubeError on the first call. Throws KwaveError (code KUBE, exit 2) when no
@@ -149,13 +158,8 @@ export function tlsWarning(kc: KubeConfig): string | undefined {
  */
 export function connect(options: ConnectOptions = {}): Cluster {
   const env = options.env ?? process.env;
-  const source = chooseConfigSource({
-    flag: options.kubeconfig,
-    env: { KUBECONFIG: env.KUBECONFIG, KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT },
-    home: options.home ?? homedir(),
-    exists: existsSync,
-  });
-  const kc = loadKubeConfig(source);
+  const source = configSourceOf(options.kubeconfig, env, options.home);
+  const kc = loadKubeConfig(source, env);
   const where = describeSource(source);
   const namespace = selectContext(kc, options.context, where);
   const warning = tlsWarning(kc);

@@ -1,7 +1,9 @@
 // kwave's access to Kubernetes: connect, typed requests, retries, request counts, the pod cache.
-export { connect, chooseConfigSource, loadKubeConfig, selectContext, type ConnectOptions, type ConfigSource } from './connect.js';
+export { connect, configSourceOf, chooseConfigSource, loadKubeConfig, selectContext, type ConnectOptions, type ConfigSource } from './connect.js';
 export {
   Cluster,
+  type AccessAnswer,
+  type AccessQuestion,
   realClusterDeps,
   type ClusterDeps,
   type ClusterOptions,
@@ -15,7 +17,8 @@ export {
   type WatchHandle,
   type WatchPodsQuery,
 } from './cluster.js';
-export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForbidden } from './kubeError.js';
+export { loadInClusterConfig, serviceAccountDir, TokenFileAuth, SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR_ENV } from './inCluster.js';
+export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForbidden, withTarget, describeTarget, forbiddenMessage, type RequestTarget } from './kubeError.js';
 export { NodeCache, type NodeCacheOptions, type NodeEntry, type NodeSource } from './nodeCache.js';
 export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
 export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';

@@ -31,6 +31,8 @@ export class KubeError extends Error {
     message: string,
     /** Seconds the server asked us to wait (`Retry-After`, or `details.retryAfterSeconds`). */
     readonly retryAfterSeconds?: number,
+    /** The request that was refused, on a 403 (so the message can name the missing permission). */
+    readonly target?: RequestTarget,
   ) {
     super(message);
   }
@@ -39,6 +41,34 @@ export class KubeError extends Error {
   get isConnectionError(): boolean {
     return this.code === 0;
   }
+}
+
+/** What a request asked to do, in RBAC's terms: `patch pods/status in namespace default`. */
+export interface RequestTarget {
+  verb: string;
+  /** With its subresource, as `pods/status`. */
+  resource: string;
+  /** Undefined for cluster-scoped resources (nodes). */
+  namespace?: string;
+}
+
+/** The error with the request it answered attached, when it is a 403 (other errors unchanged). */
+export function withTarget(err: KubeError, target: RequestTarget): KubeError {
+  if (err.code !== 403 || err.target) return err;
+  return new KubeError(err.code, err.reason, err.message, err.retryAfterSeconds, target);
+}
+
+/** `patch pods/status in namespace default`, `list nodes (cluster-wide)`. */
+export function describeTarget(target: RequestTarget): string {
+  return `${target.verb} ${target.resource} ${target.namespace ? `in namespace ${target.namespace}` : '(cluster-wide)'}`;
+}
+
+/** Where the permission comes from, for the refusal message. */
+export const RBAC_SOURCE = 'deploy/rbac.yaml grants it';
+
+/** `forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it`. */
+export function forbiddenMessage(target: RequestTarget): string {
+  return `forbidden: cannot ${describeTarget(target)} — ${RBAC_SOURCE}`;
 }
 
 interface StatusLike {
@@ -142,8 +172,15 @@ export function toKubeError(err: unknown): KubeError {
   return new KubeError(0, 'Unknown', message);
 }
 
-/** For commands: a KubeError as the KwaveError the CLI renders (exit 1, not a bug report). */
+/**
+ * For commands: a KubeError as the KwaveError the CLI renders: a refusal (403) is exit 2 naming the
+ * missing permission; anything else exit 1 (not a bug report).
+ */
 export function kubeErrorToKwave(err: KubeError, doing: string): KwaveError {
+  if (err.code === 403) {
+    const what = err.target ? forbiddenMessage(err.target) : `forbidden: ${err.message}`;
+    return new KwaveError('KUBE', `${what} (${doing})`, ExitCode.BAD_INPUT);
+  }
   const what = err.code === 0 ? err.reason : `HTTP ${err.code} ${err.reason}`;
   return new KwaveError('KUBE', `${doing}: ${err.message} (${what})`, ExitCode.INTERNAL);
 }

@@ -6,7 +6,7 @@
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 /** Resources kwave touches; subresources as `pods/status`. */
-export type KubeResource = 'pods' | 'pods/status' | 'events' | 'configmaps' | 'leases' | 'namespaces' | 'nodes' | 'poddisruptionbudgets';
+export type KubeResource = 'pods' | 'pods/status' | 'events' | 'configmaps' | 'leases' | 'namespaces' | 'nodes' | 'poddisruptionbudgets' | 'selfsubjectaccessreviews';
 
 /** The HTTP status as a string (`"200"`, `"409"`), or `"error"` when no response arrived. */
 export type RequestCode = string;

@@ -1,7 +1,8 @@
 // What Cluster's calls take and give back: list and watch queries, lists with their
-// resourceVersion, watch events, and the ConfigMap merge patch. Types only.
+// resourceVersion, watch events, the ConfigMap merge patch, and access review questions. Types only.
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { KubeError } from './kubeError.js';
+import type { KubeVerb } from './requestCounter.js';
 
 export interface ListPodsOptions {
   labelSelector?: string;
@@ -65,4 +66,21 @@ export interface WatchHandle {
 export interface ConfigMapMergePatch {
   metadata?: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; resourceVersion?: string };
   data?: Record<string, string | null>;
+}
+
+/** A permission to ask about: `patch` of `pods/status` (group "") in namespace `web`. */
+export interface AccessQuestion {
+  verb: KubeVerb;
+  /** API group; "" for core. */
+  group: string;
+  /** With its subresource, as `pods/status`. */
+  resource: string;
+  namespace?: string;
+  name?: string;
+}
+
+export interface AccessAnswer {
+  allowed: boolean;
+  /** The authorizer's reason, often empty. */
+  reason: string;
 }

@@ -13,7 +13,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import { toKubeError, type KubeError } from './kubeError.js';
+import { toKubeError, withTarget, type KubeError } from './kubeError.js';
 import { TokenBucket, type RateLimit } from './rateLimit.js';
 import type { KubeResource, KubeVerb, RequestCounter } from './requestCounter.js';
 import type { WatchHandle, WatchPodsQuery } from './requestShapes.js';
@@ -27,6 +27,14 @@ export interface RequesterOptions {
   keepAlive: boolean;
   counter: RequestCounter;
   rateLimit: RateLimit;
+}
+
+/** What one request does, for its count and, when refused, the message naming the permission. */
+export interface CountedRequest {
+  verb: KubeVerb;
+  resource: KubeResource;
+  /** Undefined for cluster-scoped resources. */
+  namespace?: string;
 }
 
 // Abort reasons, made once: abort() without a reason builds a DOMException each time.
@@ -65,8 +73,9 @@ export class Requester {
   }
 
   /** A request over plain HTTPS (wire.ts): counted per attempt, rate-limited, retried per policy. */
-  wire(verb: KubeVerb, resource: KubeResource, req: WireRequest): Promise<unknown> {
+  wire(target: CountedRequest, req: WireRequest): Promise<unknown> {
     const { counter, deps } = this.options;
+    const { verb, resource } = target;
     return withRetry(
       async () => {
         await this.bucket.take(deps.sleep, this.closing.signal);
@@ -75,7 +84,7 @@ export class Requester {
           counter.record(verb, resource, 200);
           return body;
         } catch (thrown) {
-          const err = toKubeError(thrown);
+          const err = withTarget(toKubeError(thrown), target);
           counter.record(verb, resource, err.code || 'error');
           throw err;
         }
@@ -87,8 +96,9 @@ export class Requester {
   }
 
   /** One typed client-node request: counted per attempt, retried per policy, failing with KubeError only. */
-  typed<T>(verb: KubeVerb, resource: KubeResource, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, contentType?: string): Promise<T> {
+  typed<T>(target: CountedRequest, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, contentType?: string): Promise<T> {
     const { counter, deps } = this.options;
+    const { verb, resource } = target;
     return withRetry(
       async () => {
         // Each attempt waits its turn: a retry is another request to the server.
@@ -102,7 +112,7 @@ export class Requester {
           counter.record(verb, resource, info.httpStatusCode);
           return info.data;
         } catch (thrown) {
-          const err = toKubeError(thrown);
+          const err = withTarget(toKubeError(thrown), target);
           counter.record(verb, resource, err.code || 'error');
           throw err;
         } finally {
@@ -122,7 +132,7 @@ export class Requester {
    * when the server ended the stream cleanly, or the error that ended it.
    */
   async watch(
-    resource: 'pods' | 'nodes' | 'poddisruptionbudgets',
+    target: CountedRequest,
     path: string,
     query: WatchPodsQuery,
     onRaw: (type: string, object: unknown) => void,
@@ -133,7 +143,7 @@ export class Requester {
     const done = (err: unknown) => {
       if (settled) return;
       settled = true;
-      failure = err ? toKubeError(err) : undefined;
+      failure = err ? withTarget(toKubeError(err), target) : undefined;
       onDone(failure);
     };
     const params: Record<string, string | number | boolean | undefined> = {
@@ -152,8 +162,8 @@ export class Requester {
     }
     // The promise resolves after the response headers arrived: a non-200 answer or a failed
     // connection has already called `done` by now.
-    if (failure) this.options.counter.record('watch', resource, failure.code || 'error');
-    else this.options.counter.record('watch', resource, 200);
+    if (failure) this.options.counter.record('watch', target.resource, failure.code || 'error');
+    else this.options.counter.record('watch', target.resource, 200);
     return { abort: () => controller?.abort() };
   }
 

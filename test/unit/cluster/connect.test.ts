@@ -23,7 +23,8 @@ describe('chooseConfigSource', () => {
     assert.deepEqual(chooseConfigSource({ env: {}, home: '/h', exists: exists(['/h/.kube/config']) }), { kind: 'files', paths: ['/h/.kube/config'], from: 'home' });
   });
   test('then the in-cluster service account', () => {
-    assert.deepEqual(chooseConfigSource({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, home: '/h', exists: exists([]) }), { kind: 'in-cluster' });
+    assert.deepEqual(chooseConfigSource({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, home: '/h', exists: exists([]) }), { kind: 'in-cluster', dir: '/var/run/secrets/kubernetes.io/serviceaccount' });
+    assert.deepEqual(chooseConfigSource({ env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '443', KWAVE_SERVICEACCOUNT_DIR: '/tmp/sa' }, home: '/h', exists: exists([]) }), { kind: 'in-cluster', dir: '/tmp/sa' });
   });
   test('$KUBECONFIG naming only missing files does not fall back to ~/.kube/config', () => {
     const s = chooseConfigSource({ env: { KUBECONFIG: '/gone' }, home: '/h', exists: exists(['/h/.kube/config']), delimiter: ':' });

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AbortError, ApiException, FetchError } from '@kubernetes/client-node';
-import { KubeError, kubeErrorFromResponse, kubeErrorToKwave, toKubeError } from '../../../src/cluster/kubeError.js';
+import { forbiddenMessage, KubeError, kubeErrorFromResponse, kubeErrorToKwave, toKubeError, withTarget } from '../../../src/cluster/kubeError.js';
 import { KwaveError } from '../../../src/errors.js';
 
 const conflictStatus = JSON.stringify({
@@ -80,9 +80,19 @@ test('kubeErrorFromResponse names the code when the body says nothing', () => {
 });
 
 test('kubeErrorToKwave gives a KwaveError with code KUBE and exit 1', () => {
-  const k = kubeErrorToKwave(new KubeError(403, 'Forbidden', 'pods is forbidden'), 'listing pods in web');
+  const k = kubeErrorToKwave(new KubeError(500, 'InternalError', 'etcd is down'), 'listing pods in web');
   assert.ok(k instanceof KwaveError);
   assert.equal(k.code, 'KUBE');
   assert.equal(k.exitCode, 1);
-  assert.equal(k.message, 'listing pods in web: pods is forbidden (HTTP 403 Forbidden)');
+  assert.equal(k.message, 'listing pods in web: etcd is down (HTTP 500 InternalError)');
+});
+
+test('a refusal (403) is exit 2 naming verb, resource and namespace when the request is known', () => {
+  const bare = kubeErrorToKwave(new KubeError(403, 'Forbidden', 'pods is forbidden'), 'listing pods in web');
+  assert.equal(bare.exitCode, 2);
+  assert.equal(bare.message, 'forbidden: pods is forbidden (listing pods in web)');
+  const known = withTarget(new KubeError(403, 'Forbidden', 'pods is forbidden'), { verb: 'patch', resource: 'pods/status', namespace: 'default' });
+  assert.equal(kubeErrorToKwave(known, 'closing the gate').message, 'forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it (closing the gate)');
+  assert.equal(withTarget(new KubeError(409, 'Conflict', 'x'), { verb: 'get', resource: 'pods' }).target, undefined, 'only 403s carry the request');
+  assert.equal(forbiddenMessage({ verb: 'list', resource: 'nodes' }), 'forbidden: cannot list nodes (cluster-wide) — deploy/rbac.yaml grants it');
 });

@@ -1,0 +1,69 @@
+// What a rollout needs to be allowed to do, as RBAC sees it: one row per (verb, resource,
+// namespace), each saying what it is for. Pure: the table is checked against the API server by
+// preflight.ts before anything is written, and mirrors deploy/rbac.yaml (the RBAC e2e test keeps
+// the two in step, and its audit-log check proves kwave makes no other request).
+//
+// To add a permission for a new feature: add a row here (optional, with what degrades, if the
+// rollout can go on without it), the rule to deploy/rbac.yaml, and a row to the rule-removal
+// table of test/e2e/rbac.test.ts.
+import { recordName } from '../record/record.js';
+import type { Plan } from '../plan/types.js';
+import type { KubeVerb } from '../cluster/index.js';
+
+export interface AccessNeed {
+  verb: KubeVerb;
+  /** API group; "" for core. */
+  group: string;
+  /** With its subresource, as `pods/status`. */
+  resource: string;
+  /** Undefined for cluster-scoped resources. */
+  namespace?: string;
+  /** Set where kwave only ever touches one object (its record and lease): a Role may name it. */
+  name?: string;
+  /** What kwave does with it, for the refusal message. */
+  purpose: string;
+  /** When set, the rollout goes on without it, and this says what it loses. */
+  degrades?: string;
+}
+
+/** The permissions `kwave run` (and `kwave rollback`) needs for this plan. */
+export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
+  const first = plan.target.namespaces[0]!;
+  const name = recordName(plan.name);
+  const needs: AccessNeed[] = [];
+  for (const namespace of plan.target.namespaces) {
+    needs.push(
+      { verb: 'list', group: '', resource: 'pods', namespace, purpose: 'selecting the plan\'s pods' },
+      { verb: 'watch', group: '', resource: 'pods', namespace, purpose: 'following the pods' },
+      { verb: 'get', group: '', resource: 'pods', namespace, purpose: 'reading a pod afresh after a conflict' },
+      { verb: 'patch', group: '', resource: 'pods', namespace, purpose: 'the image patch' },
+      { verb: 'patch', group: '', resource: 'pods/status', namespace, purpose: 'the readiness gate' },
+      { verb: 'create', group: '', resource: 'events', namespace, purpose: 'Events on pods that fail or are rolled back' },
+    );
+  }
+  needs.push(
+    { verb: 'get', group: 'coordination.k8s.io', resource: 'leases', namespace: first, name, purpose: 'the run lease' },
+    { verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: first, purpose: 'the run lease' },
+    { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: first, name, purpose: 'renewing the run lease' },
+    { verb: 'get', group: '', resource: 'configmaps', namespace: first, name, purpose: 'the rollout record' },
+    { verb: 'create', group: '', resource: 'configmaps', namespace: first, purpose: 'the rollout record' },
+    { verb: 'update', group: '', resource: 'configmaps', namespace: first, name, purpose: 'the rollout record' },
+  );
+  if (plan.gates.some((g) => g.approval)) {
+    needs.push({ verb: 'watch', group: '', resource: 'configmaps', namespace: first, name, purpose: 'waiting for `kwave approve`' });
+  }
+  if (plan.strategy.respectPodDisruptionBudgets) {
+    const lost = 'PodDisruptionBudgets are not respected';
+    for (const namespace of plan.target.namespaces) {
+      needs.push(
+        { verb: 'list', group: 'policy', resource: 'poddisruptionbudgets', namespace, purpose: 'the PodDisruptionBudgets a drain must not break', degrades: lost },
+        { verb: 'watch', group: 'policy', resource: 'poddisruptionbudgets', namespace, purpose: 'following the PodDisruptionBudgets', degrades: lost },
+      );
+    }
+  }
+  needs.push(
+    { verb: 'list', group: '', resource: 'nodes', purpose: 'nodes that cannot act, and zones', degrades: 'pods on nodes that cannot act are not told apart (they time out), and `order: spread-zones` has no zones' },
+    { verb: 'watch', group: '', resource: 'nodes', purpose: 'following nodes', degrades: 'pods on nodes that cannot act are not told apart (they time out)' },
+  );
+  return needs;
+}

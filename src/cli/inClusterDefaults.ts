@@ -1,0 +1,22 @@
+// Defaults for a run inside a pod (a Job or CronJob): nobody watches a terminal, a log collector
+// reads stdout, and Prometheus scrapes the pod's IP. Pure; the flags, when given, always win.
+
+export interface InClusterFacts {
+  /** kwave will use the pod's service account (no --kubeconfig, $KUBECONFIG or ~/.kube/config). */
+  inCluster: boolean;
+  stdoutIsTTY: boolean;
+  outputGiven: boolean;
+  metricsAddressGiven: boolean;
+}
+
+/** The in-cluster metrics address: every interface, so the pod's IP can be scraped. */
+export const IN_CLUSTER_METRICS_ADDRESS = '0.0.0.0:9464';
+
+/** Overrides of the usual defaults; empty outside a pod. */
+export function inClusterDefaults(f: InClusterFacts): { output?: 'json'; metricsAddress?: string } {
+  if (!f.inCluster) return {};
+  return {
+    ...(f.outputGiven || f.stdoutIsTTY ? {} : { output: 'json' as const }),
+    ...(f.metricsAddressGiven ? {} : { metricsAddress: IN_CLUSTER_METRICS_ADDRESS }),
+  };
+}
