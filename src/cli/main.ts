@@ -87,7 +87,8 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
     c
       .argument('<plan>', 'plan file')
       .option('--force', 'roll back pods another revision of this plan left mid-flight, then run')
-      .option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s'),
+      .option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s')
+      .option('--lease-wait <duration>', "when another runner holds the plan's lease, wait this long for it to be released or expire before refusing (a Job's retry after its pod died)", '0s'),
   );
   add('status', "show a rollout's phase, wave, counts, pods in flight and gates", { cluster: true }, () => import('./commands/status.js'), (c) =>
     c.argument('<plan>', 'plan file').option('--watch', 'follow live'),
@@ -96,7 +97,10 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
     c.argument('<plan>', 'plan file').option('--wave <n>', 'wave to approve (default: the one waiting)'),
   );
   add('rollback', 'revert in place every pod this plan upgraded', { cluster: true, metrics: true }, () => import('./commands/rollback.js'), (c) =>
-    c.argument('<plan>', 'plan file').option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s'),
+    c
+      .argument('<plan>', 'plan file')
+      .option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s')
+      .option('--lease-wait <duration>', "when another runner holds the plan's lease, wait this long for it to be released or expire before refusing", '0s'),
   );
   add('adopt', 'set the readiness-gate condition True on pods that declare the gate but lack it', { cluster: true }, () => import('./commands/adopt.js'), (c) =>
     c

@@ -17,7 +17,7 @@ import type { Plan } from '../plan/types.js';
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { startRecord, type RolloutRecord } from '../record/record.js';
 import { RecordStore } from '../record/store.js';
-import { RunLock, runnerIdentity } from '../record/runLock.js';
+import { acquireWaiting, RunLock, runnerIdentity } from '../record/runLock.js';
 import { unfinishedHalt } from '../record/unfinishedHalt.js';
 import { rollbackRollout, runRollout, type ForcedRollback, type RunnerDeps } from '../rollout/runner.js';
 import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
@@ -38,6 +38,8 @@ export interface SessionOptions {
   force?: boolean;
   /** Keep serving metrics this long after the end unless scraped first (`--metrics-linger`). */
   metricsLingerMs?: number;
+  /** When another runner holds the lease, wait up to this long for it (`--lease-wait`); default 0. */
+  leaseWaitMs?: number;
   /** Signals to listen to; default SIGINT and SIGTERM of this process. */
   signals?: NodeJS.Signals[];
   /** Told the metrics server's URL once it serves (the demo prints it). */
@@ -129,7 +131,10 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       io.stderr.write(`kwave: ${message}; stopping\n`);
       stop.abort();
     } });
-    await wrapKube(() => lock.acquire(), `taking the lease kwave-${plan.name} in namespace ${namespace}`);
+    await wrapKube(
+      () => acquireWaiting(lock, { waitMs: options.leaseWaitMs ?? 0, signal: stop.signal, onWait: (m) => io.stderr.write(`kwave: ${m}\n`) }),
+      `taking the lease kwave-${plan.name} in namespace ${namespace}`,
+    );
     closers.push(() => lock.release().catch(() => undefined));
 
     const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });

@@ -3,11 +3,11 @@ import { ExitCode } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
 import { runSession } from '../rolloutSession.js';
-import { parseLinger } from './flags.js';
+import { parseDurationFlag, parseLinger } from './flags.js';
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
   const file = args[0]!;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
-  return runSession(ctx, { plan, planFile: file, direction: 'upgrade', force: opts.force === true, metricsLingerMs: parseLinger(opts.metricsLinger) });
+  return runSession(ctx, { plan, planFile: file, direction: 'upgrade', force: opts.force === true, metricsLingerMs: parseLinger(opts.metricsLinger), leaseWaitMs: parseDurationFlag(opts.leaseWait, '--lease-wait') });
 }

@@ -4,8 +4,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { KwaveError } from '../../../src/errors.js';
-import { RunLock, describeHolder, holderGone, leaseView, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
+import { ExitCode, KwaveError } from '../../../src/errors.js';
+import { RunLock, acquireWaiting, describeHolder, holderGone, leaseView, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
 
 class FakeLeases {
   lease: V1Lease | undefined;
@@ -167,5 +167,27 @@ describe('leaseView', () => {
     assert.equal(leaseView(lease, new Date('2025-03-01T10:00:11Z')).expired, true);
     assert.equal(leaseView({ spec: {} }, new Date()).free, true);
     assert.match(describeHolder(leaseView(lease, new Date('2025-03-01T10:00:11Z')), new Date('2025-03-01T10:00:11Z')), /^x \(renewed 11s ago.*expired/);
+  });
+});
+
+describe('acquireWaiting (--lease-wait)', () => {
+  const locked = () => new KwaveError('LOCKED', 'plan "p" is already being run by x. Wait for that run to end', ExitCode.BAD_INPUT);
+  test('retries while the lease is held, until it is free', async () => {
+    let t = 0;
+    let attempts = 0;
+    const said: string[] = [];
+    await acquireWaiting({ acquire: async () => { if (++attempts < 4) throw locked(); } }, { waitMs: 60_000, now: () => t, sleep: async (ms) => void (t += ms), onWait: (m) => said.push(m) });
+    assert.equal(attempts, 4);
+    assert.deepEqual(said, ['plan "p" is already being run by x; waiting up to 60s for it (--lease-wait)']);
+  });
+  test('refuses once the wait is over, and at once for other errors or no wait', async () => {
+    let t = 0;
+    await assert.rejects(acquireWaiting({ acquire: async () => { throw locked(); } }, { waitMs: 10_000, now: () => t, sleep: async (ms) => void (t += ms) }), /already being run/);
+    assert.ok(t >= 10_000 && t < 12_000);
+    let attempts = 0;
+    await assert.rejects(acquireWaiting({ acquire: async () => { attempts++; throw locked(); } }, { waitMs: 0 }), /already being run/);
+    assert.equal(attempts, 1);
+    await assert.rejects(acquireWaiting({ acquire: async () => { attempts++; throw new Error('boom'); } }, { waitMs: 60_000 }), /boom/);
+    assert.equal(attempts, 2);
   });
 });
