@@ -213,7 +213,7 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
 }
 
 /** Parses a child's JSON lines as they come and tells waiters about each event. */
-function follow(child: ChildProcess, onExit: () => void): RunningKwave {
+export function follow(child: ChildProcess, onExit: () => void): RunningKwave {
   const events: RolloutEvent[] = [];
   let out = '';
   let err = '';

@@ -1,0 +1,170 @@
+// kwave as a Job's pod would run it, on the real control plane: deploy/'s ServiceAccount with a
+// token from the TokenRequest API, written where the kubelet projects it (token, ca.crt,
+// namespace), the KUBERNETES_SERVICE_* variables, an empty HOME and no KUBECONFIG: nothing else.
+// Also the RBAC of deploy/rbac.yaml as objects (to apply, to take a rule away) and the audit log
+// of what the ServiceAccount did.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { ControlPlane } from '../../../src/sim/controlPlane/index.js';
+import { KubeHttp } from '../../../src/sim/agent/kubeHttp.js';
+import type { AuditRecord } from '../../../src/sim/controlPlane/audit.js';
+import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
+import { follow, type RunningKwave } from './rolloutCli.js';
+
+export const SA_NAMESPACE = 'kwave';
+export const SA_NAME = 'kwave';
+export const SA_USER = `system:serviceaccount:${SA_NAMESPACE}:${SA_NAME}`;
+
+export interface RbacRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+export interface RbacObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: RbacRule[];
+  [k: string]: unknown;
+}
+
+/** deploy/namespace.yaml and deploy/rbac.yaml, as the objects they declare. */
+export function deployObjects(): RbacObject[] {
+  return ['deploy/namespace.yaml', 'deploy/rbac.yaml'].flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, f), 'utf8')).map((d) => d.toJS() as RbacObject));
+}
+
+/** One permission a Role or ClusterRole of deploy/rbac.yaml grants. */
+export interface Grant {
+  kind: 'Role' | 'ClusterRole';
+  name: string;
+  /** The Role's namespace; undefined for a ClusterRole (granted everywhere). */
+  namespace?: string;
+  group: string;
+  /** With its subresource: `pods/status`. */
+  resource: string;
+  verb: string;
+}
+
+export function grantsOf(objects: RbacObject[]): Grant[] {
+  return objects
+    .filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole')
+    .flatMap((o) =>
+      (o.rules ?? []).flatMap((r) =>
+        r.apiGroups.flatMap((group) =>
+          r.resources.flatMap((resource) =>
+            r.verbs.map((verb) => ({ kind: o.kind as Grant['kind'], name: o.metadata.name, ...(o.kind === 'Role' ? { namespace: o.metadata.namespace } : {}), group, resource, verb })),
+          ),
+        ),
+      ),
+    );
+}
+
+/** The same role without one verb on one resource (a rule left with no verb is dropped). */
+export function withoutVerb(role: RbacObject, group: string, resource: string, verb: string): RbacObject {
+  const rules = (role.rules ?? [])
+    .map((r) => (r.apiGroups.includes(group) && r.resources.includes(resource) ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r))
+    .filter((r) => r.verbs.length > 0);
+  return { ...role, rules };
+}
+
+/** The API path of a namespaced or cluster-scoped RBAC object. */
+export function rbacPath(o: Pick<RbacObject, 'kind' | 'metadata'>): string {
+  const plural = `${o.kind.toLowerCase()}s`;
+  const base = '/apis/rbac.authorization.k8s.io/v1';
+  return o.metadata.namespace ? `${base}/namespaces/${o.metadata.namespace}/${plural}/${o.metadata.name}` : `${base}/${plural}/${o.metadata.name}`;
+}
+
+/** A "Job pod": its service-account folder and environment, with a fresh token from TokenRequest. */
+export interface PodIdentity {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  token: string;
+}
+
+export async function podIdentity(cp: ControlPlane, admin: KubeHttp): Promise<PodIdentity> {
+  const answer = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${SA_NAME}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'kwave-pod-'));
+  const sa = join(dir, 'serviceaccount');
+  const home = join(dir, 'home');
+  mkdirSync(sa);
+  mkdirSync(home);
+  writeFileSync(join(sa, 'token'), answer.status.token, { mode: 0o600 });
+  writeFileSync(join(sa, 'ca.crt'), cp.caPem);
+  writeFileSync(join(sa, 'namespace'), SA_NAMESPACE);
+  const url = new URL(cp.url);
+  return {
+    dir,
+    token: answer.status.token,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      KUBERNETES_SERVICE_HOST: url.hostname,
+      KUBERNETES_SERVICE_PORT: url.port,
+      KWAVE_SERVICEACCOUNT_DIR: sa,
+    },
+  };
+}
+
+/** `node bin/kwave.js ARGS` with only the pod's environment. */
+export function startInPod(pod: PodIdentity, args: string[], children: Set<ChildProcess>): RunningKwave {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: pod.env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+  children.add(child);
+  return follow(child, () => children.delete(child));
+}
+
+/** Whether the ServiceAccount may do it now, asked as the ServiceAccount (RBAC changes reach the authorizer's cache a moment after the write). */
+export async function mayDo(asPod: KubeHttp, g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>): Promise<boolean> {
+  const [resource, subresource] = g.resource.split('/');
+  const review = await asPod.request<{ status: { allowed?: boolean } }>('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes: { verb: g.verb, group: g.group, resource, ...(subresource ? { subresource } : {}), ...(g.namespace ? { namespace: g.namespace } : {}) } },
+  });
+  return review.status.allowed === true;
+}
+
+/** Waits (bounded) until the authorizer answers `allowed` for the grant. */
+export async function untilAuthorizer(asPod: KubeHttp, g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>, allowed: boolean, boundMs = 60_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while ((await mayDo(asPod, g)) !== allowed) {
+    if (Date.now() > deadline) throw new Error(`the authorizer still says ${!allowed} for ${g.verb} ${g.resource} after ${boundMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** An audit record's permission key: `patch  pods/status  web` (group, resource/sub, verb, namespace). */
+export interface UsedPermission {
+  group: string;
+  resource: string;
+  verb: string;
+  namespace: string | undefined;
+  ok: number;
+  refused: number;
+}
+
+export function usedPermissions(records: AuditRecord[], user: string): UsedPermission[] {
+  const byKey = new Map<string, UsedPermission>();
+  for (const r of records) {
+    if (r.user !== user) continue;
+    const resource = r.resource ? (r.subresource ? `${r.resource}/${r.subresource}` : r.resource) : `nonResourceURL ${r.path}`;
+    const key = [r.apiGroup ?? '', resource, r.verb, r.namespace ?? ''].join('|');
+    const u = byKey.get(key) ?? { group: r.apiGroup ?? '', resource, verb: r.verb, namespace: r.namespace, ok: 0, refused: 0 };
+    if (r.code === 403) u.refused++;
+    else u.ok++;
+    byKey.set(key, u);
+  }
+  return [...byKey.values()].sort((a, b) => `${a.resource} ${a.verb}`.localeCompare(`${b.resource} ${b.verb}`));
+}
+
+/** The grant that allows a used permission, if any. */
+export function grantFor(used: UsedPermission, grants: Grant[]): Grant | undefined {
+  return grants.find((g) => g.group === used.group && g.resource === used.resource && g.verb === used.verb && (g.kind === 'ClusterRole' || g.namespace === used.namespace));
+}
