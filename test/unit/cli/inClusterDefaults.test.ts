@@ -47,6 +47,8 @@ test('checkAccess: denied required and optional apart; no review API or a refuse
   assert.equal(accessRefusal(r.denied).exitCode, 2);
   assert.equal(accessRefusal(r.denied).message.split('\n')[0], 'forbidden: cannot patch pods/status in namespace a — deploy/rbac.yaml grants it (the readiness gate)');
   assert.match(accessWarning(r.missingOptional[0]!), /^warning: cannot list nodes \(cluster-wide\) .*spread-zones/);
-  assert.equal((await checkAccess({ reviewAccess: async () => undefined }, needs)).checked, false);
+  let asked = 0;
+  assert.equal((await checkAccess({ reviewAccess: async () => void asked++ }, needs)).checked, false);
+  assert.equal(asked, 1, 'without the review API, one request, not one per permission');
   assert.equal((await checkAccess({ reviewAccess: async () => { throw new KubeError(403, 'Forbidden', 'no'); } }, needs)).checked, false);
 });
