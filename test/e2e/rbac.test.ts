@@ -107,18 +107,17 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
 
   test('a full rollout in-cluster: JSON lines, killed mid-way, resumed by a second Job pod, approved, rolled back', async () => {
     const full = join(plans, 'full.yaml');
-    // A concurrent writer keeps relabelling the first pods while kwave works on them: kwave's
-    // guarded patches meet 409s and it reads the pod afresh (the `get pods` permission).
+    // A concurrent writer keeps relabelling the pods while kwave works on them (two loops, through
+    // both runs): kwave's guarded patches meet 409s and it reads the pod afresh (`get pods`).
     let writing = true;
-    const writer = (async () => {
-      for (let i = 0; writing; i++) await fleet.sim.labelPodUncounted('web', `web-${i % 3}`, { touched: String(i) });
-    })();
+    const loop = async (from: number) => {
+      for (let i = from; writing; i += 2) await fleet.sim.labelPodUncounted('web', `web-${i % 6}`, { touched: String(i) });
+    };
+    const writer = Promise.all([loop(0), loop(1)]);
     const first = runInPod(await newPod(), ['run', full]);
     await first.waitFor((e) => e.event === 'pod-start' && e.wave === 2, 'a pod of wave 2 started');
     first.child.kill('SIGKILL');
     await exitOf(first);
-    writing = false;
-    await writer;
     assert.ok(first.events.length > 3 && first.stdout().trim().split('\n').every((l) => l.startsWith('{')), `JSON lines by default in a pod:\n${first.stdout()}`);
 
     const second = runInPod(await newPod(), ['run', full]);
@@ -130,6 +129,8 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     const approved = await fleet.kwave(['approve', full]);
     assert.equal(approved.code, 0, approved.stderr);
     const end = await exitOf(second);
+    writing = false;
+    await writer;
     assert.equal(end.code, 0, second.stderr());
     noStackTrace(second.stderr());
     for (const [name, p] of await fleet.pods('web', 'web')) {
@@ -192,7 +193,13 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     console.log(['audit: group | resource | verb | namespace | ok | refused | granted by', ...rows.map((r) => `audit: ${r.group || 'core'} | ${r.resource} | ${r.verb} | ${r.namespace ?? '-'} | ${r.ok} | ${r.refused} | ${r.grantedBy}`)].join('\n'));
     const outside = rows.filter((r) => r.grantedBy === 'NOT GRANTED' || r.refused > 0);
     assert.deepEqual(outside.map((r) => `${r.verb} ${r.resource} ${r.namespace ?? ''}`), [], 'requests outside deploy/rbac.yaml, or refused');
-    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])));
+    // `get pods` is needed only after a 409 on a pod write (the concurrent writer above makes them):
+    // required to show up whenever one happened, and said so when none did.
+    const records = readAudit(cp.auditLogPath);
+    const conflicts = records.filter((r) => r.user === SA_USER && r.resource === 'pods' && r.verb === 'patch' && r.code === 409).length;
+    console.log(`audit: ${conflicts} pod writes of the ServiceAccount met a 409`);
+    const conflictOnly = (g: Grant) => g.resource === 'pods' && g.verb === 'get' && conflicts === 0;
+    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g));
     assert.deepEqual(unused.map((g) => `${g.verb} ${g.resource}`), [], 'granted but never used: trim deploy/rbac.yaml');
   });
 });
