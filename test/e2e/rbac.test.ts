@@ -164,6 +164,7 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
         const auditFrom = readAudit(cp.auditLogPath).length;
         const run = runInPod(pod, ['run', join(plans, `${rule.plan}.yaml`)]);
         const exit = await exitOf(run);
+        console.log(`rule removed: ${what} → exit ${exit.code}: ${run.stderr().trim().split('\n').filter((l) => /forbidden|warning/.test(l)).join(' | ')}`);
         noStackTrace(run.stderr());
         const scope = grant.namespace ? `in namespace ${grant.namespace}` : '(cluster-wide)';
         if (rule.expect === 'refused') {
