@@ -52,6 +52,8 @@ const RULE_CASES: RuleCase[] = [
   { group: '', resource: 'events', verb: 'create', expect: 'refused', plan: 'full' },
   ...['get', 'watch', 'create', 'update'].map((verb) => ({ group: '', resource: 'configmaps', verb, expect: 'refused' as const, plan: 'full' as const })),
   ...['get', 'create', 'update'].map((verb) => ({ group: 'coordination.k8s.io', resource: 'leases', verb, expect: 'refused' as const, plan: 'full' as const })),
+  { group: 'policy', resource: 'poddisruptionbudgets', verb: 'list', expect: 'degrades', plan: 'solo' },
+  { group: 'policy', resource: 'poddisruptionbudgets', verb: 'watch', expect: 'degrades', plan: 'solo' },
   { group: '', resource: 'nodes', verb: 'list', expect: 'degrades', plan: 'solo' },
   { group: '', resource: 'nodes', verb: 'watch', expect: 'degrades', plan: 'solo' },
 ];
@@ -174,7 +176,7 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
           assert.deepEqual(writes.map((r) => `${r.verb} ${r.resource}`), [], 'refused before writing anything');
         } else {
           assert.equal(exit.code, 0, run.stderr());
-          assert.match(run.stderr(), new RegExp(`kwave: warning: cannot ${what} \\(cluster-wide\\)`));
+          assert.match(run.stderr(), new RegExp(`kwave: warning: cannot ${what} ${scope.replace(/[()]/g, '\\$&')}`));
         }
       } finally {
         await put(role);
