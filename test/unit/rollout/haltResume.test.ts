@@ -101,10 +101,9 @@ for (const scope of ['failed', 'all'] as const) {
       let release: () => void = () => undefined;
       const stuck = new Promise<void>((resolve) => (release = resolve));
       const running = runRollout(p, { ...deps(f, first), persistHalt: () => stuck });
-      for (let i = 0; i < 200 && !first.some((e) => e.event === 'halt'); i++) await new Promise((r) => setTimeout(r, 10));
-      while (!f.writes.some((w) => w.startsWith('patch '))) await new Promise((r) => setTimeout(r, 10));
-      // Wait until the run sits in persistHalt (both failed pods ended).
-      for (let i = 0; i < 500 && first.filter((e) => e.event === 'pod-end').length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      // Wait (bounded) until the run sits in persistHalt: halted, both failed pods ended.
+      const deadline = Date.now() + 60_000;
+      while (!(first.some((e) => e.event === 'halt') && first.filter((e) => e.event === 'pod-end').length >= 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       const record = recordAfter(first, p);
       assert.equal(record.phase, 'Halted');
       const halt = unfinishedHalt(record, p);
