@@ -6,6 +6,8 @@ export interface StatsSnapshot {
   requests: Record<string, number>;
   maxNotReady: Record<string, number>;
   notReady: Record<string, number>;
+  /** The most pods not Ready at once over every namespace together (a plan's budget spans its namespaces). */
+  maxNotReadyTotal: number;
 }
 
 export class SimStats {
@@ -13,6 +15,7 @@ export class SimStats {
   /** Per namespace: the pods (by name) that are not Ready now. */
   private readonly unready = new Map<string, Set<string>>();
   private maxNotReady = new Map<string, number>();
+  private maxNotReadyTotal = 0;
 
   /** Counts one API request, e.g. `countRequest('patch', 'pods/status')`. */
   countRequest(verb: string, resource: string): void {
@@ -30,12 +33,20 @@ export class SimStats {
     if (ready) set.delete(name);
     else set.add(name);
     if (set.size > (this.maxNotReady.get(namespace) ?? 0)) this.maxNotReady.set(namespace, set.size);
+    this.maxNotReadyTotal = Math.max(this.maxNotReadyTotal, this.notReadyTotal());
+  }
+
+  private notReadyTotal(): number {
+    let n = 0;
+    for (const set of this.unready.values()) n += set.size;
+    return n;
   }
 
   /** Zeroes request counts; high-water marks restart from the pods not Ready now. */
   reset(): void {
     this.requests = new Map();
     this.maxNotReady = new Map([...this.unready].map(([ns, set]) => [ns, set.size]));
+    this.maxNotReadyTotal = this.notReadyTotal();
   }
 
   snapshot(): StatsSnapshot {
@@ -44,6 +55,7 @@ export class SimStats {
       requests: Object.fromEntries([...this.requests].sort(([a], [b]) => a.localeCompare(b))),
       maxNotReady: Object.fromEntries([...namespaces].sort().map((ns) => [ns, this.maxNotReady.get(ns) ?? 0])),
       notReady: Object.fromEntries([...namespaces].sort().map((ns) => [ns, this.unready.get(ns)?.size ?? 0])),
+      maxNotReadyTotal: this.maxNotReadyTotal,
     };
   }
 }

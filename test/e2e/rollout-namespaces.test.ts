@@ -1,6 +1,8 @@
 // A plan over two namespaces (`namespaces: [a, b]`) through the real `kwave run`: the pods of
 // both are selected and upgraded, a third namespace's pods with the same labels are not, and the
-// rollout record and the Lease live in the first namespace only. Read back through the API.
+// rollout record and the Lease live in the first namespace only; the budget (maxUnavailable) is one
+// number for both namespaces together, counted by the cluster (/sim/stats maxNotReadyTotal).
+// Read back through the API.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -23,16 +25,22 @@ workloads:
 `;
 
 describe('kwave run: a plan over several namespaces', () => {
-  test('namespaces [a, b]: both upgraded, c untouched; record and Lease in a', async () => {
+  test('namespaces [a, b]: both upgraded, c untouched, one budget over both; record and Lease in a', async () => {
     const fleet = await startFleet({ fixture: FIXTURE });
     try {
-      const doc = parse(planYaml({ name: 'two-ns', waves: '[1, "100%"]', concurrency: 2, maxUnavailable: 1 })) as { spec: { target: Record<string, unknown> } };
+      const doc = parse(planYaml({ name: 'two-ns', waves: '[1, "100%"]', concurrency: 4, maxUnavailable: 2 })) as { spec: { target: Record<string, unknown> } };
       delete doc.spec.target.namespace;
       doc.spec.target.namespaces = ['a', 'b'];
       const plan = await fleet.writePlan('two-ns.yaml', stringify(doc));
+      await fleet.resetStats();
       const run = fleet.start(['run', plan]);
       const exit = await exitOf(run);
       assert.equal(exit.code, 0, run.stderr());
+      // Concurrency 4 would allow 2 per namespace at once if the budget were counted per namespace.
+      const stats = await fleet.stats();
+      assert.ok(stats.maxNotReadyTotal <= 2, `at most 2 not Ready over a and b together: ${JSON.stringify(stats)}`);
+      assert.equal(stats.maxNotReadyTotal, 2, `the budget was used, so the bound could have been broken: ${JSON.stringify(stats)}`);
+      assert.equal(stats.maxNotReady.c ?? 0, 0, 'c never drained');
       for (const ns of ['a', 'b']) {
         const pods = await fleet.pods('demo', ns);
         assert.equal(pods.size, ns === 'a' ? 3 : 2);

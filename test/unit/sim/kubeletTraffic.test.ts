@@ -63,7 +63,7 @@ describe('readiness in /sim/stats', () => {
       await waitForPod(h.store, 'default', 'demo-1', (p) => condition(p, 'Ready')?.status === 'True');
       patchImage(h.store, 'default', 'demo-2', 'nginx', 'nginx:broken');
       await waitForPod(h.store, 'default', 'demo-2', (p) => condition(p, 'Ready')?.status === 'False');
-      assert.deepEqual(stats.snapshot(), { requests: {}, maxNotReady: { default: 2 }, notReady: { default: 1 } });
+      assert.deepEqual(stats.snapshot(), { requests: {}, maxNotReady: { default: 2 }, notReady: { default: 1 }, maxNotReadyTotal: 2 });
       deletePod(h.store, 'default', 'demo-2', 1);
       await waitForGone(h.store, 'default', 'demo-2');
       assert.deepEqual(stats.snapshot().notReady, { default: 0 }, 'a deleted pod no longer counts');
