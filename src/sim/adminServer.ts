@@ -127,7 +127,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       /^\/sim\/admission$/,
       async (req) => {
         const rules = await readJson(req);
-        if (!Array.isArray(rules)) throw new HttpError(400, 'expected a JSON list of rules: [{verb, resource, name?, refuse?: 403|422, hold?: true, times?}]');
+        if (!Array.isArray(rules)) throw new HttpError(400, 'expected a JSON list of rules: [{verb, resource, name?, refuse?: 403|422, hold?: true, times?, skip?}]');
         admission().set(rules as AdmissionRule[]);
         return { body: admission().current };
       },

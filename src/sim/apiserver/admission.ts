@@ -17,6 +17,8 @@ export interface AdmissionRule {
   hold?: boolean;
   /** How many requests the rule applies to; without it, all. */
   times?: number;
+  /** Matching requests let through untouched before the rule applies (hold a pod's second gate write, not its first). */
+  skip?: number;
 }
 
 const WEBHOOK = 'deny.sim.kwave.dev';
@@ -46,6 +48,10 @@ export class Admission {
 
   private take(verb: string, resource: string, name: string | undefined, want: (r: AdmissionRule) => boolean): AdmissionRule | undefined {
     const rule = this.rules.find((r) => r.verb === verb && r.resource === resource && (r.name === undefined || r.name === name) && want(r) && (r.times === undefined || r.times > 0));
+    if (rule?.skip) {
+      rule.skip -= 1;
+      return undefined;
+    }
     if (rule && rule.times !== undefined) rule.times -= 1;
     return rule;
   }
