@@ -21,7 +21,7 @@ apiVersion: kwave.dev/v1alpha1
 kind: SimFixture
 images:
   "nginx:1.14.2": {}
-  "nginx:1.25.3": { pullSeconds: 60 }
+  "nginx:1.25.3": { pullSeconds: 150 }
 workloads:
   - name: demo
     replicas: 6
@@ -82,8 +82,9 @@ describe('kwave run and SIGINT', () => {
   });
 
   test('a second SIGINT exits at once, pods left mid-flight; a re-run completes them, each patched once', async () => {
-    // The target image takes 60 s × 0.3 to pull: once patched, every pod's flow stays in flight
-    // (waiting for the kubelet) for as long as the test needs, whatever the machine's speed.
+    // The target image takes 150 s × 0.3 = 45 s to pull: once patched, every pod's flow stays in
+    // flight (waiting for the kubelet) while the test sends its two signals and reads the pods
+    // (a few seconds even under load; 60 s × 0.3 = 18 s was too close to that).
     // (A node that cannot act no longer serves: kwave does not start pods there, issue #16.)
     const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 0.3 });
     try {
@@ -92,7 +93,7 @@ describe('kwave run and SIGINT', () => {
       const plan = await fleet.writePlan('stuck.yaml', planYaml({ name: 'stuck', waves: '["100%"]', concurrency: 6, maxUnavailable: 6, podTimeout: '5m' }));
       await fleet.resetStats();
       const run = fleet.start(['run', plan]);
-      for (const name of stuck) await run.waitFor((e) => e.event === 'pod-step' && e.step === 'wait-complete' && e.pod === `default/${name}`, `${name} patched`, 60_000);
+      for (const name of stuck) await run.waitFor((e) => e.event === 'pod-step' && e.step === 'wait-complete' && e.pod === `default/${name}`, `${name} patched`);
       run.child.kill('SIGINT');
       await firstSignalTaken(run);
       run.child.kill('SIGINT');
@@ -109,7 +110,7 @@ describe('kwave run and SIGINT', () => {
       }
 
       const again = fleet.start(['run', plan]);
-      const exit2 = await exitOf(again, 120_000);
+      const exit2 = await exitOf(again);
       assert.equal(exit2.code, 0, `exit ${exit2.code}\n${again.stderr()}`);
       assert.equal(endOf(again).phase, 'Completed');
       const start = again.events.find((e) => e.event === 'rollout-start');
