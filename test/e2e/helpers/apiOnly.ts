@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '../../../src/sim/agent/kubeHttp.js';
 import { resetRealWorld } from '../../../src/sim/real/reset.js';
 import type { KubeObject } from '../../../src/sim/store.js';
+import type { SimStats } from '../../../src/sim/stats.js';
 import { acquireControlPlane, BACKEND, releaseControlPlane } from './backend.js';
 import type { PodSpec } from './simApi.js';
 import { startSimApi } from './simApi.js';
@@ -20,6 +21,8 @@ export interface ApiOnly {
   /** An admin client. */
   http: KubeHttp;
   getPod(name: string, namespace?: string): Promise<KubeObject | undefined>;
+  /** The embedded API server's own request counts; undefined on real (its audit log lags the answers). */
+  embeddedStats: SimStats | undefined;
   /** A running, Ready pod as a kubelet would have reported it (create, then its status). */
   putRunningPod(name: string, spec?: PodSpec): Promise<KubeObject>;
   close(): Promise<void>;
@@ -31,8 +34,10 @@ export async function startApiOnly(): Promise<ApiOnly> {
   let token: string;
   let kubeconfig: string;
   let stop: () => Promise<void>;
+  let embeddedStats: SimStats | undefined;
   if (BACKEND === 'embedded') {
     const sim = await startSimApi();
+    embeddedStats = sim.stats;
     ({ url, caPem, token } = sim.api);
     kubeconfig = sim.api.kubeconfig();
     stop = () => sim.close();
@@ -58,6 +63,7 @@ export async function startApiOnly(): Promise<ApiOnly> {
     kubeconfigPath,
     dir,
     http,
+    embeddedStats,
     getPod: (name, namespace = 'default') =>
       http.request<KubeObject>('GET', `/api/v1/namespaces/${namespace}/pods/${name}`).catch((err: { code?: number }) => {
         if (err.code === 404) return undefined;
