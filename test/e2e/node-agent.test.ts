@@ -27,6 +27,9 @@ function podManifest(name: string, node: string, image = 'nginx:1.14.2'): KubeOb
 const cs = (p: KubeObject) => (p.status as { containerStatuses?: ContainerStatus[] } | undefined)?.containerStatuses?.[0];
 const cond = (p: KubeObject, type: string) => (p.status as { conditions?: PodCondition[] } | undefined)?.conditions?.find((c) => c.type === type);
 
+/** How long a wait may take before it fails: a bound, not a sleep (the shared machine can be very slow). */
+const BOUND_MS = 180_000;
+
 describe('node agent against an API server without a kubelet', { skip: embeddedOnly('checks the node agent against the embedded API server; on the real pass every suite runs on it') }, () => {
   let api: SimApi;
   let agent: NodeAgent;
@@ -46,9 +49,19 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
       const timer = setTimeout(() => {
         stop();
         reject(new Error(`timed out waiting for ${name}: ${what}; now ${JSON.stringify(api.store.get('pods', 'default', name)?.status)}`));
-      }, 20_000);
+      }, BOUND_MS);
       check();
     });
+  /** The pod's Events once `ok` holds for them: the agent posts Events apart from its status writes, so they may come later. */
+  const waitEvents = async (name: string, ok: (events: KubeObject[]) => boolean, what: string): Promise<KubeObject[]> => {
+    const deadline = Date.now() + BOUND_MS;
+    for (;;) {
+      const events = api.store.list('events', 'default').filter((e) => (e.involvedObject as { name: string }).name === name);
+      if (ok(events)) return events;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the Events of ${name}: ${what}; now ${events.map((e) => `${String(e.reason)}: ${String(e.message)}`).join(' | ')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
 
   before(async () => {
     api = await startSimApi();
@@ -89,11 +102,11 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
     assert.notEqual(after.containerID, before.containerID);
     assert.equal(after.lastState.terminated?.containerID, before.containerID);
     assert.equal(upgraded.metadata.uid, ready.metadata.uid);
-    const events = api.store.list('events', 'default').filter((e) => (e.involvedObject as { name: string }).name === 'agent-0');
+    const pulled = (e: KubeObject) => e.reason === 'Pulled' && /^Successfully pulled image "nginx:1.25.3" in /.test(e.message as string);
+    const events = await waitEvents('agent-0', (es) => es.some(pulled) && es.some((e) => e.reason === 'Killing'), 'Killing and Pulled nginx:1.25.3');
     const killing = events.find((e) => e.reason === 'Killing');
     assert.equal(killing?.message, 'Container nginx definition changed, will be restarted');
     assert.deepEqual(killing?.source, { component: 'kubelet', host: 'sim-node-1' });
-    assert.ok(events.some((e) => e.reason === 'Pulled' && /^Successfully pulled image "nginx:1.25.3" in /.test(e.message as string)));
   });
 
   test('a graceful delete: the agent stops the containers and removes the pod itself', async () => {
@@ -102,7 +115,7 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
     const deleted = await client.request<KubeObject>('DELETE', '/api/v1/namespaces/default/pods/agent-1', { apiVersion: 'v1', kind: 'DeleteOptions' });
     assert.ok(deleted.metadata.deletionTimestamp, 'the server only marks a bound pod');
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('pod not removed')), 20_000);
+      const timer = setTimeout(() => reject(new Error('pod not removed')), BOUND_MS);
       const check = () => {
         if (!api.store.get('pods', 'default', 'agent-1')) {
           clearTimeout(timer);
