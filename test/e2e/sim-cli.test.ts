@@ -93,7 +93,9 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
       const list = JSON.parse(pods.body) as { items: { metadata: { name: string }; status: { phase: string } }[] };
       assert.deepEqual(list.items.map((p) => p.metadata.name), ['demo-0', 'demo-1', 'demo-2', 'demo-3', 'demo-4']);
       assert.ok(list.items.every((p) => p.status.phase === 'Running'));
-      assert.equal((await kubeGet(url!, '/api/v1/namespaces/default/pods', ca)).status, 401);
+      // Without a token: system:anonymous, forbidden (as kube-apiserver); a wrong token: 401.
+      assert.equal((await kubeGet(url!, '/api/v1/namespaces/default/pods', ca)).status, 403);
+      assert.equal((await kubeGet(url!, '/api/v1/namespaces/default/pods', ca, 'not-the-token')).status, 401);
 
       const stats = await json(`${metricsUrl}/sim/stats`);
       assert.equal(stats.status, 200);

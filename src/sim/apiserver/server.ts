@@ -19,7 +19,7 @@ import { patchTypeOf } from './patch/index.js';
 import { buildPredicate } from './predicate.js';
 import { apiVersionOf, type ResourceInfo } from './resources.js';
 import { route, type Route } from './routing.js';
-import { ApiError, badRequest, internalError, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.js';
+import { anonymousForbidden, ApiError, badRequest, internalError, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.js';
 import { toTable, type IncludeObject } from './table/index.js';
 import { serveWatch } from './watch.js';
 import type { Admission } from './admission.js';
@@ -100,9 +100,10 @@ export function makeHandler(deps: HandlerDeps): (req: IncomingMessage, res: Serv
 
 async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDeps): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://sim.invalid');
-  if (!isAuthorized(req.headers.authorization, deps.token)) throw unauthorized();
   const r = route(url.pathname);
   const method = req.method ?? 'GET';
+  if (req.headers.authorization === undefined) refuseAnonymous(r, method, url);
+  else if (!isAuthorized(req.headers.authorization, deps.token)) throw unauthorized();
   if (r.kind !== 'resource') {
     if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
     return serveNonResource(res, r, deps);
@@ -266,4 +267,14 @@ function serveNonResource(res: ServerResponse, r: Exclude<Route, { kind: 'resour
     case 'notFound':
       throw pathNotFound();
   }
+}
+
+/** No credentials: only the version and health checks are open to system:anonymous (system:public-info-viewer). */
+function refuseAnonymous(r: ReturnType<typeof route>, method: string, url: URL): void {
+  if (r.kind === 'version' || r.kind === 'health') return;
+  if (r.kind !== 'resource') throw anonymousForbidden(method.toLowerCase(), `path "${url.pathname}"`);
+  const verb = verbOf(method, r, url.searchParams) ?? method.toLowerCase();
+  const resource = r.subresource ? `${r.info.plural}/${r.subresource}` : r.info.plural;
+  const scope = r.info.namespaced && r.namespace ? `in the namespace "${r.namespace}"` : 'at the cluster scope';
+  throw anonymousForbidden(verb, `resource "${resource}" in API group "${r.info.group}" ${scope}`, r.info.plural);
 }

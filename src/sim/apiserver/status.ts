@@ -68,6 +68,15 @@ export const badRequest = (message: string) => new ApiError(failure(400, 'BadReq
 
 export const unauthorized = () => new ApiError(failure(401, 'Unauthorized', 'Unauthorized'));
 
+/**
+ * A request without credentials, as kube-apiserver answers it with its default
+ * --anonymous-auth=true and RBAC: authenticated as system:anonymous, then forbidden (403, not
+ * 401; a wrong token is the 401). `what` is `resource "pods" in API group "" in the namespace "web"`
+ * or `path "/api"`; `kind` names the resource in details.
+ */
+export const anonymousForbidden = (verb: string, what: string, kind?: string) =>
+  new ApiError(failure(403, 'Forbidden', `${kind ? `${kind} is forbidden` : 'forbidden'}: User "system:anonymous" cannot ${verb} ${what}`, kind ? { kind } : undefined));
+
 export const pathNotFound = () => new ApiError(failure(404, 'NotFound', 'the server could not find the requested resource', {}));
 
 export const methodNotAllowed = () => new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));

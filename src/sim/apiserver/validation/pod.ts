@@ -78,7 +78,9 @@ export function validatePodUpdate(oldPod: JsonObject, newPod: JsonObject): Field
   const newSpec = isObject(newPod.spec) ? newPod.spec : {};
   for (const list of CONTAINER_LISTS) {
     if (listOf(oldSpec, list).length !== listOf(newSpec, list).length) {
-      return [{ type: 'Forbidden', field: `spec.${list}`, detail: 'pod updates may not add or remove containers' }];
+      // A pod must keep at least one container: kube-apiserver says so first.
+      const required: FieldError[] = list === 'containers' && listOf(newSpec, list).length === 0 ? [{ type: 'Required', field: 'spec.containers', detail: '' }] : [];
+      return [...required, { type: 'Forbidden', field: `spec.${list}`, detail: 'pod updates may not add or remove containers' }];
     }
   }
   const errors: FieldError[] = [];
@@ -123,7 +125,8 @@ export function validatePodStatus(pod: JsonObject): FieldError[] {
     const type = typeof c.type === 'string' ? c.type : '';
     if (type === 'PodScheduled' || type === 'Ready' || type === 'Initialized') return;
     const err = qualifiedNameError(type);
-    if (err) errors.push({ type: 'Invalid', field: `status.conditions[${i}].type`, value: type, detail: err });
+    // kube-apiserver names the field `Type` here (its path is built with the Go field name).
+    if (err) errors.push({ type: 'Invalid', field: `status.conditions[${i}].Type`, value: type, detail: err });
   });
   return errors;
 }
