@@ -126,7 +126,10 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
 
   test('an error rate that turns bad mid-gate fails at that measurement', { skip }, async () => {
     // Between measurement 1 and 2 the canary starts failing 8.3% of requests; the injected
-    // sleep waits until Prometheus sees it, so no timing is assumed.
+    // sleep waits until Prometheus sees it, so no timing is assumed. The gate keeps a fixed
+    // schedule and skips the sleep when it is behind it: with a 100 ms interval, a first answer
+    // slower than that (a loaded machine) skipped the switch and measurement 2 still read 0. The
+    // injected sleep costs nothing, so the interval is a minute: never behind.
     let sleeps = 0;
     const sleep = async () => {
       if (++sleeps === 1) {
@@ -136,7 +139,7 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
       return true;
     };
     try {
-      const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('canary'), count: 4 }), { sleep });
+      const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('canary'), count: 4, intervalMs: 60_000 }), { sleep });
       assert.equal(out.message, 'error-rate: result 0.083 matched failureCondition result >= 0.05 at measurement 2 of 4');
       assert.equal(out.result, 'failed');
       assert.deepEqual(
