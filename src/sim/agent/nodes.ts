@@ -38,6 +38,8 @@ export class NodeSet {
   private readonly down = new Set<string>();
   /** A renewal on its way, per node: a node going silent waits for it, so none lands after. */
   private readonly renewing = new Map<string, Promise<void>>();
+  /** The renewal round under way, if any. */
+  private round: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => Date;
   private readonly warn: (message: string) => void;
@@ -79,7 +81,12 @@ export class NodeSet {
         await this.renew(n.name);
       }),
     );
-    this.timer = setInterval(() => void this.renewAll(), this.options.renewMs ?? RENEW_MS);
+    // One round at a time: on a slow machine a round can outlast the interval, and two rounds at
+    // once left a renewal in flight that setReady(false) did not know of (it landed after the node
+    // went silent; seen in node-agent.test under load).
+    this.timer = setInterval(() => {
+      this.round ??= this.renewAll().finally(() => (this.round = undefined));
+    }, this.options.renewMs ?? RENEW_MS);
     this.timer.unref();
   }
 
