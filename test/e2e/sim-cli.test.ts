@@ -129,6 +129,64 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
     assert.ok(sim.lines.includes('SIGTERM: stopped'));
   });
 
+  test('--clusters 3 serves three clusters, each its own API server, token, pods and /sim/stats, behind one kubeconfig', async () => {
+    const kubeconfigPath = join(dir, 'multi.kubeconfig');
+    const sim = startCli(['sim', '--clusters', '3', '--pods', '2', '--kubeconfig-out', kubeconfigPath, '--time-scale', '0.1']);
+    try {
+      const urls: string[] = [];
+      const metricsUrls: string[] = [];
+      for (const name of ['sim-1', 'sim-2', 'sim-3']) {
+        urls.push((await waitForLine(sim, new RegExp(`^${name}: listening on (https://127\\.0\\.0\\.1:\\d+)$`)))[1]!);
+        metricsUrls.push((await waitForLine(sim, new RegExp(`^${name}: metrics on (http://127\\.0\\.0\\.1:\\d+)$`)))[1]!);
+      }
+      await waitForLine(sim, /^kubeconfig written to .* \(contexts sim-1, sim-2, sim-3\)$/);
+      assert.equal(new Set(urls).size, 3, 'three API servers');
+      assert.equal(new Set(metricsUrls).size, 3, 'three admin ports');
+
+      const kc = parse(await readFile(kubeconfigPath, 'utf8')) as {
+        clusters: { name: string; cluster: { server: string; 'certificate-authority-data': string } }[];
+        users: { name: string; user: { token: string } }[];
+        contexts: { name: string; context: { cluster: string; user: string } }[];
+        'current-context': string;
+      };
+      assert.deepEqual(kc.contexts.map((c) => c.name), ['sim-1', 'sim-2', 'sim-3']);
+      assert.equal(kc['current-context'], 'sim-1');
+      const access = kc.contexts.map((c) => {
+        const cluster = kc.clusters.find((x) => x.name === c.context.cluster)!.cluster;
+        return { server: cluster.server, ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'), token: kc.users.find((u) => u.name === c.context.user)!.user.token };
+      });
+      assert.deepEqual(access.map((a) => a.server), urls);
+      // Separate clusters: a token of one is refused by another.
+      assert.equal((await kubeGet(access[1]!.server, '/api/v1/namespaces/default/pods', access[1]!.ca, access[0]!.token)).status, 401);
+
+      // A write in sim-2 shows in sim-2's /sim/stats only.
+      for (const m of metricsUrls) await json(`${m}/sim/stats/reset`, { method: 'POST' });
+      const listed = await kubeGet(access[1]!.server, '/api/v1/namespaces/default/pods', access[1]!.ca, access[1]!.token);
+      assert.equal(listed.status, 200);
+      assert.deepEqual((JSON.parse(listed.body) as { items: { metadata: { name: string } }[] }).items.map((p) => p.metadata.name), ['demo-0', 'demo-1']);
+      const counts = await Promise.all(metricsUrls.map(async (m) => ((await json(`${m}/sim/stats`)).body as { requests: Record<string, number> }).requests['list pods'] ?? 0));
+      assert.deepEqual(counts, [0, 1, 0]);
+      // Admin endpoints are per cluster too: a node of sim-3 goes NotReady, sim-1's stays Ready.
+      assert.equal((await json(`${metricsUrls[2]}/sim/nodes/sim-node-1/not-ready`, { method: 'POST' })).status, 200);
+      let notReady = 0;
+      for (let i = 0; i < 200 && notReady < 1; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        notReady = ((await json(`${metricsUrls[2]}/sim/stats`)).body as { notReady: Record<string, number> }).notReady.default ?? 0;
+      }
+      assert.equal(notReady, 1, 'demo-0 runs on sim-node-1 of sim-3');
+      assert.deepEqual(((await json(`${metricsUrls[0]}/sim/stats`)).body as { notReady: Record<string, number> }).notReady, { default: 0 });
+    } finally {
+      sim.child.kill('SIGTERM');
+    }
+    assert.equal(await sim.exit, 0);
+  });
+
+  test('--clusters with the real control plane is refused with exit 2', async () => {
+    const sim = startCli(['sim', '--clusters', '2', '--control-plane', 'real']);
+    assert.equal(await sim.exit, 2);
+    assert.match(sim.stderr.join(''), /--clusters: the real control plane serves one cluster per process/);
+  });
+
   test('a bad fixture exits 2 naming file, line and column', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'nodes:\n  - name: n1\n    zoen: a\n');

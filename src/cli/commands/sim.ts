@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { parseFaults } from '../../sim/faults.js';
 import { startSim } from '../../sim/index.js';
+import { startSimClusters, type SimClusters } from '../../sim/clusters.js';
 import { FAULTS_EMBEDDED_ONLY, startRealSim } from '../../sim/real/index.js';
 import type { CommandContext } from '../context.js';
 
@@ -51,9 +52,12 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const timeScale = positive(opts.timeScale ?? 1, '--time-scale');
   const jitter = opts.jitter === undefined ? undefined : share(opts.jitter, '--jitter');
   const faultSpec = opts.faults as string | undefined;
+  const clusters = opts.clusters === undefined ? 1 : wholeNumber(opts.clusters, '--clusters', 100);
+  if (clusters < 1) throw new KwaveError('USAGE', '--clusters: expected a whole number from 1 to 100, found "0"');
   const controlPlane = String(opts.controlPlane ?? 'embedded');
   if (controlPlane !== 'embedded' && controlPlane !== 'real') throw new KwaveError('USAGE', `--control-plane: expected embedded or real, found "${controlPlane}"`);
   if (controlPlane === 'real' && faultSpec !== undefined) throw new KwaveError('USAGE', `--faults: ${FAULTS_EMBEDDED_ONLY}`);
+  if (controlPlane === 'real' && opts.clusters !== undefined) throw new KwaveError('USAGE', '--clusters: the real control plane serves one cluster per process; use --control-plane embedded for several');
   if (controlPlane === 'real' && port !== 0) throw new KwaveError('USAGE', '--port: the real kube-apiserver takes a free port of its own; leave --port at 0 with --control-plane real');
   if (faultSpec !== undefined) {
     try {
@@ -68,6 +72,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
 
   // Listen from the start: a signal during a long start (50,000 pods) stops it once it is up.
   const signal = nextSignal();
+  if (opts.clusters !== undefined) return serveClusters(ctx, { clusters, pods, fixture: opts.fixture as string | undefined, port, metricsPort, kubeconfigOut, ownKubeconfig, faultSpec, timeScale, jitter }, signal);
   let sim: Awaited<ReturnType<typeof startSim>> | Awaited<ReturnType<typeof startRealSim>>;
   try {
     const fixture = opts.fixture as string | undefined;
@@ -92,6 +97,49 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const received = await signal.received;
   await sim.close();
   if (ownKubeconfig) await rm(kubeconfigOut, { force: true });
+  if (ctx.common.output === 'json') stdout.write(JSON.stringify({ event: 'stopped', signal: received }) + '\n');
+  else stdout.write(`${received}: stopped\n`);
+  return ExitCode.OK;
+}
+
+interface ClustersRun {
+  clusters: number;
+  pods: number;
+  fixture: string | undefined;
+  port: number;
+  metricsPort: number;
+  kubeconfigOut: string;
+  ownKubeconfig: boolean;
+  faultSpec: string | undefined;
+  timeScale: number;
+  jitter: number | undefined;
+}
+
+/** `kwave sim --clusters N`: N embedded clusters, one kubeconfig with contexts sim-1 … sim-N. */
+async function serveClusters(ctx: CommandContext, r: ClustersRun, signal: ReturnType<typeof nextSignal>): Promise<number> {
+  let sims: SimClusters;
+  try {
+    sims = await startSimClusters({ clusters: r.clusters, pods: r.pods, fixture: r.fixture, port: r.port, metricsPort: r.metricsPort, kubeconfigOut: r.kubeconfigOut, faults: r.faultSpec, timeScale: r.timeScale, jitter: r.jitter });
+  } catch (err) {
+    signal.cancel();
+    throw err;
+  }
+  const { stdout } = ctx.io;
+  if (ctx.common.output === 'json') {
+    const clusters = sims.clusters.map((c) => ({ name: c.name, context: c.name, url: c.sim.url, metricsUrl: c.sim.metricsUrl, ...c.sim.world }));
+    stdout.write(JSON.stringify({ event: 'started', kubeconfig: r.kubeconfigOut, clusters }) + '\n');
+  } else {
+    for (const c of sims.clusters) {
+      stdout.write(`${c.name}: listening on ${c.sim.url}\n`);
+      stdout.write(`${c.name}: metrics on ${c.sim.metricsUrl}\n`);
+      stdout.write(`${c.name}: ${c.sim.world.pods} pods on ${c.sim.world.nodes} nodes\n`);
+    }
+    stdout.write(`kubeconfig written to ${r.kubeconfigOut} (contexts ${sims.clusters.map((c) => c.name).join(', ')})\n`);
+    stdout.write(`try: kubectl --kubeconfig ${r.kubeconfigOut} --context ${sims.clusters[0]!.name} get pods -o wide\n`);
+  }
+  const received = await signal.received;
+  await sims.close();
+  if (r.ownKubeconfig) await rm(r.kubeconfigOut, { force: true });
   if (ctx.common.output === 'json') stdout.write(JSON.stringify({ event: 'stopped', signal: received }) + '\n');
   else stdout.write(`${received}: stopped\n`);
   return ExitCode.OK;

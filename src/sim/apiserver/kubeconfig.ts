@@ -1,5 +1,6 @@
 // The kubeconfig a client uses to reach the simulated cluster: server URL, CA data and bearer
-// token, under a context named `kwave-sim` (or the one asked for); and writing it for other processes.
+// token, under a context named `kwave-sim` (or the one asked for), or one context per cluster of
+// `kwave sim --clusters N`; and writing it for other processes.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
@@ -13,14 +14,25 @@ export interface KubeconfigInput {
 }
 
 export function renderKubeconfig(input: KubeconfigInput): string {
-  const name = input.context ?? 'kwave-sim';
+  return renderMultiKubeconfig([input]);
+}
+
+/**
+ * One kubeconfig for several API servers: a cluster, a user and a context per entry, each named
+ * by its context (default `kwave-sim`); the first is the current context. Context names must differ.
+ */
+export function renderMultiKubeconfig(inputs: readonly KubeconfigInput[]): string {
+  if (inputs.length === 0) throw new Error('renderMultiKubeconfig: no cluster given');
+  const names = inputs.map((i) => i.context ?? 'kwave-sim');
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw new Error(`renderMultiKubeconfig: context "${twice}" given twice`);
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster: { server: input.server, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') } }],
-    users: [{ name: `${name}-admin`, user: { token: input.token } }],
-    contexts: [{ name, context: { cluster: name, user: `${name}-admin`, ...(input.namespace ? { namespace: input.namespace } : {}) } }],
-    'current-context': name,
+    clusters: inputs.map((input, i) => ({ name: names[i], cluster: { server: input.server, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') } })),
+    users: inputs.map((input, i) => ({ name: `${names[i]}-admin`, user: { token: input.token } })),
+    contexts: inputs.map((input, i) => ({ name: names[i], context: { cluster: names[i], user: `${names[i]}-admin`, ...(input.namespace ? { namespace: input.namespace } : {}) } })),
+    'current-context': names[0],
     preferences: {},
   };
   return stringify(config);
