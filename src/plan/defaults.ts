@@ -25,4 +25,5 @@ export const PLAN_DEFAULTS = {
   webhook: { timeout: '10s', retries: 2 },
   window: { timezone: 'UTC' },
   notify: { on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeout: '5s' },
+  clusterOrder: 'sequential',
 } as const;

@@ -127,6 +127,7 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
     notify: (spec.notify ?? []).map(notifyTarget),
   };
   if (spec.window) out.window = window(spec.window);
+  if (spec.clusters) out.clusters = { list: spec.clusters.map((c) => ({ name: c.name, context: c.context })), order: spec.clusterOrder ?? D.clusterOrder };
   return out;
 }
 

@@ -74,6 +74,8 @@ export interface RawSpec {
   window?: { timezone?: string; allow: string[] };
   metrics?: { pushgateway?: string };
   notify?: RawNotify[];
+  clusters?: { name: string; context: string }[];
+  clusterOrder?: 'sequential' | 'interleaved';
 }
 
 export interface RawPlan {

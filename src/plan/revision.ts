@@ -24,10 +24,13 @@ export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 
  * change what the rollout does, so changing it mid-rollout must not make another revision.
  * Notification receivers are left out for the same reason: a new revision would refuse the pods
  * the old one left mid-flight and forget its approvals, for a change that touches no pod.
+ * The clusters are left out too: what is done to each pod is the same whichever clusters the plan
+ * lists, so a cluster added to a plan (or the order changed) leaves the pods already done, and the
+ * gates already passed, to count in every cluster.
  */
 export function planRevision(spec: PlanSpec): string {
   const { kubeApiQps: _qps, kubeApiBurst: _burst, respectPodDisruptionBudgets, ...strategy } = spec.strategy;
-  const { notify: _notify, ...rest } = spec;
+  const { notify: _notify, clusters: _clusters, ...rest } = spec;
   const hashed = {
     ...rest,
     strategy: {

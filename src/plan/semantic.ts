@@ -1,5 +1,6 @@
 // The checks a JSON Schema cannot express, run on a plan's JS value after the schema. Each looks
 // only at parts the schema accepted, so one mistake is reported once.
+import { checkClusters } from './checks/clusters.js';
 import { CheckContext } from './checks/context.js';
 import { checkGates } from './checks/gates.js';
 import { checkStrategy, maxWaveCount } from './checks/strategy.js';
@@ -24,6 +25,7 @@ export function semanticIssues(value: unknown, badValues: readonly JsonPath[]): 
   const wavesUsable = ctx.wholly(['spec', 'strategy', 'waves']) && ctx.wholly(['spec', 'strategy', 'waveSize']);
   checkGates(ctx, spec.gates, wavesUsable ? maxWaveCount(spec.strategy) : undefined);
   checkWindow(ctx, spec.window);
+  checkClusters(ctx, spec);
   if (ctx.accepted(['spec', 'metrics'])) ctx.url(['spec', 'metrics', 'pushgateway'], spec.metrics?.pushgateway);
   if (Array.isArray(spec.notify) && ctx.accepted(['spec', 'notify'])) {
     spec.notify.forEach((n, i) => {

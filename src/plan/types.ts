@@ -22,6 +22,15 @@ export interface ContainerUpdate {
 
 export type Order = 'name' | 'spread-nodes' | 'spread-zones';
 
+/** One cluster of a multi-cluster plan: its name in kwave's output and metrics, and its kubeconfig context. */
+export interface PlanCluster {
+  name: string;
+  context: string;
+}
+
+/** sequential: every wave in one cluster, then the next; interleaved: wave i in every cluster before wave i+1. */
+export type ClusterOrder = 'sequential' | 'interleaved';
+
 /** Wave targets: cumulative targets, or equal waves of one size. */
 export type WaveSpec = { kind: 'targets'; targets: Amount[] } | { kind: 'size'; size: Amount };
 
@@ -121,6 +130,11 @@ export interface Plan {
   metrics: { pushgateway?: string };
   /** Notification receivers; outside the revision (where to report does not change what the rollout does). */
   notify: NotifyTarget[];
+  /**
+   * The clusters of a multi-cluster plan, in the listed order, with how the waves go across them;
+   * undefined for a plan of one cluster (the `--context` one). Outside the revision.
+   */
+  clusters?: { list: PlanCluster[]; order: ClusterOrder };
   /** Where the plan came from, for messages. */
   source: { file: string; text: string };
 }
