@@ -30,132 +30,128 @@ export const UPGRADE_DURATION_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300,
 export interface KwaveMetricsOptions {
   /** The plan's name: the `plan` label of every kwave_ series. */
   plan: string;
+  /**
+   * A multi-cluster plan's cluster names: every kwave_ series then also has the label `cluster`,
+   * and each cluster's rollout reports through `forCluster(name)`. Left out for a plan of one
+   * cluster, whose series keep the labels they always had.
+   */
+  clusters?: readonly string[];
   /** Also collect Node's default process metrics into the registry (default true). */
   processMetrics?: boolean;
 }
 
-export class KwaveMetrics {
-  readonly registry = new Registry();
-  readonly plan: string;
+/** The labels every kwave_ series has: `plan`, and `cluster` in a multi-cluster plan's. */
+type L = 'plan' | 'cluster';
+type Base = { plan: string; cluster?: string };
 
-  private readonly pods: Gauge<'plan' | 'state'>;
-  private readonly completed: Counter<'plan' | 'wave'>;
-  private readonly failed: Counter<'plan' | 'wave' | 'reason'>;
-  private readonly rollbacks: Counter<'plan' | 'result'>;
-  private readonly wave: Gauge<'plan'>;
-  private readonly waves: Gauge<'plan'>;
-  private readonly phase: Gauge<'plan' | 'phase'>;
-  private readonly duration: Histogram<'plan'>;
-  private readonly unavailable: Gauge<'plan'>;
-  private readonly maxUnavailable: Gauge<'plan'>;
-  private readonly gateChecks: Counter<'plan' | 'gate' | 'result'>;
-  private readonly kubeRequests: Counter<'plan' | 'verb' | 'resource' | 'code'>;
-  private readonly notifications: Counter<'plan' | 'result'>;
-  private currentPhase: RolloutPhase = 'Pending';
-
-  constructor(options: KwaveMetricsOptions) {
-    this.plan = options.plan;
-    const registers = [this.registry];
-    this.pods = new Gauge({
-      name: 'kwave_rollout_pods',
-      help: 'Selected pods of the rollout by state.',
-      labelNames: ['plan', 'state'],
-      registers,
-    });
-    this.completed = new Counter({
-      name: 'kwave_pod_upgrades_completed_total',
-      help: 'Pod upgrades confirmed complete by the container ImageID, by wave.',
-      labelNames: ['plan', 'wave'],
-      registers,
-    });
-    this.failed = new Counter({
-      name: 'kwave_pod_upgrades_failed_total',
-      help: 'Pod upgrades that failed, by wave and reason.',
-      labelNames: ['plan', 'wave', 'reason'],
-      registers,
-    });
-    this.rollbacks = new Counter({
-      name: 'kwave_pod_rollbacks_total',
-      help: 'Pods rolled back in place, by result.',
-      labelNames: ['plan', 'result'],
-      registers,
-    });
-    this.wave = new Gauge({ name: 'kwave_rollout_wave', help: 'Current wave, 1-based (0 before the first).', labelNames: ['plan'], registers });
-    this.waves = new Gauge({ name: 'kwave_rollout_waves', help: 'Number of waves in the plan.', labelNames: ['plan'], registers });
-    this.phase = new Gauge({
-      name: 'kwave_rollout_phase',
-      help: 'Rollout phase: 1 for the current phase, 0 for the others.',
-      labelNames: ['plan', 'phase'],
-      registers,
-    });
-    this.duration = new Histogram({
+/** The prom-client objects of one registry; a plan's cluster views share them. */
+function createSeries(registry: Registry, multiCluster: boolean) {
+  const registers = [registry];
+  const base: L[] = multiCluster ? ['plan', 'cluster'] : ['plan'];
+  const names = <T extends string>(...more: T[]) => [...base, ...more];
+  return {
+    pods: new Gauge({ name: 'kwave_rollout_pods', help: 'Selected pods of the rollout by state.', labelNames: names('state'), registers }),
+    completed: new Counter({ name: 'kwave_pod_upgrades_completed_total', help: 'Pod upgrades confirmed complete by the container ImageID, by wave.', labelNames: names('wave'), registers }),
+    failed: new Counter({ name: 'kwave_pod_upgrades_failed_total', help: 'Pod upgrades that failed, by wave and reason.', labelNames: names('wave', 'reason'), registers }),
+    rollbacks: new Counter({ name: 'kwave_pod_rollbacks_total', help: 'Pods rolled back in place, by result.', labelNames: names('result'), registers }),
+    wave: new Gauge({ name: 'kwave_rollout_wave', help: 'Current wave, 1-based (0 before the first).', labelNames: names(), registers }),
+    waves: new Gauge({ name: 'kwave_rollout_waves', help: 'Number of waves in the plan.', labelNames: names(), registers }),
+    phase: new Gauge({ name: 'kwave_rollout_phase', help: 'Rollout phase: 1 for the current phase, 0 for the others.', labelNames: names('phase'), registers }),
+    duration: new Histogram({
       name: 'kwave_pod_upgrade_duration_seconds',
       help: 'Time from a pod upgrade start (gate closed) to its confirmed completion.',
-      labelNames: ['plan'],
+      labelNames: names(),
       buckets: UPGRADE_DURATION_BUCKETS,
       registers,
-    });
-    this.unavailable = new Gauge({ name: 'kwave_unavailable_pods', help: 'Selected pods not Ready right now.', labelNames: ['plan'], registers });
-    this.maxUnavailable = new Gauge({
-      name: 'kwave_max_unavailable',
-      help: 'The maxUnavailable budget, as a number of pods.',
-      labelNames: ['plan'],
-      registers,
-    });
-    this.gateChecks = new Counter({
-      name: 'kwave_gate_checks_total',
-      help: 'Gate checks by gate and result.',
-      labelNames: ['plan', 'gate', 'result'],
-      registers,
-    });
-    this.kubeRequests = new Counter({
-      name: 'kwave_kube_requests_total',
-      help: 'Kubernetes API requests made by kwave, by verb, resource and HTTP status code.',
-      labelNames: ['plan', 'verb', 'resource', 'code'],
-      registers,
-    });
-    this.notifications = new Counter({
+    }),
+    unavailable: new Gauge({ name: 'kwave_unavailable_pods', help: 'Selected pods not Ready right now.', labelNames: names(), registers }),
+    maxUnavailable: new Gauge({ name: 'kwave_max_unavailable', help: 'The maxUnavailable budget, as a number of pods.', labelNames: names(), registers }),
+    gateChecks: new Counter({ name: 'kwave_gate_checks_total', help: 'Gate checks by gate and result.', labelNames: names('gate', 'result'), registers }),
+    kubeRequests: new Counter({ name: 'kwave_kube_requests_total', help: 'Kubernetes API requests made by kwave, by verb, resource and HTTP status code.', labelNames: names('verb', 'resource', 'code'), registers }),
+    notifications: new Counter({
       name: 'kwave_notifications_total',
       help: 'Notifications (spec.notify) by result: sent, failed (after its retries), or dropped (a queue too long, or kwave exiting).',
-      labelNames: ['plan', 'result'],
+      labelNames: names('result'),
       registers,
-    });
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
-    this.initialiseSeries();
+    }),
+  };
+}
+type Series = ReturnType<typeof createSeries>;
+
+/**
+ * A plan's metrics. For a multi-cluster plan the instance made with `clusters` holds the registry
+ * (serve and push that one) and `forCluster(name)` gives each cluster's view, whose series carry
+ * `cluster="name"`; the instance itself then writes no series of its own.
+ */
+export class KwaveMetrics {
+  readonly registry: Registry;
+  readonly plan: string;
+  /** This view's cluster; undefined for a one-cluster plan (and a multi-cluster plan's root). */
+  readonly cluster: string | undefined;
+  private readonly series: Series;
+  private readonly base: Base;
+  private readonly views = new Map<string, KwaveMetrics>();
+  private readonly clusterNames: readonly string[] | undefined;
+  private currentPhase: RolloutPhase = 'Pending';
+
+  constructor(options: KwaveMetricsOptions, shared?: { registry: Registry; series: Series; cluster: string }) {
+    this.plan = options.plan;
+    this.clusterNames = shared ? undefined : options.clusters;
+    this.cluster = shared?.cluster;
+    this.base = shared ? { plan: options.plan, cluster: shared.cluster } : { plan: options.plan };
+    if (shared) {
+      this.registry = shared.registry;
+      this.series = shared.series;
+    } else {
+      this.registry = new Registry();
+      this.series = createSeries(this.registry, options.clusters !== undefined);
+      if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    }
+    if (this.clusterNames) {
+      for (const c of this.clusterNames) this.views.set(c, new KwaveMetrics({ plan: options.plan, processMetrics: false }, { registry: this.registry, series: this.series, cluster: c }));
+    } else this.initialiseSeries();
+  }
+
+  /** The view of one cluster of a multi-cluster plan (its series labelled `cluster`). */
+  forCluster(name: string): KwaveMetrics {
+    const view = this.views.get(name);
+    if (!view) throw new Error(`bug: no metrics for cluster "${name}" (known: ${[...this.views.keys()].join(', ') || 'none, a one-cluster plan'})`);
+    return view;
   }
 
   /** Every series a dashboard reads exists from the start, so panels show 0 rather than "No data". */
   private initialiseSeries(): void {
-    const plan = this.plan;
-    for (const state of POD_STATES) this.pods.set({ plan, state }, 0);
+    const b = this.base;
+    const m = this.series;
+    for (const state of POD_STATES) m.pods.set({ ...b, state }, 0);
     this.setPhase('Pending');
-    for (const result of ROLLBACK_RESULTS) this.rollbacks.inc({ plan, result }, 0);
-    for (const result of NOTIFY_RESULTS) this.notifications.inc({ plan, result }, 0);
-    this.wave.set({ plan }, 0);
-    this.waves.set({ plan }, 0);
-    this.unavailable.set({ plan }, 0);
-    this.maxUnavailable.set({ plan }, 0);
-    this.duration.zero({ plan });
+    for (const result of ROLLBACK_RESULTS) m.rollbacks.inc({ ...b, result }, 0);
+    m.wave.set(b, 0);
+    m.waves.set(b, 0);
+    m.unavailable.set(b, 0);
+    m.maxUnavailable.set(b, 0);
+    m.duration.zero(b);
+    for (const result of NOTIFY_RESULTS) m.notifications.inc({ ...b, result }, 0);
   }
 
   /** The plan's wave count; also creates the per-wave series at zero. */
   declareWaves(count: number): void {
-    this.waves.set({ plan: this.plan }, count);
+    this.series.waves.set(this.base, count);
     for (let w = 1; w <= count; w++) {
       const wave = String(w);
-      this.completed.inc({ plan: this.plan, wave }, 0);
-      for (const reason of KNOWN_FAILURE_REASONS) this.failed.inc({ plan: this.plan, wave, reason }, 0);
+      this.series.completed.inc({ ...this.base, wave }, 0);
+      for (const reason of KNOWN_FAILURE_REASONS) this.series.failed.inc({ ...this.base, wave, reason }, 0);
     }
   }
 
   /** The plan's gate names; creates their check series at zero. */
   declareGates(names: readonly string[]): void {
-    for (const gate of names) for (const result of GATE_CHECK_RESULTS) this.gateChecks.inc({ plan: this.plan, gate, result }, 0);
+    for (const gate of names) for (const result of GATE_CHECK_RESULTS) this.series.gateChecks.inc({ ...this.base, gate, result }, 0);
   }
 
   setPhase(phase: RolloutPhase): void {
     this.currentPhase = phase;
-    for (const p of ROLLOUT_PHASES) this.phase.set({ plan: this.plan, phase: p }, p === phase ? 1 : 0);
+    for (const p of ROLLOUT_PHASES) this.series.phase.set({ ...this.base, phase: p }, p === phase ? 1 : 0);
   }
 
   get phaseNow(): RolloutPhase {
@@ -164,17 +160,17 @@ export class KwaveMetrics {
 
   /** The wave now running (1-based). */
   setWave(wave: number): void {
-    this.wave.set({ plan: this.plan }, wave);
+    this.series.wave.set(this.base, wave);
   }
 
   /** Pod counts by state; states left out are set to 0. */
   setPodStates(counts: Partial<Record<PodState, number>>): void {
-    for (const state of POD_STATES) this.pods.set({ plan: this.plan, state }, counts[state] ?? 0);
+    for (const state of POD_STATES) this.series.pods.set({ ...this.base, state }, counts[state] ?? 0);
   }
 
   setUnavailable(unavailable: number, maxUnavailable: number): void {
-    this.unavailable.set({ plan: this.plan }, unavailable);
-    this.maxUnavailable.set({ plan: this.plan }, maxUnavailable);
+    this.series.unavailable.set(this.base, unavailable);
+    this.series.maxUnavailable.set(this.base, maxUnavailable);
   }
 
   /**
@@ -182,26 +178,21 @@ export class KwaveMetrics {
    * Call only then: this is what `kwave_pod_upgrades_completed_total` promises its readers.
    */
   podUpgradeConfirmedByImageID(wave: number, durationSeconds: number): void {
-    this.completed.inc({ plan: this.plan, wave: String(wave) });
-    this.duration.observe({ plan: this.plan }, durationSeconds);
+    this.series.completed.inc({ ...this.base, wave: String(wave) });
+    this.series.duration.observe(this.base, durationSeconds);
   }
 
   /** A pod's upgrade failed; `reason` is a waiting reason, `DigestMismatch` or `Timeout`. */
   podUpgradeFailed(wave: number, reason: string): void {
-    this.failed.inc({ plan: this.plan, wave: String(wave), reason });
+    this.series.failed.inc({ ...this.base, wave: String(wave), reason });
   }
 
   podRolledBack(result: RollbackResult): void {
-    this.rollbacks.inc({ plan: this.plan, result });
+    this.series.rollbacks.inc({ ...this.base, result });
   }
 
   gateChecked(gate: string, result: GateCheckResult): void {
-    this.gateChecks.inc({ plan: this.plan, gate, result });
-  }
-
-  /** One notification ended (spec.notify). */
-  notification(result: NotifyResult): void {
-    this.notifications.inc({ plan: this.plan, result });
+    this.series.gateChecks.inc({ ...this.base, gate, result });
   }
 
   /**
@@ -209,7 +200,12 @@ export class KwaveMetrics {
    * (connection refused, timeout), so errors still show under `code!~"2.."`.
    */
   kubeRequest(verb: string, resource: string, code: number | string): void {
-    this.kubeRequests.inc({ plan: this.plan, verb, resource, code: String(code) });
+    this.series.kubeRequests.inc({ ...this.base, verb, resource, code: String(code) });
+  }
+
+  /** One notification ended (spec.notify). */
+  notification(result: NotifyResult): void {
+    this.series.notifications.inc({ ...this.base, result });
   }
 
   /** The exposition text, as served at /metrics. */
