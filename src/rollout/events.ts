@@ -22,6 +22,8 @@ interface Base {
   /** ISO time the event happened. */
   time: string;
   plan: string;
+  /** The cluster, in a multi-cluster plan's events (its name in spec.clusters). */
+  cluster?: string;
 }
 
 export type RolloutEventBody =
@@ -46,7 +48,7 @@ export type RolloutEventBody =
   | { event: 'gate-measurement'; wave: number; gate: string; index: number; count: number; value: unknown; phase: string; message: string }
   | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string }
   | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
-  | { event: 'halt'; wave: number; reason: 'failures' | 'gate'; message: string }
+  | { event: 'halt'; wave: number; reason: 'failures' | 'gate' | 'cluster'; message: string }
   /** `forced`: `--force` rolling back pods another revision of the plan left mid-flight, before this revision starts. */
   | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all'; forced?: true }
   | { event: 'interrupt'; message: string }

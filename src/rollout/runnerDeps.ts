@@ -6,6 +6,7 @@ import type { PodChangeFeed } from './budgetTracker.js';
 import type { EventSink, WaveSummary } from './events.js';
 import type { NodeSighting } from './nodeHealth.js';
 import type { CheckGate } from './gateCheck.js';
+import type { ClusterTurn } from './clusterTurns.js';
 import type { RunOutcome } from './outcome.js';
 import type { NodeZones } from './select.js';
 
@@ -78,6 +79,8 @@ export interface RunnerDeps {
    * metrics and the record see them). One that cannot be rolled back halts the run (exit 3).
    */
   force?: readonly ForcedRollback[];
+  /** One cluster of a multi-cluster plan: its turns before each wave, and the plan's halt. */
+  turns?: ClusterTurn;
 }
 
 /** A pod `--force` rolls back, and the revision whose state it carries. */

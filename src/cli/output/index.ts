@@ -19,6 +19,8 @@ export interface ReporterOptions {
   tty: boolean;
   /** The plan's name. */
   plan: string;
+  /** A multi-cluster plan's cluster: text lines start with `[NAME] ` (JSON events carry `cluster`). */
+  cluster?: string;
   /** The plan file as the user named it, for hints such as `kwave approve FILE --wave 2`. */
   planFile?: string;
   /** Off a TTY, also print a line when each pod starts and at each of its steps. */
@@ -51,7 +53,8 @@ export function createReporter(options: ReporterOptions): Reporter {
     const lines = new EventLines({ verbose: options.verbose, approveHint });
     handle = (event) => {
       const out = lines.plain(event);
-      if (out.length > 0) io.stdout.write(out.map((l) => l + '\n').join(''));
+      const prefix = options.cluster === undefined ? '' : `[${options.cluster}] `;
+      if (out.length > 0) io.stdout.write(out.map((l) => prefix + l + '\n').join(''));
     };
   }
   let complained = false;
