@@ -94,7 +94,10 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
     c.argument('<plan>', 'plan file').option('--watch', 'follow live'),
   );
   add('approve', 'approve the approval gate of a wave', { cluster: true }, () => import('./commands/approve.js'), (c) =>
-    c.argument('<plan>', 'plan file').option('--wave <n>', 'wave to approve (default: the one waiting)'),
+    c
+      .argument('<plan>', 'plan file')
+      .option('--wave <n>', 'wave to approve (default: the one waiting)')
+      .option('--cluster <name>', "a multi-cluster plan's cluster to approve in (default: the one waiting)"),
   );
   add('rollback', 'revert in place every pod this plan upgraded', { cluster: true, metrics: true }, () => import('./commands/rollback.js'), (c) =>
     c

@@ -12,6 +12,7 @@ import { recordName, type Approval } from '../../record/record.js';
 import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
 import { currentUser } from '../../record/runLock.js';
 import type { CommandContext } from '../context.js';
+import type { Plan } from '../../plan/types.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
 
 function waveFlag(value: unknown): number | undefined {
@@ -25,9 +26,35 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const asked = waveFlag(opts.wave);
   const plan = await loadPlanOrReport(ctx, args[0]!);
   if (!plan) return ExitCode.BAD_INPUT;
+  if (!plan.clusters) {
+    if (opts.cluster !== undefined) throw new KwaveError('USAGE', `--cluster: plan ${plan.name} lists no clusters (spec.clusters); use --context`);
+    return approveIn(ctx, plan, asked, ctx.common.context);
+  }
+  const multi = plan.clusters;
+  if (ctx.common.context !== undefined) throw new KwaveError('USAGE', "--context: the plan names its clusters' contexts (spec.clusters); pass --cluster NAME");
+  if (opts.cluster !== undefined) {
+    const chosen = multi.list.find((c) => c.name === opts.cluster);
+    if (!chosen) throw new KwaveError('USAGE', `--cluster: plan ${plan.name} has no cluster "${String(opts.cluster)}" (clusters: ${multi.list.map((c) => c.name).join(', ')})`);
+    return approveIn(ctx, plan, asked, chosen.context, chosen.name);
+  }
+  // Steps run one at a time: at most one cluster waits for an approval.
+  for (const c of multi.list) {
+    const cluster = connectFor({ ...ctx.common, context: c.context }, ctx.io.env, plan);
+    try {
+      const cm = await readRecordConfigMap(cluster, plan);
+      const decoded = cm && decodeRecord(cm);
+      if (decoded?.ok && decoded.record.waiting?.kind === 'approval' && (asked === undefined || decoded.record.waiting.wave === asked)) return approveIn(ctx, plan, asked, c.context, c.name);
+    } finally {
+      cluster.close();
+    }
+  }
+  throw new KwaveError('REFUSED', `no cluster of plan ${plan.name} is waiting for approval${asked === undefined ? '' : ` of wave ${asked}`}; pass --cluster NAME --wave N to approve a wave ahead of time`);
+}
+
+async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefined, context: string | undefined, clusterName?: string): Promise<number> {
   const namespace = recordNamespace(plan);
   const name = recordName(plan.name);
-  const cluster = connectFor(ctx.common, ctx.io.env, plan);
+  const cluster = connectFor({ ...ctx.common, context }, ctx.io.env, plan);
   try {
     const cm = await readRecordConfigMap(cluster, plan);
     if (!cm) throw notRun(plan);
@@ -52,7 +79,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
     const revision = record?.revision ?? plan.revision;
     const existing = decodeApprovals(cm.data ?? {})[wave];
     if (existing && (existing.revision === undefined || existing.revision === revision)) {
-      report(ctx, plan.name, wave, existing, true);
+      report(ctx, plan.name, wave, existing, true, clusterName);
       return ExitCode.OK;
     }
 
@@ -63,19 +90,20 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
       if (err instanceof KubeError && err.code === 404) throw notRun(plan);
       throw err instanceof KubeError ? kubeErrorToKwave(err, `recording the approval of wave ${wave} of plan ${plan.name}`) : err;
     }
-    report(ctx, plan.name, wave, approval, false);
+    report(ctx, plan.name, wave, approval, false, clusterName);
     return ExitCode.OK;
   } finally {
     cluster.close();
   }
 }
 
-function report(ctx: CommandContext, plan: string, wave: number, approval: Approval, already: boolean): void {
+function report(ctx: CommandContext, plan: string, wave: number, approval: Approval, already: boolean, cluster?: string): void {
+  const inCluster = cluster === undefined ? '' : ` in cluster ${cluster}`;
   if (ctx.common.output === 'json') {
-    ctx.io.stdout.write(JSON.stringify({ plan, wave, by: approval.by, at: approval.at, revision: approval.revision, alreadyApproved: already }) + '\n');
+    ctx.io.stdout.write(JSON.stringify({ plan, ...(cluster === undefined ? {} : { cluster }), wave, by: approval.by, at: approval.at, revision: approval.revision, alreadyApproved: already }) + '\n');
   } else if (already) {
-    ctx.io.stdout.write(`wave ${wave} of plan ${plan} was already approved by ${approval.by} at ${approval.at}\n`);
+    ctx.io.stdout.write(`wave ${wave} of plan ${plan}${inCluster} was already approved by ${approval.by} at ${approval.at}\n`);
   } else {
-    ctx.io.stdout.write(`approved wave ${wave} of plan ${plan} (by ${approval.by})\n`);
+    ctx.io.stdout.write(`approved wave ${wave} of plan ${plan}${inCluster} (by ${approval.by})\n`);
   }
 }

@@ -15,6 +15,8 @@ import { renderSelector } from '../../rollout/labelSelector.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
 import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
+import { KwaveError } from '../../errors.js';
+import { orderSteps } from '../../rollout/clusterOrder.js';
 
 /** How the command reads the cluster; tests pass fakes. */
 export interface PlanSources {
@@ -100,6 +102,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const { io, common } = ctx;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
+  if (plan.clusters) return planAcrossClusters(ctx, plan, opts.all === true);
   const cluster = connectFor(common, io.env, plan);
   try {
     const report = await dryRun(plan, clusterSources(cluster));
@@ -109,4 +112,41 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   } finally {
     cluster.close();
   }
+}
+
+/**
+ * A multi-cluster plan's dry run: each cluster's report (read through its own context), then the
+ * order its waves would run in across the clusters. Exit 2 if any cluster's run would be refused.
+ */
+async function planAcrossClusters(ctx: CommandContext, plan: Plan, all: boolean): Promise<number> {
+  const { io, common } = ctx;
+  const multi = plan.clusters!;
+  if (common.context !== undefined) throw new KwaveError('USAGE', `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`);
+  const reports: { cluster: string; context: string; report: PlanReport }[] = [];
+  for (const c of multi.list) {
+    const cluster = connectFor({ ...common, context: c.context }, io.env, plan);
+    try {
+      reports.push({ cluster: c.name, context: c.context, report: await dryRun(plan, clusterSources(cluster)) });
+    } catch (err) {
+      if (err instanceof KwaveError) throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
+      throw err;
+    } finally {
+      cluster.close();
+    }
+  }
+  const pods = new Map(reports.flatMap((r) => r.report.waves.map((w) => [`${r.cluster}:${w.wave}`, w.pods.length] as const)));
+  const order = orderSteps(multi.order, reports.map((r) => ({ name: r.cluster, waves: r.report.waves.map((w) => w.wave) }))).map((s) => ({ ...s, pods: pods.get(`${s.cluster}:${s.wave}`) ?? 0 }));
+  const refused = reports.filter((r) => r.report.refused).map((r) => r.cluster);
+  if (common.output === 'json') {
+    for (const r of reports) io.stdout.write(JSON.stringify({ cluster: r.cluster, context: r.context, ...r.report }) + '\n');
+    io.stdout.write(JSON.stringify({ plan: plan.name, revision: plan.revision, clusterOrder: multi.order, clusters: multi.list, order, refused }) + '\n');
+  } else {
+    const out: string[] = [];
+    for (const r of reports) out.push(`== cluster ${r.cluster} (context ${r.context}) ==`, ...renderPlanText(r.report, { all }), '');
+    out.push(`Order across ${multi.list.length} clusters (${multi.order}): ${order.length === 0 ? 'nothing to do' : `${order.length} step${order.length === 1 ? '' : 's'}, one at a time; a halt in any cluster halts them all`}`);
+    order.forEach((s, i) => out.push(`  ${i + 1}. ${s.cluster} wave ${s.wave} (${s.pods} pod${s.pods === 1 ? '' : 's'})`));
+    if (refused.length > 0) out.push(`Refused in ${refused.join(', ')}: kwave run would touch no cluster`);
+    io.stdout.write(out.join('\n') + '\n');
+  }
+  return refused.length > 0 ? ExitCode.BAD_INPUT : ExitCode.OK;
 }

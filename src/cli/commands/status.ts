@@ -69,6 +69,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const file = args[0]!;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
+  if (plan.clusters) return statusAcrossClusters(ctx, plan, file, opts.watch === true);
   const cluster = connectFor(ctx.common, ctx.io.env, plan);
   try {
     if (opts.watch) {
@@ -93,6 +94,50 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   } finally {
     cluster.close();
   }
+}
+
+/**
+ * A multi-cluster plan's status: each cluster's record, read through its own context, in the
+ * plan's order (a cluster not run yet says so). Exit 2 only when no cluster has a record.
+ */
+async function statusAcrossClusters(ctx: CommandContext, plan: Plan, planFile: string, watch: boolean): Promise<number> {
+  const multi = plan.clusters!;
+  const { io, common } = ctx;
+  if (common.context !== undefined) throw new KwaveError('USAGE', `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`);
+  if (watch) throw new KwaveError('USAGE', '--watch follows one rollout record: for a multi-cluster plan, run kwave status again (or watch each cluster with a one-cluster copy of the plan)');
+  const namespace = recordNamespace(plan);
+  const out: string[] = [];
+  let found = 0;
+  for (const c of multi.list) {
+    const cluster = connectFor({ ...common, context: c.context }, io.env, plan);
+    try {
+      let cm: V1ConfigMap | undefined;
+      try {
+        cm = await readRecordConfigMap(cluster, plan);
+      } catch (err) {
+        if (err instanceof KwaveError) throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
+        throw err;
+      }
+      const now = new Date();
+      if (!cm) {
+        if (common.output === 'json') out.push(JSON.stringify({ cluster: c.name, context: c.context, plan: plan.name, namespace, record: null, problem: 'not run yet' }));
+        else out.push(`== cluster ${c.name} (context ${c.context}) ==`, `not run yet in this cluster (no rollout record ${namespace}/${recordName(plan.name)})`, '');
+        continue;
+      }
+      found++;
+      const record = recordOf(plan, cm);
+      const lock = await lockOf(cluster, plan, now);
+      const input: StatusInput = { record, namespace, planFile, now, ...(lock ? { lock } : {}) };
+      if (common.output === 'json') out.push(JSON.stringify({ cluster: c.name, context: c.context, ...statusJson(input) }));
+      else out.push(`== cluster ${c.name} (context ${c.context}) ==`, renderStatus(input), '');
+    } finally {
+      cluster.close();
+    }
+  }
+  if (common.output === 'text') out.push(`clusters in ${multi.order} order: ${multi.list.map((c) => c.name).join(', ')}`);
+  io.stdout.write(out.join('\n') + '\n');
+  if (found === 0) throw notRun(plan);
+  return ExitCode.OK;
 }
 
 const CLEAR = '\x1b[H\x1b[2J';
