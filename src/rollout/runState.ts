@@ -65,11 +65,12 @@ export class RunState {
   }
 
   /** Stops the rollout: nothing new starts, pods in flight finish. */
-  halt(reason: 'failures' | 'gate', message: string, wave = this.currentWave): void {
+  halt(reason: 'failures' | 'gate' | 'cluster', message: string, wave = this.currentWave): void {
     if (this.haltMessage !== undefined) return;
     this.haltMessage = message;
     this.emit({ event: 'halt', wave, reason, message });
-    this.budget.wake();
+    // A halt from another cluster may come before this run has selected its fleet.
+    this.budget?.wake();
   }
 
   /** Halts once more pods failed than `maxFailed` allows. */

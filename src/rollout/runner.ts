@@ -39,6 +39,8 @@ class Rollout {
   private readonly pods: PodRunner;
   private readonly startedAt: number;
   private readonly summaries: WaveSummary[] = [];
+  /** A multi-cluster plan's cluster that has run all its waves and waits for the others. */
+  private wavesDone = false;
 
   constructor(
     private readonly plan: Plan,
@@ -51,6 +53,17 @@ class Rollout {
     // A stop wakes every pod waiting for the budget, so they can give up, and says what the run still waits for.
     deps.stop.addEventListener('abort', () => this.nodes.onStop(), { once: true });
     deps.abort?.addEventListener('abort', () => this.run.budget?.wake(), { once: true });
+    deps.turns?.planHalted.addEventListener('abort', () => this.onPlanHalted(), { once: true });
+  }
+
+  /**
+   * Another cluster of the plan halted: this one halts too (nothing new starts, pods in flight
+   * finish, then the rollback policy). A cluster that already ran all its waves stays as it is
+   * unless the policy reverts every upgraded pod (`all`): it changed, so it is rolled back.
+   */
+  private onPlanHalted(): void {
+    if (this.wavesDone && this.plan.failurePolicy.rollback !== 'all') return;
+    this.run.halt('cluster', String(this.deps.turns?.planHalted.reason));
   }
 
   /** Selects the fleet and starts following its readiness; call the result when done. */
@@ -105,7 +118,11 @@ class Rollout {
       const resumed = new Set(selection.resumed.map(podKey));
       const waveCount = partition.waveCount;
       let previous = partition.satisfied.length > 0 ? Math.max(...partition.satisfied) : 0;
+      // The plan may have halted (in another cluster) before this run began.
+      if (this.deps.turns?.planHalted.aborted) this.onPlanHalted();
       for (const wave of partition.waves) {
+        // A multi-cluster plan: wait for this cluster's turn (false: the plan halted, or a stop).
+        if (this.deps.turns && !(await this.deps.turns.startWave(wave.index, this.deps.stop))) break;
         if (!(await this.earlierRunsGatesPassed(previous, wave.index, waveCount))) return await this.finish(0);
         const ran = await this.runWave(wave, waveCount, resumed);
         if (ran === 'ended') return await this.finish(0);
@@ -113,6 +130,11 @@ class Rollout {
         previous = wave.index;
         if (this.run.stopping) break;
         if (!(await this.gates(wave.index, waveCount))) return await this.finish(0);
+      }
+      if (this.deps.turns && !this.run.stopping) {
+        // Done here; a halt elsewhere before every cluster is done may still call for a rollback.
+        this.wavesDone = true;
+        await this.deps.turns.allDone(this.deps.stop);
       }
       return await this.finish(partition.deferred.length);
     } finally {

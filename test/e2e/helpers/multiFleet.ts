@@ -1,0 +1,147 @@
+// Several clusters for the multi-cluster suites: one TestSim per cluster (on the backend
+// KWAVE_TEST_BACKEND selects; on real, a control plane each), one kubeconfig with a context per
+// cluster (sim-1 … sim-N, as `kwave sim --clusters N` writes), the real `kwave` binary spawned
+// against it, and a timeline of what happened to every pod, read from each cluster's own watch
+// (never from kwave's output): when its gate closed, when its container restarted, when its gate
+// reopened. Entries are numbered in the order this process saw them.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderMultiKubeconfig, writeKubeconfig } from '../../../src/sim/apiserver/kubeconfig.js';
+import type { StatsSnapshot } from '../../../src/sim/stats.js';
+import { startTestSim, type TestSim } from './backend.js';
+import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
+import { follow, viewPod, type CliResult, type PodView, type RunningKwave } from './rolloutCli.js';
+
+export interface PodMoment {
+  seq: number;
+  cluster: string;
+  pod: string;
+  what: 'gate-closed' | 'restarted' | 'gate-reopened';
+}
+
+export interface MultiFleet {
+  names: string[];
+  sims: TestSim[];
+  dir: string;
+  kubeconfig: string;
+  /** Everything seen so far, in order. */
+  timeline: PodMoment[];
+  /** Resolves once `match` holds for the timeline (checked on each new moment); rejects after `timeoutMs`. */
+  waitForTimeline(match: (t: readonly PodMoment[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+  stats(cluster: number): Promise<StatsSnapshot>;
+  resetStats(cluster: number): Promise<void>;
+  /** Pods of `default` labelled app=demo in one cluster, by name (as its API holds them now). */
+  pods(cluster: number): Map<string, PodView>;
+  writePlan(file: string, yaml: string): Promise<string>;
+  /** Spawns `kwave ARGS --kubeconfig K --metrics-address off -o json`. */
+  start(args: string[]): RunningKwave;
+  /** Runs `kwave ARGS --kubeconfig K` to its end. */
+  kwave(args: string[]): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+export interface ClusterSpec {
+  pods?: number;
+  /** Fixture YAML for this cluster. */
+  fixture?: string;
+}
+
+export async function startMultiFleet(clusters: ClusterSpec[], options: { timeScale?: number } = {}): Promise<MultiFleet> {
+  const dir = await mkdtemp(join(tmpdir(), 'kwave-multi-e2e-'));
+  const names = clusters.map((_, i) => `sim-${i + 1}`);
+  const sims: TestSim[] = [];
+  const unwatch: (() => void)[] = [];
+  const children = new Set<ChildProcess>();
+  const timeline: PodMoment[] = [];
+  let listeners: (() => void)[] = [];
+  const close = async () => {
+    for (const c of children) c.kill('SIGKILL');
+    for (const u of unwatch) u();
+    for (const s of sims) await s.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const [i, spec] of clusters.entries()) {
+      let fixture: string | undefined;
+      if (spec.fixture) {
+        fixture = join(dir, `fixture-${i + 1}.yaml`);
+        await writeFile(fixture, spec.fixture);
+      }
+      sims.push(await startTestSim({ ...(fixture ? { fixture } : { pods: spec.pods ?? 3 }), timeScale: options.timeScale ?? 0.3, seed: 1 + i }));
+    }
+    // Follow every pod of every cluster from the start.
+    for (const [i, sim] of sims.entries()) {
+      for (const pod of sim.listPods('default')) {
+        let last = viewPod(pod);
+        unwatch.push(
+          sim.watchPod('default', pod.metadata.name, (obj) => {
+            const now = viewPod(obj);
+            const add = (what: PodMoment['what']) => timeline.push({ seq: timeline.length, cluster: names[i]!, pod: now.name, what });
+            if (last.gate === 'True' && now.gate === 'False') add('gate-closed');
+            if (now.restartCount > last.restartCount) add('restarted');
+            if (last.gate === 'False' && now.gate === 'True') add('gate-reopened');
+            last = now;
+            for (const l of listeners) l();
+          }),
+        );
+      }
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeKubeconfig(kubeconfig, renderMultiKubeconfig(sims.map((s, i) => ({ server: s.url, caPem: s.caPem, token: s.token, context: names[i] }))));
+  const common = ['--kubeconfig', kubeconfig];
+  const env = { ...process.env, KUBECONFIG: '' };
+  return {
+    names,
+    sims,
+    dir,
+    kubeconfig,
+    timeline,
+    waitForTimeline: (match, what, timeoutMs = 180_000) =>
+      new Promise((resolve, reject) => {
+        if (match(timeline)) return resolve();
+        const timer = setTimeout(() => {
+          listeners = listeners.filter((l) => l !== listener);
+          reject(new Error(`timed out waiting for ${what}; timeline: ${JSON.stringify(timeline)}`));
+        }, timeoutMs);
+        const listener = () => {
+          if (!match(timeline)) return;
+          clearTimeout(timer);
+          listeners = listeners.filter((l) => l !== listener);
+          resolve();
+        };
+        listeners.push(listener);
+      }),
+    stats: async (i) => (await (await fetch(`${sims[i]!.metricsUrl}/sim/stats`)).json()) as StatsSnapshot,
+    resetStats: async (i) => {
+      await fetch(`${sims[i]!.metricsUrl}/sim/stats/reset`, { method: 'POST' });
+    },
+    pods: (i) => new Map(sims[i]!.listPods('default').map((p) => [p.metadata.name, viewPod(p)] as const)),
+    writePlan: async (file, yaml) => {
+      const path = join(dir, file);
+      await writeFile(path, yaml);
+      return path;
+    },
+    start: (args) => {
+      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+      children.add(child);
+      return follow(child, () => children.delete(child));
+    },
+    kwave: (args) =>
+      new Promise((resolve, reject) => {
+        const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
+          children.delete(child);
+          if (err && typeof err.code !== 'number') return reject(err);
+          resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+        });
+        children.add(child);
+      }),
+    close,
+  };
+}
+
