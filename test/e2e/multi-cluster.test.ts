@@ -133,7 +133,7 @@ workloads:
     assert.ok(!fleet.timeline.some((m) => m.cluster === 'sim-3'), 'no moment of sim-3 in the timeline');
 
     // sim-2 halted on its first pod and rolled it back; sim-1 (all upgraded first) is rolled back too;
-    // sim-3 halted before its first wave (RolledBack: every pod the policy reverts is reverted).
+    // sim-3 halted before its first wave, with nothing to revert.
     const failed = fleet.timeline.filter((m) => m.cluster === 'sim-2' && m.what === 'gate-closed').map((m) => m.pod);
     assert.deepEqual(failed, ['demo-0'], 'sim-2 started one pod only');
     for (const [pod, v] of fleet.pods(0)) {
