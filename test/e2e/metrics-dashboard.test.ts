@@ -45,6 +45,12 @@ describe('dashboard structure', { skip: noClusterOnReal }, () => {
     const plan = dashboard.templating.list.find((v) => v.name === 'plan');
     assert.ok(plan, 'a "plan" template variable');
     assert.equal(plan.definition, 'label_values(kwave_rollout_phase, plan)');
+    // A multi-cluster plan's series carry `cluster`; All (.*) also matches a one-cluster plan's, which have none.
+    const cluster = dashboard.templating.list.find((v) => v.name === 'cluster') as (typeof plan & { includeAll?: boolean; allValue?: string }) | undefined;
+    assert.ok(cluster, 'a "cluster" template variable');
+    assert.equal(cluster.definition, 'label_values(kwave_rollout_phase{plan="$plan"}, cluster)');
+    assert.equal(cluster.includeAll, true);
+    assert.equal(cluster.allValue, '.*');
     assert.equal(dashboard.id, null);
     assert.equal(typeof dashboard.uid, 'string');
   });
@@ -57,7 +63,7 @@ describe('dashboard structure', { skip: noClusterOnReal }, () => {
       assert.equal(p.datasource?.uid, '${DS_PROMETHEUS}', p.title);
       assert.ok(p.gridPos, p.title);
       assert.ok((p.targets ?? []).length > 0, `${p.title} has queries`);
-      for (const t of p.targets ?? []) assert.match(t.expr, /plan="\$plan"/, `${p.title} ${t.refId} filters by plan`);
+      for (const t of p.targets ?? []) assert.match(t.expr, /plan="\$plan",cluster=~"\$cluster"/, `${p.title} ${t.refId} filters by plan and cluster`);
     }
   });
 

@@ -146,10 +146,13 @@ export function allPanels(panels: DashboardPanel[]): DashboardPanel[] {
 
 /**
  * Grafana's variables. `$__rate_interval` is what Grafana computes for a datasource with the
- * default 15 s scrape interval (4 × 15 s); `$plan` is the plan the variable query finds.
+ * default 15 s scrape interval (4 × 15 s); `$plan` is the plan the variable query finds;
+ * `$cluster` the cluster variable's value (default All, its allValue `.*`).
  */
-export function substitute(expr: string, plan: string): string {
+export function substitute(expr: string, plan: string, cluster = '.*'): string {
   return expr
+    .replaceAll('${cluster}', cluster)
+    .replaceAll('$cluster', cluster)
     .replaceAll('$__rate_interval', '1m')
     .replaceAll('$__interval', '15s')
     .replaceAll('$__range', '1h')
@@ -165,11 +168,11 @@ export interface PanelData {
 }
 
 /** Runs every panel query as Grafana does (a range query, here with a 1 s step) over [start, end]. */
-export async function queryPanels(prom: PrometheusServer, plan: string, start: number, end: number): Promise<PanelData> {
+export async function queryPanels(prom: PrometheusServer, plan: string, start: number, end: number, cluster?: string): Promise<PanelData> {
   const out: PanelData = { empty: [], last: new Map() };
   for (const panel of allPanels(readDashboard().panels)) {
     for (const t of panel.targets ?? []) {
-      const q = new URLSearchParams({ query: substitute(t.expr, plan), start: String(start), end: String(end), step: '1' });
+      const q = new URLSearchParams({ query: substitute(t.expr, plan, cluster), start: String(start), end: String(end), step: '1' });
       const res = await fetch(`${prom.url}/api/v1/query_range?${q}`);
       const body = (await res.json()) as { status: string; error?: string; data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
       if (body.status !== 'success') throw new Error(`${panel.title} ${t.refId}: ${body.error ?? res.status}`);
