@@ -12,7 +12,9 @@ import { renderMultiKubeconfig, writeKubeconfig } from '../../../src/sim/apiserv
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import { startTestSim, type TestSim } from './backend.js';
 import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
-import { follow, viewPod, type CliResult, type PodView, type RunningKwave } from './rolloutCli.js';
+import assert from 'node:assert/strict';
+import { stringify } from 'yaml';
+import { follow, planYaml, viewPod, type CliResult, type PlanOptions, type PodView, type RunningKwave } from './rolloutCli.js';
 
 export interface PodMoment {
   seq: number;
@@ -145,3 +147,47 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
   };
 }
 
+// ---- what the multi-cluster suites share ----
+
+/** The base plan YAML with spec.clusters (contexts sim-1 … sim-N) and the order appended. */
+export function multiPlan(name: string, clusters: string[], order: 'sequential' | 'interleaved', extra: Partial<PlanOptions> = {}): string {
+  const base = planYaml({ name, waves: '[1, "100%"]', concurrency: 1, maxUnavailable: 1, ...extra });
+  return base + stringify({ clusters: clusters.map((c) => ({ name: c, context: c })), clusterOrder: order }, { lineWidth: 0 }).replace(/^/gm, '  ').replace(/ +$/, '');
+}
+
+/** Pods demo-0 … by name: wave 1 is demo-0, wave 2 the rest (waves [1, "100%"], order name). */
+export const waveOf = (pod: string) => (pod === 'demo-0' ? 1 : 2);
+
+/** Each pod's moments, keyed `cluster:wave`. */
+export function byStep(timeline: readonly PodMoment[]): Map<string, PodMoment[]> {
+  const out = new Map<string, PodMoment[]>();
+  for (const m of timeline) {
+    const key = `${m.cluster}:${waveOf(m.pod)}`;
+    out.set(key, [...(out.get(key) ?? []), m]);
+  }
+  return out;
+}
+
+/** Every moment of each step comes after every moment of the step before it. */
+export function assertStepsInOrder(timeline: readonly PodMoment[], expected: string[]): void {
+  const steps = byStep(timeline);
+  assert.deepEqual([...steps.keys()].sort(), [...expected].sort(), 'every step happened');
+  for (let i = 1; i < expected.length; i++) {
+    const prev = steps.get(expected[i - 1]!)!;
+    const next = steps.get(expected[i]!)!;
+    const lastOfPrev = Math.max(...prev.map((m) => m.seq));
+    const firstOfNext = Math.min(...next.map((m) => m.seq));
+    assert.ok(lastOfPrev < firstOfNext, `${expected[i - 1]} ended (seq ${lastOfPrev}) before ${expected[i]} began (seq ${firstOfNext}); timeline ${JSON.stringify(timeline)}`);
+  }
+}
+
+export function assertAllUpgradedOnce(fleet: MultiFleet): void {
+  for (const [i, name] of fleet.names.entries()) {
+    for (const [pod, v] of fleet.pods(i)) {
+      assert.equal(v.image, 'docker.io/library/nginx:1.25.3', `${name} ${pod} runs the new image`);
+      assert.equal(v.restartCount, 1, `${name} ${pod} was upgraded exactly once`);
+      assert.equal(v.gate, 'True', `${name} ${pod} gate open`);
+      assert.ok(v.ready, `${name} ${pod} Ready`);
+    }
+  }
+}
