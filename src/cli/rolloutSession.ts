@@ -179,7 +179,10 @@ async function runClusters(plan: Plan, clusters: readonly ReadyCluster[], direct
   const settled = await Promise.allSettled(
     clusters.map(async (c, i) => {
       try {
-        return await runRollout(plan, turns ? { ...c.deps, turns: turns.turn(i) } : c.deps);
+        const result = await runRollout(plan, turns ? { ...c.deps, turns: turns.turn(i) } : c.deps);
+        // A run that ends halted without a halt event (carrying on an earlier run's halt) halts the plan too.
+        if (result.exitCode === ExitCode.HALTED) turns?.haltFrom(i, result.message);
+        return result;
       } catch (err) {
         // Nothing more starts anywhere; what is in flight elsewhere finishes.
         turns?.haltFrom(i, `an error: ${err instanceof Error ? err.message : String(err)}`);
