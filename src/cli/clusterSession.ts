@@ -141,7 +141,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}${where}`);
 
   const label = open.target.name;
-  const feed = fanOut(...sinks, metricsSink(o.metrics, plan.gates.map((g) => g.name)), (e) => {
+  const feed = fanOut(...sinks, metricsSink(o.metrics, plan.gates.map((g) => g.name), new Set(plan.gates.filter((g) => g.prometheus?.dryRun).map((g) => g.name))), (e) => {
     if (!lock.lost) records.feed(e);
     if (e.event === 'wave-end' || e.event === 'rollout-end') void push();
   });

@@ -2,7 +2,7 @@
 // a string out; the command does the reading and the printing.
 import type { NodeWait } from '../rollout/events.js';
 import { formatAge } from '../rollout/nodeHealth.js';
-import type { RolloutRecord, Waiting } from '../record/record.js';
+import type { GateRecord, RolloutRecord, Waiting } from '../record/record.js';
 import { describeHolder, type LeaseView } from '../record/runLock.js';
 
 export interface StatusInput {
@@ -91,7 +91,8 @@ export function renderStatus(input: StatusInput): string {
   }
   if (r.gates.length > 0) {
     lines.push('gates:');
-    lines.push(...table(r.gates.map((g) => [`after wave ${g.wave}`, g.gate, g.result, g.message])));
+    lines.push(...table(r.gates.map((g) => [`after wave ${g.wave}`, g.gate, gateResultText(g), g.message])));
+    lines.push(...measurementLines(r.gates[r.gates.length - 1]!));
   }
   const approvals = Object.entries(r.approvals).sort(([a], [b]) => Number(a) - Number(b));
   if (approvals.length > 0) {
@@ -120,6 +121,27 @@ export function renderStatus(input: StatusInput): string {
     lines.push(...table(recent.map((h) => [h.time, h.message])));
   }
   return lines.join('\n');
+}
+
+function gateResultText(g: GateRecord): string {
+  if (g.wouldHave) return `${g.result} (dry run: would have ${g.wouldHave.result === 'failed' ? 'failed' : 'been inconclusive'})`;
+  return g.dryRun ? `${g.result} (dry run)` : g.result;
+}
+
+/** Every measurement of the newest gate (the one running, or the last one checked): when, value, phase and why. */
+function measurementLines(g: GateRecord): string[] {
+  const ms = g.measurements ?? [];
+  if (ms.length === 0) return [];
+  const of = ms[ms.length - 1]!.count;
+  const shown = ms[0]!.index > 1 ? `, the last ${ms.length}` : '';
+  const out = [`measurements of gate ${g.gate} after wave ${g.wave}${g.dryRun ? ' (dry run)' : ''} (${ms[ms.length - 1]!.index} of ${of}${shown}):`];
+  out.push(...table(ms.map((m) => [`${m.index}`, m.at, `value ${measuredText(m.value)}`, m.phase, m.message])));
+  return out;
+}
+
+function measuredText(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  return Array.isArray(v) ? `[${v.join(', ')}]` : String(v);
 }
 
 function lockLine(lock: LeaseView | undefined, now: Date): string {

@@ -6,7 +6,7 @@ import { evaluatePrometheusGate } from './prometheus.js';
 import { realSleep, type GateCheckResult, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
 import { callWebhookGate } from './webhook.js';
 
-export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep } from './types.js';
+export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep, WouldHave } from './types.js';
 export { realSleep } from './types.js';
 export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
 export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';
@@ -150,7 +150,8 @@ export async function runGate(gate: Gate, ctx: GateContext): Promise<GateRun> {
     message = parts.length ? `${prefix}passed (${parts.join('; ')})` : `${prefix}passed (nothing to check)`;
   }
   if (result !== 'interrupted') ctx.metrics?.gateChecked(name, result);
-  return { gate: name, result, message, measurements: steps.flatMap((s) => s.measurements), steps };
+  const wouldHave = result === 'passed' ? steps.find((s) => s.wouldHave)?.wouldHave : undefined;
+  return { gate: name, result, message, measurements: steps.flatMap((s) => s.measurements), steps, ...(wouldHave ? { wouldHave } : {}) };
 }
 
 /** What a run fixes for all its gate checks; the runner adds the wave and its callbacks. */

@@ -1,11 +1,11 @@
-// The Prometheus gate's shell: waits initialDelay, then queries `count` times, `interval` apart,
-// and lets prometheusDecision.ts judge. Clock, sleep, fetch and environment are injectable;
+// The Prometheus gate's shell: waits initialDelay, then queries up to `count` times, `interval`
+// apart, and lets prometheusDecision.ts judge (and turn a dry run's failure into `wouldHave`). Clock, sleep, fetch and environment are injectable;
 // the AbortSignal ends a gate early with result `interrupted`.
 import { readFile as fsReadFile } from 'node:fs/promises';
 import type { PrometheusGate } from '../plan/types.js';
 import { readBearerToken, redactToken } from './bearerToken.js';
 import { compileCondition } from './conditions.js';
-import { classify, decide, type Classified, type Conditions } from './prometheusDecision.js';
+import { classify, decide, verdictOf, type Classified, type Conditions } from './prometheusDecision.js';
 import { readQueryResponse, type QueryValue } from './prometheusResponse.js';
 import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
 
@@ -110,6 +110,7 @@ export async function evaluatePrometheusGate(name: string, gate: PrometheusGate,
     failureLimit: gate.failureLimit,
     inconclusiveLimit: gate.inconclusiveLimit,
     consecutiveErrorLimit: gate.consecutiveErrorLimit,
+    consecutiveSuccessLimit: gate.consecutiveSuccessLimit,
   };
   const classified: Classified[] = [];
   const start = d.now();
@@ -130,7 +131,7 @@ export async function evaluatePrometheusGate(name: string, gate: PrometheusGate,
     deps.onMeasurement?.(m, i + 1, limits.count);
 
     const decision = decide(name, classified, limits);
-    if (decision.kind !== 'continue') return { result: decision.kind, message: decision.message, measurements };
+    if (decision.kind !== 'continue') return { ...verdictOf(name, decision, gate.dryRun), measurements };
   }
   // decide() always ends the loop at `count`; this is only for the type checker.
   return { result: 'inconclusive', message: `${name}: no decision after ${limits.count} measurements`, measurements };

@@ -3,7 +3,7 @@
 import type { Condition } from './conditions.js';
 import { formatValue } from './formatValue.js';
 import type { QueryValue } from './prometheusResponse.js';
-import type { MeasurementPhase } from './types.js';
+import type { MeasurementPhase, WouldHave } from './types.js';
 
 export interface Conditions {
   success?: Condition;
@@ -55,9 +55,32 @@ export interface Limits {
   failureLimit: number;
   inconclusiveLimit: number;
   consecutiveErrorLimit: number;
+  /** 0: off. N > 0: N successful measurements in a row pass the gate at once; without such a run by `count`, inconclusive. */
+  consecutiveSuccessLimit?: number;
 }
 
 export type Decision = { kind: 'continue' } | { kind: 'passed' | 'failed' | 'inconclusive'; message: string };
+
+
+export type Verdict = { result: 'passed' | 'failed' | 'inconclusive'; message: string; wouldHave?: WouldHave };
+
+/**
+ * A final decision → the gate's verdict. A dry-run gate always passes (it never halts a rollout);
+ * a failure or inconclusive end is kept as `wouldHave` and said in the message, e.g.
+ * `error-rate: dry run; would have failed: result 0.5 matched failureCondition result >= 0.05 at measurement 1 of 3`.
+ * A dry-run gate ends where a real one would, so it takes no longer than the real gate would.
+ */
+export function verdictOf(gate: string, decision: Exclude<Decision, { kind: 'continue' }>, dryRun: boolean): Verdict {
+  if (!dryRun || decision.kind === 'passed') {
+    return { result: decision.kind, message: dryRun ? decision.message.replace(`${gate}: `, `${gate}: dry run, `) : decision.message };
+  }
+  const reason = decision.message.startsWith(`${gate}: `) ? decision.message.slice(gate.length + 2) : decision.message;
+  return {
+    result: 'passed',
+    message: `${gate}: dry run; would have ${decision.kind === 'failed' ? 'failed' : 'been inconclusive'}: ${reason}`,
+    wouldHave: { result: decision.kind, message: decision.message },
+  };
+}
 
 /**
  * Measurements so far → go on, or the gate's result. Every attempt counts toward `count`,
@@ -65,7 +88,13 @@ export type Decision = { kind: 'continue' } | { kind: 'passed' | 'failed' | 'inc
  * - more than `failureLimit` failed → failed, at once;
  * - more than `inconclusiveLimit` inconclusive → inconclusive, at once;
  * - more than `consecutiveErrorLimit` errors in a row → failed, at once;
- * - after `count` measurements: passed if at least one was successful, else inconclusive.
+ * - `consecutiveSuccessLimit` N > 0: the last N measurements all successful → passed, at once
+ *   (the limits above are checked first, so a failure beyond failureLimit still fails; a
+ *   tolerated failure, inconclusive or error breaks the run);
+ * - after `count` measurements: with consecutiveSuccessLimit N > 0, inconclusive (no run of N);
+ *   else passed if at least one was successful, else inconclusive.
+ * E.g. count 10, consecutiveSuccessLimit 3, failureLimit 1: S F S S S → passed at measurement 5;
+ * S F S F → failed at measurement 4.
  */
 export function decide(gate: string, measurements: readonly Classified[], limits: Limits): Decision {
   const count = Math.max(1, limits.count);
@@ -97,12 +126,21 @@ export function decide(gate: string, measurements: readonly Classified[], limits
       };
     }
   }
+  const streakNeeded = limits.consecutiveSuccessLimit ?? 0;
+  let streak = 0;
+  for (let i = n - 1; i >= 0 && measurements[i]!.phase === 'successful'; i--) streak++;
+  if (streakNeeded > 0 && streak >= streakNeeded) {
+    return { kind: 'passed', message: `${gate}: ${streak} measurements successful in a row (consecutiveSuccessLimit ${streakNeeded}) ${at}; last: ${last.message}` };
+  }
   if (n < count) return { kind: 'continue' };
 
   const summary = [`${successful} of ${n} measurements successful`];
   if (failed) summary.push(`${failed} failed`);
   if (inconclusive) summary.push(`${inconclusive} inconclusive`);
   if (errors) summary.push(`${errors} error${errors === 1 ? '' : 's'}`);
+  if (streakNeeded > 0) {
+    return { kind: 'inconclusive', message: `${gate}: no ${streakNeeded} successful measurements in a row (consecutiveSuccessLimit ${streakNeeded}) in ${n} (${summary.join(', ')}); last: ${last.message}` };
+  }
   if (successful === 0) return { kind: 'inconclusive', message: `${gate}: no successful measurement (${summary.join(', ')}); last: ${last.message}` };
   return { kind: 'passed', message: `${gate}: ${summary.join(', ')}; last: ${last.message}` };
 }

@@ -1,6 +1,7 @@
 // Values every gate check produces. They go to the rollout record, the metrics and the output.
 
-export type MeasurementPhase = 'successful' | 'failed' | 'inconclusive' | 'error';
+export const MEASUREMENT_PHASES = ['successful', 'failed', 'inconclusive', 'error'] as const;
+export type MeasurementPhase = (typeof MEASUREMENT_PHASES)[number];
 
 /** The value a measurement saw: a number, the list of a vector's values, an HTTP status, or nothing. */
 export type MeasuredValue = number | number[] | null;
@@ -15,8 +16,8 @@ export interface Measurement {
 }
 
 // The verdict words are the runner's (rollout/gateCheck.ts): gates plug into it.
-import type { GateResult } from '../rollout/gateCheck.js';
-export type { GateResult };
+import type { GateResult, WouldHave } from '../rollout/gateCheck.js';
+export type { GateResult, WouldHave };
 
 /** How a finished gate check is counted (`kwave_gate_checks_total{result}`): an interrupted one is not. */
 export const GATE_CHECK_RESULTS = ['passed', 'failed', 'inconclusive'] as const satisfies readonly GateResult[];
@@ -27,6 +28,8 @@ export interface GateOutcome {
   /** Starts with the gate name, e.g. `error-rate: result 0.083 matched failureCondition …`. */
   message: string;
   measurements: Measurement[];
+  /** A dry-run step that passed only because it is a dry run: what it would have done. */
+  wouldHave?: WouldHave;
 }
 
 /** Waits `ms`; resolves false (early) when the signal fires, true otherwise. */

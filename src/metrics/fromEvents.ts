@@ -4,7 +4,8 @@ import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { countedAs, emptyCounts, isFailure, type PodState } from '../rollout/podEnd.js';
 import type { KwaveMetrics } from './registry.js';
 
-export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[]): EventSink {
+/** `dryRunGates`: the names of the plan's dry-run gates, so their series start at zero with dry_run="true". */
+export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[], dryRunGates: ReadonlySet<string> = new Set()): EventSink {
   const counts = emptyCounts();
   // A rollback after a halted upgrade puts upgraded pods back among those still to do; pods whose
   // upgrade failed stay counted as failed.
@@ -21,7 +22,7 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[])
         upgrading = e.direction === 'upgrade';
         rollingBack = !upgrading;
         metrics.declareWaves(e.waves);
-        metrics.declareGates(gateNames);
+        metrics.declareGates(gateNames, dryRunGates);
         metrics.setPhase('Progressing');
         counts.pending = rollingBack ? 0 : e.selected - e.alreadyDone;
         counts.upgraded = rollingBack ? 0 : e.alreadyDone;
@@ -54,6 +55,9 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[])
       case 'budget-wait':
         metrics.setUnavailable(e.unavailable, e.budget);
         break;
+      case 'gate-measurement':
+        metrics.gateMeasured(e.gate, e.phase, e.dryRun === true);
+        return;
       case 'rollout-end':
         metrics.setPhase(e.phase);
         break;

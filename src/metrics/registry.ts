@@ -2,7 +2,7 @@
 // embedding programs keep their global registry untouched. Methods are named for rollout events;
 // the executor calls them and never touches prom-client directly.
 import { FAILURE_REASONS } from '../inplace/completion.js';
-import { GATE_CHECK_RESULTS, type GateCheckResult } from '../gates/types.js';
+import { GATE_CHECK_RESULTS, MEASUREMENT_PHASES, type GateCheckResult } from '../gates/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ROLLOUT_PHASES, type RolloutPhase } from '../rollout/events.js';
 import { POD_STATES, type PodState } from '../rollout/podEnd.js';
@@ -67,6 +67,12 @@ function createSeries(registry: Registry, multiCluster: boolean) {
     unavailable: new Gauge({ name: 'kwave_unavailable_pods', help: 'Selected pods not Ready right now.', labelNames: names(), registers }),
     maxUnavailable: new Gauge({ name: 'kwave_max_unavailable', help: 'The maxUnavailable budget, as a number of pods.', labelNames: names(), registers }),
     gateChecks: new Counter({ name: 'kwave_gate_checks_total', help: 'Gate checks by gate and result.', labelNames: names('gate', 'result'), registers }),
+    gateMeasurements: new Counter({
+      name: 'kwave_gate_measurements_total',
+      help: 'Gate measurements by gate, phase (successful, failed, inconclusive, error) and whether the gate is a dry run.',
+      labelNames: names('gate', 'result', 'dry_run'),
+      registers,
+    }),
     kubeRequests: new Counter({ name: 'kwave_kube_requests_total', help: 'Kubernetes API requests made by kwave, by verb, resource and HTTP status code.', labelNames: names('verb', 'resource', 'code'), registers }),
     notifications: new Counter({
       name: 'kwave_notifications_total',
@@ -145,8 +151,11 @@ export class KwaveMetrics {
   }
 
   /** The plan's gate names; creates their check series at zero. */
-  declareGates(names: readonly string[]): void {
-    for (const gate of names) for (const result of GATE_CHECK_RESULTS) this.series.gateChecks.inc({ ...this.base, gate, result }, 0);
+  declareGates(names: readonly string[], dryRun: ReadonlySet<string> = new Set()): void {
+    for (const gate of names) {
+      for (const result of GATE_CHECK_RESULTS) this.series.gateChecks.inc({ ...this.base, gate, result }, 0);
+      for (const result of MEASUREMENT_PHASES) this.series.gateMeasurements.inc({ ...this.base, gate, result, dry_run: String(dryRun.has(gate)) }, 0);
+    }
   }
 
   setPhase(phase: RolloutPhase): void {
@@ -193,6 +202,11 @@ export class KwaveMetrics {
 
   gateChecked(gate: string, result: GateCheckResult): void {
     this.series.gateChecks.inc({ ...this.base, gate, result });
+  }
+
+  /** One measurement of a gate (Prometheus query or webhook call), by its phase. */
+  gateMeasured(gate: string, phase: string, dryRun: boolean): void {
+    this.series.gateMeasurements.inc({ ...this.base, gate, result: phase, dry_run: String(dryRun) });
   }
 
   /**

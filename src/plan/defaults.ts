@@ -11,6 +11,7 @@ export const PLAN_DEFAULTS = {
   /** The waves of a plan without `strategy` (DESIGN.md): one wave of every selected pod. */
   waves: ['100%'],
   failurePolicy: { maxFailed: 0, rollback: 'failed', countNodeFailures: false },
+  owners: 'warn',
   gate: { pause: '0s', approval: false },
   prometheus: {
     initialDelay: '0s',
@@ -21,6 +22,8 @@ export const PLAN_DEFAULTS = {
     consecutiveErrorLimit: 4,
     noData: 'inconclusive',
     timeout: '10s',
+    dryRun: false,
+    consecutiveSuccessLimit: 0,
   },
   webhook: { timeout: '10s', retries: 2 },
   window: { timezone: 'UTC' },

@@ -54,6 +54,8 @@ function gate(raw: RawGate): Gate {
       consecutiveErrorLimit: p.consecutiveErrorLimit ?? P.consecutiveErrorLimit,
       noData: p.noData ?? P.noData,
       timeoutMs: ms(p.timeout ?? P.timeout),
+      dryRun: p.dryRun ?? P.dryRun,
+      consecutiveSuccessLimit: p.consecutiveSuccessLimit ?? P.consecutiveSuccessLimit,
     };
     if (p.successCondition !== undefined) g.prometheus.successCondition = p.successCondition;
     if (p.failureCondition !== undefined) g.prometheus.failureCondition = p.failureCondition;
@@ -122,6 +124,7 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
       rollback: spec.failurePolicy?.rollback ?? D.failurePolicy.rollback,
       countNodeFailures: spec.failurePolicy?.countNodeFailures ?? D.failurePolicy.countNodeFailures,
     },
+    owners: spec.owners ?? D.owners,
     gates: (spec.gates ?? []).map(gate),
     metrics: spec.metrics?.pushgateway === undefined ? {} : { pushgateway: spec.metrics.pushgateway },
     notify: (spec.notify ?? []).map(notifyTarget),

@@ -21,6 +21,8 @@ export interface RawPrometheus {
   consecutiveErrorLimit?: number;
   noData?: 'pass' | 'fail' | 'inconclusive';
   timeout?: string;
+  dryRun?: boolean;
+  consecutiveSuccessLimit?: number;
   auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
 }
 
@@ -70,6 +72,7 @@ export interface RawSpec {
     kubeApiBurst?: number;
   };
   failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all'; countNodeFailures?: boolean };
+  owners?: 'warn' | 'update';
   gates?: RawGate[];
   window?: { timezone?: string; allow: string[] };
   metrics?: { pushgateway?: string };

@@ -18,6 +18,13 @@ export function canonicalJson(value: unknown): string {
 
 export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 'source'>;
 
+/** Fields added later are left out at their defaults, so plans written before them keep their revision. */
+function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
+  const p = gate.prometheus;
+  if (!p) return gate;
+  return { ...gate, prometheus: { ...p, dryRun: p.dryRun || undefined, consecutiveSuccessLimit: p.consecutiveSuccessLimit || undefined } };
+}
+
 /**
  * First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is
  * in), and so is the client's API rate limit: how fast kwave may talk to the API server does not
@@ -40,6 +47,8 @@ export function planRevision(spec: PlanSpec): string {
     },
     // Left out at its default, so plans written before the field existed keep their revision.
     failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },
+    owners: spec.owners === 'warn' ? undefined : spec.owners,
+    gates: spec.gates.map(gateForRevision),
     window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },
   };
   return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 10);

@@ -47,6 +47,10 @@ export interface PrometheusGate {
   consecutiveErrorLimit: number;
   noData: 'pass' | 'fail' | 'inconclusive';
   timeoutMs: number;
+  /** Measure and record, never halt: a failure is reported as what would have happened. */
+  dryRun: boolean;
+  /** 0: off; N: N successful measurements in a row pass the gate (see gates/prometheusDecision.ts). */
+  consecutiveSuccessLimit: number;
   /** Bearer token source: never inline. */
   auth?: BearerAuth;
 }
@@ -125,6 +129,8 @@ export interface Plan {
     /** Pods whose node stopped reporting mid-flight (NodeNotReady) count toward maxFailed. Default false. */
     countNodeFailures: boolean;
   };
+  /** `warn`: say that recreated pods would run the old image; `update`: keep OnDelete StatefulSet/DaemonSet templates in step. */
+  owners: 'warn' | 'update';
   gates: Gate[];
   window?: Window;
   metrics: { pushgateway?: string };

@@ -62,6 +62,10 @@ export interface GateRecord {
   /** ISO time of the gate's start, then of its end. */
   at: string;
   measurements?: GateMeasurement[];
+  /** A dry-run gate: its measurements never halt the rollout. */
+  dryRun?: boolean;
+  /** A dry-run gate that passed but would have failed (or been inconclusive) for real. */
+  wouldHave?: { result: 'failed' | 'inconclusive'; message: string };
 }
 
 /** What the rollout waits for between waves, if anything. */

@@ -60,7 +60,7 @@ function describeEvent(e: RolloutEvent): string {
     case 'gate-measurement':
       return `gate ${e.gate}: measurement ${e.index} of ${e.count}: ${e.message}`;
     case 'gate-end':
-      return `gate ${e.gate} ${e.result}${e.message ? `: ${e.message}` : ''}`;
+      return `gate ${e.gate} ${e.result}${e.wouldHave ? ' (dry run)' : ''}${e.message ? `: ${e.message}` : ''}`;
     case 'window-wait':
       return `waiting for the window: opens at ${e.opensAt}`;
     case 'halt':
@@ -207,14 +207,20 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         ...r,
         gates: upsertGate(r.gates, e.wave, e.gate, (g) => {
           const base = g ?? { wave: e.wave, gate: e.gate, result: 'running' as const, message: '', at: e.time };
-          return { ...base, measurements: keepLast([...(base.measurements ?? []), m], LIMITS.measurements) };
+          return { ...base, ...(e.dryRun ? { dryRun: true } : {}), measurements: keepLast([...(base.measurements ?? []), m], LIMITS.measurements) };
         }),
       };
     }
     case 'gate-end':
       return {
         ...r,
-        gates: upsertGate(r.gates, e.wave, e.gate, (g) => ({ ...(g ?? { wave: e.wave, gate: e.gate }), result: e.result, message: e.message, at: e.time })),
+        gates: upsertGate(r.gates, e.wave, e.gate, (g) => ({
+          ...(g ?? { wave: e.wave, gate: e.gate }),
+          result: e.result,
+          message: e.message,
+          at: e.time,
+          ...(e.wouldHave ? { wouldHave: e.wouldHave } : {}),
+        })),
         waiting: isOwnWait(r.waiting, e.wave, e.gate) ? undefined : r.waiting,
       };
     case 'window-wait':

@@ -2,6 +2,7 @@
 // lines), `-o json` (one object per event), the rollout record's history and the metrics.
 // Events are values; whoever runs the rollout passes a sink.
 
+import type { WouldHave } from './gateCheck.js';
 import type { PodResult } from './podEnd.js';
 
 export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
@@ -45,8 +46,10 @@ export type RolloutEventBody =
   | { event: 'gate-start'; wave: number; gate: string }
   | { event: 'gate-pause'; wave: number; gate: string; msLeft: number }
   | { event: 'gate-approval-wait'; wave: number; gate: string }
-  | { event: 'gate-measurement'; wave: number; gate: string; index: number; count: number; value: unknown; phase: string; message: string }
-  | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string }
+  /** `dryRun`: the measurement of a dry-run gate (it never halts; `kwave_gate_measurements_total{dry_run}`). */
+  | { event: 'gate-measurement'; wave: number; gate: string; index: number; count: number; value: unknown; phase: string; message: string; dryRun?: boolean }
+  /** `wouldHave`: a dry-run gate passed, but would have failed (or been inconclusive) for real. */
+  | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string; wouldHave?: WouldHave }
   | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
   | { event: 'halt'; wave: number; reason: 'failures' | 'gate' | 'cluster'; message: string }
   /** `forced`: `--force` rolling back pods another revision of the plan left mid-flight, before this revision starts. */

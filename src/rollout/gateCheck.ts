@@ -27,10 +27,19 @@ export interface GateCheckHooks {
   waitForApproval?: (signal?: AbortSignal) => Promise<void>;
 }
 
+/** What a dry-run gate would have done had it not been a dry run (it passed instead). */
+export interface WouldHave {
+  result: 'failed' | 'inconclusive';
+  /** The message the real gate would have halted with. */
+  message: string;
+}
+
 export interface GateVerdict {
   result: GateResult;
   /** Starts with the gate name. */
   message: string;
+  /** Set when a dry-run step passed only because it is a dry run. */
+  wouldHave?: WouldHave;
 }
 
 export type CheckGate = (gate: Gate, hooks: GateCheckHooks) => Promise<GateVerdict>;

@@ -186,7 +186,7 @@ class Rollout {
       if (!gateAppliesAfterWave(gate, wave, waveCount)) continue;
       this.run.emit({ event: 'gate-start', wave, gate: gate.name });
       const verdict = await this.checkGate(gate, wave);
-      this.run.emit({ event: 'gate-end', wave, gate: gate.name, result: verdict.result, message: verdict.message });
+      this.run.emit({ event: 'gate-end', wave, gate: gate.name, result: verdict.result, message: verdict.message, ...(verdict.wouldHave ? { wouldHave: verdict.wouldHave } : {}) });
       if (verdict.result === 'interrupted') return false;
       if (verdict.result !== 'passed') {
         this.run.halt('gate', verdict.message, wave);
@@ -204,7 +204,8 @@ class Rollout {
       signal: this.deps.stop,
       onPause: (msLeft) => this.run.emit({ event: 'gate-pause', wave, gate: gate.name, msLeft }),
       onAwaitingApproval: () => this.run.emit({ event: 'gate-approval-wait', wave, gate: gate.name }),
-      onMeasurement: (m, index, count) => this.run.emit({ event: 'gate-measurement', wave, gate: gate.name, index, count, value: m.value, phase: m.phase, message: m.message }),
+      onMeasurement: (m, index, count) =>
+        this.run.emit({ event: 'gate-measurement', wave, gate: gate.name, index, count, value: m.value, phase: m.phase, message: m.message, dryRun: gate.prometheus?.dryRun === true }),
       ...(approvals ? { isApproved: () => approvals.isApproved(wave), waitForApproval: (signal?: AbortSignal) => approvals.waitForApproval(wave, signal) } : {}),
     });
   }

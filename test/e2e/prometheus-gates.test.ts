@@ -69,6 +69,8 @@ function gateFor(address: string, over: Partial<PrometheusGate> = {}): Prometheu
     inconclusiveLimit: 0,
     consecutiveErrorLimit: 2,
     noData: 'inconclusive',
+    dryRun: false,
+    consecutiveSuccessLimit: 0,
     timeoutMs: 5_000,
     ...over,
   };

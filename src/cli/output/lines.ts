@@ -154,7 +154,7 @@ export class EventLines {
       case 'gate-measurement':
         return `gate ${e.gate}: measurement ${e.index}/${e.count}: ${valueText(e.value)} (${e.phase})${e.message ? `: ${e.message}` : ''}`;
       case 'gate-end': {
-        const result = e.result === 'passed' ? 'passed' : e.result.toUpperCase();
+        const result = e.result !== 'passed' ? e.result.toUpperCase() : e.wouldHave ? `passed (dry run, would have ${e.wouldHave.result === 'failed' ? 'FAILED' : 'been INCONCLUSIVE'})` : 'passed';
         return `gate ${e.gate} ${result}${e.message ? `: ${e.message}` : ''}`;
       }
       case 'window-wait':

@@ -1,4 +1,5 @@
 // spec.gates: names unique, waves that exist, conditions that compile, something to check.
+import { PLAN_DEFAULTS } from '../defaults.js';
 import { quoted } from '../describe.js';
 import { celProblem } from '../cel.js';
 import type { DeepPartial, RawGate } from '../raw.js';
@@ -57,6 +58,11 @@ export function checkGates(ctx: CheckContext, gates: DeepPartial<RawGate>[] | un
       ctx.duration([...p, 'interval'], prom.interval, { positive: true });
       ctx.duration([...p, 'timeout'], prom.timeout, { positive: true });
       checkConditions(ctx, p, prom);
+      const limit = prom.consecutiveSuccessLimit;
+      const count = typeof prom.count === 'number' ? prom.count : PLAN_DEFAULTS.prometheus.count;
+      if (typeof limit === 'number' && limit > count && ctx.accepted([...p, 'consecutiveSuccessLimit'])) {
+        ctx.add([...p, 'consecutiveSuccessLimit'], `expected at most count (${count}) successful measurements in a row, found ${limit}: the gate could never pass`);
+      }
     }
     const hook = gate.webhook;
     if (typeof hook === 'object' && hook !== null && ctx.accepted([...at, 'webhook'])) {

@@ -47,6 +47,34 @@ describe('renderStatus', () => {
     assert.match(text, /^lock: held by alice@laptop pid 42 \(renewed 2s ago/m);
   });
 
+  test('every measurement of the current gate: index, time, value, phase and the condition matched; a dry run says what would have happened', () => {
+    const r = build([
+      [0, { event: 'rollout-start', revision: 'r', direction: 'upgrade', selected: 2, alreadyDone: 0, waves: 2, deferred: 0, budget: 1, concurrency: 1, resumed: false }],
+      [5, { event: 'gate-start', wave: 1, gate: 'error-rate' }],
+      [6, { event: 'gate-measurement', wave: 1, gate: 'error-rate', index: 1, count: 3, value: 0, phase: 'successful', message: 'result 0 matched successCondition result < 0.01', dryRun: true }],
+      [9, { event: 'gate-measurement', wave: 1, gate: 'error-rate', index: 2, count: 3, value: 0.5, phase: 'failed', message: 'result 0.5 matched failureCondition result >= 0.05', dryRun: true }],
+      [
+        9,
+        {
+          event: 'gate-end',
+          wave: 1,
+          gate: 'error-rate',
+          result: 'passed',
+          message: 'error-rate: dry run; would have failed: result 0.5 matched failureCondition result >= 0.05 at measurement 2 of 3',
+          wouldHave: { result: 'failed', message: 'error-rate: result 0.5 matched failureCondition result >= 0.05 at measurement 2 of 3' },
+        },
+      ],
+    ]);
+    const text = renderStatus({ record: r, namespace: 'web', now: new Date(T0 + 20_000) });
+    assert.match(text, /^ {2}after wave 1 {2}error-rate {2}passed \(dry run: would have failed\) {2}error-rate: dry run; would have failed: /m);
+    assert.match(text, /^measurements of gate error-rate after wave 1 \(dry run\) \(2 of 3\):$/m);
+    assert.match(text, new RegExp(`^ {2}1 {2}${iso(6).replace(/\./g, '\\.')} {2}value 0 {4}successful {2}result 0 matched successCondition result < 0\\.01$`, 'm'));
+    assert.match(text, /^ {2}2 {2}\S+ {2}value 0\.5 {2}failed {6}result 0\.5 matched failureCondition result >= 0\.05$/m);
+    const json = statusJson({ record: r, namespace: 'web', now: new Date(T0 + 20_000) }) as { gates: { wouldHave?: { result: string }; dryRun?: boolean }[] };
+    assert.equal(json.gates[0]?.wouldHave?.result, 'failed');
+    assert.equal(json.gates[0]?.dryRun, true);
+  });
+
   test('a pause shows the time left; an approval wait says how to approve', () => {
     const paused = build([
       [0, { event: 'rollout-start', revision: 'r', direction: 'upgrade', selected: 2, alreadyDone: 0, waves: 2, deferred: 0, budget: 1, concurrency: 1, resumed: false }],

@@ -28,6 +28,8 @@ const promGate = (query: string) => ({
   consecutiveErrorLimit: 0,
   noData: 'inconclusive' as const,
   timeoutMs: 1000,
+  dryRun: false,
+  consecutiveSuccessLimit: 0,
 });
 
 /** A fetch that records which step called it and answers 0 (Prometheus) or 200 (webhook). */

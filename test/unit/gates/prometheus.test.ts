@@ -18,6 +18,8 @@ function gate(over: Partial<PrometheusGate> = {}): PrometheusGate {
     inconclusiveLimit: 0,
     consecutiveErrorLimit: 2,
     noData: 'inconclusive',
+    dryRun: false,
+    consecutiveSuccessLimit: 0,
     timeoutMs: 10_000,
     ...over,
   };
@@ -178,5 +180,28 @@ describe('Prometheus gate interruption', () => {
     assert.equal(out.result, 'interrupted');
     assert.equal(out.measurements.length, 0);
     assert.equal(out.message, 'g: interrupted after 0 of 4 measurements');
+  });
+});
+
+describe('Prometheus gate: dryRun and consecutiveSuccessLimit', () => {
+  test('a dry-run gate that would fail passes, with every measurement and what would have happened', async () => {
+    const clock = fakeClock();
+    const f = answering(['0.5', '0', '0']);
+    const out = await evaluatePrometheusGate('g', gate({ dryRun: true, count: 3 }), { ...clock, fetch: f.fetch });
+    assert.equal(out.result, 'passed');
+    assert.equal(out.wouldHave?.result, 'failed');
+    assert.match(out.wouldHave?.message ?? '', /^g: result 0\.5 matched failureCondition result >= 0\.05 at measurement 1 of 3$/);
+    assert.match(out.message, /^g: dry run; would have failed: result 0\.5/);
+    assert.equal(out.measurements.length, 1, 'it ends where the real gate would have');
+    assert.equal(out.measurements[0]?.phase, 'failed');
+  });
+
+  test('consecutiveSuccessLimit ends the gate early once reached', async () => {
+    const clock = fakeClock();
+    const f = answering(['0', '0']);
+    const out = await evaluatePrometheusGate('g', gate({ count: 10, consecutiveSuccessLimit: 2 }), { ...clock, fetch: f.fetch });
+    assert.equal(out.result, 'passed');
+    assert.equal(f.requests.length, 2);
+    assert.match(out.message, /2 measurements successful in a row \(consecutiveSuccessLimit 2\) at measurement 2 of 10/);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileCondition, type Condition } from '../../../src/gates/conditions.js';
-import { classify, decide, type Classified, type Conditions, type Limits } from '../../../src/gates/prometheusDecision.js';
+import { classify, decide, verdictOf, type Classified, type Conditions, type Limits } from '../../../src/gates/prometheusDecision.js';
 import type { QueryValue } from '../../../src/gates/prometheusResponse.js';
 import type { MeasurementPhase } from '../../../src/gates/types.js';
 
@@ -109,6 +109,73 @@ describe('decide: measurements so far → continue or a result', () => {
       assert.equal(d.kind, r.kind, 'message' in d ? d.message : '');
       if (r.message instanceof RegExp) assert.match('message' in d ? d.message : '', r.message);
       else if (r.message !== undefined) assert.equal('message' in d ? d.message : '', r.message);
+    });
+  }
+});
+
+describe('decide with consecutiveSuccessLimit', () => {
+  const m = (phase: MeasurementPhase, message = `msg-${phase}`): Classified => ({ phase, message });
+  const S = m('successful');
+  const F = m('failed');
+  const I = m('inconclusive');
+  const E = m('error');
+  const limits = (over: Partial<Limits> = {}): Limits => ({ count: 10, failureLimit: 1, inconclusiveLimit: 1, consecutiveErrorLimit: 2, consecutiveSuccessLimit: 3, ...over });
+  const rows: { name: string; ms: Classified[]; limits?: Partial<Limits>; kind: string; message?: string | RegExp }[] = [
+    { name: 'two in a row of three needed go on', ms: [S, S], kind: 'continue' },
+    { name: 'three in a row pass at once, before count', ms: [S, S, S], kind: 'passed', message: /^error-rate: 3 measurements successful in a row \(consecutiveSuccessLimit 3\) at measurement 3 of 10; last: / },
+    { name: 'a tolerated failure breaks the run; three more pass', ms: [S, F, S, S, S], kind: 'passed', message: /at measurement 5 of 10/ },
+    { name: 'a tolerated inconclusive breaks the run', ms: [S, S, I, S, S], kind: 'continue' },
+    { name: 'an error breaks the run', ms: [S, S, E, S], kind: 'continue' },
+    { name: 'a failure beyond failureLimit still fails at once', ms: [S, F, S, F], kind: 'failed', message: /\(2 failed, failureLimit 1\)/ },
+    {
+      name: 'count reached without the run: inconclusive, even with successes',
+      ms: [S, S, F, S, S],
+      limits: { count: 5 },
+      kind: 'inconclusive',
+      message: /^error-rate: no 3 successful measurements in a row \(consecutiveSuccessLimit 3\) in 5 \(4 of 5 measurements successful, 1 failed\)/,
+    },
+    { name: 'limit equal to count: all must succeed', ms: [S, S, S], limits: { count: 3 }, kind: 'passed' },
+    { name: 'limit 1 passes at the first success', ms: [I, S], limits: { consecutiveSuccessLimit: 1 }, kind: 'passed' },
+    { name: 'limit 0 is off: the old rule (one success by count)', ms: [F, S], limits: { count: 2, consecutiveSuccessLimit: 0 }, kind: 'passed', message: /^error-rate: 1 of 2 measurements successful/ },
+  ];
+  for (const r of rows) {
+    test(r.name, () => {
+      const d = decide('error-rate', r.ms, limits(r.limits));
+      assert.equal(d.kind, r.kind, 'message' in d ? d.message : '');
+      if (r.message instanceof RegExp) assert.match('message' in d ? d.message : '', r.message);
+      else if (r.message !== undefined) assert.equal('message' in d ? d.message : '', r.message);
+    });
+  }
+});
+
+describe('verdictOf: a dry run never halts, and says what would have happened', () => {
+  const failed = { kind: 'failed' as const, message: 'error-rate: result 0.5 matched failureCondition result >= 0.05 at measurement 1 of 3' };
+  const rows: { name: string; decision: Parameters<typeof verdictOf>[1]; dryRun: boolean; result: string; message: string; wouldHave?: unknown }[] = [
+    { name: 'a real failure stays a failure', decision: failed, dryRun: false, result: 'failed', message: failed.message },
+    {
+      name: 'a dry-run failure passes and keeps the failure',
+      decision: failed,
+      dryRun: true,
+      result: 'passed',
+      message: 'error-rate: dry run; would have failed: result 0.5 matched failureCondition result >= 0.05 at measurement 1 of 3',
+      wouldHave: { result: 'failed', message: failed.message },
+    },
+    {
+      name: 'a dry-run inconclusive end passes and keeps it',
+      decision: { kind: 'inconclusive', message: 'error-rate: query returned no data (noData: inconclusive) at measurement 1 of 1' },
+      dryRun: true,
+      result: 'passed',
+      message: 'error-rate: dry run; would have been inconclusive: query returned no data (noData: inconclusive) at measurement 1 of 1',
+      wouldHave: { result: 'inconclusive', message: 'error-rate: query returned no data (noData: inconclusive) at measurement 1 of 1' },
+    },
+    { name: 'a dry-run pass is a pass, marked as a dry run', decision: { kind: 'passed', message: 'error-rate: 3 of 3 measurements successful' }, dryRun: true, result: 'passed', message: 'error-rate: dry run, 3 of 3 measurements successful' },
+  ];
+  for (const r of rows) {
+    test(r.name, () => {
+      const v = verdictOf('error-rate', r.decision, r.dryRun);
+      assert.equal(v.result, r.result);
+      assert.equal(v.message, r.message);
+      assert.deepEqual(v.wouldHave, r.wouldHave);
     });
   }
 });

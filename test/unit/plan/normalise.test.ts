@@ -21,6 +21,13 @@ spec:
     waves: [1, "10%", "100%"]
 `;
 
+/** MINIMAL_GATED's revision as kwave computed it before prometheus `dryRun`, `consecutiveSuccessLimit` and `spec.owners` existed. */
+const MINIMAL_GATED = `${MINIMAL}  gates:
+    - name: error-rate
+      prometheus: { address: "http://p:9090", query: up, successCondition: "result < 0.01", count: 3 }
+`;
+const MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS = '9a4563fd52';
+
 /** MINIMAL's revision as kwave computed it before `failurePolicy.countNodeFailures` existed. */
 const MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES = '0237619567';
 
@@ -129,6 +136,8 @@ describe('defaults', () => {
         consecutiveErrorLimit: 4,
         noData: 'inconclusive',
         timeoutMs: 10_000,
+        dryRun: false,
+        consecutiveSuccessLimit: 0,
       },
     });
     assert.deepEqual(plan.gates[1], { name: 'w', pauseMs: 0, approval: false, webhook: { url: 'https://ci/x', timeoutMs: 10_000, retries: 2 } });
@@ -247,6 +256,19 @@ describe('revision', () => {
     assert.equal(withField('respectPodDisruptionBudgets: true').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
     assert.equal(withField('respectPodDisruptionBudgets: true').strategy.respectPodDisruptionBudgets, true);
     assert.notEqual(withField('respectPodDisruptionBudgets: false').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+  });
+
+  test('dryRun, consecutiveSuccessLimit and owners at their defaults leave the revision of plans written before them as it was', () => {
+    assert.equal(load(MINIMAL_GATED).revision, MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS);
+    const explicit = MINIMAL_GATED.replace('count: 3 }', 'count: 3, dryRun: false, consecutiveSuccessLimit: 0 }') + '  owners: warn\n';
+    assert.equal(load(explicit).revision, MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS);
+    for (const changed of [
+      MINIMAL_GATED.replace('count: 3 }', 'count: 3, dryRun: true }'),
+      MINIMAL_GATED.replace('count: 3 }', 'count: 3, consecutiveSuccessLimit: 2 }'),
+      MINIMAL_GATED + '  owners: update\n',
+    ]) {
+      assert.notEqual(load(changed).revision, MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS, changed);
+    }
   });
 
   test('does not change with the order of containers or selector values', () => {
