@@ -21,6 +21,8 @@ import { unfinishedHalt } from '../record/unfinishedHalt.js';
 import type { ForcedRollback, RunnerDeps } from '../rollout/runner.js';
 import { followDisruptionBudgets } from './disruptionBudgets.js';
 import { pdbProblems } from '../rollout/disruptionBudget.js';
+import type { OwnerEntry } from '../rollout/owners.js';
+import { ownersOf } from './ownerSteps.js';
 import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import type { CommandContext } from './context.js';
@@ -61,6 +63,8 @@ export interface OpenCluster {
   budgets: Awaited<ReturnType<typeof followDisruptionBudgets>>;
   zones: Map<string, string>;
   selection: FleetSelection | undefined;
+  /** The selected pods' owners (spec.owners), for after the run. */
+  owners: OwnerEntry[];
   /** ` in cluster eu-1` for a multi-cluster plan's messages, else empty. */
   where: string;
 }
@@ -110,9 +114,11 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   // Refuse before touching the record: a refused run must not overwrite another revision's.
   const selection = o.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
   if (selection && budgets) selection.problems.push(...pdbProblems(selection.todo, budgets.view.pdbs(), budgets.view.pods()));
+  const owners = await ownersOf(cluster, plan, selection, cache.list(), say);
+  if (selection) selection.problems.push(...owners.problems);
   const refusal = selection && refusalOf(selection, o.force);
   if (refusal) throw new KwaveError('REFUSED', target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`, ExitCode.BAD_INPUT);
-  return { target, cluster, lock, cache, nodes, budgets, zones, selection, where };
+  return { target, cluster, lock, cache, nodes, budgets, zones, selection, owners: owners.entries, where };
 }
 
 export interface ReadyCluster extends OpenCluster {

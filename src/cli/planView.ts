@@ -10,6 +10,7 @@ import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import { windowState } from '../rollout/window.js';
 import { columns, count, formatDuration } from './output/format.js';
+import type { OwnerAction, OwnerEntry } from '../rollout/owners.js';
 
 /** Whether the zones of the nodes could be read; when not, why. */
 export type ZoneInfo = { known: true } | { known: false; reason: string };
@@ -69,6 +70,8 @@ export interface PlanReport {
   /** `failurePolicy.maxFailed` in pods: one more failure halts the run. */
   maxFailed: number;
   rollback: Plan['failurePolicy']['rollback'];
+  /** `spec.owners`. */
+  ownersMode: Plan['owners'];
   order: Plan['strategy']['order'];
   zones: ZoneInfo;
   problems: PodProblem[];
@@ -78,6 +81,19 @@ export interface PlanReport {
   refused: boolean;
   /** The maintenance window now, when the plan has one: `kwave run` waits while it is closed. */
   window?: WindowNow;
+  /** The selected pods' owners and what kwave does about each (spec.owners); refusals and warnings are also in `problems`. */
+  owners: OwnerRow[];
+}
+
+export interface OwnerRow {
+  kind: string;
+  namespace: string;
+  name: string;
+  strategy?: string;
+  /** Selected pods it owns. */
+  pods: number;
+  action: OwnerAction;
+  message: string;
 }
 
 /** A maintenance window at the time of the dry run; `opensAt` is null for a window that never opens. */
@@ -126,7 +142,7 @@ function nodeWaits(pods: readonly SelectedPod[], nodes: ReadonlyMap<string, V1No
 }
 
 /** The report of a dry run at `nowMs` (which only the maintenance window and node ages depend on); `nodes` as listed, if they could be. */
-export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now(), nodes?: ReadonlyMap<string, V1Node>): PlanReport {
+export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now(), nodes?: ReadonlyMap<string, V1Node>, owners: readonly OwnerEntry[] = []): PlanReport {
   const window = windowNow(plan, nowMs);
   const resuming = new Set(sel.resumed.map(podKey));
   const { partition } = sel;
@@ -157,6 +173,7 @@ export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, now
     concurrency: plan.strategy.concurrency,
     maxFailed: sel.maxFailed,
     rollback: plan.failurePolicy.rollback,
+    ownersMode: plan.owners,
     order: plan.strategy.order,
     zones,
     problems: sel.problems,
@@ -164,6 +181,7 @@ export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, now
     warnings: sel.problems.length - errors,
     refused: errors > 0,
     ...(window ? { window } : {}),
+    owners: owners.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, ...(o.strategy ? { strategy: o.strategy } : {}), pods: o.pods.length, action: o.action, message: o.message })),
   };
 }
 
@@ -267,6 +285,15 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   if (r.deferred.length > 0) {
     out.push('', `deferred past the last wave (a partial rollout; a later plan continues): ${count(r.deferred.length, 'pod')}`);
     out.push(...listed[r.waves.length + 1]!);
+  }
+  if (r.owners.length > 0) {
+    // Refusals and warnings say why under problems; what will happen is said here.
+    out.push('', `owners (spec.owners: ${r.ownersMode}):`);
+    const lines = columns(r.owners.map((o) => [`${o.kind} ${o.namespace}/${o.name}`, o.strategy ?? '-', count(o.pods, 'selected pod'), o.action]));
+    r.owners.forEach((o, i) => {
+      out.push(`  ${lines[i]}`);
+      if (o.action === 'update' || o.action === 'in-step') out.push(`    ${o.message.slice(o.message.indexOf(': ') + 2)}`);
+    });
   }
   if (r.problems.length > 0) {
     out.push('', `problems: ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')}`);

@@ -19,6 +19,7 @@ import { rollbackRollout, runRollout, type RunResult } from '../rollout/runner.j
 import { openCluster, startClusterRecord, type Closer, type ClusterOpenOptions, type ClusterTarget, type OpenCluster, type ReadyCluster } from './clusterSession.js';
 import type { CommandContext } from './context.js';
 import { createReporter, type Reporter } from './output/index.js';
+import { keepOwnersInStep } from './ownerSteps.js';
 
 export interface SessionOptions {
   plan: Plan;
@@ -142,13 +143,25 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
 
     ran = true;
     const results = await runClusters(plan, ready, options.direction, turns);
+    // spec.owners: OnDelete owners' templates follow the pods (or go back after a rollback).
+    let ownersFailed: 'forbidden' | 'other' | undefined;
+    for (const [i, c] of ready.entries()) {
+      const step = await keepOwnersInStep(c.cluster, plan, options.direction, c.owners, results[i]!.exitCode, (key) => {
+        const [ns, name] = key.split('/') as [string, string];
+        return c.cache.get(ns, name);
+      });
+      for (const line of step.lines) io.stderr.write(`kwave: ${c.target.name === undefined ? '' : `${c.target.name}: `}${line}\n`);
+      if (step.failed > 0) ownersFailed = step.forbidden ? 'forbidden' : (ownersFailed ?? 'other');
+    }
     // The rollout's outcome stands even if its last record write fails.
     for (const c of ready) {
       if (!c.lock.lost) await c.records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record${c.where} failed: ${err instanceof Error ? err.message : String(err)}\n`));
     }
     await push();
     if (multi) writePlanEnd(ctx, plan, targets, results);
-    return planExitCode(results.map((r) => r.exitCode));
+    const exitCode = planExitCode(results.map((r) => r.exitCode));
+    if (ownersFailed && exitCode === ExitCode.OK) return ownersFailed === 'forbidden' ? ExitCode.BAD_INPUT : ExitCode.INTERNAL;
+    return exitCode;
   } catch (err) {
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'talking to the cluster');
     throw err;

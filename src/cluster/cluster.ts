@@ -9,7 +9,7 @@ import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
 import { Requester } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
 import type { AccessAnswer, AccessQuestion, ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
-import { RequestCounter } from './requestCounter.js';
+import { RequestCounter, type WorkloadResource } from './requestCounter.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry.js';
 
@@ -168,6 +168,16 @@ export class Cluster {
       const e = watchEvent(type, object, decodePdb);
       if (e) onEvent('object' in e ? { type: e.type, pdb: e.object } : e);
     }, onDone);
+  }
+
+  /**
+   * GET or strategic-merge PATCH of one apps/v1 workload, as wire JSON (owners.ts decodes it).
+   * `dryRun`: the server checks the request (authorization included) and writes nothing.
+   */
+  async workloadRequest(verb: 'get' | 'patch', resource: WorkloadResource, namespace: string, name: string, body?: object, dryRun = false): Promise<unknown> {
+    const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/${resource}/${encodeURIComponent(name)}`;
+    if (verb === 'get') return this.requester.wire('get', resource, { method: 'GET', path });
+    return this.requester.wire('patch', resource, { method: 'PATCH', path, body: body ?? {}, contentType: PatchStrategy.StrategicMergePatch, ...(dryRun ? { query: { dryRun: 'All' } } : {}) });
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */

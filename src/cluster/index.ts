@@ -33,3 +33,5 @@ export {
   type InvolvedObject,
   type PodConditionPatch,
 } from './requestBodies.js';
+export { WORKLOAD_RESOURCES, checkWorkloadPatch, decodeWorkload, isWorkloadKind, patchWorkload, readWorkload, type WorkloadKind, type WorkloadView } from './owners.js';
+export type { WorkloadResource } from './requestCounter.js';

@@ -6,7 +6,10 @@
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 /** Resources kwave touches; subresources as `pods/status`. */
-export type KubeResource = 'pods' | 'pods/status' | 'events' | 'configmaps' | 'leases' | 'namespaces' | 'nodes' | 'poddisruptionbudgets' | 'selfsubjectaccessreviews';
+export type KubeResource = 'pods' | 'pods/status' | 'events' | 'configmaps' | 'leases' | 'namespaces' | 'nodes' | 'poddisruptionbudgets' | 'selfsubjectaccessreviews' | WorkloadResource;
+
+/** The apps/v1 workloads kwave reads (and, with `owners: update`, patches) as pods' owners. */
+export type WorkloadResource = 'replicasets' | 'deployments' | 'statefulsets' | 'daemonsets';
 
 /** The HTTP status as a string (`"200"`, `"409"`), or `"error"` when no response arrived. */
 export type RequestCode = string;

@@ -27,7 +27,8 @@ export type ProblemKind =
   | 'container-missing'
   | 'other-revision'
   | 'other-plan'
-  | 'owned-by-controller'
+  /** A pod's owner (rollout/owners.ts): replacements would run the old image, or owners: update is refused. */
+  | 'owner'
   | 'terminating'
   /** A PodDisruptionBudget never allows a disruption: the rollout would wait forever (error). */
   | 'pdb-never'
@@ -64,7 +65,6 @@ export interface FleetSelection {
   maxFailed: number;
 }
 
-const CONTROLLER_KINDS = new Set(['ReplicaSet', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicationController']);
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 /** The zone of each node by name, from its `topology.kubernetes.io/zone` label. */
@@ -162,15 +162,5 @@ function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]
         ? { kind: 'other-revision', pod: key, severity: 'error', revision: other.revision, message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force` }
         : { kind: 'other-plan', pod: key, severity: 'error', message: `${key} is mid-flight under plan ${other.plan}` },
     );
-  }
-  const owners = pod.metadata?.ownerReferences ?? [];
-  const controller = owners.find((o) => o.controller && CONTROLLER_KINDS.has(o.kind));
-  if (controller) {
-    problems.push({
-      kind: 'owned-by-controller',
-      pod: key,
-      severity: 'warning',
-      message: `${key} is owned by ${controller.kind} ${controller.name}: if the controller recreates it, it comes back with the template's image`,
-    });
   }
 }

@@ -14,6 +14,8 @@ import { pdbProblems } from '../../rollout/disruptionBudget.js';
 import { renderSelector } from '../../rollout/labelSelector.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
+import { clusterWorkloadReader, discoverOwners, updatePermissionProblems, type ReadWorkload } from '../owners.js';
+import { ownerProblems, type OwnerEntry } from '../../rollout/owners.js';
 import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
 import { KwaveError } from '../../errors.js';
 import { orderSteps } from '../../rollout/clusterOrder.js';
@@ -24,6 +26,10 @@ export interface PlanSources {
   listNodes(): Promise<V1Node[]>;
   /** Without it PDBs are not checked. */
   listPdbs?(namespace: string): Promise<V1PodDisruptionBudget[]>;
+  /** Reads a pod's owner (spec.owners); absent: owners are not looked up. */
+  readWorkload?: ReadWorkload;
+  /** With owners: update, whether the owners to update may be patched (messages of the refusals). */
+  updatePermissionProblems?: (entries: readonly OwnerEntry[]) => Promise<string[]>;
 }
 
 function clusterSources(cluster: Cluster): PlanSources {
@@ -31,6 +37,8 @@ function clusterSources(cluster: Cluster): PlanSources {
     listPods: async (namespace, labelSelector) => (await cluster.listPods(namespace, { labelSelector })).items,
     listNodes: () => cluster.listNodes(),
     listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
+    readWorkload: clusterWorkloadReader(cluster),
+    updatePermissionProblems: (entries) => updatePermissionProblems(cluster, entries),
   };
 }
 
@@ -67,7 +75,10 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
   }
   const selection = selectFleet(plan, pods, zones.zones);
   if (plan.strategy.respectPodDisruptionBudgets) selection.problems.push(...(await budgetProblems(plan, sources, selection, pods)));
-  return planReport(plan, selection, zones.info, Date.now(), zones.nodes);
+  const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
+  selection.problems.push(...ownerProblems(owners));
+  for (const message of (await sources.updatePermissionProblems?.(owners)) ?? []) selection.problems.push({ kind: 'owner', severity: 'error', message });
+  return planReport(plan, selection, zones.info, Date.now(), zones.nodes, owners);
 }
 
 /** PDBs that would make the run stall; a warning instead when they may not be listed. */
