@@ -5,7 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster/index.js';
 import { ExitCode } from '../errors.js';
 import type { Plan } from '../plan/types.js';
-import { ownerProblems, type OwnerEntry } from '../rollout/owners.js';
+import { OWNER_STATE_ANNOTATION, ownerProblems, type OwnerEntry } from '../rollout/owners.js';
 import type { FleetSelection, PodProblem } from '../rollout/select.js';
 import { applyOwnerUpdates, clusterWorkloadReader, discoverOwners, revertOwners, updatePermissionProblems, type OwnerStepResult } from './owners.js';
 
@@ -26,7 +26,12 @@ export async function ownersOf(cluster: Cluster, plan: Plan, selection: FleetSel
 
 /** After the run: owners' templates set (an upgrade that ended 0 or 5) or put back (a rollback). */
 export async function keepOwnersInStep(cluster: Cluster, plan: Plan, direction: 'upgrade' | 'rollback', entries: readonly OwnerEntry[], exitCode: number, current: (key: string) => V1Pod | undefined): Promise<OwnerStepResult> {
-  if (direction === 'rollback') return revertOwners(cluster, entries, plan);
+  if (direction === 'rollback') {
+    // Only once the pods are back: a template reverted under pods still at the new image would bring replacements back on the old one.
+    if (exitCode === ExitCode.OK) return revertOwners(cluster, entries, plan);
+    const kept = entries.filter((e) => e.workload && e.workload.annotations[OWNER_STATE_ANNOTATION] !== undefined);
+    return { lines: kept.map((e) => `owner ${e.kind} ${e.namespace}/${e.name}: template left at the new images: the rollback did not complete`), failed: 0, forbidden: false };
+  }
   if (exitCode !== ExitCode.OK && exitCode !== ExitCode.NODES_DOWN) {
     const held = entries.filter((e) => e.action === 'update');
     return { lines: held.map((e) => `owner ${e.kind} ${e.namespace}/${e.name}: template left as it was: the rollout did not complete`), failed: 0, forbidden: false };

@@ -39,6 +39,10 @@ export interface FixtureWorkload {
   readinessGate?: { conditionType: string; condition: 'True' | 'False' | 'absent' };
   owner?: { kind: OwnerKind; name?: string };
   nodes?: string[];
+  /** Pods (or absent): bare pods (with `owner` names only). Otherwise a real apps/v1 object owns the pods (src/sim/workloads.ts). */
+  kind?: WorkloadKind;
+  /** StatefulSet and DaemonSet: how their controller replaces pods on a template change. */
+  updateStrategy?: 'OnDelete' | 'RollingUpdate';
 }
 
 /** A policy/v1 PodDisruptionBudget the world starts with. */
@@ -49,6 +53,8 @@ export interface FixturePdb {
   minAvailable?: number | string;
   maxUnavailable?: number | string;
 }
+
+export type WorkloadKind = 'Pods' | 'Deployment' | 'StatefulSet' | 'DaemonSet';
 
 export type OwnerKind = 'ReplicaSet' | 'StatefulSet' | 'DaemonSet' | 'Job';
 
@@ -107,6 +113,7 @@ export function defaultFixture(pods: number): Fixture {
         labels: { app: 'demo' },
         containers: [{ name: 'nginx', image: 'nginx:1.14.2', ports: [80] }],
         readinessGate: { conditionType: DEFAULT_GATE, condition: 'True' },
+        kind: 'Pods',
       },
     ],
     timing: {},
@@ -116,7 +123,9 @@ export function defaultFixture(pods: number): Fixture {
 // ---- parsing ----
 
 /** The raw document as the schema allows it. */
-interface RawWorkload extends Omit<FixtureWorkload, 'namespace' | 'labels' | 'readinessGate' | 'owner'> {
+interface RawWorkload extends Omit<FixtureWorkload, 'namespace' | 'labels' | 'readinessGate' | 'owner' | 'kind' | 'replicas'> {
+  kind?: WorkloadKind;
+  replicas?: number;
   namespace?: string;
   labels?: Record<string, string>;
   readinessGate?: false | { conditionType?: string; condition?: 'True' | 'False' | 'absent' };
@@ -224,7 +233,10 @@ function normalise(raw: RawFixture): Fixture {
     workloads: (raw.workloads ?? []).map((w) => ({
       namespace: w.namespace ?? 'default',
       name: w.name,
-      replicas: w.replicas,
+      kind: w.kind ?? 'Pods',
+      ...(w.kind === 'StatefulSet' || w.kind === 'DaemonSet' ? { updateStrategy: w.updateStrategy ?? 'RollingUpdate' } : {}),
+      // A DaemonSet runs one pod on each of its nodes.
+      replicas: w.kind === 'DaemonSet' ? (w.nodes ?? raw.nodes ?? DEFAULT_NODES).length : (w.replicas ?? 0),
       labels: w.labels ?? { app: w.name },
       annotations: w.annotations,
       containers: w.containers,
@@ -279,6 +291,11 @@ function check(f: Fixture, raw: RawFixture): Problem[] {
     (w.nodes ?? []).forEach((n, j) => {
       if (!nodeNames.has(n)) problems.push({ path: ['workloads', i, 'nodes', j], message: `node "${n}" is not declared in nodes` });
     });
+    const r = raw.workloads?.[i];
+    if (w.kind === 'DaemonSet' && r?.replicas !== undefined) problems.push({ path: ['workloads', i], key: 'replicas', message: 'a DaemonSet runs one pod per node: leave replicas out (use nodes to choose them)' });
+    if (w.kind !== 'DaemonSet' && r?.replicas === undefined) problems.push({ path: ['workloads', i], message: `workload "${w.name}" needs replicas` });
+    if (w.kind !== 'Pods' && w.kind !== undefined && r?.owner !== undefined) problems.push({ path: ['workloads', i], key: 'owner', message: `a ${w.kind} owns its pods itself: owner is for kind Pods only` });
+    if (r?.updateStrategy !== undefined && w.kind !== 'StatefulSet' && w.kind !== 'DaemonSet') problems.push({ path: ['workloads', i], key: 'updateStrategy', message: `updateStrategy is for a StatefulSet or a DaemonSet, not ${w.kind}` });
     const first = `${w.namespace}/${w.name}-0`;
     if (podNames.has(first)) problems.push({ path: ['workloads', i, 'name'], message: `workload "${w.name}" in namespace "${w.namespace}" is declared twice` });
     podNames.add(first);

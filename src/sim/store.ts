@@ -6,7 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { rfc3339 } from './clock.js';
 
 /** The resources the simulator serves, by their plural (as in URLs and audit logs). */
-export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases' | 'poddisruptionbudgets';
+export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases' | 'poddisruptionbudgets' | AppsResource;
+
+/** apps/v1 workloads: stored and served, not reconciled (the embedded backend runs no controllers). */
+export type AppsResource = 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets';
+export const APPS_RESOURCES: readonly AppsResource[] = ['deployments', 'replicasets', 'statefulsets', 'daemonsets'];
 
 export const CLUSTER_SCOPED: ReadonlySet<Resource> = new Set(['nodes', 'namespaces']);
 

@@ -14,6 +14,7 @@ import { NODE_HEALTHY } from './nodeController.js';
 import type { PodCondition } from './podStatus.js';
 import type { KubeObject, Store } from './store.js';
 import { rfc3339 } from './clock.js';
+import { embeddedWorkload, isControllerKind, type ControllerKind } from './workloads.js';
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -41,12 +42,12 @@ export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, f
   let pods = 0;
   let startingPods = 0;
   for (const w of fixture.workloads) {
-    const owner = ownerOf(w);
     const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
     const runnable = w.containers.every((c) => {
       const info = images.lookup(c.image);
       return info && !info.pullFails && !info.crash && !('error' in parseImageRef(c.image));
     });
+    const owner = isControllerKind(w.kind) ? seedWorkload(store, { ...w, kind: w.kind }, runnable, rfc3339(now())) : ownerOf(w);
     for (let i = 0; i < w.replicas; i++) {
       const manifest = podManifest(w, i, nodes[i % nodes.length]!, owner);
       // What the ServiceAccount admission plugin adds on a real create (the token volume).
@@ -92,6 +93,34 @@ function gateConditions(w: FixtureWorkload, now: string): PodCondition[] {
 interface Owner {
   ref: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean; blockOwnerDeletion: boolean };
   labels: Record<string, string>;
+  /** A controller's pods: its names, labels and per-pod spec fields. */
+  podName?: (index: number) => string;
+  podLabels?: (index: number, name: string) => Record<string, string>;
+  podSpec?: (name: string) => JsonObject;
+}
+
+/** Stores a Deployment (and its ReplicaSet), StatefulSet or DaemonSet as its controller would leave it; the owner of its pods. */
+function seedWorkload(store: Store, w: FixtureWorkload & { kind: ControllerKind }, ready: boolean, now: string): Owner {
+  const seeded = embeddedWorkload(w, containerSpecs(w), ready && (w.readinessGate === undefined || w.readinessGate.condition === 'True'), now);
+  for (const { resource, object } of seeded.objects) store.create(resource, object);
+  return { ref: seeded.ownerRef, labels: {}, podName: seeded.podName, podLabels: seeded.podLabels, podSpec: seeded.podSpec };
+}
+
+/** The containers of a workload's pods, as the API server stores them after defaulting. */
+export function containerSpecs(w: FixtureWorkload): JsonObject[] {
+  return w.containers.map((c) => {
+    const ref = parseImageRef(c.image);
+    const latest = !('error' in ref) && !ref.digest && ref.tag === 'latest';
+    return {
+      name: c.name,
+      image: c.image,
+      imagePullPolicy: c.imagePullPolicy ?? (latest ? 'Always' : 'IfNotPresent'),
+      ...(c.ports?.length ? { ports: c.ports.map((p) => ({ containerPort: p, protocol: 'TCP' })) } : {}),
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    };
+  });
 }
 
 function ownerOf(w: FixtureWorkload): Owner | undefined {
@@ -106,8 +135,8 @@ function ownerOf(w: FixtureWorkload): Owner | undefined {
 
 /** A pod as the API server stores it after defaulting. */
 export function podManifest(w: FixtureWorkload, index: number, nodeName: string, owner?: Owner): KubeObject {
-  const name = `${w.name}-${index}`;
-  const labels: Record<string, string> = { ...w.labels, ...owner?.labels };
+  const name = owner?.podName?.(index) ?? `${w.name}-${index}`;
+  const labels: Record<string, string> = { ...w.labels, ...owner?.labels, ...owner?.podLabels?.(index, name) };
   if (owner?.ref.kind === 'StatefulSet') labels['statefulset.kubernetes.io/pod-name'] = name;
   return {
     apiVersion: 'v1',
@@ -120,19 +149,8 @@ export function podManifest(w: FixtureWorkload, index: number, nodeName: string,
       ...(owner ? { ownerReferences: [owner.ref] } : {}),
     },
     spec: {
-      containers: w.containers.map((c) => {
-        const ref = parseImageRef(c.image);
-        const latest = !('error' in ref) && !ref.digest && ref.tag === 'latest';
-        return {
-          name: c.name,
-          image: c.image,
-          imagePullPolicy: c.imagePullPolicy ?? (latest ? 'Always' : 'IfNotPresent'),
-          ...(c.ports?.length ? { ports: c.ports.map((p) => ({ containerPort: p, protocol: 'TCP' })) } : {}),
-          resources: {},
-          terminationMessagePath: '/dev/termination-log',
-          terminationMessagePolicy: 'File',
-        };
-      }),
+      containers: containerSpecs(w),
+      ...owner?.podSpec?.(name),
       dnsPolicy: 'ClusterFirst',
       enableServiceLinks: true,
       nodeName,

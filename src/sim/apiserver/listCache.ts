@@ -2,7 +2,7 @@
 // then name, the order etcd keeps them in), rebuilt only when the resource changes, and the
 // snapshots handed out with a `continue` token so the next pages read the same state, as an etcd
 // read at the first page's revision would.
-import type { Change, KubeObject, Resource, Store } from '../store.js';
+import { APPS_RESOURCES, type Change, type KubeObject, type Resource, type Store } from '../store.js';
 
 export interface Snapshot {
   /** The store version this snapshot is valid at. */
@@ -14,7 +14,7 @@ export interface Snapshot {
 
 export const objectKey = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
-const RESOURCES: Resource[] = ['pods', 'nodes', 'namespaces', 'events', 'configmaps', 'leases', 'poddisruptionbudgets'];
+const RESOURCES: Resource[] = ['pods', 'nodes', 'namespaces', 'events', 'configmaps', 'leases', 'poddisruptionbudgets', ...APPS_RESOURCES];
 
 interface Index {
   byKey: Map<string, KubeObject>;

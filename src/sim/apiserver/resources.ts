@@ -1,6 +1,6 @@
 // What the simulated API server serves, per resource: names, kinds, scope, verbs, subresources,
 // the fields a fieldSelector may use, and the write rules that differ between resources.
-import type { KubeObject, Resource } from '../store.js';
+import type { AppsResource, KubeObject, Resource } from '../store.js';
 import { getPath } from './json.js';
 
 export interface ResourceInfo {
@@ -106,7 +106,16 @@ export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
     resource: 'poddisruptionbudgets', plural: 'poddisruptionbudgets', singular: 'poddisruptionbudget', kind: 'PodDisruptionBudget', group: 'policy', namespaced: true,
     shortNames: ['pdb'], subresources: ['status'], fields: META_FIELDS,
   }),
+  deployments: apps('deployments', 'Deployment', ['deploy']),
+  replicasets: apps('replicasets', 'ReplicaSet', ['rs']),
+  statefulsets: apps('statefulsets', 'StatefulSet', ['sts']),
+  daemonsets: apps('daemonsets', 'DaemonSet', ['ds']),
 };
+
+/** An apps/v1 workload: served with its status subresource, as kube-apiserver serves them. */
+function apps(resource: AppsResource, kind: string, shortNames: string[]): ResourceInfo {
+  return info({ resource, plural: resource, singular: kind.toLowerCase(), kind, group: 'apps', namespaced: true, shortNames, categories: ['all'], subresources: ['status'], fields: META_FIELDS });
+}
 
 export const apiVersionOf = (info: ResourceInfo) => (info.group ? `${info.group}/${info.version}` : info.version);
 

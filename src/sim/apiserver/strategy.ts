@@ -4,12 +4,15 @@
 import { addDefaultTolerations, defaultNewPod } from './defaults.js';
 import { clone, deepEqual, getPath, isObject, type JsonObject } from './json.js';
 import type { ResourceInfo } from './resources.js';
+import { APPS_RESOURCES } from '../store.js';
 import type { FieldError } from './status.js';
 import { validateLabelsAndAnnotations, validateName } from './validation/meta.js';
 import { validatePdbSpec } from './validation/pdb.js';
 import { validatePodCreate, validatePodStatus, validatePodUpdate } from './validation/pod.js';
 
-const HAS_STATUS = new Set(['pods', 'nodes', 'namespaces', 'poddisruptionbudgets']);
+const HAS_STATUS = new Set(['pods', 'nodes', 'namespaces', 'poddisruptionbudgets', ...APPS_RESOURCES]);
+/** Workloads: created with generation 1, counting spec changes (PDBs too, below; pods have none in 1.32). */
+const HAS_GENERATION: ReadonlySet<string> = new Set(APPS_RESOURCES);
 
 /** What a new PodDisruptionBudget's status is before the disruption controller has looked (its ints are not omitempty). */
 const EMPTY_PDB_STATUS = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
@@ -18,6 +21,11 @@ const EMPTY_PDB_STATUS = { disruptionsAllowed: 0, currentHealthy: 0, desiredHeal
 export function prepareCreate(info: ResourceInfo, obj: JsonObject): JsonObject {
   const meta = obj.metadata as JsonObject;
   for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[k];
+  if (HAS_GENERATION.has(info.resource)) {
+    const out = clone(obj);
+    (out.metadata as JsonObject).generation = 1;
+    return out;
+  }
   switch (info.resource) {
     case 'pods':
       return defaultNewPod(obj);
@@ -92,7 +100,7 @@ export function prepareUpdate(info: ResourceInfo, subresource: string | undefine
   }
   delete meta.selfLink;
   delete meta.managedFields;
-  if (info.resource === 'poddisruptionbudgets') {
+  if (info.resource === 'poddisruptionbudgets' || HAS_GENERATION.has(info.resource)) {
     // metadata.generation is the server's: +1 when the spec changes, else kept.
     const generation = typeof oldMeta.generation === 'number' ? oldMeta.generation : 1;
     meta.generation = subresource === undefined && !deepEqual(out.spec, old.spec) ? generation + 1 : generation;

@@ -12,6 +12,13 @@ const ignoreMissing = (err: unknown) => {
 export async function resetRealWorld(admin: KubeHttp): Promise<void> {
   const namespaces = (await admin.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces')).items.map((n) => n.metadata.name).filter((n) => n !== 'kube-system' && n !== 'kube-node-lease' && n !== 'kube-public');
   const now = { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 };
+  // Workloads first, orphaning their pods (deleted at once below), or their controllers would make new ones.
+  const orphan = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Orphan' };
+  for (const ns of namespaces) {
+    for (const plural of ['deployments', 'replicasets', 'statefulsets', 'daemonsets', 'controllerrevisions']) {
+      await admin.request('DELETE', `/apis/apps/v1/namespaces/${ns}/${plural}`, orphan).catch(ignoreMissing);
+    }
+  }
   for (const ns of namespaces) {
     await admin.request('DELETE', `/api/v1/namespaces/${ns}/pods?gracePeriodSeconds=0`, now).catch(ignoreMissing);
     await admin.request('DELETE', `/api/v1/namespaces/${ns}/events`).catch(ignoreMissing);

@@ -13,6 +13,8 @@ import { rfc3339 } from '../kubelet/pods.js';
 import { conditionStatus, type PodCondition } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
 import { namespaceObject, pdbObject, podManifest, type WorldSummary } from '../world.js';
+import { isControllerKind } from '../workloads.js';
+import { seedControlledWorkloads } from './seedWorkloads.js';
 
 export interface SeedOptions {
   /** Bound on waiting for service accounts and for the pods to run. Default 180 s. */
@@ -58,6 +60,7 @@ export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: F
   let startingPods = 0;
   const jobs: Promise<void>[] = [];
   for (const w of fixture.workloads) {
+    if (isControllerKind(w.kind)) continue; // created below, their pods by their controllers
     const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
     const runnable = w.containers.every((c) => {
       const info = images.lookup(c.image);
@@ -83,6 +86,10 @@ export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: F
     }
   }
   await Promise.all(jobs);
+  const controlled = await seedControlledWorkloads(http, fixture, images, { timeoutMs, now });
+  for (const [key, want] of controlled.awaited) awaited.set(key, want);
+  pods += controlled.pods;
+  startingPods += controlled.startingPods;
   // The real disruption controller keeps their status.
   for (const p of pdbs) await http.request('POST', `/apis/policy/v1/namespaces/${p.namespace}/poddisruptionbudgets`, pdbObject(p));
   await waitRunning(agent, awaited, timeoutMs);

@@ -1,12 +1,12 @@
 // Turns objects into a meta.k8s.io Table for `kubectl get` (lists, single objects, watch events).
 import type { KubeObject, Resource } from '../../store.js';
-import { OTHER_PRINTERS, type Printer } from './others.js';
+import { APPS_PRINTERS, OTHER_PRINTERS, type Printer } from './others.js';
 import { POD_COLUMNS, podCells } from './pods.js';
 import type { Table, TableRow } from './types.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-const PRINTERS: Readonly<Record<string, Printer>> = { ...OTHER_PRINTERS, pods: { columns: POD_COLUMNS, cells: podCells } };
+const PRINTERS: Readonly<Record<string, Printer>> = { ...OTHER_PRINTERS, ...APPS_PRINTERS, pods: { columns: POD_COLUMNS, cells: podCells } };
 
 function rowObject(obj: KubeObject, include: IncludeObject, tableApiVersion: string): unknown {
   if (include === 'None') return undefined;

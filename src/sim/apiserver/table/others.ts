@@ -93,3 +93,33 @@ export const OTHER_PRINTERS: Readonly<Record<string, Printer>> = {
     },
   },
 };
+
+const int = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const ofSpec = (o: KubeObject, ...path: string[]) => int(getPath(o, ['spec', ...path]));
+const ofStatus = (o: KubeObject, ...path: string[]) => int(getPath(o, ['status', ...path]));
+
+/** The apps/v1 workloads, with the columns kubectl prints for them. */
+export const APPS_PRINTERS: Readonly<Record<string, Printer>> = {
+  deployments: {
+    columns: [NAME, col('Ready', 'Ready replicas of the desired.'), col('Up-to-date', 'Replicas of the newest template.', 0, 'integer'), col('Available', 'Available replicas.', 0, 'integer'), AGE],
+    cells: (d, now) => [d.metadata.name, `${ofStatus(d, 'readyReplicas')}/${ofSpec(d, 'replicas')}`, ofStatus(d, 'updatedReplicas'), ofStatus(d, 'availableReplicas'), ageOf(d.metadata.creationTimestamp, now)],
+  },
+  replicasets: {
+    columns: [NAME, col('Desired', 'Desired replicas.', 0, 'integer'), col('Current', 'Replicas that exist.', 0, 'integer'), col('Ready', 'Ready replicas.', 0, 'integer'), AGE],
+    cells: (r, now) => [r.metadata.name, ofSpec(r, 'replicas'), ofStatus(r, 'replicas'), ofStatus(r, 'readyReplicas'), ageOf(r.metadata.creationTimestamp, now)],
+  },
+  statefulsets: {
+    columns: [NAME, col('Ready', 'Ready replicas of the desired.'), AGE],
+    cells: (s, now) => [s.metadata.name, `${ofStatus(s, 'readyReplicas')}/${ofSpec(s, 'replicas')}`, ageOf(s.metadata.creationTimestamp, now)],
+  },
+  daemonsets: {
+    columns: [
+      NAME, col('Desired', 'Nodes that should run the pod.', 0, 'integer'), col('Current', 'Nodes running it.', 0, 'integer'), col('Ready', 'Nodes where it is ready.', 0, 'integer'),
+      col('Up-to-date', 'Nodes running the newest template.', 0, 'integer'), col('Available', 'Nodes where it is available.', 0, 'integer'), AGE,
+    ],
+    cells: (d, now) => [
+      d.metadata.name, ofStatus(d, 'desiredNumberScheduled'), ofStatus(d, 'currentNumberScheduled'), ofStatus(d, 'numberReady'), ofStatus(d, 'updatedNumberScheduled'), ofStatus(d, 'numberAvailable'),
+      ageOf(d.metadata.creationTimestamp, now),
+    ],
+  },
+};
