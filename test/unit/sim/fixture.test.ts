@@ -101,6 +101,16 @@ describe('fixture files', () => {
     assert.equal(err.pos?.line, 5);
   });
 
+  test('workload kinds: a DaemonSet has no replicas, others need them; owner and updateStrategy only where they mean something', () => {
+    const c = 'containers: [{ name: c, image: nginx }]';
+    assert.match(fixtureError(`workloads:\n  - name: ds\n    kind: DaemonSet\n    replicas: 2\n    ${c}\n`).message, /a DaemonSet runs one pod per node: leave replicas out/);
+    assert.match(fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    ${c}\n`).message, /workload "d" needs replicas/);
+    assert.match(fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    replicas: 1\n    owner: { kind: ReplicaSet }\n    ${c}\n`).message, /a Deployment owns its pods itself: owner is for kind Pods only/);
+    assert.match(fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    replicas: 1\n    updateStrategy: OnDelete\n    ${c}\n`).message, /updateStrategy is for a StatefulSet or a DaemonSet, not Deployment/);
+    const f = parseFixture(`nodes: [{ name: a }, { name: b }]\nworkloads:\n  - name: ds\n    kind: DaemonSet\n    ${c}\n  - name: s\n    kind: StatefulSet\n    replicas: 2\n    ${c}\n`);
+    assert.deepEqual(f.workloads.map((w) => [w.kind, w.replicas, w.updateStrategy]), [['DaemonSet', 2, 'RollingUpdate'], ['StatefulSet', 2, 'RollingUpdate']]);
+  });
+
   test('every problem is listed, the first with its position', () => {
     const err = fixtureError('nodes:\n  - name: n1\n  - name: n1\nworkloads:\n  - name: w\n    replicas: 1\n    nodes: [zz]\n    containers: [{ name: c, image: nginx }]\n');
     assert.deepEqual([err.pos?.line, err.pos?.col], [3, 11]);
