@@ -4,11 +4,13 @@ import { apiGroupList, apiResourceList, apiVersions } from '../../../../src/sim/
 import { openApiDocument, openApiIndex } from '../../../../src/sim/apiserver/openapi.js';
 
 describe('discovery documents', () => {
-  test('/api lists v1; /apis lists coordination.k8s.io/v1 and policy/v1', () => {
+  test('/api lists v1; /apis lists coordination.k8s.io/v1, policy/v1 and apps/v1', () => {
     assert.deepEqual(apiVersions('127.0.0.1:6443').versions, ['v1']);
     const groups = apiGroupList().groups;
-    assert.deepEqual(groups.map((g) => g.preferredVersion.groupVersion), ['coordination.k8s.io/v1', 'policy/v1']);
+    assert.deepEqual(groups.map((g) => g.preferredVersion.groupVersion), ['coordination.k8s.io/v1', 'policy/v1', 'apps/v1']);
     assert.deepEqual(apiResourceList('policy', 'v1').resources.map((r) => r.name).sort(), ['poddisruptionbudgets', 'poddisruptionbudgets/status']);
+    const apps = apiResourceList('apps', 'v1').resources.map((r) => r.name).sort();
+    assert.deepEqual(apps, ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/status', 'replicasets', 'replicasets/status', 'statefulsets', 'statefulsets/status']);
   });
 
   test('/api/v1 has the served core resources with verbs, short names and the status subresources', () => {
@@ -25,11 +27,11 @@ describe('discovery documents', () => {
 
   test('the OpenAPI v3 stub tells kubectl that PATCH of each kind takes fieldValidation', () => {
     const index = openApiIndex() as { paths: Record<string, { serverRelativeURL: string }> };
-    assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/coordination.k8s.io/v1', 'apis/policy/v1']);
+    assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/coordination.k8s.io/v1', 'apis/policy/v1', 'apis/apps/v1']);
     const doc = openApiDocument('apis/coordination.k8s.io/v1') as { paths: Record<string, { patch?: { parameters: { name: string; in: string }[]; 'x-kubernetes-group-version-kind': unknown } }> };
     const patch = doc.paths['/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}']!.patch!;
     assert.deepEqual(patch['x-kubernetes-group-version-kind'], { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' });
     assert.ok(patch.parameters.some((p) => p.name === 'fieldValidation' && p.in === 'query'));
-    assert.equal(openApiDocument('apis/apps/v1'), undefined);
+    assert.equal(openApiDocument('apis/batch/v1'), undefined);
   });
 });

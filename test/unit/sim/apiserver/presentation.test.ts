@@ -73,7 +73,7 @@ describe('routing', () => {
     assert.ok(w.kind === 'resource' && w.watchPrefix);
   });
   test('unknown paths and resources in the wrong group are not found', () => {
-    for (const p of ['/api/v1/leases', '/apis/apps/v1/deployments', '/api/v1/namespaces/default/pods/a/exec', '/nope', '/api/v2']) assert.equal(route(p).kind, 'notFound', p);
+    for (const p of ['/api/v1/leases', '/apis/apps/v1/leases', '/apis/coordination.k8s.io/v1/namespaces/default/deployments', '/apis/batch/v1/jobs', '/api/v1/namespaces/default/pods/a/exec', '/nope', '/api/v2']) assert.equal(route(p).kind, 'notFound', p);
   });
   test('discovery paths', () => {
     assert.equal(route('/api').kind, 'apiVersions');
