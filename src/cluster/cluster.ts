@@ -176,8 +176,8 @@ export class Cluster {
    */
   async workloadRequest(verb: 'get' | 'patch', resource: WorkloadResource, namespace: string, name: string, body?: object, dryRun = false): Promise<unknown> {
     const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/${resource}/${encodeURIComponent(name)}`;
-    if (verb === 'get') return this.requester.wire('get', resource, { method: 'GET', path });
-    return this.requester.wire('patch', resource, { method: 'PATCH', path, body: body ?? {}, contentType: PatchStrategy.StrategicMergePatch, ...(dryRun ? { query: { dryRun: 'All' } } : {}) });
+    if (verb === 'get') return this.requester.wire({ verb: 'get', resource, namespace }, { method: 'GET', path });
+    return this.requester.wire({ verb: 'patch', resource, namespace }, { method: 'PATCH', path, body: body ?? {}, contentType: PatchStrategy.StrategicMergePatch, ...(dryRun ? { query: { dryRun: 'All' } } : {}) });
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
