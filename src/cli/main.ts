@@ -99,6 +99,14 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--wave <n>', 'wave to approve (default: the one waiting)')
       .option('--cluster <name>', "a multi-cluster plan's cluster to approve in (default: the one waiting)"),
   );
+  const control = (action: 'pause' | 'resume' | 'abort') => () => import('./commands/control.js').then((m) => ({ run: m.runFor(action) }));
+  add('pause', 'pause a rollout wherever it runs: no new pod starts, pods in flight finish, the runner waits (through the rollout record)', { cluster: true }, control('pause'), (c) =>
+    c.argument('<plan>', 'plan file'),
+  );
+  add('resume', 'resume a paused rollout (through the rollout record)', { cluster: true }, control('resume'), (c) => c.argument('<plan>', 'plan file'));
+  add('abort', "halt a running rollout wherever it runs, as on a failure, and apply the plan's rollback policy (the runner exits 3)", { cluster: true }, control('abort'), (c) =>
+    c.argument('<plan>', 'plan file'),
+  );
   add('rollback', 'revert in place every pod this plan upgraded', { cluster: true, metrics: true }, () => import('./commands/rollback.js'), (c) =>
     c
       .argument('<plan>', 'plan file')

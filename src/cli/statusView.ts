@@ -41,6 +41,8 @@ function waitLine(w: Waiting, r: RolloutRecord, input: StatusInput): string {
       return `paused after wave ${w.wave}${gate}: ${left} left (until ${w.until})`;
     case 'window':
       return `waiting for the window before wave ${w.wave}: opens in ${left} (at ${w.until})`;
+    case 'paused':
+      return `paused by ${w.by ?? 'someone'} for ${formatDuration(since(w.since, input.now))}: no new pod starts; run \`kwave resume ${input.planFile ?? r.plan}\` to go on`;
     case 'approval': {
       const next = w.wave + 1 <= r.waves ? ` before wave ${w.wave + 1}` : '';
       return `waiting for approval of wave ${w.wave}${gate}${next} for ${formatDuration(since(w.since, input.now))}: run \`kwave approve ${input.planFile ?? r.plan} --wave ${w.wave}\``;
@@ -93,6 +95,12 @@ export function renderStatus(input: StatusInput): string {
     lines.push('gates:');
     lines.push(...table(r.gates.map((g) => [`after wave ${g.wave}`, g.gate, gateResultText(g), g.message])));
     lines.push(...measurementLines(r.gates[r.gates.length - 1]!));
+  }
+  const control = r.control;
+  if (control?.paused && r.waiting?.kind !== 'paused') lines.push(`pause requested by ${control.paused.by} ${ago(control.paused.at, now)} (a run of revision ${control.paused.revision ?? 'any'} waits for \`kwave resume\`)`);
+  if (control && control.history.length > 0) {
+    lines.push('control:');
+    lines.push(...table(control.history.slice(-5).map((c) => [c.at, c.action, `by ${c.by}`, c.holder ? `runner ${c.holder}` : ''])));
   }
   const approvals = Object.entries(r.approvals).sort(([a], [b]) => Number(a) - Number(b));
   if (approvals.length > 0) {

@@ -1,7 +1,7 @@
 // The one door to the API server. Every request kwave makes goes through `Cluster`'s typed
 // calls; how each one goes out (rate limit, count, timeout, retry, KubeError) is requester.ts.
 // Writes are minimal patches built from a decision (requestBodies.ts).
-import { CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { AuthenticationV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEvent } from './decode.js';
 import { KubeError } from './kubeError.js';
 import { listAllPages } from './pagedList.js';
@@ -50,6 +50,7 @@ export class Cluster {
   readonly defaultNamespace: string;
   private readonly core: CoreV1Api;
   private readonly coordination: CoordinationV1Api;
+  private readonly authentication: AuthenticationV1Api;
   private readonly deps: ClusterDeps;
   private readonly requester: Requester;
   private readonly podListeners = new Set<PodListener>();
@@ -61,6 +62,7 @@ export class Cluster {
   ) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
+    this.authentication = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.deps = { ...realClusterDeps, ...options.deps };
     this.requests = options.counter ?? new RequestCounter();
     this.defaultNamespace = options.defaultNamespace ?? 'default';
@@ -319,6 +321,25 @@ export class Cluster {
     return leaseTimes(
       await this.requester.typed({ verb: 'update', resource: 'leases', namespace }, (opts) => this.coordination.replaceNamespacedLeaseWithHttpInfo({ namespace, name, body: lease }, opts)),
     );
+  }
+
+  // ---- who we are ---------------------------------------------------------------------------
+
+  /**
+   * The user name the API server knows this client by (a SelfSubjectReview, authentication.k8s.io/v1,
+   * GA since 1.28; any authenticated user may create one). Undefined where the server does not
+   * serve it (404) or refuses it (403): callers fall back to the local user.
+   */
+  async whoAmI(): Promise<string | undefined> {
+    try {
+      const review = await this.requester.typed('create', 'selfsubjectreviews', (opts) =>
+        this.authentication.createSelfSubjectReviewWithHttpInfo({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } }, opts),
+      );
+      return review.status?.userInfo?.username || undefined;
+    } catch (err) {
+      if (err instanceof KubeError && (err.code === 404 || err.code === 403)) return undefined;
+      throw err;
+    }
   }
 
   // ---- plumbing -----------------------------------------------------------------------------

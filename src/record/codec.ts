@@ -3,10 +3,11 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ROLLOUT_PHASES, type NodeWait, type WaveSummary } from '../rollout/events.js';
 import { POD_STATES } from '../rollout/podEnd.js';
+import { CONTROL_KEY, decodeControl } from './control.js';
 import { APPROVAL_KEY_PREFIX, MANAGED_BY_LABEL, PLAN_KEY, PLAN_LABEL, RECORD_SCHEMA, recordName, STATUS_KEY, type Approval, type Failure, type GateRecord, type HistoryEntry, type InFlightPod, type RolloutRecord } from './record.js';
 
-/** status.json: the record without the plan text and approvals, which have keys of their own. */
-type StatusDoc = Omit<RolloutRecord, 'planText' | 'approvals'> & { schema: typeof RECORD_SCHEMA };
+/** status.json: the record without the plan text, approvals and control requests, which have keys of their own. */
+type StatusDoc = Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> & { schema: typeof RECORD_SCHEMA };
 
 export function approvalKey(wave: number): string {
   return `${APPROVAL_KEY_PREFIX}${wave}`;
@@ -18,7 +19,7 @@ export function encodeApproval(approval: Approval): string {
 
 /** The record's own data keys (the runner's); approval keys are left to `kwave approve`. */
 export function encodeRecordData(record: RolloutRecord): Record<string, string> {
-  const { planText, approvals: _approvals, ...rest } = record;
+  const { planText, approvals: _approvals, control: _control, ...rest } = record;
   const doc: StatusDoc = { schema: RECORD_SCHEMA, ...rest };
   return { [PLAN_KEY]: planText, [STATUS_KEY]: JSON.stringify(doc) };
 }
@@ -78,7 +79,7 @@ const isNodeWait = (v: unknown): v is NodeWait => isObject(v) && isString(v.pod)
 const isSummary = (v: unknown): v is WaveSummary => isObject(v) && isCount(v.wave) && isCount(v.pods) && isCount(v.upgraded) && isCount(v.failed) && isCount(v.vanished);
 
 /** Checks status.json field by field; returns the first thing wrong, or the record. */
-function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'planText' | 'approvals'> } | { ok: false; problem: string } {
+function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> } | { ok: false; problem: string } {
   const bad = (field: string, expected: string) => ({ ok: false as const, problem: `status.json: ${field} is not ${expected}` });
   if (!isObject(doc)) return bad('the document', 'a JSON object');
   if (doc.schema !== RECORD_SCHEMA) return bad('schema', `"${RECORD_SCHEMA}" (found ${JSON.stringify(doc.schema)})`);
@@ -95,7 +96,7 @@ function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'p
   if (!arrayOf(doc.waveSummaries, isSummary)) return bad('waveSummaries', 'a list of wave summaries');
   if (doc.waiting !== undefined) {
     const w = doc.waiting;
-    if (!isObject(w) || !['pause', 'approval', 'window'].includes(w.kind as string) || !isCount(w.wave) || !isString(w.since)) {
+    if (!isObject(w) || !['pause', 'approval', 'window', 'paused'].includes(w.kind as string) || !isCount(w.wave) || !isString(w.since)) {
       return bad('waiting', 'a {kind, wave, since} object');
     }
   }
@@ -109,7 +110,7 @@ function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'p
     if (!isObject(rb) || !isCount(rb.pods) || !isCount(rb.done) || !isCount(rb.failed)) return bad('rollback', 'a {scope, pods, done, failed} object');
   }
   const { schema: _schema, ...value } = doc;
-  return { ok: true, value: value as unknown as Omit<RolloutRecord, 'planText' | 'approvals'> };
+  return { ok: true, value: value as unknown as Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> };
 }
 
 /** Decodes a record ConfigMap; a damaged one is reported as data, never thrown. */
@@ -126,5 +127,6 @@ export function decodeRecord(cm: V1ConfigMap): DecodedRecord {
   if (doc === undefined) return damaged(`${STATUS_KEY} is not valid JSON`);
   const checked = validateStatus(doc);
   if (!checked.ok) return damaged(checked.problem);
-  return { ok: true, record: { ...checked.value, planText: planText ?? '', approvals }, ...rv };
+  const control = data[CONTROL_KEY] === undefined ? undefined : decodeControl(data[CONTROL_KEY]).state;
+  return { ok: true, record: { ...checked.value, planText: planText ?? '', approvals, ...(control ? { control } : {}) }, ...rv };
 }

@@ -8,9 +8,11 @@
 //   plan.yaml        the plan text the runner was started with          (runner)
 //   status.json      the record below, without plan text and approvals  (runner)
 //   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
+//   control.json     pause / resume / abort requests (control.ts)          (`kwave pause|resume|abort`)
 import type { Direction } from '../inplace/state.js';
 import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
 import { emptyCounts, type PodCounts } from '../rollout/podEnd.js';
+import type { ControlState } from './control.js';
 
 export const RECORD_SCHEMA = 'kwave.dev/rollout-record/v1';
 export const PLAN_KEY = 'plan.yaml';
@@ -68,15 +70,17 @@ export interface GateRecord {
   wouldHave?: { result: 'failed' | 'inconclusive'; message: string };
 }
 
-/** What the rollout waits for between waves, if anything. */
+/** What the rollout waits for between waves, if anything; `paused`: for `kwave resume` (at any point, not only between waves). */
 export interface Waiting {
-  kind: 'pause' | 'approval' | 'window';
+  kind: 'pause' | 'approval' | 'window' | 'paused';
   wave: number;
   gate?: string;
   /** ISO time the wait began. */
   since: string;
   /** ISO time the pause ends or the window opens; absent for approvals. */
   until?: string;
+  /** paused: who paused it. */
+  by?: string;
 }
 
 /** A pod held back by a PodDisruptionBudget: draining it would break the PDB. */
@@ -139,6 +143,8 @@ export interface RolloutRecord {
   rollback?: RollbackProgress;
   /** Approvals by wave: read from their own keys, never written by the runner. */
   approvals: Record<number, Approval>;
+  /** Remote-control requests: read from their own key, never written by the runner; absent when none was made. */
+  control?: ControlState;
   waveSummaries: WaveSummary[];
   history: HistoryEntry[];
   /** The last message that explains the phase (halt reason, final summary). */

@@ -69,6 +69,10 @@ function describeEvent(e: RolloutEvent): string {
       return `rolling back ${e.pods} pod${e.pods === 1 ? '' : 's'} (${e.scope})`;
     case 'interrupt':
       return e.message;
+    case 'paused':
+      return `paused by ${e.by} (kwave pause at ${e.at}): no new pod starts; ${e.inFlight} pod${e.inFlight === 1 ? '' : 's'} in flight finish${e.inFlight === 1 ? 'es' : ''}`;
+    case 'resumed':
+      return `resumed by ${e.by} (kwave resume at ${e.at})`;
     case 'rollout-end':
       return `${e.phase}: ${e.message}`;
   }
@@ -230,6 +234,10 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       };
     case 'halt':
       return { ...r, phase: 'Halted', message: e.message, waiting: undefined };
+    case 'paused':
+      return { ...r, phase: 'Paused', message: describeEvent(e), waiting: { kind: 'paused', wave: e.wave, since: e.time, by: e.by } };
+    case 'resumed':
+      return { ...r, phase: 'Progressing', message: undefined, waiting: r.waiting?.kind === 'paused' ? undefined : r.waiting };
     case 'rollback-start':
       return { ...r, rollback: { scope: e.scope, pods: e.pods, done: 0, failed: 0 } };
     case 'interrupt':

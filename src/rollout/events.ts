@@ -51,7 +51,15 @@ export type RolloutEventBody =
   /** `wouldHave`: a dry-run gate passed, but would have failed (or been inconclusive) for real. */
   | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string; wouldHave?: WouldHave }
   | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
-  | { event: 'halt'; wave: number; reason: 'failures' | 'gate' | 'cluster'; message: string }
+  /** `aborted`: `kwave abort PLAN` (from anywhere), carried out as a halt on failure would be. */
+  | { event: 'halt'; wave: number; reason: 'failures' | 'gate' | 'cluster' | 'aborted'; message: string }
+  /**
+   * `kwave pause PLAN` seen: no new pod starts, `inFlight` pods finish, the run waits. `by` and
+   * `at` are the request's (who asked, from where, and when).
+   */
+  | { event: 'paused'; wave: number; by: string; at: string; inFlight: number }
+  /** `kwave resume PLAN` seen: the run goes on. */
+  | { event: 'resumed'; wave: number; by: string; at: string }
   /** `forced`: `--force` rolling back pods another revision of the plan left mid-flight, before this revision starts. */
   | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all'; forced?: true }
   | { event: 'interrupt'; message: string }

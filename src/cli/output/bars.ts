@@ -81,6 +81,8 @@ function waitingText(s: ProgressState, nowMs: number, options: BarOptions): stri
       return w.measurement
         ? `gate ${w.gate}: measurement ${w.measurement.index}/${w.measurement.count}`
         : `gate ${w.gate} after wave ${w.wave}: checking`;
+    case 'paused':
+      return `paused by ${w.by}: no new pod starts (kwave resume to go on)`;
     case 'window':
       return `maintenance window closed: opens at ${clockTime(w.opensAt)} (in ${formatDuration(Math.max(0, w.untilMs - nowMs))})`;
   }

@@ -165,6 +165,10 @@ export class EventLines {
         return e.forced ? `--force: rolling back ${count(e.pods, 'pod')} another revision of the plan left mid-flight` : `rolling back ${count(e.pods, 'pod')} (rollback: ${e.scope})`;
       case 'interrupt':
         return `interrupted: ${e.message}`;
+      case 'paused':
+        return `PAUSED by ${e.by} (kwave pause at ${e.at}): no new pod starts; ${count(e.inFlight, 'pod')} in flight finish; \`kwave resume\` goes on`;
+      case 'resumed':
+        return `resumed by ${e.by} (kwave resume at ${e.at})`;
       case 'rollout-end':
         return `${e.phase} in ${formatDuration(e.durationMs)}${e.message ? `: ${e.message}` : ''}`;
       default:

@@ -9,7 +9,8 @@ export type Waiting =
   | { kind: 'pause'; gate: string; wave: number; untilMs: number }
   | { kind: 'approval'; gate: string; wave: number }
   | { kind: 'gate'; gate: string; wave: number; measurement?: { index: number; count: number; value: unknown } }
-  | { kind: 'window'; wave: number; untilMs: number; opensAt: string };
+  | { kind: 'window'; wave: number; untilMs: number; opensAt: string }
+  | { kind: 'paused'; wave: number; by: string };
 
 export interface InFlightPod {
   pod: string;
@@ -172,6 +173,10 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
       return { ...s, rollback: { pods: event.pods, scope: event.scope }, waiting: undefined };
     case 'interrupt':
       return { ...s, interrupted: event.message, waiting: undefined };
+    case 'paused':
+      return { ...s, waiting: { kind: 'paused', wave: event.wave, by: event.by } };
+    case 'resumed':
+      return { ...s, waiting: s.waiting?.kind === 'paused' ? undefined : s.waiting };
     case 'rollout-end':
       return { ...s, end: { phase: event.phase, message: event.message, durationMs: event.durationMs }, waiting: undefined, inFlight: [] };
     default:

@@ -22,6 +22,7 @@ import { route, type Route } from './routing.js';
 import { anonymousForbidden, ApiError, badRequest, internalError, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.js';
 import { toTable, type IncludeObject } from './table/index.js';
 import { serveWatch } from './watch.js';
+import { SELF_SUBJECT_REVIEWS_PATH, serveSelfSubjectReview } from './selfSubjectReview.js';
 import type { Admission } from './admission.js';
 
 export interface HandlerDeps {
@@ -104,6 +105,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
   const method = req.method ?? 'GET';
   if (req.headers.authorization === undefined) refuseAnonymous(r, method, url);
   else if (!isAuthorized(req.headers.authorization, deps.token)) throw unauthorized();
+  if (url.pathname === SELF_SUBJECT_REVIEWS_PATH && method === 'POST') {
+    deps.stats.countRequest('create', 'selfsubjectreviews');
+    return serveSelfSubjectReview(req, res);
+  }
   if (r.kind !== 'resource') {
     if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
     return serveNonResource(res, r, deps);

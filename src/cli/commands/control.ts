@@ -1,0 +1,65 @@
+// `kwave pause PLAN`, `kwave resume PLAN`, `kwave abort PLAN`: remote control of a rollout, from
+// any machine that can reach the cluster (as `kubectl argo rollouts pause/promote/abort`). Each
+// writes a request into the rollout record's `control.json` key with a resourceVersion-guarded
+// update, never taking the run's lease; the runner, wherever it runs, watches the record and acts
+// (record/control.ts says how). Who asked — the API server's name for the caller (a
+// SelfSubjectReview) and the local `user@host` — and when are kept in the key's history, which
+// `kwave status` shows. Exit 0 (also when nothing changed: already paused, not paused), 2 when
+// the plan was never run here or, for abort, when no runner holds the lease.
+import { hostname } from 'node:os';
+import { loadPlanOrReport } from '../loadPlan.js';
+import { connectFor } from '../connectFor.js';
+import type { Cluster } from '../../cluster/cluster.js';
+import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
+import { ExitCode, KwaveError } from '../../errors.js';
+import { requestControl, type ControlAction, type ControlRequest } from '../../record/control.js';
+import { writeControl } from '../../record/controlStore.js';
+import { currentUser, readLease } from '../../record/runLock.js';
+import type { CommandContext } from '../context.js';
+import { notRun, recordNamespace } from './status.js';
+
+/** `kwave-admin (alice@laptop)`: the cluster's name for the caller where it tells, and where the command ran. */
+export async function whoIsAsking(cluster: Pick<Cluster, 'whoAmI'>, env: NodeJS.ProcessEnv): Promise<string> {
+  const local = `${currentUser(env)}@${hostname()}`;
+  let user: string | undefined;
+  try {
+    user = await cluster.whoAmI();
+  } catch {
+    // Who we are is a courtesy for the history; the request itself must still go through.
+    user = undefined;
+  }
+  return user ? `${user} (${local})` : local;
+}
+
+export function runFor(action: ControlAction) {
+  return async (ctx: CommandContext, args: string[]): Promise<number> => {
+    const plan = await loadPlanOrReport(ctx, args[0]!);
+    if (!plan) return ExitCode.BAD_INPUT;
+    const namespace = recordNamespace(plan);
+    const cluster = connectFor(ctx.common, ctx.io.env, plan);
+    try {
+      const by = await whoIsAsking(cluster, ctx.io.env);
+      let runner: string | undefined;
+      const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
+      const outcome = await writeControl(cluster, namespace, plan.name, async (state) => {
+        // Read per attempt: after a 409 the runner may have come or gone.
+        const lease = await readLease(cluster, namespace, plan.name, new Date());
+        runner = lease && !lease.free ? lease.holder : undefined;
+        return requestControl(state, request, runner ? { runner } : {});
+      });
+      if (outcome.kind === 'not-run') throw notRun(plan);
+      const { decision } = outcome;
+      if (!decision.ok) throw new KwaveError('REFUSED', `${action} plan ${plan.name}: ${decision.message}`, ExitCode.BAD_INPUT);
+      if (ctx.common.output === 'json') {
+        ctx.io.stdout.write(JSON.stringify({ plan: plan.name, action, changed: decision.changed, by, at: request.at, revision: plan.revision, runner: runner ?? null, message: decision.message }) + '\n');
+      } else {
+        ctx.io.stdout.write(`plan ${plan.name}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}\n`);
+      }
+      return ExitCode.OK;
+    } catch (err) {
+      throw err instanceof KubeError ? kubeErrorToKwave(err, `recording ${action} of plan ${plan.name}`) : err;
+    } finally {
+      cluster.close();
+    }
+  };
+}
