@@ -3,6 +3,7 @@
 // the rollout record and assemble the runner's deps. A plan of one cluster has one of these; a
 // multi-cluster plan one per cluster (rolloutSession.ts drives them). Everything it opens is
 // handed to `closers`, to be closed last first.
+import { followRecordControl } from './recordControl.js';
 import { ExitCode, KwaveError } from '../errors.js';
 import { isForbidden, KubeError, kubeErrorToKwave, NodeCache, PodCache, type Cluster } from '../cluster/index.js';
 import { connectFor } from './connectFor.js';
@@ -146,6 +147,19 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   const record = startRecord(prior, { plan: plan.name, revision: plan.revision, planText: plan.source.text, holder: o.identity, now: new Date().toISOString(), direction: o.direction });
   await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}${where}`);
 
+  // kwave pause / resume / abort, from anywhere: followed on the record by watch.
+  const control = followRecordControl(cluster, {
+    namespace,
+    plan: plan.name,
+    revision: plan.revision,
+    identity: o.identity,
+    onError: (err) => say(`watching the rollout record for pause/abort: ${err.message} (retrying)`),
+    onProblem: (problem) => say(`the rollout record's pause/abort requests are damaged (${problem}); ignoring them`),
+  });
+  o.closers.push(() => control.close());
+  // Start knowing whether a pause stands; a record that cannot be read in time is followed on.
+  await Promise.race([control.ready, new Promise((resolve) => setTimeout(resolve, CONTROL_READY_MS).unref())]);
+
   const label = open.target.name;
   const feed = fanOut(...sinks, metricsSink(o.metrics, plan.gates.map((g) => g.name), new Set(plan.gates.filter((g) => g.prometheus?.dryRun).map((g) => g.name))), (e) => {
     if (!lock.lost) records.feed(e);
@@ -178,6 +192,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
         .filter((g) => gateAppliesAfterWave(g, wave, prior.waves))
         .every((g) => prior.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed')),
     onUnavailable: (unavailable, budget) => o.metrics.setUnavailable(unavailable, budget),
+    control,
     persistHalt: async () => {
       if (lock.lost) return;
       await records.flush().catch((err: unknown) => say(`writing the halt to the rollout record failed (a run killed now would upgrade again what it rolls back): ${err instanceof Error ? err.message : String(err)}`));
@@ -191,6 +206,9 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   if (open.selection && o.force) deps.force = forcedRollbacks(open.selection);
   return { ...open, records, deps };
 }
+
+/** How long a run waits to learn whether a pause stands before it starts anyway. */
+const CONTROL_READY_MS = 30_000;
 
 function fanOut(...sinks: EventSink[]): EventSink {
   return (event: RolloutEvent) => {

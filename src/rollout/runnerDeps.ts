@@ -36,6 +36,29 @@ export interface Approvals {
   waitForApproval(wave: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** Who asked for a remote-control action, and when. */
+export interface ControlNote {
+  by: string;
+  /** ISO time of the request. */
+  at: string;
+}
+
+/**
+ * Remote control (`kwave pause | resume | abort` from anywhere), as the runner sees it; the shell
+ * follows the rollout record and answers. A pause: no new pod starts, pods in flight finish, the
+ * run waits. An abort: the run halts as on a failure and applies the rollback policy.
+ */
+export interface RemoteControl {
+  /** The pause in force for this run, if any. */
+  paused(): ControlNote | undefined;
+  /** The abort addressed to this run, once one came. */
+  aborted(): ControlNote | undefined;
+  /** The latest resume request (who ended the last pause). */
+  resumed(): ControlNote | undefined;
+  /** Calls `listener` whenever either may have changed; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
+
 export interface RunnerDeps {
   writer: PodWriter;
   view: FleetView;
@@ -57,6 +80,8 @@ export interface RunnerDeps {
   checkGate?: CheckGate;
   /** Gates of the wave before `wave` already passed in an earlier run (from the rollout record). */
   gatesPassed?: (wave: number) => boolean;
+  /** Pause and abort from other processes; without it the run has neither. */
+  control?: RemoteControl;
   /** Told the not-Ready count (selected pods, in-flight ones included) whenever it may have changed. */
   onUnavailable?: (unavailable: number, budget: number) => void;
   /**
