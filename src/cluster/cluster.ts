@@ -332,7 +332,7 @@ export class Cluster {
    */
   async whoAmI(): Promise<string | undefined> {
     try {
-      const review = await this.requester.typed('create', 'selfsubjectreviews', (opts) =>
+      const review = await this.requester.typed({ verb: 'create', resource: 'selfsubjectreviews' }, (opts) =>
         this.authentication.createSelfSubjectReviewWithHttpInfo({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } }, opts),
       );
       return review.status?.userInfo?.username || undefined;

@@ -53,6 +53,11 @@ export class PodRunner {
     let heldBy: string | undefined;
     for (;;) {
       if (run.stopping) return false;
+      // `kwave pause`: nothing new starts until resumed (a control change wakes the budget's waiters).
+      if (run.holdingStarts) {
+        await run.budget.nextChange();
+        continue;
+      }
       if (this.nodes.nodeDown(p)) return 'node-down';
       const req = run.budget.request(key);
       // PDBs are asked in the same turn as the plan's budget, for the same reason.

@@ -6,7 +6,7 @@ import type { Plan } from '../plan/types.js';
 import { exceedsMaxFailed } from './budget.js';
 import type { BudgetTracker } from './budgetTracker.js';
 import type { EventSink, RolloutEventBody } from './events.js';
-import type { RunnerDeps } from './runnerDeps.js';
+import type { ControlNote, RunnerDeps } from './runnerDeps.js';
 
 export interface Failure {
   pod: string;
@@ -36,6 +36,10 @@ export class RunState {
   readonly rollbackFailures: Failure[] = [];
   /** An unexpected error of one pod's flow (403, a long outage): nothing more starts, then it is rethrown. */
   fatal: unknown;
+  /** Set while `kwave pause` holds the run back (remoteControl.ts). */
+  pausedBy: ControlNote | undefined;
+  /** Aborted by a halt: ends waits that are not pod flows (gates, the window) at once. */
+  private readonly halted = new AbortController();
 
   constructor(
     readonly plan: Plan,
@@ -59,16 +63,27 @@ export class RunState {
     return !this.rollingBackAfterHalt && (this.deps.stop.aborted || this.haltMessage !== undefined);
   }
 
+  /** Whether a pause holds back new pod starts and waves: not once halted, never a rollback after a halt. */
+  get holdingStarts(): boolean {
+    return this.pausedBy !== undefined && this.haltMessage === undefined && !this.rollingBackAfterHalt;
+  }
+
+  /** The stop signal, or a halt: what a gate or a window wait should end on. */
+  get waitSignal(): AbortSignal {
+    return AbortSignal.any([this.deps.stop, this.halted.signal]);
+  }
+
   /** Keys of the pods whose upgrade failed. */
   failedPods(): Set<string> {
     return new Set(this.failures.map((f) => f.pod));
   }
 
   /** Stops the rollout: nothing new starts, pods in flight finish. */
-  halt(reason: 'failures' | 'gate' | 'cluster', message: string, wave = this.currentWave): void {
+  halt(reason: 'failures' | 'gate' | 'cluster' | 'aborted', message: string, wave = this.currentWave): void {
     if (this.haltMessage !== undefined) return;
     this.haltMessage = message;
     this.emit({ event: 'halt', wave, reason, message });
+    this.halted.abort();
     // A halt from another cluster may come before this run has selected its fleet.
     this.budget?.wake();
   }

@@ -15,6 +15,7 @@ import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
 import { PodRunner } from './podRunner.js';
 import { inFlightUpgrades, rollbackTargets, unfinishedRollbacks, upgradedByRevision, type RollbackTarget } from './rollbackTargets.js';
 import type { ForcedRollback, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
+import { ControlFollower } from './remoteControl.js';
 import { RunState } from './runState.js';
 import { selectFleet, type FleetSelection, type SelectedPod } from './select.js';
 import type { Wave } from './waves.js';
@@ -37,6 +38,7 @@ class Rollout {
   private readonly run: RunState;
   private readonly nodes: NodeWaits;
   private readonly pods: PodRunner;
+  private readonly control: ControlFollower;
   private readonly startedAt: number;
   private readonly summaries: WaveSummary[] = [];
   /** A multi-cluster plan's cluster that has run all its waves and waits for the others. */
@@ -49,6 +51,7 @@ class Rollout {
     this.run = new RunState(plan, deps);
     this.nodes = new NodeWaits(this.run);
     this.pods = new PodRunner(this.run, this.nodes);
+    this.control = new ControlFollower(this.run);
     this.startedAt = this.run.now();
     // A stop wakes every pod waiting for the budget, so they can give up, and says what the run still waits for.
     deps.stop.addEventListener('abort', () => this.nodes.onStop(), { once: true });
@@ -114,6 +117,8 @@ class Rollout {
         return await this.finish(0);
       }
       if (this.deps.resumeHalt) return await this.carryOnHalt(this.deps.resumeHalt, selection);
+      // From here on `kwave pause` and `kwave abort` reach this run (a pause already standing at once).
+      this.control.start();
 
       const resumed = new Set(selection.resumed.map(podKey));
       const waveCount = partition.waveCount;
@@ -124,6 +129,8 @@ class Rollout {
         // A multi-cluster plan: wait for this cluster's turn (false: the plan halted, or a stop).
         if (this.deps.turns && !(await this.deps.turns.startWave(wave.index, this.deps.stop))) break;
         if (!(await this.earlierRunsGatesPassed(previous, wave.index, waveCount))) return await this.finish(0);
+        await this.control.whilePaused();
+        if (this.run.stopping) break;
         const ran = await this.runWave(wave, waveCount, resumed);
         if (ran === 'ended') return await this.finish(0);
         if (ran === 'stopping') break;
@@ -138,6 +145,7 @@ class Rollout {
       }
       return await this.finish(partition.deferred.length);
     } finally {
+      this.control.stop();
       untrack();
     }
   }
@@ -201,7 +209,8 @@ class Rollout {
     const approvals = this.deps.approvals;
     return this.deps.checkGate(gate, {
       wave,
-      signal: this.deps.stop,
+      // A halt (`kwave abort`) ends a gate's pause or wait at once.
+      signal: this.run.waitSignal,
       onPause: (msLeft) => this.run.emit({ event: 'gate-pause', wave, gate: gate.name, msLeft }),
       onAwaitingApproval: () => this.run.emit({ event: 'gate-approval-wait', wave, gate: gate.name }),
       onMeasurement: (m, index, count) =>
@@ -224,7 +233,7 @@ class Rollout {
       const msLeft = state.opensAtMs - this.run.now();
       this.run.emit({ event: 'window-wait', wave, msLeft, opensAt: new Date(state.opensAtMs).toISOString() });
       // Wake at least every minute so the time left stays current in status output.
-      if (!(await this.deps.sleep(Math.min(msLeft, 60_000), this.deps.stop))) return false;
+      if (!(await this.deps.sleep(Math.min(msLeft, 60_000), this.run.waitSignal))) return false;
     }
   }
 

@@ -1,0 +1,141 @@
+// `kwave pause | resume | abort PLAN` against a `kwave run` in another process, through the
+// rollout record only (the commands never take the run's lease). Pulls of the new image are slow
+// (3 s) so that pods are in flight when the request lands. What is checked comes from the
+// cluster: which pods were patched while paused (none), the record's phase and history, the
+// runner's exit code.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { defaultDigest } from '../../src/sim/images.js';
+import type { RolloutEvent } from '../../src/rollout/events.js';
+import { endOf, exitOf, planYaml, startFleet, type RunningKwave } from './helpers/rolloutCli.js';
+
+const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
+const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+
+const SLOW_PULL_FIXTURE = `
+apiVersion: kwave.dev/v1alpha1
+kind: SimFixture
+images:
+  "nginx:1.14.2": {}
+  "nginx:1.25.3": { pullSeconds: 3 }
+workloads:
+  - name: demo
+    replicas: 8
+    labels: { app: demo }
+    containers: [{ name: nginx, image: "nginx:1.14.2" }]
+`;
+
+const podsOf = (events: RolloutEvent[], kind: 'pod-start' | 'pod-end') => events.flatMap((e) => (e.event === kind ? [e.pod] : []));
+
+/** Resolves once every pod that started has ended (the pause lets pods in flight finish). */
+function inFlightFinished(run: RunningKwave, started: string[]): Promise<RolloutEvent> {
+  return run.waitFor(() => started.every((p) => podsOf(run.events, 'pod-end').includes(p)), `the end of ${started.join(', ')}`);
+}
+
+describe('kwave pause / resume / abort from another process', () => {
+  test('pause: pods in flight finish, none starts while paused (from the cluster), phase Paused with who and when; resume finishes the rollout', async () => {
+    const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 1 });
+    try {
+      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s' }));
+      await fleet.resetStats();
+      const run = fleet.start(['run', plan]);
+      await run.waitFor((e) => e.event === 'pod-start', 'the first pod start');
+
+      const pause = await fleet.kwave(['pause', plan]);
+      assert.equal(pause.code, 0, pause.stderr);
+      assert.match(pause.stdout, /plan web: paused: the runner \(.+\) starts no new pod; pods in flight finish \(by .+\)/);
+      const paused = await run.waitFor((e) => e.event === 'paused', 'the runner to pause');
+      const startedBefore = podsOf(run.events.slice(0, run.events.indexOf(paused)), 'pod-start');
+      assert.ok(startedBefore.length >= 1 && startedBefore.length < 8, `started before the pause: ${startedBefore.join(', ')}`);
+      await inFlightFinished(run, startedBefore);
+
+      // Paused, from the record: phase, who (the API server's name for the caller, and where), when.
+      const record = await fleet.status(plan);
+      assert.equal(record.phase, 'Paused');
+      const waiting = record.waiting as { kind: string; by: string };
+      assert.equal(waiting.kind, 'paused');
+      assert.match(waiting.by, /^kwave-admin \(.+@.+\)$/, 'who: SelfSubjectReview user (local user@host)');
+      const control = record.control as { paused: { by: string; at: string }; history: { action: string }[] };
+      assert.equal(control.paused.by, waiting.by);
+      assert.ok(Date.parse(control.paused.at) > 0);
+      assert.ok((record.history as { message: string }[]).some((h) => /^paused by kwave-admin \(.+\) \(kwave pause at .+\): no new pod starts/.test(h.message)));
+      const text = await fleet.kwave(['status', plan]);
+      assert.match(text.stdout, /: Paused\n/);
+      assert.match(text.stdout, /paused by kwave-admin \(.+\) for \d+s: no new pod starts; run `kwave resume .+web\.yaml` to go on/);
+
+      // From the cluster: exactly the pods that started before the pause were patched, each once.
+      const whilePaused = await fleet.pods();
+      const patched = [...whilePaused.values()].filter((p) => p.restartCount > 0 || p.specImage === 'nginx:1.25.3').map((p) => `default/${p.name}`);
+      assert.deepEqual(patched.sort(), [...startedBefore].sort(), 'no pod started while paused');
+      assert.equal((await fleet.stats()).requests['patch pods'], startedBefore.length);
+      assert.deepEqual(podsOf(run.events.slice(run.events.indexOf(paused)), 'pod-start'), [], 'the runner started none either');
+
+      const resume = await fleet.kwave(['resume', plan]);
+      assert.equal(resume.code, 0, resume.stderr);
+      assert.match(resume.stdout, /plan web: resumed: the runner \(.+\) goes on/);
+      await run.waitFor((e) => e.event === 'resumed', 'the runner to resume');
+      const exit = await exitOf(run);
+      assert.equal(exit.code, 0, `exit ${exit.code}\n${run.stderr()}`);
+      assert.equal(endOf(run).phase, 'Completed');
+      for (const [name, p] of await fleet.pods()) {
+        assert.equal(p.imageID, NEW_ID, name);
+        assert.equal(p.restartCount, 1, `${name} upgraded once`);
+      }
+      const done = await fleet.status(plan);
+      assert.equal(done.phase, 'Completed');
+      assert.deepEqual(
+        (done.control as { history: { action: string }[] }).history.map((h) => h.action),
+        ['pause', 'resume'],
+      );
+      assert.ok((done.history as { message: string }[]).some((h) => /^resumed by kwave-admin \(.+\) \(kwave resume at .+\)$/.test(h.message)));
+      // A second resume changes nothing and says so.
+      const again = await fleet.kwave(['resume', plan]);
+      assert.equal(again.code, 0);
+      assert.match(again.stdout, /not paused: nothing to resume/);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  test('abort: the runner halts as on a failure, applies rollback: all, exits 3; with no runner an abort is refused (exit 2)', async () => {
+    const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 1 });
+    try {
+      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s', rollback: 'all' }));
+      const run = fleet.start(['run', plan]);
+      await run.waitFor((e) => e.event === 'pod-start', 'the first pod start');
+
+      const abort = await fleet.kwave(['abort', plan, '-o', 'json']);
+      assert.equal(abort.code, 0, abort.stderr);
+      const answer = JSON.parse(abort.stdout) as { action: string; changed: boolean; runner: string; by: string };
+      assert.equal(answer.action, 'abort');
+      assert.equal(answer.changed, true);
+      assert.match(answer.runner, / pid \d+/, 'addressed to the runner holding the lease');
+
+      const exit = await exitOf(run);
+      assert.equal(exit.code, 3, `exit ${exit.code}\n${run.stderr()}`);
+      const halt = run.events.find((e) => e.event === 'halt');
+      assert.ok(halt && halt.event === 'halt' && halt.reason === 'aborted', JSON.stringify(halt));
+      assert.match(halt.message, /^aborted by kwave-admin \(.+@.+\) \(kwave abort at .+\)$/);
+      assert.equal(endOf(run).phase, 'RolledBack');
+      for (const [name, p] of await fleet.pods()) {
+        assert.equal(p.imageID, OLD_ID, `${name} back on the old image`);
+        assert.equal(p.gate, 'True', `${name} gate reopened`);
+      }
+      const record = await fleet.status(plan);
+      assert.equal(record.phase, 'RolledBack');
+      assert.equal(record.exitCode, 3);
+      const control = record.control as { abort: { holder: string }; history: { action: string; by: string }[] };
+      assert.equal(control.abort.holder, answer.runner);
+      assert.deepEqual(control.history.map((h) => h.action), ['abort']);
+
+      const none = await fleet.kwave(['abort', plan]);
+      assert.equal(none.code, 2, none.stdout + none.stderr);
+      assert.match(none.stderr, /no runner holds the lease of this plan: nothing to abort/);
+      // The next run is not hit by the last run's abort: it upgrades the fleet.
+      const next = fleet.start(['run', plan]);
+      assert.equal((await exitOf(next)).code, 0, next.stderr());
+    } finally {
+      await fleet.close();
+    }
+  });
+});
