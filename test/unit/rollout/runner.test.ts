@@ -9,6 +9,8 @@ import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
 import { runRollout, type NodeView } from '../../../src/rollout/runner.js';
+import { runRollout, type FleetView, type NodeView } from '../../../src/rollout/runner.js';
+import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 import { fleet } from './fakeFleet.js';
 
@@ -237,5 +239,54 @@ describe('runPodFlow', () => {
       { writer: f.writer, reader: view, now: Date.now },
     );
     assert.equal(o.kind, 'aborted');
+  });
+});
+
+/** A RemoteControl a test sets by hand (the shell's follows the rollout record). */
+function remote() {
+  const state: { paused?: ControlNote; aborted?: ControlNote; resumed?: ControlNote } = {};
+  const listeners = new Set<() => void>();
+  const fire = () => [...listeners].forEach((l) => l());
+  const control: RemoteControl = { paused: () => state.paused, aborted: () => state.aborted, resumed: () => state.resumed, onChange: (l) => (listeners.add(l), () => listeners.delete(l)) };
+  return { control, state, fire };
+}
+
+describe('runRollout under remote control', () => {
+  test('a pause standing at the start holds every pod start until resumed, reported as paused / resumed', async () => {
+    const f = fleet(4);
+    const events: RolloutEvent[] = [];
+    const rc = remote();
+    rc.state.paused = { by: 'alice@laptop', at: '2026-12-01T12:00:00.000Z' };
+    const sink = (e: RolloutEvent) => {
+      events.push(e);
+      // Resumed a turn later: had the pause not held, the pods would have started in between.
+      if (e.event === 'paused') setImmediate(() => ((rc.state.paused = undefined), (rc.state.resumed = { by: 'bob@desk', at: '2026-12-01T12:00:05.000Z' }), rc.fire()));
+    };
+    const r = await runRollout(plan('{ waves: [1, "100%"], concurrency: 2, maxUnavailable: 2 }'), { ...deps(f), sink, control: rc.control });
+    assert.equal(r.phase, 'Completed');
+    const kinds = events.map((e) => e.event);
+    assert.deepEqual(kinds.slice(0, 3), ['rollout-start', 'paused', 'resumed']);
+    assert.deepEqual(events[2], { time: events[2]!.time, plan: 'p', event: 'resumed', wave: 0, by: 'bob@desk', at: '2026-12-01T12:00:05.000Z' });
+    assert.equal(kinds.filter((k) => k === 'pod-start').length, 4);
+  });
+
+  test('an abort mid-wave halts (reason aborted): pods in flight finish, no new one starts, rollback: all reverts; exit 3', async () => {
+    const f = fleet(6);
+    const events: RolloutEvent[] = [];
+    const rc = remote();
+    const sink = (e: RolloutEvent) => {
+      events.push(e);
+      if (e.event === 'pod-start' && !rc.state.aborted) {
+        rc.state.aborted = { by: 'ops@ci', at: '2026-12-01T12:00:00.000Z' };
+        rc.fire();
+      }
+    };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: all }'), { ...deps(f), sink, control: rc.control });
+    assert.equal(r.exitCode, 3);
+    assert.equal(r.phase, 'RolledBack');
+    const halt = events.find((e) => e.event === 'halt');
+    assert.deepEqual(halt && { ...halt, time: '' }, { time: '', plan: 'p', event: 'halt', wave: 1, reason: 'aborted', message: 'aborted by ops@ci (kwave abort at 2026-12-01T12:00:00.000Z)' });
+    assert.equal(events.filter((e) => e.event === 'pod-start').length, 2, 'the pod in flight, then its rollback');
+    for (const p of f.pods.values()) assert.equal(p.spec!.containers[0]!.image, 'nginx:1.14.2');
   });
 });
