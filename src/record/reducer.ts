@@ -119,6 +119,9 @@ function isOwnWait(waiting: Waiting | undefined, wave: number, gate: string): bo
   return waiting !== undefined && waiting.wave === wave && waiting.gate === gate;
 }
 
+/** A `kwave pause` outranks the waits of gates and windows: it is what a person must act on (the gates list still shows the gate). */
+const keepPaused = (w: Waiting | undefined): Waiting | undefined => (w?.kind === 'paused' ? w : undefined);
+
 /** The body of the reducer, before history and updatedAt. */
 function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
   switch (e.event) {
@@ -191,7 +194,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       return {
         ...r,
         gates: upsertGate(r.gates, e.wave, e.gate, (g) => g ?? { wave: e.wave, gate: e.gate, result: 'running', message: '', at: e.time }),
-        waiting: {
+        waiting: keepPaused(r.waiting) ?? {
           kind: 'pause',
           wave: e.wave,
           gate: e.gate,
@@ -203,7 +206,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       return {
         ...r,
         gates: upsertGate(r.gates, e.wave, e.gate, (g) => ({ ...(g ?? { wave: e.wave, gate: e.gate, at: e.time }), result: 'waiting-approval', message: 'waiting for approval' })),
-        waiting: { kind: 'approval', wave: e.wave, gate: e.gate, since: e.time },
+        waiting: keepPaused(r.waiting) ?? { kind: 'approval', wave: e.wave, gate: e.gate, since: e.time },
       };
     case 'gate-measurement': {
       const m: GateMeasurement = { index: e.index, count: e.count, value: e.value, phase: e.phase, message: e.message, at: e.time };
@@ -230,7 +233,7 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'window-wait':
       return {
         ...r,
-        waiting: { kind: 'window', wave: e.wave, since: r.waiting?.kind === 'window' ? r.waiting.since : e.time, until: e.opensAt },
+        waiting: keepPaused(r.waiting) ?? { kind: 'window', wave: e.wave, since: r.waiting?.kind === 'window' ? r.waiting.since : e.time, until: e.opensAt },
       };
     case 'halt':
       return { ...r, phase: 'Halted', message: e.message, waiting: undefined };

@@ -119,8 +119,8 @@ describe('kwave run: notifications', () => {
         assert.ok(!text.includes(TOKEN), `${where} holds the token`);
         if (where !== 'status') assert.ok(!text.includes('SECRETPATH'), `${where} holds the Slack URL's path`);
       }
-      for (const b of bodies) t.diagnostic(`json ${b.event} [${b.severity}]: ${b.summary}`);
-      t.diagnostic(`slack[0]: ${JSON.stringify(slackBodies[0])}`);
+      for (const b of json.received) t.diagnostic(`json body: ${b.body}`);
+      for (const b of slack.received) t.diagnostic(`slack body: ${b.body}`);
     } finally {
       await Promise.all([gateHook.close(), json.close(), slack.close(), failing.close(), hanging.close()]);
       await fleet.close();

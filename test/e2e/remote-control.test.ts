@@ -1,8 +1,9 @@
 // `kwave pause | resume | abort PLAN` against a `kwave run` in another process, through the
 // rollout record only (the commands never take the run's lease). Pulls of the new image are slow
-// (3 s) so that pods are in flight when the request lands. What is checked comes from the
-// cluster: which pods were patched while paused (none), the record's phase and history, the
-// runner's exit code.
+// (3 s), and an approval gate after wave 1 (one pod) keeps the runner alive however long the
+// command takes to start on a loaded machine: the request lands while wave 1's pod is in flight
+// or while the runner waits for the approval. What is checked comes from the cluster: which pods
+// were patched while paused (none), the record's phase and history, the runner's exit code.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
@@ -25,6 +26,8 @@ workloads:
     containers: [{ name: nginx, image: "nginx:1.14.2" }]
 `;
 
+const SIGN_OFF = [{ name: 'sign-off', afterWaves: [1], approval: true }];
+
 const podsOf = (events: RolloutEvent[], kind: 'pod-start' | 'pod-end') => events.flatMap((e) => (e.event === kind ? [e.pod] : []));
 
 /** Resolves once every pod that started has ended (the pause lets pods in flight finish). */
@@ -33,10 +36,10 @@ function inFlightFinished(run: RunningKwave, started: string[]): Promise<Rollout
 }
 
 describe('kwave pause / resume / abort from another process', () => {
-  test('pause: pods in flight finish, none starts while paused (from the cluster), phase Paused with who and when; resume finishes the rollout', async () => {
+  test('pause: pods in flight finish, none starts while paused (from the cluster), phase Paused with who and when; resume finishes the rollout', async (t) => {
     const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 1 });
     try {
-      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s' }));
+      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[1, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s', gates: SIGN_OFF }));
       await fleet.resetStats();
       const run = fleet.start(['run', plan]);
       await run.waitFor((e) => e.event === 'pod-start', 'the first pod start');
@@ -46,8 +49,12 @@ describe('kwave pause / resume / abort from another process', () => {
       assert.match(pause.stdout, /plan web: paused: the runner \(.+\) starts no new pod; pods in flight finish \(by .+\)/);
       const paused = await run.waitFor((e) => e.event === 'paused', 'the runner to pause');
       const startedBefore = podsOf(run.events.slice(0, run.events.indexOf(paused)), 'pod-start');
-      assert.ok(startedBefore.length >= 1 && startedBefore.length < 8, `started before the pause: ${startedBefore.join(', ')}`);
+      assert.equal(startedBefore.length, 1, `started before the pause: ${startedBefore.join(', ')}`);
       await inFlightFinished(run, startedBefore);
+      // Wave 1's gate passes; the paused runner must not start wave 2.
+      const approve = await fleet.kwave(['approve', plan, '--wave', '1']);
+      assert.equal(approve.code, 0, approve.stderr);
+      await run.waitFor((e) => e.event === 'gate-end' && e.result === 'passed', 'the approval gate to pass');
 
       // Paused, from the record: phase, who (the API server's name for the caller, and where), when.
       const record = await fleet.status(plan);
@@ -69,6 +76,7 @@ describe('kwave pause / resume / abort from another process', () => {
       assert.deepEqual(patched.sort(), [...startedBefore].sort(), 'no pod started while paused');
       assert.equal((await fleet.stats()).requests['patch pods'], startedBefore.length);
       assert.deepEqual(podsOf(run.events.slice(run.events.indexOf(paused)), 'pod-start'), [], 'the runner started none either');
+      t.diagnostic(`paused by ${waiting.by}; started before the pause: ${startedBefore.join(', ')}; patched while paused (cluster): ${patched.length - startedBefore.length}; 'patch pods' = ${startedBefore.length}; record phase ${record.phase}`);
 
       const resume = await fleet.kwave(['resume', plan]);
       assert.equal(resume.code, 0, resume.stderr);
@@ -77,6 +85,7 @@ describe('kwave pause / resume / abort from another process', () => {
       const exit = await exitOf(run);
       assert.equal(exit.code, 0, `exit ${exit.code}\n${run.stderr()}`);
       assert.equal(endOf(run).phase, 'Completed');
+      t.diagnostic(`after resume: runner exit ${exit.code}, phase ${endOf(run).phase}`);
       for (const [name, p] of await fleet.pods()) {
         assert.equal(p.imageID, NEW_ID, name);
         assert.equal(p.restartCount, 1, `${name} upgraded once`);
@@ -97,10 +106,10 @@ describe('kwave pause / resume / abort from another process', () => {
     }
   });
 
-  test('abort: the runner halts as on a failure, applies rollback: all, exits 3; with no runner an abort is refused (exit 2)', async () => {
+  test('abort: the runner halts as on a failure, applies rollback: all, exits 3; with no runner an abort is refused (exit 2)', async (t) => {
     const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 1 });
     try {
-      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s', rollback: 'all' }));
+      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[1, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s', rollback: 'all', gates: SIGN_OFF }));
       const run = fleet.start(['run', plan]);
       await run.waitFor((e) => e.event === 'pod-start', 'the first pod start');
 
@@ -128,10 +137,12 @@ describe('kwave pause / resume / abort from another process', () => {
       assert.equal(control.abort.holder, answer.runner);
       assert.deepEqual(control.history.map((h) => h.action), ['abort']);
 
+      t.diagnostic(`abort: runner exit ${exit.code}, halt "${halt.message}", record phase ${record.phase}, control.abort.holder ${control.abort.holder}`);
       const none = await fleet.kwave(['abort', plan]);
       assert.equal(none.code, 2, none.stdout + none.stderr);
       assert.match(none.stderr, /no runner holds the lease of this plan: nothing to abort/);
-      // The next run is not hit by the last run's abort: it upgrades the fleet.
+      // The next run is not hit by the last run's abort: it upgrades the fleet (its gate approved ahead).
+      assert.equal((await fleet.kwave(['approve', plan, '--wave', '1'])).code, 0);
       const next = fleet.start(['run', plan]);
       assert.equal((await exitOf(next)).code, 0, next.stderr());
     } finally {

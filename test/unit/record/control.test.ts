@@ -136,3 +136,17 @@ describe('the runner events paused and resumed in the record', () => {
     assert.ok(back.ok, JSON.stringify(back));
   });
 });
+
+describe('a pause outranks the waits of gates', () => {
+  test('a gate approval wait after the pause keeps waiting = paused (the gate is still listed as waiting-approval)', () => {
+    const ev = (body: RolloutEventBody, s: number): RolloutEvent => ({ time: `2026-12-01T12:01:${String(s).padStart(2, '0')}.000Z`, plan: 'web', ...body }) as RolloutEvent;
+    let r = newRecord({ plan: 'web', revision: 'rev1', planText: 'x', holder: RUNNER, now: '2026-12-01T12:00:00.000Z' });
+    r = applyEvent(r, ev({ event: 'paused', wave: 1, by: 'alice', at: 'a', inFlight: 1 }, 1));
+    r = applyEvent(r, ev({ event: 'gate-approval-wait', wave: 1, gate: 'sign-off' }, 2));
+    assert.equal(r.waiting?.kind, 'paused');
+    assert.equal(r.gates.at(-1)!.result, 'waiting-approval');
+    r = applyEvent(r, ev({ event: 'gate-end', wave: 1, gate: 'sign-off', result: 'passed', message: '' }, 3));
+    assert.equal(r.waiting?.kind, 'paused');
+    assert.equal(r.phase, 'Paused');
+  });
+});
