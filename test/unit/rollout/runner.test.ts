@@ -9,7 +9,6 @@ import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
 import { runRollout, type NodeView } from '../../../src/rollout/runner.js';
-import { runRollout, type FleetView, type NodeView } from '../../../src/rollout/runner.js';
 import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 import { fleet } from './fakeFleet.js';
