@@ -24,10 +24,10 @@ export function findOnPath(name: string): string | undefined {
 }
 
 import { freePort } from '../sim/listen.js';
+import { realSleep as sleep } from '../sleep.js';
 
 export { freePort };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every `everyMs` until it returns a value other than undefined, or throws after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 250): Promise<T> {

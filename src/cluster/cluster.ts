@@ -11,7 +11,8 @@ import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch }
 import type { AccessAnswer, AccessQuestion, ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
 import { RequestCounter, type WorkloadResource } from './requestCounter.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
-import { DEFAULT_RETRY_POLICY, realSleep, type RetryDeps, type RetryPolicy } from './retry.js';
+import { realSleep } from '../sleep.js';
+import { DEFAULT_RETRY_POLICY, type RetryDeps, type RetryPolicy } from './retry.js';
 
 // Callers import these from here, as before they had a file of their own.
 export type * from './requestShapes.js';

@@ -10,7 +10,8 @@ import { Watch, type V1ConfigMap } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import type { Cluster } from './cluster.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, realSleep, type Sleep } from './retry.js';
+import { realSleep, type Sleep } from '../sleep.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY } from './retry.js';
 
 export interface ConfigMapWatchOptions {
   /** Stops the watch; `watchConfigMap`'s promise then resolves. */

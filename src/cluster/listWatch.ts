@@ -6,7 +6,8 @@
 // what a list or an event does to the cached objects is theirs (`onList`, `onChange`).
 import type { WatchHandle } from './cluster.js';
 import { KubeError, toKubeError } from './kubeError.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, type Sleep } from './retry.js';
+import type { Sleep } from '../sleep.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 
 /** A watch event with its object under one name, whatever the resource. */
 export type ObjectWatchEvent<T> =

@@ -10,7 +10,8 @@ import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
 import { ResumableListWatch, type ListWatchStats } from './listWatch.js';
 import { isKnownNewer, isKnownOlder } from './resourceVersion.js';
-import { realSleep, type RetryPolicy, type Sleep } from './retry.js';
+import { realSleep, type Sleep } from '../sleep.js';
+import type { RetryPolicy } from './retry.js';
 
 /** What the cache needs of a Cluster. */
 export type PodSource = Pick<Cluster, 'listPods' | 'watchPods' | 'getPod' | 'onPodObserved'>;

@@ -7,7 +7,7 @@
 //
 // Worked example, qps 100, burst 200: 500 requests at once: 200 go at once, the 201st waits
 // 10 ms, the 500th 3 s; after 2 s idle the bucket is full again.
-import type { Sleep } from './retry.js';
+import type { Sleep } from '../sleep.js';
 
 export interface RateLimit {
   /** Tokens gained per second; 0 means no limit. */

@@ -18,6 +18,7 @@
 // - ConfigMap/Lease updates carry resourceVersion (409 when already applied); a repeated create
 //   answers 409 AlreadyExists, which callers treat as "re-read";
 // - a repeated Event create at worst records the event twice.
+import type { Sleep } from '../sleep.js';
 import { CONNECTION_CODES, type KubeError } from './kubeError.js';
 
 export interface RetryPolicy {
@@ -85,21 +86,6 @@ export function retryDelay(
   if (elapsedMs + delay > policy.deadlineMs) return undefined;
   return delay;
 }
-
-/** Waits `ms`; resolves early (without throwing) when `signal` aborts. */
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 export interface RetryDeps {
   sleep: Sleep;

@@ -3,11 +3,12 @@
 import type { Gate } from '../plan/types.js';
 import type { CheckGate } from '../rollout/gateCheck.js';
 import { evaluatePrometheusGate } from './prometheus.js';
-import { realSleep, type GateCheckResult, type GateOutcome, type GateResult, type Measurement, type Sleep } from './types.js';
+import { realSleep, type Sleep } from '../sleep.js';
+import type { GateCheckResult, GateOutcome, GateResult, Measurement } from './types.js';
 import { callWebhookGate } from './webhook.js';
 
-export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, Sleep, WouldHave } from './types.js';
-export { realSleep } from './types.js';
+export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, WouldHave } from './types.js';
+export { realSleep, type Sleep } from '../sleep.js';
 export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
 export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';
 

@@ -7,7 +7,8 @@ import { readBearerToken, redactToken } from './bearerToken.js';
 import { compileCondition } from './conditions.js';
 import { classify, decide, verdictOf, type Classified, type Conditions } from './prometheusDecision.js';
 import { readQueryResponse, type QueryValue } from './prometheusResponse.js';
-import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
+import { realSleep, type Sleep } from '../sleep.js';
+import { deadline, type GateOutcome, type Measurement } from './types.js';
 
 export interface PrometheusGateDeps {
   fetch?: typeof fetch;

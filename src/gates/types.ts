@@ -32,24 +32,6 @@ export interface GateOutcome {
   wouldHave?: WouldHave;
 }
 
-/** Waits `ms`; resolves false (early) when the signal fires, true otherwise. */
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<boolean>;
-
-/** The real clock's sleep. */
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise<boolean>((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, Math.max(0, ms));
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /**
  * A signal that fires after `ms` or when `parent` fires. Unlike AbortSignal.timeout, its timer
  * keeps the process alive, and clear() releases it once the request is done.

@@ -5,7 +5,8 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import type { WebhookGate } from '../plan/types.js';
 import { readBearerToken, redactToken } from './bearerToken.js';
-import { deadline, realSleep, type GateOutcome, type Measurement, type Sleep } from './types.js';
+import { realSleep, type Sleep } from '../sleep.js';
+import { deadline, type GateOutcome, type Measurement } from './types.js';
 
 export interface WebhookPayload {
   plan: string;

@@ -14,7 +14,7 @@ import { readFile as fsReadFile } from 'node:fs/promises';
 import type { NotifyTarget } from '../plan/types.js';
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { readBearerToken, redactToken } from '../gates/bearerToken.js';
-import { realSleep, type Sleep } from '../gates/types.js';
+import { realSleep, type Sleep } from '../sleep.js';
 import { notificationBody } from './format.js';
 import { advance, notificationOf, runStart, type Notification, type RunSoFar } from './notification.js';
 

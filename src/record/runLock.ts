@@ -13,6 +13,7 @@ import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster/cluster.js';
 import { KubeError, toKubeError } from '../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../errors.js';
+import { realSleep, type Sleep } from '../sleep.js';
 import { recordName } from './record.js';
 
 export const DEFAULT_LEASE_SECONDS = 15;
@@ -126,10 +127,8 @@ export interface LockTimers {
   setInterval: (fn: () => void, ms: number) => unknown;
   clearInterval: (handle: unknown) => void;
   /** Waits `ms` (to watch whether a lease that looks expired is still being renewed). */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: Sleep;
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const realTimers: LockTimers = {
   now: () => new Date(),

@@ -1,6 +1,7 @@
 // What the runner (runner.ts) is given and what it returns: the pod cache and writer it drives,
 // the signals that stop it, the gate checker and approvals it consults, and its result.
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { Sleep } from '../sleep.js';
 import type { PodReader, PodWriter } from '../inplace/executor.js';
 import type { PodChangeFeed } from './budgetTracker.js';
 import type { EventSink, WaveSummary } from './events.js';
@@ -67,8 +68,8 @@ export interface RunnerDeps {
   zones?: NodeZones;
   sink: EventSink;
   now?: () => number;
-  /** Sleeps `ms`; resolves false if `signal` aborted first. */
-  sleep: (ms: number, signal?: AbortSignal) => Promise<boolean>;
+  /** Waits for the window to open (`Sleep`: false when `stop` fired first). */
+  sleep: Sleep;
   /** First SIGINT/SIGTERM: start nothing new, let in-flight pods finish, then Paused. */
   stop: AbortSignal;
   /** Second signal: leave at once; flows stop between steps and stay resumable. */

@@ -152,7 +152,7 @@ describe('pod cache', () => {
     try {
       sim.store.create('pods', makePod('demo-0'));
       sim.store.create('pods', makePod('demo-1'));
-      const cluster = sim.connect({ deps: { sleep: (ms, signal) => new Promise((r) => { const t = setTimeout(r, Math.min(ms, 50)); signal?.addEventListener('abort', () => (clearTimeout(t), r())); }) } });
+      const cluster = sim.connect({ deps: { sleep: (ms, signal) => new Promise<boolean>((r) => { const t = setTimeout(() => r(true), Math.min(ms, 50)); signal?.addEventListener('abort', () => (clearTimeout(t), r(false))); }) } });
       const cache = new PodCache(cluster, { namespaces: ['default'], backoff: { baseMs: 50, factor: 2, capMs: 200 } });
       try {
         await cache.synced;

@@ -261,9 +261,9 @@ describe('hostile pods', () => {
 });
 
 /** Sleeps that end at once (back-off) unless aborted first; long ones wait for their abort. */
-function instantSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms > 10_000) return new Promise((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
-  return Promise.resolve();
+function instantSleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (ms > 10_000) return new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false), { once: true }));
+  return Promise.resolve(true);
 }
 
 /** One list, then the hostile lines on the first watch (through the real line decoder), then quiet watches. */

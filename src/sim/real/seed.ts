@@ -4,6 +4,7 @@
 // create). The agent then pulls and starts them; seeding ends when every pod whose images run is
 // Ready (or, without a gate condition True, has its containers ready).
 import pLimit from 'p-limit';
+import { realSleep as sleep } from '../../sleep.js';
 import { KubeHttpError, type KubeHttp } from '../agent/kubeHttp.js';
 import type { NodeAgent } from '../agent/index.js';
 import type { Fixture } from '../fixture.js';
@@ -21,8 +22,6 @@ export interface SeedOptions {
   timeoutMs?: number;
   now?: () => Date;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `ok` until it holds; throws naming `what` after `timeoutMs`. */
 async function until(what: string, timeoutMs: number, ok: () => Promise<boolean>): Promise<void> {

@@ -102,7 +102,7 @@ export async function startSim(historySize?: number, faultSpec = ''): Promise<Si
 /** A sleep that returns at once and records the waits: retries without real time. */
 export function instantSleep() {
   const waits: number[] = [];
-  return { waits, sleep: async (ms: number) => void waits.push(ms) };
+  return { waits, sleep: async (ms: number) => (waits.push(ms), true) };
 }
 
 export const FAULTS_EMBEDDED = embeddedOnly('needs injected API faults (errors, watch cuts), which only the embedded API server has: no fault proxy in front of kube-apiserver');

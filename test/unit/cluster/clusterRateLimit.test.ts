@@ -15,7 +15,7 @@ describe('Cluster rate limit', () => {
       const slept: number[] = [];
       const cluster = new Cluster(kc, {
         rateLimit: { qps: 2, burst: 2 },
-        deps: { now: () => 0, sleep: async (ms) => void slept.push(ms) },
+        deps: { now: () => 0, sleep: async (ms) => (slept.push(ms), true) },
       });
       for (let i = 0; i < 4; i++) await cluster.getPod('default', 'demo-0');
       assert.deepEqual(slept, [500, 1000]);

@@ -83,11 +83,11 @@ function fakeSleep() {
   const sleep = (ms: number, signal?: AbortSignal) => {
     if (ms < 60_000) {
       waits.push(ms);
-      return new Promise<void>((r) => setImmediate(r));
+      return new Promise<boolean>((r) => setImmediate(() => r(true)));
     }
-    return new Promise<void>((r) => {
-      if (signal?.aborted) return r();
-      signal?.addEventListener('abort', () => r(), { once: true });
+    return new Promise<boolean>((r) => {
+      if (signal?.aborted) return r(false);
+      signal?.addEventListener('abort', () => r(false), { once: true });
     });
   };
   return { waits, sleep };

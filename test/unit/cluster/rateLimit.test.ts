@@ -46,6 +46,7 @@ describe('TokenBucket (client-side QPS and burst)', () => {
     const bucket = new TokenBucket({ qps: 4, burst: 1 }, c.now);
     const sleep = async (ms: number) => {
       slept.push(ms);
+      return true;
     };
     await bucket.take(sleep);
     await bucket.take(sleep);

@@ -54,7 +54,7 @@ describe('withRetry', () => {
   const fakeTime = () => {
     let now = 0;
     const waits: number[] = [];
-    return { waits, deps: { now: () => now, random: () => 0.5, sleep: async (ms: number) => void (waits.push(ms), (now += ms)) } };
+    return { waits, deps: { now: () => now, random: () => 0.5, sleep: async (ms: number) => (waits.push(ms), (now += ms), true) } };
   };
 
   test('repeats a 503 until it succeeds, waiting between attempts', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { runGate, type GateContext } from '../../../src/gates/index.js';
 import { gateAppliesAfterWave } from '../../../src/rollout/gateCheck.js';
 import type { Gate } from '../../../src/plan/types.js';
-import type { Sleep } from '../../../src/gates/types.js';
+import type { Sleep } from '../../../src/sleep.js';
 
 function clock() {
   let now = 0;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluatePrometheusGate, queryEndpoint } from '../../../src/gates/prometheus.js';
 import type { PrometheusGate } from '../../../src/plan/types.js';
-import type { Sleep } from '../../../src/gates/types.js';
+import type { Sleep } from '../../../src/sleep.js';
 
 function gate(over: Partial<PrometheusGate> = {}): PrometheusGate {
   return {

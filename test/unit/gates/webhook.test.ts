@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { callWebhookGate, redactUrl } from '../../../src/gates/webhook.js';
-import type { Sleep } from '../../../src/gates/types.js';
+import type { Sleep } from '../../../src/sleep.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 

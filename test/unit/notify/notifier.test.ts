@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
 import type { NotifyTarget } from '../../../src/plan/types.js';
-import type { Sleep } from '../../../src/gates/types.js';
+import type { Sleep } from '../../../src/sleep.js';
 import { Notifier, receiverName, type NotifyReport } from '../../../src/notify/notifier.js';
 import { startReceiver, type Receiver } from '../../e2e/helpers/receiver.js';
 

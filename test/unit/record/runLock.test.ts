@@ -50,6 +50,7 @@ class Clock implements LockTimers {
   };
   sleep = async (ms: number) => {
     this.t += ms;
+    return true;
   };
   async tick(ms: number) {
     this.t += ms;

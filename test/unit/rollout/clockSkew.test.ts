@@ -53,6 +53,7 @@ class SkewedClock implements LockTimers {
       this.shared.t += 5_000;
       await this.onSleep();
     }
+    return true;
   };
 }
 
