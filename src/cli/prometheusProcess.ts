@@ -28,7 +28,6 @@ import { realSleep as sleep } from '../sleep.js';
 
 export { freePort };
 
-
 /** Polls `check` every `everyMs` until it returns a value other than undefined, or throws after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -218,8 +218,10 @@ export class Cluster {
    * no resourceVersion and touches only the one condition, so sending it is always safe and its
    * result does not depend on what we believed; the returned pod is fresh state from the server
    * (and is fed to pod caches through onPodObserved), so the next decision sees it.
-   * `kwave adopt` uses it. The in-place flow sends its own bodies through patchPodStatus: they
-   * carry the resourceVersion decide.ts saw, so a decision never lands on a pod it did not see.
+   * `kwave adopt` uses it. The in-place flow sends the bodies it built (with the same builder,
+   * conditionPatchBody) through patchPodStatus: its close-gate and open-gate carry the
+   * resourceVersion decide.ts saw, so such a decision never lands on a pod it did not see; its
+   * re-close of a failed pod and its reopening after a refused image patch carry none.
    */
   async patchPodCondition(namespace: string, name: string, condition: PodConditionPatch): Promise<V1Pod> {
     return this.patchPodStatus(namespace, name, conditionPatchBody(condition, this.deps.date()));

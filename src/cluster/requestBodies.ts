@@ -18,22 +18,48 @@ export function formatTime(d: Date): string {
   return d.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
+/** One condition as the body of a `pods/status` patch carries it. */
+export interface ConditionOnWire {
+  type: string;
+  status: ConditionStatus;
+  lastTransitionTime: string;
+  reason?: string;
+  message?: string;
+}
+
+/** A `pods/status` patch that sets one condition; `metadata.resourceVersion` when guarded. */
+export interface ConditionPatchBody {
+  metadata?: { resourceVersion?: string };
+  status: { conditions: [ConditionOnWire] };
+}
+
+/** A guarded one: built with the resourceVersion a decision saw (or `{}` when the pod had none). */
+export type GuardedConditionPatchBody = ConditionPatchBody & { metadata: { resourceVersion?: string } };
+
 /**
- * Strategic-merge patch for `pods/status`: `status.conditions` is merged by `type`, so this
- * touches exactly one condition and leaves the kubelet's (Ready, ContainersReady…) alone. It
- * carries no resourceVersion: the result is the same whatever the pod's state, so it is safe to
- * send unconditionally (Cluster.patchPodCondition, for `kwave adopt`). The in-place flow does not
- * use it: its gate patches (decide.ts `gatePatch`) carry the resourceVersion they were decided on.
+ * The one builder of kwave's condition patches (`pods/status`, strategic merge):
+ * `status.conditions` is merged by `type`, so the patch touches exactly one condition and leaves
+ * the kubelet's (Ready, ContainersReady…) alone. The time is written in whole seconds, which is
+ * all a `metav1.Time` keeps (the server would drop a fraction).
+ *
+ * Without `guard` the body carries no resourceVersion: the result is the same whatever the pod's
+ * state, so it is sent unconditionally (`kwave adopt`'s Cluster.patchPodCondition; the flow's
+ * re-close of a failed pod and its reopening after a refused image patch). With `guard` (the
+ * in-place flow's close-gate and open-gate, gateCondition.ts) it carries the resourceVersion the
+ * decision saw, and the server answers 409 if the pod changed since.
  */
-export function conditionPatchBody(condition: PodConditionPatch, now: Date): Record<string, unknown> {
-  const c: Record<string, unknown> = {
+export function conditionPatchBody(condition: PodConditionPatch, now: Date): ConditionPatchBody;
+export function conditionPatchBody(condition: PodConditionPatch, now: Date, guard: { resourceVersion?: string }): GuardedConditionPatchBody;
+export function conditionPatchBody(condition: PodConditionPatch, now: Date, guard?: { resourceVersion?: string }): ConditionPatchBody {
+  const c: ConditionOnWire = {
     type: condition.type,
     status: condition.status,
     lastTransitionTime: formatTime(condition.lastTransitionTime ?? now),
   };
   if (condition.reason !== undefined) c.reason = condition.reason;
   if (condition.message !== undefined) c.message = condition.message;
-  return { status: { conditions: [c] } };
+  const status = { conditions: [c] as [ConditionOnWire] };
+  return guard ? { metadata: { ...guard }, status } : { status };
 }
 
 /** The object an Event is about. */

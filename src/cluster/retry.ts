@@ -11,10 +11,11 @@
 // because every write kwave makes is either guarded or idempotent:
 // - the image patch carries `metadata.resourceVersion`: if the first attempt was applied, the
 //   repeat answers 409 and the caller re-reads and sees its own patch;
-// - the in-place flow's gate patches (decide.ts) carry the resourceVersion they were decided on:
-//   a repeat of one that was applied answers 409, and the flow re-reads; the unguarded ones (a
-//   failed pod's re-close, `kwave adopt`'s patchPodCondition) set one condition by type, and
-//   applying them twice leaves the same result;
+// - the in-place flow's close-gate and open-gate patches carry the resourceVersion they were
+//   decided on: a repeat of one that was applied answers 409, and the flow re-reads; the
+//   unguarded condition patches (a failed pod's re-close, the reopening after a refused image
+//   patch, `kwave adopt`'s patchPodCondition) set one condition by type, and applying them twice
+//   leaves the same result;
 // - ConfigMap/Lease updates carry resourceVersion (409 when already applied); a repeated create
 //   answers 409 AlreadyExists, which callers treat as "re-read";
 // - a repeated Event create at worst records the event twice.

@@ -7,8 +7,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../cluster/kubeError.js';
 import type { EventSpec } from '../cluster/requestBodies.js';
 import type { WaitOptions, WaitResult } from '../cluster/podCache.js';
-import { decide, GATE_OPEN_REASON, type DecideContext, type Step } from './decide.js';
-import { conditionStatus, declaresGate } from './podView.js';
+import { decide, type DecideContext, type Step } from './decide.js';
+import { reopenAfterRefusal } from './gateCondition.js';
 import type { InPlaceState } from './state.js';
 
 /** What the driver needs of the cluster module: raw strategic-merge bodies, and events. */
@@ -150,15 +150,11 @@ async function reclose(namespace: string, name: string, body: object, deps: PodF
   }
 }
 
-/** Reopens the gate of a pod whose image patch was refused (it never left its old images). */
+/** Reopens the gate of a pod whose image patch was refused (gateCondition.ts reopenAfterRefusal); returns the writes made. */
 async function reopenRefused(pod: V1Pod | undefined, ctx: FlowContext, deps: PodFlowDeps): Promise<number> {
-  const type = ctx.gate.conditionType;
-  if (!pod?.metadata?.name || !declaresGate(pod, type) || conditionStatus(pod, type) === 'True') return 0;
-  const body = {
-    status: {
-      conditions: [{ type, status: 'True', reason: GATE_OPEN_REASON, message: 'image patch refused; back in service on its old images', lastTransitionTime: new Date(deps.now()).toISOString() }],
-    },
-  };
+  if (!pod?.metadata?.name) return 0;
+  const body = reopenAfterRefusal(pod, ctx, deps.now());
+  if (!body) return 0;
   try {
     await deps.writer.patchPodStatus(pod.metadata.namespace ?? '', pod.metadata.name, body);
     return 1;

@@ -1,6 +1,8 @@
 // The readiness-gate condition as kwave writes it: its reasons, the message that names the flow
-// that closed it (and reading that name back), and the flow's gate patches. Pure.
+// that closed it (and reading that name back), and the flow's gate patches (all built by
+// cluster/requestBodies.ts conditionPatchBody). Pure.
 import type { V1Pod } from '@kubernetes/client-node';
+import { conditionPatchBody, type ConditionPatchBody } from '../cluster/requestBodies.js';
 import { conditionStatus, declaresGate, podCondition } from './podView.js';
 import type { Direction } from './state.js';
 import type { DecideContext, GatePatch, Step } from './step.js';
@@ -26,13 +28,23 @@ export function gateOwner(pod: V1Pod, conditionType: string): { direction: Direc
   return { direction: m[1] as Direction, plan: m[2] as string, revision: m[3] as string };
 }
 
-/** A failed step with the patch that closes the gate again, when it is open; see `reclose`. */
+/** A failed step with the patch that closes the gate again, when it is open; see `reclose` (unguarded). */
 export function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, { kind: 'failed' }>): Step {
   const type = ctx.gate.conditionType;
   if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return step;
-  // Unguarded (no resourceVersion): the pod has failed whatever changed since, and its gate must end False.
-  const { metadata: _guard, ...unguarded } = gatePatch(pod, ctx, 'False', GATE_CLOSED_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision));
-  return { ...step, reclose: { metadata: {}, ...unguarded } };
+  const closed = { type, status: 'False', reason: GATE_CLOSED_REASON, message: gateMessage(ctx.direction, ctx.plan, ctx.revision) } as const;
+  return { ...step, reclose: conditionPatchBody(closed, new Date(ctx.nowMs)) };
+}
+
+/**
+ * The gate patch that puts a pod back in service after its image patch was refused (403, 422:
+ * nothing changed, it still runs its old images); undefined when its gate is not closed. Unguarded
+ * (no resourceVersion), as the re-close: the refusal is the last word on this flow.
+ */
+export function reopenAfterRefusal(pod: V1Pod, ctx: Pick<DecideContext, 'gate'>, nowMs: number): ConditionPatchBody | undefined {
+  const type = ctx.gate.conditionType;
+  if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'True') return undefined;
+  return conditionPatchBody({ type, status: 'True', reason: GATE_OPEN_REASON, message: 'image patch refused; back in service on its old images' }, new Date(nowMs));
 }
 
 export function closeGate(pod: V1Pod, ctx: DecideContext): Step {
@@ -52,17 +64,12 @@ export function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step 
 }
 
 /**
- * The flow's gate patch. Like the image patch it carries the resourceVersion this decision saw
- * (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is decided
- * again, so not even a gate write lands on a pod the decision did not see.
+ * The flow's guarded gate patch. Like the image patch it carries the resourceVersion this decision
+ * saw (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is
+ * decided again, so not even a gate write lands on a pod the decision did not see.
  */
 function gatePatch(pod: V1Pod, ctx: DecideContext, status: 'True' | 'False', reason: string, message: string): GatePatch {
-  return {
-    metadata: resourceVersionGuard(pod),
-    status: {
-      conditions: [{ type: ctx.gate.conditionType, status, reason, message, lastTransitionTime: new Date(ctx.nowMs).toISOString() }],
-    },
-  };
+  return conditionPatchBody({ type: ctx.gate.conditionType, status, reason, message }, new Date(ctx.nowMs), resourceVersionGuard(pod));
 }
 
 /** The resourceVersion an observation saw, for a write that must not land on a pod changed since. */

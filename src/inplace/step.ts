@@ -1,5 +1,6 @@
 // The vocabulary of the per-pod flow (decide.ts): what `decide` is told (DecideContext) and what
 // it answers (Step), with the request bodies a step carries. Types and one default only.
+import type { ConditionPatchBody, GuardedConditionPatchBody } from '../cluster/requestBodies.js';
 import type { ContainerUpdate } from '../plan/types.js';
 import type { PodCompletion } from './completion.js';
 import type { Direction, InPlaceState } from './state.js';
@@ -41,13 +42,8 @@ export interface DecideContext {
   watchedSinceMs?: number;
 }
 
-/** Strategic-merge patch body for `pods/{name}/status` that sets the gate condition. */
-export interface GatePatch {
-  metadata: { resourceVersion?: string };
-  status: {
-    conditions: { type: string; status: 'True' | 'False'; reason: string; message: string; lastTransitionTime: string }[];
-  };
-}
+/** The flow's guarded gate patch for `pods/{name}/status` (built by cluster/requestBodies.ts). */
+export type GatePatch = GuardedConditionPatchBody;
 
 /** Strategic-merge patch body for `pods/{name}`: new images by container name + the state. */
 export interface ImagePatch {
@@ -76,8 +72,9 @@ export type Step =
   /**
    * `reclose`: the gate patch to send before ending, when the pod failed with its gate open (its
    * new container crashed while turning Ready). A failed pod keeps its gate False (DESIGN.md),
-   * closed in this flow's name so that a rollback or a re-run recognises it.
+   * closed in this flow's name so that a rollback or a re-run recognises it. Unguarded (no
+   * resourceVersion): the pod has failed whatever changed since, and its gate must end False.
    */
-  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: GatePatch };
+  | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: ConditionPatchBody };
 
 export type StepKind = Step['kind'];

@@ -11,7 +11,7 @@ describe('conditionPatchBody', () => {
     });
   });
   test('uses the given transition time', () => {
-    const body = conditionPatchBody({ type: 't', status: 'True', lastTransitionTime: new Date('2020-01-01T00:00:00Z') }, at) as { status: { conditions: Record<string, unknown>[] } };
+    const body = conditionPatchBody({ type: 't', status: 'True', lastTransitionTime: new Date('2020-01-01T00:00:00Z') }, at);
     assert.equal(body.status.conditions[0]!.lastTransitionTime, '2020-01-01T00:00:00Z');
     assert.equal('reason' in body.status.conditions[0]!, false);
   });

@@ -70,7 +70,7 @@ describe('decide: upgrade, before the patch', () => {
       metadata: { resourceVersion: '42' },
       status: {
         conditions: [
-          { type: GATE, status: 'False', reason: 'InPlaceUpdate', message: 'kwave: upgrade by plan web (revision r1)', lastTransitionTime: new Date(T0).toISOString() },
+          { type: GATE, status: 'False', reason: 'InPlaceUpdate', message: 'kwave: upgrade by plan web (revision r1)', lastTransitionTime: '2025-01-01T00:00:00Z' }, // T0 in whole seconds, as metav1.Time keeps it
         ],
       },
     });
