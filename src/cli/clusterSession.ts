@@ -9,6 +9,7 @@ import { isForbidden, KubeError, kubeErrorToKwave, NodeCache, PodCache, type Clu
 import { connectFor } from './connectFor.js';
 import { gateChecker } from '../gates/index.js';
 import { realSleep } from '../sleep.js';
+import { ownedBy } from '../inplace/state.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { metricsSink } from '../metrics/fromEvents.js';
 import type { KwaveMetrics } from '../metrics/registry.js';
@@ -188,7 +189,8 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
     },
     // Only results of this revision count, and only for the gates due after that wave.
     gatesPassed: (wave) =>
-      prior?.revision === plan.revision &&
+      prior !== undefined &&
+      ownedBy(prior, plan.name, plan.revision) &&
       plan.gates
         .filter((g) => gateAppliesAfterWave(g, wave, prior.waves))
         .every((g) => prior.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed')),

@@ -263,7 +263,7 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
     // Up front: these are what a run would leave untouched (exit 5) unless the nodes come back.
     out.push(`waiting for their node (${r.waitingForNodes.length}): kwave run leaves them untouched until it can act again`);
     const w = shown(r.waitingForNodes, all);
-    const lines = columns([...w.head, ...w.tail].map((p) => [`${p.namespace}/${p.name}`, p.waiting]));
+    const lines = columns([...w.head, ...w.tail].map((p) => [podKey(p), p.waiting]));
     out.push(...lines.slice(0, w.head.length).map((l) => `  ${l}`));
     if (w.hidden > 0) out.push(`  … ${w.hidden} more (--all lists every pod)`);
     out.push(...lines.slice(w.head.length).map((l) => `  ${l}`));

@@ -9,7 +9,7 @@
 //   status.json      the record below, without plan text and approvals  (runner)
 //   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
 //   control.json     pause / resume / abort requests (control.ts)          (`kwave pause|resume|abort`)
-import type { Direction } from '../inplace/state.js';
+import { ownedBy, type Direction } from '../inplace/state.js';
 import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
 import { emptyCounts, type PodCounts } from '../rollout/podEnd.js';
 import type { ControlState } from './control.js';
@@ -204,7 +204,7 @@ export function newRecord(input: NewRecordInput): RolloutRecord {
  * flight). Another revision, or none stored: a new record that keeps only the history.
  */
 export function startRecord(previous: RolloutRecord | undefined, input: NewRecordInput): RolloutRecord {
-  if (previous && previous.revision === input.revision && previous.plan === input.plan) {
+  if (previous && ownedBy(previous, input.plan, input.revision)) {
     return { ...previous, planText: input.planText, holder: input.holder, updatedAt: input.now };
   }
   const fresh = newRecord(input);
