@@ -2,7 +2,7 @@
 // text for people. Pure: the command gathers the pods and prints what this returns.
 import { podKey } from '../inplace/podView.js';
 import type { Gate, Plan } from '../plan/types.js';
-import { formatDuration as planDuration } from '../plan/duration.js';
+import { formatPlanDuration } from '../plan/duration.js';
 import type { V1Node } from '@kubernetes/client-node';
 import { nodeHealth, nodeWaitMessage } from '../rollout/nodeHealth.js';
 import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
@@ -206,7 +206,7 @@ function shown<T>(items: readonly T[], all: boolean): { head: T[]; hidden: numbe
 }
 
 function gateText(g: GateRow): string {
-  const what = [g.pauseMs > 0 ? `pause ${planDuration(g.pauseMs)}` : '', g.approval ? 'approval' : '', g.prometheus ? 'prometheus' : '', g.webhook ? 'webhook' : ''].filter(Boolean);
+  const what = [g.pauseMs > 0 ? `pause ${formatPlanDuration(g.pauseMs)}` : '', g.approval ? 'approval' : '', g.prometheus ? 'prometheus' : '', g.webhook ? 'webhook' : ''].filter(Boolean);
   return `gate ${g.name}${what.length > 0 ? ` (${what.join(', ')})` : ''}`;
 }
 

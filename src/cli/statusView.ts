@@ -1,7 +1,7 @@
 // What `kwave status` shows, as text or as one JSON object. Pure: record, lease and the clock in,
 // a string out; the command does the reading and the printing.
 import type { NodeWait } from '../rollout/events.js';
-import { formatAge } from '../rollout/nodeHealth.js';
+import { formatAge, formatDuration } from '../durationText.js';
 import type { GateRecord, RolloutRecord, Waiting } from '../record/record.js';
 import { describeHolder, type LeaseView } from '../record/runLock.js';
 
@@ -14,17 +14,6 @@ export interface StatusInput {
   /** The plan file as the user named it, for the commands we suggest. */
   planFile?: string;
   now: Date;
-}
-
-/** `45s`, `3m05s`, `2h07m`, `3d04h`: short, and precise where it matters. */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return `${h}h${String(m % 60).padStart(2, '0')}m`;
-  return `${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
 }
 
 const pods = (n: number): string => `${n} pod${n === 1 ? '' : 's'}`;

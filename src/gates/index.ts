@@ -3,6 +3,7 @@
 import type { Gate } from '../plan/types.js';
 import type { CheckGate } from '../rollout/gateCheck.js';
 import { evaluatePrometheusGate } from './prometheus.js';
+import { formatDuration } from '../durationText.js';
 import { realSleep, type Sleep } from '../sleep.js';
 import type { GateCheckResult, GateOutcome, GateResult, Measurement } from './types.js';
 import { callWebhookGate } from './webhook.js';
@@ -54,12 +55,6 @@ export interface GateContext {
   webhookBackoffMs?: number;
 }
 
-function formatMs(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
 async function runPause(name: string, pauseMs: number, ctx: GateContext): Promise<GateOutcome> {
   const sleep = ctx.sleep ?? realSleep;
   const now = ctx.now ?? Date.now;
@@ -68,11 +63,11 @@ async function runPause(name: string, pauseMs: number, ctx: GateContext): Promis
   for (let left = pauseMs; left > 0; left = end - now()) {
     ctx.onPause?.(left);
     if (!(await sleep(Math.min(tick, left), ctx.signal))) {
-      return { result: 'interrupted', message: `${name}: interrupted with ${formatMs(Math.max(0, end - now()))} of the pause left`, measurements: [] };
+      return { result: 'interrupted', message: `${name}: interrupted with ${formatDuration(Math.max(0, end - now()))} of the pause left`, measurements: [] };
     }
   }
   ctx.onPause?.(0);
-  return { result: 'passed', message: `${name}: paused ${formatMs(pauseMs)}`, measurements: [] };
+  return { result: 'passed', message: `${name}: paused ${formatDuration(pauseMs)}`, measurements: [] };
 }
 
 async function runApproval(name: string, ctx: GateContext): Promise<GateOutcome> {

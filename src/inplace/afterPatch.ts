@@ -3,8 +3,8 @@
 // for minReadySeconds — or failed, once podTimeout (and the grace after the gate opened) ran out.
 // Pure; part of `decide`.
 import type { V1Pod } from '@kubernetes/client-node';
+import { formatDuration } from '../durationText.js';
 import { podCompletion } from './completion.js';
-import { fmtMs } from './fmtMs.js';
 import { openGate } from './gateCondition.js';
 import { sameImage } from './image.js';
 import { conditionSinceMs, conditionStatus, containerStatus, declaresGate, isPodReady, latestInstantMs, specContainer, toMs } from './podView.js';
@@ -42,7 +42,7 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
       return {
         kind: 'failed',
         reason: 'Timeout',
-        message: `not complete within podTimeout ${fmtMs(ctx.podTimeoutMs)}: ${completion.message ?? completion.reason ?? 'waiting'}`,
+        message: `not complete within podTimeout ${formatDuration(ctx.podTimeoutMs)}: ${completion.message ?? completion.reason ?? 'waiting'}`,
         state,
       };
     }
@@ -57,10 +57,10 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
     // Ready is enough without minReadySeconds: the times above are the server's and the kubelet's,
     // and a runner whose clock is behind theirs would otherwise wait out the difference.
     if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt) return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
-    return { kind: 'wait-ready', retryAfterMs: stableAt - ctx.nowMs, message: `Ready; counting minReadySeconds, ${fmtMs(stableAt - ctx.nowMs)} left` };
+    return { kind: 'wait-ready', retryAfterMs: stableAt - ctx.nowMs, message: `Ready; counting minReadySeconds, ${formatDuration(stableAt - ctx.nowMs)} left` };
   }
   if (ctx.nowMs >= effectiveDeadline) {
-    return { kind: 'failed', reason: 'Timeout', message: `the pod did not become Ready within podTimeout ${fmtMs(ctx.podTimeoutMs)}`, state };
+    return { kind: 'failed', reason: 'Timeout', message: `the pod did not become Ready within podTimeout ${formatDuration(ctx.podTimeoutMs)}`, state };
   }
   return { kind: 'wait-ready', retryAfterMs: effectiveDeadline - ctx.nowMs, message: 'waiting for the pod to become Ready' };
 }

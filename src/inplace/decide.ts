@@ -19,10 +19,10 @@
 // Here: the decision up to the image patch. The flow's vocabulary is step.ts, the gate condition
 // and its patches gateCondition.ts, the steps after the image patch afterPatch.ts.
 import type { V1Pod } from '@kubernetes/client-node';
+import { formatDuration } from '../durationText.js';
 import type { ContainerUpdate } from '../plan/types.js';
 import { follow } from './afterPatch.js';
 import { containerAtTarget } from './atTarget.js';
-import { fmtMs } from './fmtMs.js';
 import { closeGate, gateOwner, keepDrained, openGate, resourceVersionGuard } from './gateCondition.js';
 import { sameImage, sameImageID } from './image.js';
 import { conditionSinceMs, latestInstantMs, conditionStatus, containerStatus, declaresGate, isPodReady, specContainer } from './podView.js';
@@ -240,14 +240,14 @@ function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step
     // The kubelet has not yet turned the pod not Ready; if it never does (node gone), give up.
     const giveUpAt = closedAt + ctx.podTimeoutMs;
     if (ctx.nowMs >= giveUpAt) {
-      return { kind: 'failed', reason: 'DrainTimeout', message: `the pod stayed Ready for ${fmtMs(ctx.podTimeoutMs)} after its gate was closed` };
+      return { kind: 'failed', reason: 'DrainTimeout', message: `the pod stayed Ready for ${formatDuration(ctx.podTimeoutMs)} after its gate was closed` };
     }
     return { kind: 'wait-drain', reason: 'StillReady', retryAfterMs: giveUpAt - ctx.nowMs, message: 'gate closed; waiting for the pod to turn not Ready' };
   }
   // A drain of 0 waits for nothing; any other counts from the end of the stored second.
   const drainedAt = ctx.drainMs > 0 && closedSince !== undefined ? latestInstantMs(closedSince) + ctx.drainMs : closedAt + ctx.drainMs;
   if (ctx.nowMs < drainedAt) {
-    return { kind: 'wait-drain', reason: 'Draining', retryAfterMs: drainedAt - ctx.nowMs, message: `draining for ${fmtMs(drainedAt - ctx.nowMs)} more` };
+    return { kind: 'wait-drain', reason: 'Draining', retryAfterMs: drainedAt - ctx.nowMs, message: `draining for ${formatDuration(drainedAt - ctx.nowMs)} more` };
   }
   return patch();
 }

@@ -19,8 +19,8 @@ export function parseDuration(text: string): number | undefined {
   return Number.isFinite(total) ? Math.round(total) : undefined;
 }
 
-/** 90_000 → "1m30s": for messages and docs. */
-export function formatDuration(ms: number): string {
+/** 90_000 → "1m30s", 1500 → "1s500ms": a duration as a plan writes it (parseDuration reads it back). */
+export function formatPlanDuration(ms: number): string {
   if (ms === 0) return '0s';
   const parts: string[] = [];
   let rest = ms;

@@ -1,4 +1,5 @@
 // Folds the runner's events into the rollout record (record.ts). Pure.
+import { formatDuration } from '../durationText.js';
 import type { NodeWait, RolloutEvent } from '../rollout/events.js';
 import { countedAs, emptyCounts, isFailure, movePod } from '../rollout/podEnd.js';
 import { LIMITS, type GateMeasurement, type GateRecord, type HistoryEntry, type InFlightPod, type RolloutRecord, type Waiting } from './record.js';
@@ -54,7 +55,7 @@ function describeEvent(e: RolloutEvent): string {
     case 'gate-start':
       return `gate ${e.gate} after wave ${e.wave} started`;
     case 'gate-pause':
-      return `gate ${e.gate}: pausing ${Math.ceil(e.msLeft / 1000)}s`;
+      return `gate ${e.gate}: pausing ${formatDuration(e.msLeft)}`;
     case 'gate-approval-wait':
       return `gate ${e.gate}: waiting for approval of wave ${e.wave} (kwave approve PLAN_FILE --wave ${e.wave})`;
     case 'gate-measurement':

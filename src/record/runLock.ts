@@ -13,6 +13,7 @@ import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster/cluster.js';
 import { KubeError, toKubeError } from '../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../errors.js';
+import { formatAge } from '../durationText.js';
 import { realSleep, type Sleep } from '../sleep.js';
 import { recordName } from './record.js';
 
@@ -91,7 +92,7 @@ export function leaseView(lease: V1Lease, now: Date): LeaseView {
 /** `alice@laptop pid 1234 (renewed 3s ago, expires after 15s without renewal)`. */
 export function describeHolder(view: LeaseView, now: Date): string {
   if (!view.holder) return 'nobody';
-  const ago = view.renewedAt ? `${Math.max(0, Math.round((now.getTime() - view.renewedAt.getTime()) / 1000))}s ago` : 'never';
+  const ago = view.renewedAt ? `${formatAge(now.getTime() - view.renewedAt.getTime())} ago` : 'never';
   const tail = view.expired ? `expired: not renewed for more than ${view.durationSeconds}s` : `expires after ${view.durationSeconds}s without renewal`;
   return `${view.holder} (renewed ${ago}${view.renewedAt ? ` at ${view.renewedAt.toISOString()}` : ''}; ${tail})`;
 }

@@ -2,6 +2,7 @@
 // node lifecycle controller's `unreachable` / `not-ready` taints) never restarts a container, so a
 // patch sent there can only time out. Pure: the node as the watch last showed it in, a verdict out.
 import type { V1Node } from '@kubernetes/client-node';
+import { formatAge } from '../durationText.js';
 
 /** Taints the node lifecycle controller puts on a node whose kubelet is silent or not ready. */
 export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
@@ -57,14 +58,4 @@ export function nodeWaitMessage(nodeName: string, health: Extract<NodeHealth, { 
 export function nodeLostMessage(nodeName: string, health: Extract<NodeHealth, { canAct: false }>): string {
   const since = health.sinceMs === undefined ? '' : ` since ${new Date(health.sinceMs).toISOString().replace(/\.\d+Z$/, 'Z')}`;
   return `node ${nodeName} is ${health.state === 'Gone' ? 'gone' : 'NotReady'}${since} (${health.evidence})`;
-}
-
-/** 12s, 4m5s, 2h3m: an age as kubectl prints one, never negative. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 120) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  const h = Math.floor(m / 60);
-  return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
 }

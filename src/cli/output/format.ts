@@ -9,20 +9,8 @@ export function clockTime(iso: string): string {
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
-/**
- * A duration for people: `850ms`, `2.1s`, `42s`, `3m05s`, `1h02m`. Seconds keep one decimal
- * below 10 s, where the difference matters (a pod's upgrade); longer ones are whole.
- */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '-';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 10_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)}s`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const two = (n: number) => String(n).padStart(2, '0');
-  if (s < 3600) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
-  return `${Math.floor(s / 3600)}h${two(Math.floor((s % 3600) / 60))}m`;
-}
+/** The one duration format for people (durationText.ts); re-exported for the output modes. */
+export { formatDuration } from '../../durationText.js';
 
 /** `1 pod`, `3 pods`. */
 export function count(n: number, noun: string, plural = `${noun}s`): string {

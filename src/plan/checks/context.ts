@@ -1,7 +1,7 @@
 // What every semantic check gets: a way to ask whether a part of the plan passed the schema,
 // and a list to add issues to.
 import { quoted } from '../describe.js';
-import { formatDuration, MAX_DURATION_MS, parseDuration } from '../duration.js';
+import { formatPlanDuration, MAX_DURATION_MS, parseDuration } from '../duration.js';
 import { isWithin, type JsonPath } from '../path.js';
 import type { Anchor, Issue } from '../planError.js';
 
@@ -38,7 +38,7 @@ export class CheckContext {
     if (text === undefined || !this.accepted(path)) return;
     const ms = parseDuration(text);
     if (ms === undefined) this.add(path, `expected a duration like "30s", "5m" or "1h30m", found ${quoted(text)}`);
-    else if (ms > MAX_DURATION_MS) this.add(path, `expected a duration of at most ${formatDuration(MAX_DURATION_MS)}, found ${quoted(text)}`);
+    else if (ms > MAX_DURATION_MS) this.add(path, `expected a duration of at most ${formatPlanDuration(MAX_DURATION_MS)}, found ${quoted(text)}`);
     else if (opts.positive && ms === 0) this.add(path, `expected a duration above zero, found ${quoted(text)}`);
   }
 

@@ -4,7 +4,7 @@ import { createReporter } from '../../../src/cli/output/index.js';
 import { EventLines } from '../../../src/cli/output/lines.js';
 import { jsonLine } from '../../../src/cli/output/json.js';
 import { summaryTable } from '../../../src/cli/output/summary.js';
-import { formatDuration, columns } from '../../../src/cli/output/format.js';
+import { columns } from '../../../src/cli/output/format.js';
 import { captureIO, EventScript, rolloutScript } from './outputEvents.js';
 
 const CLOCK = /^\d\d:\d\d:\d\d web /;
@@ -160,11 +160,6 @@ describe('summaryTable', () => {
 });
 
 describe('format helpers', () => {
-  test('durations', () => {
-    assert.deepEqual([850, 2100, 9990, 42_400, 185_000, 3_725_000].map(formatDuration), ['850ms', '2.1s', '9.9s', '42s', '3m05s', '1h02m']);
-    assert.equal(formatDuration(-1), '-');
-  });
-
   test('columns pad to the widest cell', () => {
     assert.deepEqual(columns([['a', '1'], ['bbb', '22']], new Set([1])), ['a     1', 'bbb  22']);
   });

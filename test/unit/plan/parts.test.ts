@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAmount, formatAmount } from '../../../src/plan/amount.js';
 import { celProblem } from '../../../src/plan/cel.js';
-import { formatDuration, parseDuration } from '../../../src/plan/duration.js';
+import { formatPlanDuration, parseDuration } from '../../../src/plan/duration.js';
 import { parseImageRef } from '../../../src/plan/imageRef.js';
 import { dnsLabelProblem, labelKeyProblem, labelValueProblem } from '../../../src/plan/k8sNames.js';
 import { formatPath } from '../../../src/plan/path.js';
@@ -25,10 +25,10 @@ describe('durations', () => {
   for (const text of ['', '5', '5 m', 'm', '1d', '-5s', '5S', 's5', '1h 30m', '.5s']) {
     test(`${JSON.stringify(text)} is not a duration`, () => assert.equal(parseDuration(text), undefined));
   }
-  test('formatDuration writes the largest units', () => {
-    assert.equal(formatDuration(5_400_000), '1h30m');
-    assert.equal(formatDuration(1500), '1s500ms');
-    assert.equal(formatDuration(0), '0s');
+  test('formatPlanDuration writes the largest units', () => {
+    assert.equal(formatPlanDuration(5_400_000), '1h30m');
+    assert.equal(formatPlanDuration(1500), '1s500ms');
+    assert.equal(formatPlanDuration(0), '0s');
   });
 });
 
