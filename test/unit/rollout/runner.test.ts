@@ -4,7 +4,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gateMessage } from '../../../src/inplace/decide.js';
-import { runPodFlow } from '../../../src/inplace/executor.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
@@ -225,19 +224,6 @@ describe('runRollout outside its window', () => {
     assert.equal(web1.spec!.containers[0]!.image, 'nginx:1.25.3');
     assert.equal(web1.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', 'not left drained');
     assert.deepEqual(f.writes.filter((w) => !w.endsWith('web-1')), [], 'the others wait for the window');
-  });
-});
-
-describe('runPodFlow', () => {
-  test('returns aborted when its wait is cut short (cache closed), instead of spinning', async () => {
-    const f = fleet(1);
-    const view = { ...f.view, waitFor: async () => 'aborted' as const };
-    const o = await runPodFlow(
-      { namespace: 'web', name: 'web-0' },
-      { plan: 'p', revision: 'r', wave: 1, direction: 'upgrade', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], gate: { conditionType: GATE, required: true }, drainMs: 60_000, podTimeoutMs: 60_000, minReadyMs: 0 },
-      { writer: f.writer, reader: view, now: Date.now },
-    );
-    assert.equal(o.kind, 'aborted');
   });
 });
 
