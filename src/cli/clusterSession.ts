@@ -3,6 +3,7 @@
 // the rollout record and assemble the runner's deps. A plan of one cluster has one of these; a
 // multi-cluster plan one per cluster (rolloutSession.ts drives them). Everything it opens is
 // handed to `closers`, to be closed last first.
+import type { V1Pod } from '@kubernetes/client-node';
 import { followRecordControl } from './recordControl.js';
 import { ExitCode, KwaveError } from '../errors.js';
 import { isForbidden, KubeError, kubeErrorToKwave, NodeCache, PodCache, type Cluster } from '../cluster/index.js';
@@ -26,6 +27,7 @@ import { followDisruptionBudgets } from './disruptionBudgets.js';
 import { pdbProblems } from '../rollout/disruptionBudget.js';
 import type { OwnerEntry } from '../rollout/owners.js';
 import { ownersOf } from './ownerSteps.js';
+import { prePuller } from './prePuller.js';
 import { selectFleet, zonesOf, type FleetSelection } from '../rollout/select.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import type { CommandContext } from './context.js';
@@ -64,6 +66,7 @@ export interface OpenCluster {
   cache: PodCache;
   nodes: NodeCache | undefined;
   budgets: Awaited<ReturnType<typeof followDisruptionBudgets>>;
+  pullers: ReturnType<typeof prePuller> | undefined;
   zones: Map<string, string>;
   selection: FleetSelection | undefined;
   /** The selected pods' owners (spec.owners), for after the run. */
@@ -113,6 +116,8 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   const zones = nodes ? zonesOf(nodes.list()) : mayFollowNodes ? await readZones(cluster) : new Map<string, string>();
   const budgets = mayFollowPdbs ? await followDisruptionBudgets(cluster, plan, cache, say) : undefined;
   if (budgets) o.closers.push(() => budgets.close());
+  const pullers = plan.strategy.prePull ? prePuller(cluster, plan, nodes, o.abort) : undefined;
+  if (pullers) o.closers.push(() => pullers.close());
 
   // Refuse before touching the record: a refused run must not overwrite another revision's.
   const selection = o.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
@@ -121,7 +126,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   if (selection) selection.problems.push(...owners.problems);
   const refusal = selection && refusalOf(selection, o.force);
   if (refusal) throw new KwaveError('REFUSED', target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`, ExitCode.BAD_INPUT);
-  return { target, cluster, lock, cache, nodes, budgets, zones, selection, owners: owners.entries, where };
+  return { target, cluster, lock, cache, nodes, budgets, pullers, zones, selection, owners: owners.entries, where };
 }
 
 export interface ReadyCluster extends OpenCluster {
@@ -175,6 +180,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
     view: open.cache,
     ...(open.nodes ? { nodes: open.nodes } : {}),
     ...(open.budgets ? { disruptionBudgets: open.budgets.view } : {}),
+    ...(open.pullers ? { prePull: (wave: number, pods: readonly V1Pod[]) => open.pullers!.pull(wave, pods) } : {}),
     zones: open.zones,
     sink,
     sleep: realSleep,

@@ -183,6 +183,16 @@ export class Cluster {
     return this.requester.wire({ verb: 'patch', resource, namespace }, { method: 'PATCH', path, body: body ?? {}, contentType: PatchStrategy.StrategicMergePatch, ...(dryRun ? { query: { dryRun: 'All' } } : {}) });
   }
 
+  /** Creates a pod (pre-pull's pullers; kwave creates no workload pod). Not fed to the pod caches: none holds it yet. */
+  async createPod(namespace: string, body: object): Promise<V1Pod> {
+    return checkedPod(await this.requester.wire('create', 'pods', { method: 'POST', path: podsPath(namespace), body }));
+  }
+
+  /** Deletes a pod at once (grace 0): only pre-pull's finished pullers. 404 → KubeError code 404. */
+  async deletePod(namespace: string, name: string): Promise<void> {
+    await this.requester.wire('delete', 'pods', { method: 'DELETE', path: podPath(namespace, name), body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
+  }
+
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
   async getPod(namespace: string, name: string): Promise<V1Pod> {
     const pod = await this.requester.wire({ verb: 'get', resource: 'pods', namespace }, { method: 'GET', path: podPath(namespace, name) });

@@ -98,6 +98,11 @@ export function decodePod(raw: unknown): V1Pod {
       nodeName: str(spec.nodeName),
       containers: list(spec.containers).map((c) => compact({ name: str(c.name), image: str(c.image), imagePullPolicy: str(c.imagePullPolicy) })),
       readinessGates: Array.isArray(spec.readinessGates) ? list(spec.readinessGates).map((g) => compact({ conditionType: str(g.conditionType) })) : undefined,
+      // Pre-pull copies them onto its puller pods.
+      tolerations: Array.isArray(spec.tolerations)
+        ? list(spec.tolerations).map((t) => compact({ key: str(t.key), operator: str(t.operator), value: str(t.value), effect: str(t.effect), tolerationSeconds: num(t.tolerationSeconds) }))
+        : undefined,
+      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? list(spec.imagePullSecrets).map((s) => compact({ name: str(s.name) })) : undefined,
     }),
     status: compact({
       phase: str(status.phase),

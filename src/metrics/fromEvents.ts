@@ -46,6 +46,7 @@ export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[],
           break;
         }
         if (e.result === 'upgraded') metrics.podUpgradeConfirmedByImageID(e.wave, e.durationMs / 1000);
+        if (e.result === 'upgraded' && e.unreadyMs !== undefined) metrics.podUnready(e.unreadyMs / 1000);
         if (isFailure(e.result)) {
           metrics.podUpgradeFailed(e.wave, e.reason ?? e.result);
           failedHere.add(e.pod);

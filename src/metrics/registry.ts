@@ -64,6 +64,13 @@ function createSeries(registry: Registry, multiCluster: boolean) {
       buckets: UPGRADE_DURATION_BUCKETS,
       registers,
     }),
+    unready: new Histogram({
+      name: 'kwave_pod_unready_seconds',
+      help: 'Time an upgraded pod was not Ready during its upgrade (drain to Ready again): what pre-pull shortens.',
+      labelNames: names(),
+      buckets: UPGRADE_DURATION_BUCKETS,
+      registers,
+    }),
     unavailable: new Gauge({ name: 'kwave_unavailable_pods', help: 'Selected pods not Ready right now.', labelNames: names(), registers }),
     maxUnavailable: new Gauge({ name: 'kwave_max_unavailable', help: 'The maxUnavailable budget, as a number of pods.', labelNames: names(), registers }),
     gateChecks: new Counter({ name: 'kwave_gate_checks_total', help: 'Gate checks by gate and result.', labelNames: names('gate', 'result'), registers }),
@@ -137,6 +144,7 @@ export class KwaveMetrics {
     m.unavailable.set(b, 0);
     m.maxUnavailable.set(b, 0);
     m.duration.zero(b);
+    m.unready.zero(b);
     for (const result of NOTIFY_RESULTS) m.notifications.inc({ ...b, result }, 0);
   }
 
@@ -175,6 +183,11 @@ export class KwaveMetrics {
   /** Pod counts by state; states left out are set to 0. */
   setPodStates(counts: Partial<Record<PodState, number>>): void {
     for (const state of POD_STATES) this.series.pods.set({ ...this.base, state }, counts[state] ?? 0);
+  }
+
+  /** How long an upgraded pod was not Ready during its upgrade. */
+  podUnready(seconds: number): void {
+    this.series.unready.observe(this.base, seconds);
   }
 
   setUnavailable(unavailable: number, maxUnavailable: number): void {

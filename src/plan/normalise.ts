@@ -116,6 +116,8 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
       podTimeoutMs: ms(s.podTimeout ?? D.strategy.podTimeout),
       minReadyMs: (s.minReadySeconds ?? D.strategy.minReadySeconds) * 1000,
       respectPodDisruptionBudgets: s.respectPodDisruptionBudgets ?? D.strategy.respectPodDisruptionBudgets,
+      prePull: s.prePull ?? D.strategy.prePull,
+      prePullConcurrency: s.prePullConcurrency ?? D.strategy.prePullConcurrency,
       ...(s.kubeApiQps === undefined ? {} : { kubeApiQps: s.kubeApiQps }),
       ...(s.kubeApiBurst === undefined ? {} : { kubeApiBurst: s.kubeApiBurst }),
     },

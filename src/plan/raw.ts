@@ -68,6 +68,8 @@ export interface RawSpec {
     podTimeout?: string;
     minReadySeconds?: number;
     respectPodDisruptionBudgets?: boolean;
+    prePull?: boolean;
+    prePullConcurrency?: number;
     kubeApiQps?: number;
     kubeApiBurst?: number;
   };

@@ -28,7 +28,8 @@ function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
 /**
  * First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is
  * in), and so is the client's API rate limit: how fast kwave may talk to the API server does not
- * change what the rollout does, so changing it mid-rollout must not make another revision.
+ * change what the rollout does, so changing it mid-rollout must not make another revision; nor
+ * does how many nodes pre-pull at once (`prePullConcurrency`).
  * Notification receivers are left out for the same reason: a new revision would refuse the pods
  * the old one left mid-flight and forget its approvals, for a change that touches no pod.
  * The clusters are left out too: what is done to each pod is the same whichever clusters the plan
@@ -36,7 +37,7 @@ function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
  * gates already passed, to count in every cluster.
  */
 export function planRevision(spec: PlanSpec): string {
-  const { kubeApiQps: _qps, kubeApiBurst: _burst, respectPodDisruptionBudgets, ...strategy } = spec.strategy;
+  const { kubeApiQps: _qps, kubeApiBurst: _burst, respectPodDisruptionBudgets, prePull, prePullConcurrency: _pullers, ...strategy } = spec.strategy;
   const { notify: _notify, clusters: _clusters, ...rest } = spec;
   const hashed = {
     ...rest,
@@ -44,6 +45,7 @@ export function planRevision(spec: PlanSpec): string {
       ...strategy,
       // Left out at its default, so plans written before the field existed keep their revision.
       respectPodDisruptionBudgets: respectPodDisruptionBudgets ? undefined : false,
+      prePull: prePull || undefined,
     },
     // Left out at its default, so plans written before the field existed keep their revision.
     failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },

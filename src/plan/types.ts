@@ -119,6 +119,10 @@ export interface Plan {
     minReadyMs: number;
     /** Hold pods back while draining them would break a PodDisruptionBudget. Default true. */
     respectPodDisruptionBudgets: boolean;
+    /** Pull each wave's target images on its nodes before draining. Default false. */
+    prePull: boolean;
+    /** Nodes pre-pulling at once. Default 5. */
+    prePullConcurrency: number;
     /** Client-side API rate limit, when the plan sets one (the CLI flags win); outside the revision. */
     kubeApiQps?: number;
     kubeApiBurst?: number;

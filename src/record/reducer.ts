@@ -50,6 +50,10 @@ function describeEvent(e: RolloutEvent): string {
       return `${e.pod} waiting: ${e.message}`;
     case 'pdb-wait':
       return `${e.pod} held by ${e.message}`;
+    case 'prepull-start':
+      return `wave ${e.wave}: pre-pulling the target images on the nodes of ${e.pods} pod${e.pods === 1 ? '' : 's'}`;
+    case 'prepull-end':
+      return e.ok ? `wave ${e.wave}: images pulled on ${e.pulled.length} node${e.pulled.length === 1 ? '' : 's'} (${e.skipped.length} had them)` : `wave ${e.wave}: ${e.message ?? 'pre-pull failed'}`;
     case 'wave-end':
       return `wave ${e.wave} ended: ${e.summary.upgraded} upgraded, ${e.summary.failed} failed, ${e.summary.vanished} vanished of ${e.summary.pods}`;
     case 'gate-start':
@@ -179,6 +183,9 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       return { ...r, inFlight, failures, failuresTotal, counts: movePod(r.counts, 'in_progress', countedAs(e.result)) };
     }
     case 'budget-wait':
+      return r;
+    case 'prepull-start':
+    case 'prepull-end':
       return r;
     case 'pdb-wait':
       return { ...r, heldByPdb: { pod: e.pod, pdb: e.pdb, message: e.message, since: r.heldByPdb?.pdb === e.pdb ? r.heldByPdb.since : e.time } };

@@ -15,6 +15,9 @@ export class BudgetTracker {
   /** Pods a rollback is about to revert: drained failures whose revert frees, not takes, budget. */
   private exempt: ReadonlySet<string> = new Set();
   private wakeups: (() => void)[] = [];
+  /** Since when (ms) each selected pod is not Ready, and the length of its last not-Ready spell. */
+  private readonly notReadySince = new Map<string, number>();
+  private readonly lastUnready = new Map<string, number>();
   /**
    * |notReady − inFlight − exempt|, kept up to date by every change of the three sets, so that the
    * budget question costs O(1) per pod event instead of a scan of every not-Ready pod.
@@ -27,6 +30,7 @@ export class BudgetTracker {
     private readonly concurrency: number,
     /** Told the not-Ready count (in-flight pods included) whenever it may have changed. */
     private readonly onUnavailable?: (unavailable: number, budget: number) => void,
+    private readonly now: () => number = Date.now,
   ) {
     this.selected = new Set(selected.map(podKey));
     for (const s of selected) if (!isPodReady(s.pod)) this.setNotReady(podKey(s), true);
@@ -50,6 +54,13 @@ export class BudgetTracker {
   /** Not-Ready selected pods holding the budget against `candidate`. */
   holders(candidate: string): string[] {
     return [...this.notReady].filter((k) => !this.inFlight.has(k) && k !== candidate);
+  }
+
+  /** How long `key` was last not Ready (ms), once it is Ready again; read once. */
+  unreadyMs(key: string): number | undefined {
+    const ms = this.lastUnready.get(key);
+    this.lastUnready.delete(key);
+    return ms;
   }
 
   /** The pods in flight (`namespace/name`). */
@@ -104,8 +115,15 @@ export class BudgetTracker {
   private setNotReady(key: string, notReady: boolean): void {
     if (notReady === this.notReady.has(key)) return;
     const free = !this.inFlight.has(key) && !this.exempt.has(key);
-    if (notReady) this.notReady.add(key);
-    else this.notReady.delete(key);
+    if (notReady) {
+      this.notReady.add(key);
+      this.notReadySince.set(key, this.now());
+    } else {
+      this.notReady.delete(key);
+      const since = this.notReadySince.get(key);
+      this.notReadySince.delete(key);
+      if (since !== undefined) this.lastUnready.set(key, this.now() - since);
+    }
     if (free) this.held += notReady ? 1 : -1;
   }
 }

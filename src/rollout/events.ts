@@ -27,12 +27,16 @@ interface Base {
   cluster?: string;
 }
 
+/** Why a run halted; `aborted` is `kwave abort`, `pre-pull` a pull that failed before any drain. */
+export type HaltReason = 'failures' | 'gate' | 'cluster' | 'aborted' | 'pre-pull';
+
 export type RolloutEventBody =
   | { event: 'rollout-start'; revision: string; direction: 'upgrade' | 'rollback'; selected: number; alreadyDone: number; waves: number; deferred: number; budget: number; concurrency: number; resumed: boolean; halted?: string }
   | { event: 'wave-start'; wave: number; waves: number; pods: number; target: number }
   | { event: 'pod-start'; wave: number; pod: string }
   | { event: 'pod-step'; wave: number; pod: string; step: string; message: string }
-  | { event: 'pod-end'; wave: number; pod: string; result: PodResult; reason?: string; message: string; durationMs: number }
+  /** `unreadyMs`: how long the pod was not Ready during its flow (kwave_pod_unready_seconds), when it was. */
+  | { event: 'pod-end'; wave: number; pod: string; result: PodResult; reason?: string; message: string; durationMs: number; unreadyMs?: number }
   /**
    * The pod's node cannot act (NotReady, unreachable, gone): the pod is not started, or its flow
    * is left where it stands, until the node is back. `message`: `node sim-node-2 is NotReady since 12s`.
@@ -42,6 +46,9 @@ export type RolloutEventBody =
   | { event: 'budget-wait'; wave: number; unavailable: number; budget: number; holders: string[] }
   /** A PodDisruptionBudget holds `pod` back: draining it now would break the PDB. Once per pod and PDB. */
   | { event: 'pdb-wait'; wave: number; pod: string; pdb: string; message: string }
+  /** strategy.prePull: the wave's images are being pulled on its nodes, before any pod is drained. */
+  | { event: 'prepull-start'; wave: number; pods: number }
+  | { event: 'prepull-end'; wave: number; ok: boolean; pulled: string[]; skipped: string[]; message?: string; durationMs: number }
   | { event: 'wave-end'; wave: number; summary: WaveSummary }
   | { event: 'gate-start'; wave: number; gate: string }
   | { event: 'gate-pause'; wave: number; gate: string; msLeft: number }
@@ -52,7 +59,7 @@ export type RolloutEventBody =
   | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string; wouldHave?: WouldHave }
   | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
   /** `aborted`: `kwave abort PLAN` (from anywhere), carried out as a halt on failure would be. */
-  | { event: 'halt'; wave: number; reason: 'failures' | 'gate' | 'cluster' | 'aborted'; message: string }
+  | { event: 'halt'; wave: number; reason: HaltReason; message: string }
   /**
    * `kwave pause PLAN` seen: no new pod starts, `inFlight` pods finish, the run waits. `by` and
    * `at` are the request's (who asked, from where, and when).

@@ -14,6 +14,8 @@ import { isFailure, resultOf, type PodResult } from './podEnd.js';
 import type { RunState } from './runState.js';
 import type { SelectedPod } from './select.js';
 
+const unready = (ms: number | undefined) => (ms === undefined ? {} : { unreadyMs: ms });
+
 export class PodRunner {
   /** Waves' first pod starts, for their durations. */
   private readonly firstStart = new Map<WaveSummary, number>();
@@ -130,6 +132,7 @@ export class PodRunner {
       ...('reason' in outcome ? { reason: outcome.reason } : {}),
       message: outcome.message,
       durationMs: run.now() - began,
+      ...unready(run.budget.unreadyMs(key)),
     });
     summary.durationMs = run.now() - first;
     this.tally(outcome, result, key, summary, direction);

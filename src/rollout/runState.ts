@@ -5,7 +5,7 @@
 import type { Plan } from '../plan/types.js';
 import { exceedsMaxFailed } from './budget.js';
 import type { BudgetTracker } from './budgetTracker.js';
-import type { EventSink, RolloutEventBody } from './events.js';
+import type { EventSink, HaltReason, RolloutEventBody } from './events.js';
 import type { ControlNote, RunnerDeps } from './runnerDeps.js';
 
 export interface Failure {
@@ -79,7 +79,7 @@ export class RunState {
   }
 
   /** Stops the rollout: nothing new starts, pods in flight finish. */
-  halt(reason: 'failures' | 'gate' | 'cluster' | 'aborted', message: string, wave = this.currentWave): void {
+  halt(reason: HaltReason, message: string, wave = this.currentWave): void {
     if (this.haltMessage !== undefined) return;
     this.haltMessage = message;
     this.emit({ event: 'halt', wave, reason, message });

@@ -72,7 +72,7 @@ class Rollout {
   /** Selects the fleet and starts following its readiness; call the result when done. */
   private begin(): { selection: FleetSelection; untrack: () => void } {
     const selection = selectFleet(this.plan, this.deps.view.list(), this.deps.zones);
-    this.run.budget = new BudgetTracker(selection.selected, selection.budget, this.plan.strategy.concurrency, this.deps.onUnavailable);
+    this.run.budget = new BudgetTracker(selection.selected, selection.budget, this.plan.strategy.concurrency, this.deps.onUnavailable, this.run.now);
     this.run.maxFailed = selection.maxFailed;
     const unwatchPods = this.run.budget.follow((listener) => this.deps.view.onChange(listener));
     const unwatchNodes = this.deps.nodes?.onChange((name) => this.nodes.onNodeChange(name));
@@ -183,9 +183,25 @@ class Rollout {
     if (this.run.stopping) return 'stopping';
 
     if (pods === wave.pods) startWave();
+    if (this.plan.strategy.prePull && !(await this.prePull(wave.index, pods))) return 'ended';
     await this.pods.runPods(pods, wave.index, 'upgrade', summary);
     this.run.emit({ event: 'wave-end', wave: wave.index, summary: { ...summary } });
     return 'ran';
+  }
+
+  /**
+   * strategy.prePull: the wave's target images onto its pods' nodes before any of them is
+   * drained. False (the rollout halts, no pod touched) when a node cannot pull them.
+   */
+  private async prePull(wave: number, pods: readonly SelectedPod[]): Promise<boolean> {
+    const current = pods.map((p) => this.deps.view.get(p.namespace, p.name) ?? p.pod);
+    const began = this.run.now();
+    this.run.emit({ event: 'prepull-start', wave, pods: pods.length });
+    const report = this.deps.prePull ? await this.deps.prePull(wave, current) : { ok: false, message: 'pre-pull: this run has no way to create puller pods', pulled: [], skipped: [] };
+    this.run.emit({ event: 'prepull-end', wave, ok: report.ok, pulled: report.pulled, skipped: report.skipped, ...(report.message ? { message: report.message } : {}), durationMs: this.run.now() - began });
+    if (report.ok) return true;
+    this.run.halt('pre-pull', report.message ?? 'pre-pull failed', wave);
+    return false;
   }
 
   /** Checks the gates due after `wave`; false when the rollout must end there (halted or interrupted). */

@@ -32,6 +32,17 @@ export interface DisruptionBudgetView {
   onChange(listener: () => void): () => void;
 }
 
+/** What a wave's pre-pull did (strategy.prePull). */
+export interface PrePullReport {
+  ok: boolean;
+  /** Why it failed. */
+  message?: string;
+  /** Nodes whose puller pulled the images. */
+  pulled: string[];
+  /** Nodes that had every image already (status.images). */
+  skipped: string[];
+}
+
 export interface Approvals {
   isApproved(wave: number): Promise<boolean>;
   waitForApproval(wave: number, signal?: AbortSignal): Promise<void>;
@@ -75,6 +86,8 @@ export interface RunnerDeps {
   /** Second signal: leave at once; flows stop between steps and stay resumable. */
   abort?: AbortSignal;
   approvals?: Approvals;
+  /** Pulls a wave's target images on its pods' nodes (strategy.prePull); without it such a plan's waves fail before draining. */
+  prePull?: (wave: number, pods: readonly V1Pod[]) => Promise<PrePullReport>;
   /** PDBs to respect (`strategy.respectPodDisruptionBudgets`); without it only the plan's budget holds pods back. */
   disruptionBudgets?: DisruptionBudgetView;
   /** Checks one gate (`gateChecker` of gates/index.ts). Without it, a plan's gate fails: nothing could check it. */

@@ -1,6 +1,7 @@
 // The simulated cluster as a library (`kwave/sim`): one call starts the store, the world from a
 // fixture (or the default world), the kubelet, the API server (HTTPS, token) and the metrics and
 // admin port; `close()` stops them all. Tests, the demo and the benchmarks start it this way.
+import { restartPolicyOf } from './kubelet/pods.js';
 import { Admission } from './apiserver/admission.js';
 import { writeKubeconfig } from './apiserver/kubeconfig.js';
 import { startAdminServer } from './adminServer.js';
@@ -104,7 +105,8 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   const stopDisruption = runDisruptionController(store);
   const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
   const stopReadiness = watchPodReadiness(store, (pod, ready) => {
-    stats.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
+    // Pods that run to completion (restartPolicy Never/OnFailure: pre-pull's pullers, Jobs) serve nothing: not counted.
+    if (restartPolicyOf(pod) === 'Always') stats.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
     traffic.onReadiness(pod, ready);
   });
 

@@ -84,6 +84,11 @@ export class Kubelet {
     setEmbeddedNodeReady(this.store, this.core, nodeName, ready, this.clock.now(), (fn) => this.port.write(fn));
   }
 
+  /** Writes the nodes' status.images now (the world's seeding, so nodes start with their images reported). */
+  reportImages(): void {
+    this.core.reportImages();
+  }
+
   isNodeReady(nodeName: string): boolean {
     return !this.core.isNodeDown(nodeName);
   }

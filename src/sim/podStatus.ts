@@ -104,6 +104,8 @@ export interface ConditionInputs {
   gates: readonly string[];
   /** The pod sandbox exists and has its network (false once the pod is torn down). */
   sandboxReady: boolean;
+  /** Phase Succeeded or Failed: Ready and ContainersReady turn False with reason PodCompleted, as the kubelet reports a finished pod. */
+  completed?: boolean;
 }
 
 /**
@@ -112,11 +114,11 @@ export interface ConditionInputs {
  */
 export function podConditions(previous: readonly PodCondition[], inputs: ConditionInputs, now: string): PodCondition[] {
   const custom = previous.filter((c) => !KUBELET_OWNED.has(c.type));
-  const containers = containersReady(inputs.specNames, inputs.statuses);
+  const containers: ConditionValue = inputs.completed ? { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' } : containersReady(inputs.specNames, inputs.statuses);
   const values: ConditionValue[] = [
     { type: 'PodReadyToStartContainers', status: inputs.sandboxReady ? 'True' : 'False' },
     { type: 'Initialized', status: 'True' },
-    readyCondition(containers, inputs.gates, previous),
+    inputs.completed ? { type: 'Ready', status: 'False', reason: 'PodCompleted' } : readyCondition(containers, inputs.gates, previous),
     containers,
     { type: 'PodScheduled', status: 'True' },
   ];
@@ -124,11 +126,17 @@ export function podConditions(previous: readonly PodCondition[], inputs: Conditi
 }
 
 /**
- * The pod's phase for restartPolicy Always: Pending while some container has never run;
- * Running otherwise; once torn down, Succeeded if every container exited 0, else Failed.
+ * The pod's phase: Pending while some container has never run; Running otherwise; once torn
+ * down, Succeeded if every container exited 0, else Failed. With restartPolicy Never (or
+ * OnFailure, all exits 0) the pod finishes by itself once every container has exited.
  */
-export function podPhase(statuses: readonly ContainerStatus[], terminated: boolean): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
-  if (terminated) return statuses.every((s) => s.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+export function podPhase(statuses: readonly ContainerStatus[], terminated: boolean, restartPolicy: 'Always' | 'Never' | 'OnFailure' = 'Always'): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+  const allExited0 = statuses.length > 0 && statuses.every((s) => s.state.terminated?.exitCode === 0);
+  if (terminated) return allExited0 ? 'Succeeded' : 'Failed';
+  if (restartPolicy !== 'Always' && statuses.length > 0 && statuses.every((s) => s.state.terminated)) {
+    if (allExited0) return 'Succeeded';
+    if (restartPolicy === 'Never') return 'Failed';
+  }
   const neverRan = statuses.some((s) => s.state.waiting && !s.lastState.terminated);
   return neverRan ? 'Pending' : 'Running';
 }

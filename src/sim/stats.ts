@@ -1,6 +1,14 @@
 // What the simulator reports at /sim/stats: API requests by "VERB RESOURCE[/SUBRESOURCE]" (verbs
-// as in Kubernetes audit logs), and per namespace how many pods are not Ready now and the most
-// seen at once, so tests can check kwave's budget from outside kwave.
+// as in Kubernetes audit logs), and per namespace how many pods are not Ready now, the most seen
+// at once, and how long each pod was not Ready (unreadySeconds: p50, p95 and max over the pods
+// that were not Ready at some time since the reset; a pod still not Ready counts up to now), so
+// tests can check kwave's budget and drained windows from outside kwave.
+
+export interface UnreadySeconds {
+  p50: number;
+  p95: number;
+  max: number;
+}
 
 export interface StatsSnapshot {
   requests: Record<string, number>;
@@ -8,14 +16,31 @@ export interface StatsSnapshot {
   notReady: Record<string, number>;
   /** The most pods not Ready at once over every namespace together (a plan's budget spans its namespaces). */
   maxNotReadyTotal: number;
+  unreadySeconds: Record<string, UnreadySeconds>;
 }
+
+/** The nearest-rank percentile of sorted values (p in 0..1); 0 for none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
 
 export class SimStats {
   private requests = new Map<string, number>();
-  /** Per namespace: the pods (by name) that are not Ready now. */
-  private readonly unready = new Map<string, Set<string>>();
+  /** Per namespace: the pods (by name) that are not Ready now, with since when (ms). */
+  private readonly unready = new Map<string, Map<string, number>>();
   private maxNotReady = new Map<string, number>();
   private maxNotReadyTotal = 0;
+  /** Per namespace and pod: time not Ready (ms) in intervals that ended since the reset. */
+  private unreadyMs = new Map<string, Map<string, number>>();
+  /** When counting restarted (the reset): intervals that began before count from here. */
+  private countedFrom = 0;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.countedFrom = now();
+  }
 
   /** Counts one API request, e.g. `countRequest('patch', 'pods/status')`. */
   countRequest(verb: string, resource: string): void {
@@ -27,11 +52,14 @@ export class SimStats {
   setPodReady(namespace: string, name: string, ready: boolean): void {
     let set = this.unready.get(namespace);
     if (!set) {
-      set = new Set();
+      set = new Map();
       this.unready.set(namespace, set);
     }
-    if (ready) set.delete(name);
-    else set.add(name);
+    const since = set.get(name);
+    if (ready && since !== undefined) {
+      set.delete(name);
+      this.addUnready(namespace, name, this.now() - Math.max(since, this.countedFrom));
+    } else if (!ready && since === undefined) set.set(name, this.now());
     if (set.size > (this.maxNotReady.get(namespace) ?? 0)) this.maxNotReady.set(namespace, set.size);
     this.maxNotReadyTotal = Math.max(this.maxNotReadyTotal, this.notReadyTotal());
   }
@@ -42,20 +70,37 @@ export class SimStats {
     return n;
   }
 
-  /** Zeroes request counts; high-water marks restart from the pods not Ready now. */
+  private addUnready(namespace: string, name: string, ms: number): void {
+    let pods = this.unreadyMs.get(namespace);
+    if (!pods) this.unreadyMs.set(namespace, (pods = new Map()));
+    pods.set(name, (pods.get(name) ?? 0) + ms);
+  }
+
+  /** Zeroes request counts and unready times; high-water marks restart from the pods not Ready now. */
   reset(): void {
     this.requests = new Map();
     this.maxNotReady = new Map([...this.unready].map(([ns, set]) => [ns, set.size]));
     this.maxNotReadyTotal = this.notReadyTotal();
+    this.unreadyMs = new Map();
+    this.countedFrom = this.now();
+  }
+
+  private unreadyOf(namespace: string): UnreadySeconds {
+    const totals = new Map(this.unreadyMs.get(namespace) ?? []);
+    const now = this.now();
+    for (const [name, since] of this.unready.get(namespace) ?? []) totals.set(name, (totals.get(name) ?? 0) + now - Math.max(since, this.countedFrom));
+    const sorted = [...totals.values()].sort((a, b) => a - b);
+    return { p50: seconds(percentile(sorted, 0.5)), p95: seconds(percentile(sorted, 0.95)), max: seconds(sorted[sorted.length - 1] ?? 0) };
   }
 
   snapshot(): StatsSnapshot {
-    const namespaces = new Set([...this.unready.keys(), ...this.maxNotReady.keys()]);
+    const namespaces = [...new Set([...this.unready.keys(), ...this.maxNotReady.keys(), ...this.unreadyMs.keys()])].sort();
     return {
       requests: Object.fromEntries([...this.requests].sort(([a], [b]) => a.localeCompare(b))),
-      maxNotReady: Object.fromEntries([...namespaces].sort().map((ns) => [ns, this.maxNotReady.get(ns) ?? 0])),
-      notReady: Object.fromEntries([...namespaces].sort().map((ns) => [ns, this.unready.get(ns)?.size ?? 0])),
+      maxNotReady: Object.fromEntries(namespaces.map((ns) => [ns, this.maxNotReady.get(ns) ?? 0])),
+      notReady: Object.fromEntries(namespaces.map((ns) => [ns, this.unready.get(ns)?.size ?? 0])),
       maxNotReadyTotal: this.maxNotReadyTotal,
+      unreadySeconds: Object.fromEntries(namespaces.map((ns) => [ns, this.unreadyOf(ns)])),
     };
   }
 }

@@ -62,6 +62,7 @@ export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, f
       pods++;
     }
   }
+  kubelet.reportImages();
   // As the API server stores a new PDB: generation 1, the status still empty for the controller.
   for (const p of pdbs) {
     const body = pdbObject(p);

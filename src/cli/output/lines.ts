@@ -169,6 +169,12 @@ export class EventLines {
         return `PAUSED by ${e.by} (kwave pause at ${e.at}): no new pod starts; ${count(e.inFlight, 'pod')} in flight finish; \`kwave resume\` goes on`;
       case 'resumed':
         return `resumed by ${e.by} (kwave resume at ${e.at})`;
+      case 'prepull-start':
+        return `${this.wave(e.wave)}: pre-pulling the target images on the nodes of ${count(e.pods, 'pod')}`;
+      case 'prepull-end':
+        return e.ok
+          ? `${this.wave(e.wave)}: images pulled on ${count(e.pulled.length, 'node')} in ${formatDuration(e.durationMs)}${e.skipped.length > 0 ? ` (${count(e.skipped.length, 'node')} had them)` : ''}`
+          : `${this.wave(e.wave)}: ${e.message ?? 'pre-pull failed'}`;
       case 'rollout-end':
         return `${e.phase} in ${formatDuration(e.durationMs)}${e.message ? `: ${e.message}` : ''}`;
       default:

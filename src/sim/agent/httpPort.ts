@@ -90,4 +90,9 @@ export class HttpPort implements KubeletPort {
   event(e: KubeletEventInput): void {
     this.events.record(e);
   }
+
+  async reportNodeImages(node: string, images: readonly { names: string[]; sizeBytes: number }[]): Promise<void> {
+    // status.images has no merge key: a strategic-merge patch replaces the list.
+    await this.http.request('PATCH', `/api/v1/nodes/${encodeURIComponent(node)}/status`, { status: { images } }, 'application/strategic-merge-patch+json');
+  }
 }

@@ -7,7 +7,7 @@
 import { backOffMs, goDuration, randomHex, type Clock, type SimTime, type Timing } from '../clock.js';
 import { imageIdOf, parseImageRef, pullNotFoundError, type ImageInfo, type ImageRef, type ImageTable } from '../images.js';
 import type { ContainerStatus } from '../podStatus.js';
-import { pullPolicy, rfc3339, type ContainerRuntime, type ContainerSpec, type PodRuntime } from './pods.js';
+import { exitsAtOnce, pullPolicy, rfc3339, type ContainerRuntime, type ContainerSpec, type PodRuntime } from './pods.js';
 
 export interface RuntimeContext {
   images: ImageTable;
@@ -16,7 +16,9 @@ export interface RuntimeContext {
   clock: Clock;
   random: () => number;
   /** Normalised names of the images present on a node (its image cache). */
-  imagesOn(node: string): Set<string>;
+  imagesOn(node: string): ReadonlySet<string>;
+  /** A pull finished: the image is in the node's cache from now on. */
+  addImage(node: string, fullName: string): void;
   /** The node's registry mirror lacks this image: pulls of it fail there. */
   lacks(node: string, fullName: string): boolean;
   event(rt: PodRuntime, c: ContainerRuntime | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void;
@@ -109,7 +111,7 @@ export class ContainerRuntimeModel {
         this.pullFailed(rt, c, ref);
         return;
       }
-      this.ctx.imagesOn(rt.node).add(ref.fullName);
+      this.ctx.addImage(rt.node, ref.fullName);
       const took = goDuration(Math.round(ms * 1e6) / 1e6);
       this.ctx.event(rt, c, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${info.sizeBytes} bytes.`);
       this.after(rt, c, this.ctx.time.step(this.ctx.timing.startMs), () => this.create(rt, c, ref));
@@ -157,7 +159,8 @@ export class ContainerRuntimeModel {
     };
     this.ctx.event(rt, c, 'Normal', 'Created', `Created container: ${c.spec.name}`);
     this.ctx.event(rt, c, 'Normal', 'Started', `Started container ${c.spec.name}`);
-    if (info.crash) this.scheduleCrash(rt, c);
+    if (exitsAtOnce(c.spec)) this.exitAtOnce(rt, c);
+    else if (info.crash) this.scheduleCrash(rt, c);
     else this.scheduleReady(rt, c, info);
   }
 
@@ -173,18 +176,31 @@ export class ContainerRuntimeModel {
    */
   private scheduleCrash(rt: PodRuntime, c: ContainerRuntime): void {
     this.after(rt, c, this.ctx.time.step(this.ctx.timing.crashMs), () => {
-      c.crashes++;
       this.terminate(c, 1, 'Error');
-      if (c.crashes === 1) {
-        this.beginStart(rt, c);
-        return;
-      }
-      const backOff = backOffMs(c.crashes - 1);
-      const who = `${rt.name}_${rt.namespace}(${rt.uid})`;
-      this.setWaiting(c, 'CrashLoopBackOff', `back-off ${goDuration(backOff)} restarting failed container=${c.spec.name} pod=${who}`);
-      this.ctx.event(rt, c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${who}`);
-      this.after(rt, c, this.ctx.time.exact(backOff), () => this.beginStart(rt, c));
+      this.restartAfterExit(rt, c);
     });
+  }
+
+  /** A command that exits at once (`true`): Completed with code 0; only restartPolicy Always starts it again. */
+  private exitAtOnce(rt: PodRuntime, c: ContainerRuntime): void {
+    this.after(rt, c, 0, () => {
+      this.terminate(c, 0, 'Completed');
+      if (rt.restartPolicy === 'Always') this.restartAfterExit(rt, c);
+    });
+  }
+
+  /** An exited container of a pod that restarts it: at once the first time, then after a back-off (CrashLoopBackOff). */
+  private restartAfterExit(rt: PodRuntime, c: ContainerRuntime): void {
+    c.crashes++;
+    if (c.crashes === 1) {
+      this.beginStart(rt, c);
+      return;
+    }
+    const backOff = backOffMs(c.crashes - 1);
+    const who = `${rt.name}_${rt.namespace}(${rt.uid})`;
+    this.setWaiting(c, 'CrashLoopBackOff', `back-off ${goDuration(backOff)} restarting failed container=${c.spec.name} pod=${who}`);
+    this.ctx.event(rt, c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${who}`);
+    this.after(rt, c, this.ctx.time.exact(backOff), () => this.beginStart(rt, c));
   }
 
   /** The running container exits; its status shows the termination until the next one starts. */

@@ -8,12 +8,13 @@
 // for another look, so the status written always follows the latest view.
 import { DEFAULT_TIMING, realClock, seededRandom, SimTime, type Clock, type Timing } from '../clock.js';
 import { parseImageRef, type ImageRef, type ImageTable } from '../images.js';
+import { nodeImageList } from './nodeImages.js';
 import { PodIpam } from '../ipam.js';
 import { jsonEqual, jsonHash } from '../json.js';
 import type { ContainerStatus, PodCondition } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
 import { ContainerRuntimeModel } from './containers.js';
-import { nodeInternalIP, nodeNameOf, nodePodCIDR, podKey, podStatusFor, rfc3339, specContainers, splitKey, type ContainerRuntime, type PodRuntime } from './pods.js';
+import { nodeInternalIP, nodeNameOf, nodePodCIDR, podKey, podStatusFor, restartPolicyOf, rfc3339, specContainers, splitKey, type ContainerRuntime, type PodRuntime } from './pods.js';
 import { StaleWrite, type KubeletPort, type MaybeAsync } from './port.js';
 
 export interface KubeletCoreOptions {
@@ -52,6 +53,8 @@ export class KubeletCore {
   /** Nodes whose kubelet has lost contact (the NotReady fault): it writes nothing for them. */
   private readonly nodesDown = new Set<string>();
   private readonly missingImages = new Map<string, Set<string>>();
+  /** Nodes whose image cache changed since it was last reported. */
+  private readonly imagesChanged = new Set<string>();
   /** Per pod key, the uid of the pod this kubelet deleted, until its view sees it gone. */
   private readonly removed = new Map<string, string>();
 
@@ -84,6 +87,7 @@ export class KubeletCore {
       clock: this.clock,
       random,
       imagesOn: (node) => this.imagesOn(node),
+      addImage: (node, fullName) => this.addImage(node, fullName),
       lacks: (node, fullName) => this.missingImages.get(node)?.has(fullName) ?? false,
       event: (rt, c, type, reason, message) => this.event(rt, c, type, reason, message),
       changed: (rt) => this.markDirty(rt.key),
@@ -129,7 +133,7 @@ export class KubeletCore {
       const ref = parseImageRef(spec.image);
       const info = 'error' in ref ? undefined : this.images.resolve(ref);
       if ('error' in ref || !info || info.pullFails || info.crash) throw new Error(`pod ${manifest.metadata.name}: image "${spec.image}" cannot run`);
-      this.imagesOn(nodeName).add(ref.fullName);
+      this.addImage(nodeName, ref.fullName);
       containers.set(spec.name, { spec, hash: jsonHash(spec), epoch: 0, pullFailures: 0, crashes: 0, status: this.runtime.runningStatus(spec, ref, info, now) });
     }
     return this.newRuntime(manifest, node, { startTime: now }, containers);
@@ -157,6 +161,7 @@ export class KubeletCore {
       return;
     }
     this.nodesDown.delete(nodeName);
+    if (this.imagesChanged.has(nodeName) && !this.flushScheduled && this.unsubscribe) this.flushScheduled = setImmediate(() => this.flush());
     for (const key of this.podsByNode.get(nodeName) ?? []) this.markDirty(key);
     // Pods bound to the node but not yet taken up (e.g. created while it was down) too.
     for (const pod of this.port.pods()) if (nodeNameOf(pod) === nodeName) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
@@ -175,6 +180,7 @@ export class KubeletCore {
 
   private flush(): void {
     this.flushScheduled = undefined;
+    this.reportImages();
     const batch = this.dirty;
     this.dirty = new Set();
     for (const key of batch) {
@@ -239,6 +245,7 @@ export class KubeletCore {
       startTime: status.startTime ?? rfc3339(this.clock.now()),
       containers,
       sandboxReady: true,
+      restartPolicy: restartPolicyOf(pod),
       terminating: false,
       terminated: false,
       alive: true,
@@ -265,7 +272,7 @@ export class KubeletCore {
       if (known?.state.running && !('error' in ref) && known.image === ref.fullName) {
         // Already running (the kubelet restarted, or the world made it so): carry on with it.
         c.status = structuredClone(known);
-        this.imagesOn(node.metadata.name).add(ref.fullName);
+        this.addImage(node.metadata.name, ref.fullName);
         this.runtime.carryOn(rt, c, this.images.resolve(ref));
       } else if (!pod.metadata.deletionTimestamp) {
         this.runtime.beginStart(rt, c);
@@ -348,6 +355,30 @@ export class KubeletCore {
     this.runtime.drop(rt);
     if (this.pods.get(rt.key) === rt) this.pods.delete(rt.key);
     this.podsByNode.get(rt.node)?.delete(rt.key);
+  }
+
+  /** Puts an image in a node's cache; a new one is reported in the node's status.images on the next turn. */
+  private addImage(node: string, fullName: string): void {
+    const set = this.imagesOn(node);
+    if (set.has(fullName)) return;
+    set.add(fullName);
+    this.imagesChanged.add(node);
+    if (!this.flushScheduled && this.unsubscribe) this.flushScheduled = setImmediate(() => this.flush());
+  }
+
+  /** Reports the nodes' image caches that changed (status.images), as the kubelet's node status does; now rather than on the next turn. */
+  reportImages(): void {
+    for (const node of [...this.imagesChanged]) {
+      if (this.nodesDown.has(node)) continue; // reported once the node is back
+      this.imagesChanged.delete(node);
+      const result = this.port.reportNodeImages(node, nodeImageList(this.imagesOn(node), this.images));
+      if (result instanceof Promise) {
+        result.catch((err: unknown) => {
+          this.onWriteError(err, `node ${node}`);
+          this.imagesChanged.add(node);
+        });
+      }
+    }
   }
 
   private imagesOn(node: string): Set<string> {

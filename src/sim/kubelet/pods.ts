@@ -35,6 +35,8 @@ export interface PodRuntime {
   startTime: string;
   containers: Map<string, ContainerRuntime>;
   sandboxReady: boolean;
+  /** spec.restartPolicy (default Always): with Never or OnFailure a container that exited 0 stays exited. */
+  restartPolicy: 'Always' | 'Never' | 'OnFailure';
   /** Deletion seen: containers are being stopped. */
   terminating: boolean;
   /** Every container stopped; the pod waits to be removed. */
@@ -80,6 +82,22 @@ export function nodePodCIDR(node: KubeObject): string | undefined {
   return (node.spec as { podCIDR?: string } | undefined)?.podCIDR;
 }
 
+/**
+ * Commands that exit at once with code 0 (`true`, `sh -c true`, `sh -c 'exit 0'`): the simulated
+ * images run a server forever, except with one of these (a pre-pull's puller pod runs one).
+ */
+const EXITS_AT_ONCE = new Set(['true', '/bin/true', '/usr/bin/true', 'sh -c true', '/bin/sh -c true', 'sh -c exit 0', '/bin/sh -c exit 0']);
+
+export function exitsAtOnce(spec: ContainerSpec): boolean {
+  const argv = [...((spec.command as string[] | undefined) ?? []), ...((spec.args as string[] | undefined) ?? [])];
+  return argv.length > 0 && EXITS_AT_ONCE.has(argv.join(' '));
+}
+
+export function restartPolicyOf(pod: KubeObject): PodRuntime['restartPolicy'] {
+  const p = (pod.spec as { restartPolicy?: string } | undefined)?.restartPolicy;
+  return p === 'Never' || p === 'OnFailure' ? p : 'Always';
+}
+
 /** The pull policy the API server defaults: Always for `:latest` or no tag, else IfNotPresent. */
 export function pullPolicy(spec: ContainerSpec, ref: ImageRef): string {
   if (spec.imagePullPolicy) return spec.imagePullPolicy;
@@ -95,10 +113,12 @@ export function podStatusFor(rt: PodRuntime, pod: KubeObject, conditionsNow: rea
   const specs = specContainers(pod);
   const statuses = specs.map((s) => rt.containers.get(s.name)?.status).filter((s): s is ContainerStatus => s !== undefined);
   const old = (pod.status ?? {}) as Record<string, unknown>;
+  const phase = podPhase(statuses, rt.terminated, rt.restartPolicy);
+  const completed = phase === 'Succeeded' || phase === 'Failed';
   return {
     ...old,
-    phase: podPhase(statuses, rt.terminated),
-    conditions: podConditions(conditionsNow, { specNames: specs.map((s) => s.name), statuses, gates: readinessGates(pod), sandboxReady: rt.sandboxReady }, now),
+    phase,
+    conditions: podConditions(conditionsNow, { specNames: specs.map((s) => s.name), statuses, gates: readinessGates(pod), sandboxReady: rt.sandboxReady && !completed, completed }, now),
     hostIP: rt.hostIP,
     hostIPs: [{ ip: rt.hostIP }],
     podIP: rt.podIP,

@@ -39,4 +39,6 @@ export interface KubeletPort {
   removePod(pod: KubeObject): MaybeAsync<void>;
   /** Best effort, as in Kubernetes: a lost Event is no error. */
   event(e: KubeletEventInput): void;
+  /** Writes the node's status.images (its image cache, as nodeImageList builds it). */
+  reportNodeImages(node: string, images: readonly { names: string[]; sizeBytes: number }[]): MaybeAsync<void>;
 }

@@ -51,6 +51,12 @@ export class StorePort implements KubeletPort {
     );
   }
 
+  reportNodeImages(node: string, images: readonly { names: string[]; sizeBytes: number }[]): void {
+    const current = this.store.get('nodes', undefined, node);
+    if (!current) return;
+    this.write(() => this.store.update('nodes', { ...current, status: { ...(current.status as Record<string, unknown>), images: structuredClone(images) } }));
+  }
+
   /** Creates a pod as the kubelet that runs it (the world's seeding). */
   createPod(manifest: KubeObject): KubeObject {
     this.writing++;

@@ -3,6 +3,7 @@
 // agent as the kubelet of the fixture's nodes, and the fixture's world seeded through the API.
 // The admin and metrics port, the kubeconfig and the summary are those of the embedded backend;
 // API fault injection is the embedded backend's only (there is no proxy in front of the apiserver).
+import { restartPolicyOf } from '../kubelet/pods.js';
 import { writeKubeconfig } from '../apiserver/kubeconfig.js';
 import { HttpError, startAdminServer, type SimControl } from '../adminServer.js';
 import { startNodeAgent, type NodeAgent } from '../agent/index.js';
@@ -147,7 +148,8 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
     const stats = new RealStats(cp.auditLogPath, [cp.agentUser, SEED_USER]);
     const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
     const stopReadiness = followPodReadiness(agent, (pod, ready) => {
-      stats.counts.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
+      // Pods that run to completion (restartPolicy Never/OnFailure: pre-pull's pullers, Jobs) serve nothing: not counted.
+    if (restartPolicyOf(pod) === 'Always') stats.counts.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
       traffic.onReadiness(pod, ready);
     });
     closers.push(() => stopReadiness());

@@ -19,6 +19,8 @@ export interface PlanOptions {
   maxFailed?: number | string;
   rollback?: 'none' | 'failed' | 'all';
   respectPodDisruptionBudgets?: boolean;
+  prePull?: boolean;
+  prePullConcurrency?: number;
   /** `spec.gates`: the items as objects, or as YAML text of a sequence (any indentation). */
   gates?: string | Record<string, unknown>[];
 }
@@ -46,6 +48,8 @@ export function planYaml(o: PlanOptions): string {
         drainSeconds: o.drainSeconds,
         podTimeout: o.podTimeout,
         respectPodDisruptionBudgets: o.respectPodDisruptionBudgets,
+        prePull: o.prePull,
+        prePullConcurrency: o.prePullConcurrency,
       }),
       failurePolicy: defined({ maxFailed: o.maxFailed, rollback: o.rollback }),
       gates: typeof o.gates === 'string' ? (parse(o.gates) as unknown) : o.gates,

@@ -95,6 +95,8 @@ describe('defaults', () => {
       podTimeoutMs: 300_000,
       minReadyMs: 0,
       respectPodDisruptionBudgets: true,
+      prePull: false,
+      prePullConcurrency: 5,
     });
     assert.deepEqual(plan.failurePolicy, { maxFailed: { kind: 'count', value: 0 }, rollback: 'failed', countNodeFailures: false });
     assert.deepEqual(plan.gates, []);
@@ -269,6 +271,14 @@ describe('revision', () => {
     ]) {
       assert.notEqual(load(changed).revision, MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS, changed);
     }
+  });
+
+  test('prePull at its default leaves existing revisions as they were; prePullConcurrency stays out of the revision', () => {
+    const withField = (line: string) => load(MINIMAL.replace('waves: [1, "10%", "100%"]', `waves: [1, "10%", "100%"]\n    ${line}`));
+    assert.equal(withField('prePull: false').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+    assert.equal(withField('prePullConcurrency: 20').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES, 'how many nodes pull at once is how fast, not what');
+    assert.equal(withField('prePullConcurrency: 20').strategy.prePullConcurrency, 20);
+    assert.notEqual(withField('prePull: true').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
   });
 
   test('does not change with the order of containers or selector values', () => {
