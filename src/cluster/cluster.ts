@@ -185,12 +185,12 @@ export class Cluster {
 
   /** Creates a pod (pre-pull's pullers; kwave creates no workload pod). Not fed to the pod caches: none holds it yet. */
   async createPod(namespace: string, body: object): Promise<V1Pod> {
-    return checkedPod(await this.requester.wire('create', 'pods', { method: 'POST', path: podsPath(namespace), body }));
+    return checkedPod(await this.requester.wire({ verb: 'create', resource: 'pods', namespace }, { method: 'POST', path: podsPath(namespace), body }));
   }
 
   /** Deletes a pod at once (grace 0): only pre-pull's finished pullers. 404 → KubeError code 404. */
   async deletePod(namespace: string, name: string): Promise<void> {
-    await this.requester.wire('delete', 'pods', { method: 'DELETE', path: podPath(namespace, name), body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
+    await this.requester.wire({ verb: 'delete', resource: 'pods', namespace }, { method: 'DELETE', path: podPath(namespace, name), body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
