@@ -61,6 +61,14 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
       );
     }
   }
+  if (plan.strategy.prePull) {
+    for (const namespace of plan.target.namespaces) {
+      needs.push(
+        { verb: 'create', group: '', resource: 'pods', namespace, purpose: 'the image pre-pull pods (strategy.prePull)' },
+        { verb: 'delete', group: '', resource: 'pods', namespace, purpose: 'removing the image pre-pull pods (strategy.prePull)' },
+      );
+    }
+  }
   needs.push(
     { verb: 'list', group: '', resource: 'nodes', purpose: 'nodes that cannot act, and zones', degrades: 'pods on nodes that cannot act are not told apart (they time out), and `order: spread-zones` has no zones' },
     { verb: 'watch', group: '', resource: 'nodes', purpose: 'following nodes', degrades: 'pods on nodes that cannot act are not told apart (they time out)' },

@@ -31,6 +31,7 @@ kind: SimFixture
 workloads:
   - { namespace: web, name: web, replicas: 6, labels: { app: web }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
   - { namespace: web, name: solo, replicas: 1, labels: { app: solo }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
+  - { namespace: web, name: pull, replicas: 2, labels: { app: pull }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
 `;
 
 /**
@@ -44,12 +45,15 @@ interface RuleCase {
   /** refused: exit 2 naming it; degrades: exit 0 with a warning naming it. */
   expect: 'refused' | 'degrades';
   /** The plan file (in /plans) run with it taken away. */
-  plan: 'full' | 'solo';
+  plan: 'full' | 'solo' | 'prepull';
 }
 const RULE_CASES: RuleCase[] = [
   ...['get', 'list', 'watch', 'patch'].map((verb) => ({ group: '', resource: 'pods', verb, expect: 'refused' as const, plan: 'full' as const })),
   { group: '', resource: 'pods/status', verb: 'patch', expect: 'refused', plan: 'full' },
   { group: '', resource: 'events', verb: 'create', expect: 'refused', plan: 'full' },
+  // Only a plan with strategy.prePull needs them (the puller pods).
+  { group: '', resource: 'pods', verb: 'create', expect: 'refused', plan: 'prepull' },
+  { group: '', resource: 'pods', verb: 'delete', expect: 'refused', plan: 'prepull' },
   ...['get', 'watch', 'create', 'update'].map((verb) => ({ group: '', resource: 'configmaps', verb, expect: 'refused' as const, plan: 'full' as const })),
   ...['get', 'create', 'update'].map((verb) => ({ group: 'coordination.k8s.io', resource: 'leases', verb, expect: 'refused' as const, plan: 'full' as const })),
   { group: 'policy', resource: 'poddisruptionbudgets', verb: 'list', expect: 'degrades', plan: 'solo' },
@@ -84,6 +88,7 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     const files = {
       'full.yaml': planYaml({ name: 'rbac-web', namespace: 'web', app: 'web', waves: '[1, "50%", "100%"]', concurrency: 2, maxUnavailable: 2, drainSeconds: 3, gates: [{ name: 'settle', afterWaves: [1], pause: '1s' }, { name: 'sign-off', afterWaves: [2], approval: true }] }),
       'solo.yaml': planYaml({ name: 'rbac-solo', namespace: 'web', app: 'solo', waves: '[1]' }),
+      'prepull.yaml': planYaml({ name: 'rbac-pull', namespace: 'web', app: 'pull', waves: '["100%"]', concurrency: 2, maxUnavailable: 2, prePull: true }),
     };
     for (const [key, text] of Object.entries(files)) {
       writeFileSync(join(plans, '..2026_12_01_00_00_00.1', key), text);
@@ -106,6 +111,18 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
   };
   const runInPod = (pod: PodIdentity, args: string[]) => startInPod(pod, [...args, '--metrics-address', '0.0.0.0:0'], children);
   const noStackTrace = (stderr: string) => assert.doesNotMatch(stderr, /\n\s+at |internal error/, stderr);
+
+  // First, while no node has the target image yet: the pre-pull creates, follows and deletes
+  // puller pods as the ServiceAccount.
+  test('a pre-pull rollout in-cluster: the puller pods created and deleted as the ServiceAccount', async () => {
+    const run = runInPod(await newPod(), ['run', join(plans, 'prepull.yaml')]);
+    const end = await exitOf(run);
+    assert.equal(end.code, 0, run.stderr());
+    noStackTrace(run.stderr());
+    for (const [name, p] of await fleet.pods('web', 'pull')) assert.equal(p.imageID, NEW_ID, name);
+    const writes = readAudit(cp.auditLogPath).filter((r) => r.user === SA_USER && r.resource === 'pods' && !r.subresource && (r.verb === 'create' || r.verb === 'delete') && (r.code ?? 500) < 300);
+    assert.ok(writes.some((r) => r.verb === 'create') && writes.some((r) => r.verb === 'delete'), `puller pods created and deleted: ${JSON.stringify(writes.map((r) => r.verb))}`);
+  });
 
   test('a full rollout in-cluster: JSON lines, killed mid-way, resumed by a second Job pod, approved, rolled back', async () => {
     const full = join(plans, 'full.yaml');
