@@ -219,7 +219,12 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     const conflicts = records.filter((r) => r.user === SA_USER && r.resource === 'pods' && r.verb === 'patch' && r.code === 409).length;
     console.log(`audit: ${conflicts} pod writes of the ServiceAccount met a 409`);
     const conflictOnly = (g: Grant) => g.resource === 'pods' && g.verb === 'get' && conflicts === 0;
-    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g));
+    // The owner rules (spec.owners) are not exercised by this file's pods, which have no owners:
+    // rollout-owners.test.ts uses them on the real controllers. Named here, so the gap is seen.
+    const ownerRule = (g: Grant) => g.group === 'apps';
+    const skippedOwnerRules = grants.filter(ownerRule).map((g) => `${g.verb} ${g.resource}`);
+    if (skippedOwnerRules.length > 0) console.log(`audit: not exercised here (pods without owners): ${skippedOwnerRules.join(', ')}`);
+    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g) && !ownerRule(g));
     assert.deepEqual(unused.map((g) => `${g.verb} ${g.resource}`), [], 'granted but never used: trim deploy/rbac.yaml');
   });
 });
