@@ -18,7 +18,9 @@ export interface StatusInput {
 
 const pods = (n: number): string => `${n} pod${n === 1 ? '' : 's'}`;
 const since = (iso: string, now: Date): number => now.getTime() - Date.parse(iso);
-const ago = (iso: string, now: Date): string => `${formatDuration(since(iso, now))} ago`;
+// Ages (how long ago, for how long so far) in whole seconds: `45s`, then formatDuration's `1m02s`.
+const age = (ms: number): string => (ms < 60_000 ? `${Math.max(0, Math.round(ms / 1000))}s` : formatDuration(ms));
+const ago = (iso: string, now: Date): string => `${age(since(iso, now))} ago`;
 
 const TERMINAL = new Set(['Completed', 'Partial', 'RolledBack', 'Halted']);
 
@@ -31,10 +33,10 @@ function waitLine(w: Waiting, r: RolloutRecord, input: StatusInput): string {
     case 'window':
       return `waiting for the window before wave ${w.wave}: opens in ${left} (at ${w.until})`;
     case 'paused':
-      return `paused by ${w.by ?? 'someone'} for ${formatDuration(since(w.since, input.now))}: no new pod starts; run \`kwave resume ${input.planFile ?? r.plan}\` to go on`;
+      return `paused by ${w.by ?? 'someone'} for ${age(since(w.since, input.now))}: no new pod starts; run \`kwave resume ${input.planFile ?? r.plan}\` to go on`;
     case 'approval': {
       const next = w.wave + 1 <= r.waves ? ` before wave ${w.wave + 1}` : '';
-      return `waiting for approval of wave ${w.wave}${gate}${next} for ${formatDuration(since(w.since, input.now))}: run \`kwave approve ${input.planFile ?? r.plan} --wave ${w.wave}\``;
+      return `waiting for approval of wave ${w.wave}${gate}${next} for ${age(since(w.since, input.now))}: run \`kwave approve ${input.planFile ?? r.plan} --wave ${w.wave}\``;
     }
   }
 }
@@ -64,12 +66,12 @@ export function renderStatus(input: StatusInput): string {
   );
   if (r.rollback) lines.push(`rollback (${r.rollback.scope}): ${r.rollback.done} of ${r.rollback.pods} reverted, ${r.rollback.failed} failed`);
   if (r.waiting) lines.push(waitLine(r.waiting, r, input));
-  if (r.heldByPdb) lines.push(`held by PodDisruptionBudget ${r.heldByPdb.pdb} for ${formatDuration(since(r.heldByPdb.since, now))}: ${r.heldByPdb.pod} waits (${r.heldByPdb.message})`);
+  if (r.heldByPdb) lines.push(`held by PodDisruptionBudget ${r.heldByPdb.pdb} for ${age(since(r.heldByPdb.since, now))}: ${r.heldByPdb.pod} waits (${r.heldByPdb.message})`);
   if (r.message) lines.push(`${TERMINAL.has(r.phase) || r.phase === 'Paused' ? 'result' : 'note'}: ${r.message}`);
 
   if (r.inFlight.length > 0) {
     lines.push(`in flight (${r.inFlight.length}):`);
-    lines.push(...table(r.inFlight.map((p) => [p.pod, `wave ${p.wave}`, p.step, `${formatDuration(since(p.since, now))}`])));
+    lines.push(...table(r.inFlight.map((p) => [p.pod, `wave ${p.wave}`, p.step, age(since(p.since, now))])));
   }
   if (r.waitingForNodes && r.waitingForNodes.length > 0) {
     lines.push(`${r.endedAt ? 'left for their node' : 'waiting for their node'} (${r.waitingForNodes.length}):`);

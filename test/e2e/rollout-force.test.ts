@@ -22,6 +22,15 @@ async function leaveTwoMidFlight(fleet: Fleet): Promise<string[]> {
   await exitOf(first);
   const stuck = [...(await fleet.pods()).values()].filter((p) => p.specImage === 'nginx:slow').map((p) => p.name);
   assert.equal(stuck.length, 2);
+  // The kubelet carries out those patches after the kill: wait until both containers run the new
+  // image (restarted once), so the tests' before/after counts see only what the forced run does.
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const pods = await fleet.pods();
+    if (stuck.every((name) => pods.get(name)!.image.endsWith('nginx:slow'))) break;
+    assert.ok(Date.now() < deadline, `the kubelet restarted ${stuck.join(', ')} on nginx:slow within 120 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return stuck;
 }
 
