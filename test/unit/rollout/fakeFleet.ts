@@ -2,7 +2,8 @@
 // the gate and fails pulls of nginx:broken; it counts writes and the most pods drained at once.
 import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import type { FleetView } from '../../../src/rollout/runner.js';
+import type { RolloutEvent } from '../../../src/rollout/events.js';
+import type { FleetView, RunnerDeps } from '../../../src/rollout/runner.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 
 /** An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never pulls. */
@@ -94,3 +95,12 @@ export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
   return { pods, view, writer, writes, most };
 }
 
+
+/** The runner's deps over a fake fleet: events collected into `events`, sleeps instant, never stopped. */
+export const fleetDeps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]): RunnerDeps => ({
+  writer: f.writer,
+  view: f.view,
+  sink: (e: RolloutEvent): void => void events.push(e),
+  sleep: async () => true,
+  stop: new AbortController().signal,
+});

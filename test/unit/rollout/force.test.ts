@@ -7,7 +7,7 @@ import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { runRollout } from '../../../src/rollout/runner.js';
 import { selectFleet } from '../../../src/rollout/select.js';
-import { fleet } from './fakeFleet.js';
+import { fleet, fleetDeps as deps } from './fakeFleet.js';
 
 function plan(image: string, rollback: string) {
   const r = loadPlanText(
@@ -25,14 +25,6 @@ spec:
   if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
   return r.plan;
 }
-
-const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]) => ({
-  writer: f.writer,
-  view: f.view,
-  sink: (e: RolloutEvent): void => void events.push(e),
-  sleep: async () => true,
-  stop: new AbortController().signal,
-});
 
 describe('runRollout with force', () => {
   test('rolls back the pods another revision left failed and drained, then upgrades all, within the budget', async () => {

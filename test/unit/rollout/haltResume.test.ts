@@ -12,7 +12,7 @@ import { unfinishedHalt } from '../../../src/record/unfinishedHalt.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { runRollout } from '../../../src/rollout/runner.js';
 import { GATE } from '../inplace/fixtures.js';
-import { fleet } from './fakeFleet.js';
+import { fleet, fleetDeps as deps } from './fakeFleet.js';
 
 function plan(rollback: 'failed' | 'all') {
   const r = loadPlanText(
@@ -30,14 +30,6 @@ spec:
   if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
   return r.plan;
 }
-
-const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]) => ({
-  writer: f.writer,
-  view: f.view,
-  sink: (e: RolloutEvent): void => void events.push(e),
-  sleep: async () => true,
-  stop: new AbortController().signal,
-});
 
 /** The record as the ConfigMap holds it after `events` (a runner killed right after the last one). */
 function recordAfter(events: readonly RolloutEvent[], p: ReturnType<typeof plan>): RolloutRecord {
