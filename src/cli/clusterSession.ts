@@ -207,10 +207,11 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
       await records.flush().catch((err: unknown) => say(`writing the halt to the rollout record failed (a run killed now would upgrade again what it rolls back): ${err instanceof Error ? err.message : String(err)}`));
     },
   };
-  const halt = o.direction === 'upgrade' ? unfinishedHalt(prior, plan) : undefined;
+  const halt = o.direction === 'upgrade' ? unfinishedHalt(prior, plan, lock.abandonedBy) : undefined;
   if (halt) {
     deps.resumeHalt = halt;
-    say(`an earlier run of this revision halted and did not finish (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished`);
+    const how = prior?.endedAt !== undefined ? 'halted and died before it let go of the plan' : 'halted and did not finish';
+    say(`an earlier run of this revision ${how} (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished`);
   }
   if (open.selection && o.force) deps.force = forcedRollbacks(open.selection);
   return { ...open, records, deps };

@@ -172,6 +172,7 @@ export class RunLock {
   private renewal: Promise<void> | undefined;
   private lastRenew = 0;
   private lostMessage: string | undefined;
+  private abandoned: string | undefined;
 
   constructor(
     private readonly cluster: LeaseApi,
@@ -184,6 +185,11 @@ export class RunLock {
 
   get held(): boolean {
     return this.lease !== undefined && this.lostMessage === undefined;
+  }
+
+  /** The holder whose lease this run took over without its release (it died or stopped renewing). */
+  get abandonedBy(): string | undefined {
+    return this.abandoned;
   }
 
   /** Why the lease was lost, once it was. */
@@ -275,7 +281,9 @@ export class RunLock {
     }
     const transitions = view.holder === this.options.identity ? view.transitions : view.transitions + 1;
     try {
-      return await this.cluster.updateLease(this.options.namespace, this.leaseBody(now, transitions, current));
+      const taken = await this.cluster.updateLease(this.options.namespace, this.leaseBody(now, transitions, current));
+      if (view.holder !== undefined && view.holder !== this.options.identity) this.abandoned = view.holder;
+      return taken;
     } catch (err) {
       if (!(err instanceof KubeError && err.code === 409)) throw err;
       // Another runner took it between our read and our write: name that one.

@@ -8,6 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { decodeRecord } from '../../src/record/codec.js';
 import { seededRandom } from '../../src/sim/clock.js';
 import { startSim, type Sim } from '../../src/sim/index.js';
 import type { KubeObject } from '../../src/sim/store.js';
@@ -97,7 +99,9 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
         violations.push(`kwave run did not end within ${SCENARIO_DEADLINE_MS / 1000}s (a hang)`);
         break;
       }
-      const final = codes.find((c) => c === 0 || c === 3);
+      // A kill that came after the run had ended for the cluster — its end recorded and the lease
+      // released — only cut its exit short: that end is the scenario's.
+      const final = codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? endedAndReleased(sim) : undefined);
       if (final !== undefined) {
         exitCode = final;
         if (codes.filter((c) => c === 0 || c === 3).length > 1) violations.push(`two runners both ran the plan to its end (exit codes ${codes.join(', ')})`);
@@ -133,6 +137,16 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
     await rm(dir, { recursive: true, force: true });
   }
   return { violations, kills, runs: runners.length, exitCode, durationMs: Date.now() - started, logs };
+}
+
+/** The exit code the record says the last run ended with (0 or 3), when the lease is free too. */
+function endedAndReleased(sim: Sim): number | undefined {
+  const lease = sim.store.get('leases', 'default', 'kwave-chaos');
+  if ((lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity) return undefined;
+  const cm = sim.store.get('configmaps', 'default', 'kwave-chaos') as unknown as V1ConfigMap | undefined;
+  const decoded = cm ? decodeRecord(cm) : undefined;
+  const code = decoded?.ok && decoded.record.endedAt !== undefined ? decoded.record.exitCode : undefined;
+  return code === 0 || code === 3 ? code : undefined;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -4,10 +4,12 @@
 // rollback patches; the restart upgraded and rolled back demo-0/1/2 a second time). The kill is
 // made exact by writing the record as that kill leaves it. Checked on the cluster: /sim/stats'
 // patch count, restartCount, images, gates. A plan that halted and ended is still retried by a
-// deliberate re-run (README), checked too.
+// deliberate re-run (README), checked too. So is the other side of the end: a runner killed after
+// it recorded its end but before it released the lease (chaos seed 868964929); its restart takes
+// the lease over from that very holder and carries the halt on as well.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, V1MicroTime } from '@kubernetes/client-node';
 import { planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 
 const OLD = 'nginx:1.14.2';
@@ -25,8 +27,22 @@ async function asKilledBeforeTheEnd(fleet: Fleet, plan: string): Promise<void> {
   await core.replaceNamespacedConfigMap({ name: cm.metadata!.name!, namespace: 'default', body: { ...cm, data: { ...cm.data, 'status.json': JSON.stringify(status) } } });
 }
 
+/** Gives the lease back to the record's holder, as a runner killed after `rollout-end`, before its release, leaves it. */
+async function asKilledBeforeTheRelease(fleet: Fleet, plan: string): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(fleet.kubeconfig);
+  const cm = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: `kwave-${plan}`, namespace: 'default' });
+  const status = JSON.parse(cm.data!['status.json']!) as { holder: string; exitCode?: number };
+  assert.equal(status.exitCode, 3, 'the first run recorded its end');
+  const leases = kc.makeApiClient(CoordinationV1Api);
+  const lease = await leases.readNamespacedLease({ name: `kwave-${plan}`, namespace: 'default' });
+  assert.equal(lease.spec?.holderIdentity, undefined, 'the first run released the lease');
+  const now = new V1MicroTime(new Date());
+  await leases.replaceNamespacedLease({ name: lease.metadata!.name!, namespace: 'default', body: { ...lease, spec: { ...lease.spec, holderIdentity: status.holder, acquireTime: now, renewTime: now } } });
+}
+
 describe('kwave run after a halting run was killed', () => {
-  test('carries the halt on: no pod patched again, exit 3; a re-run after the halt ended retries', async () => {
+  test('carries the halt on: no pod patched again, exit 3; a re-run after the halt ended retries; killed again before its release, carried on', async () => {
     const fleet = await startFleet({ pods: 6 });
     try {
       const file = await fleet.writePlan('halt.yaml', planYaml({ name: 'halt', image: 'nginx:broken', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, rollback: 'failed' }));
@@ -57,6 +73,14 @@ describe('kwave run after a halting run was killed', () => {
       const retry = await fleet.kwave(['run', file, '--metrics-address', 'off']);
       assert.equal(retry.code, 3, retry.stderr);
       assert.equal((await fleet.stats()).requests['patch pods'], 4, 'wave 1 upgraded and rolled back again, on purpose');
+
+      // That re-run, killed after it recorded its end and before it let go of the lease.
+      await asKilledBeforeTheRelease(fleet, 'halt');
+      await fleet.resetStats();
+      const afterEnd = await fleet.kwave(['run', file, '--metrics-address', 'off']);
+      assert.equal((await fleet.stats()).requests['patch pods'] ?? 0, 0, 'the restart of a run that had ended patches no pod');
+      assert.equal(afterEnd.code, 3, afterEnd.stderr);
+      assert.match(afterEnd.stderr, /died before it let go of the plan .*carrying that halt on/);
     } finally {
       await fleet.close();
     }

@@ -104,6 +104,7 @@ describe('RunLock', () => {
     await b.acquire();
     assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2');
     assert.equal(server.lease?.spec?.leaseTransitions, 1);
+    assert.equal(b.abandonedBy, 'alice@h pid 1', 'the holder that never released it is named');
   });
 
   test('renewal carries the resourceVersion; a takeover is reported once through onLost', async () => {
@@ -134,8 +135,10 @@ describe('RunLock', () => {
     await a.release();
     assert.equal(server.lease?.spec?.holderIdentity, undefined);
     assert.equal(clock.intervals.length, 0);
-    await lock(server, clock, 'bob@h pid 2').acquire();
+    const b = lock(server, clock, 'bob@h pid 2');
+    await b.acquire();
     assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2');
+    assert.equal(b.abandonedBy, undefined, 'a released lease was abandoned by no one');
   });
 });
 

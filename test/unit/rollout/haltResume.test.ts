@@ -129,4 +129,12 @@ describe('unfinishedHalt', () => {
     assert.equal(unfinishedHalt({ ...halted, phase: 'Progressing' }, p), undefined);
     assert.equal(unfinishedHalt(undefined, p), undefined);
   });
+  test('a halted run that recorded its end but never released the lease (taken over from that very holder) is carried on too', () => {
+    const ended: RolloutRecord = { ...halted, phase: 'RolledBack', endedAt: '2026-12-01T00:01:00Z', exitCode: 3 };
+    assert.deepEqual(unfinishedHalt(ended, p, 'h'), { message: 'halted: 1 pod failed', wave: 1, failed: ['web/web-0'] });
+    // Released (nothing taken over), taken over from another holder, or an end that was no halt: a deliberate re-run.
+    assert.equal(unfinishedHalt(ended, p), undefined);
+    assert.equal(unfinishedHalt(ended, p, 'someone else'), undefined);
+    assert.equal(unfinishedHalt({ ...ended, phase: 'Completed', exitCode: 0 }, p, 'h'), undefined);
+  });
 });
