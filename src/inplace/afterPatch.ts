@@ -32,7 +32,7 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
   // Once kwave has opened the gate, the pod always gets the grace, however late that was.
   const gateOpenedAt = gated && gateOpen ? conditionSinceMs(pod, gateType) : undefined;
   const effectiveDeadline =
-    gateOpenedAt === undefined ? deadline : Math.max(deadline, gateOpenedAt + (ctx.readyGraceMs ?? DEFAULT_READY_GRACE_MS));
+    gateOpenedAt === undefined ? deadline : Math.max(deadline, latestInstantMs(gateOpenedAt) + (ctx.readyGraceMs ?? DEFAULT_READY_GRACE_MS));
 
   if (completion.status === 'failed') {
     return { kind: 'failed', reason: completion.reason ?? 'Failed', message: completion.message ?? 'the new container failed', state };

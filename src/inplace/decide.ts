@@ -237,8 +237,9 @@ function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step
   const closedSince = conditionSinceMs(pod, gateType);
   const closedAt = closedSince ?? ctx.nowMs - ctx.drainMs;
   if (isPodReady(pod)) {
-    // The kubelet has not yet turned the pod not Ready; if it never does (node gone), give up.
-    const giveUpAt = closedAt + ctx.podTimeoutMs;
+    // The kubelet has not yet turned the pod not Ready; if it never does (node gone), give up —
+    // a whole podTimeout after the end of the stored second, not up to a second early.
+    const giveUpAt = (closedSince !== undefined ? latestInstantMs(closedSince) : closedAt) + ctx.podTimeoutMs;
     if (ctx.nowMs >= giveUpAt) {
       return { kind: 'failed', reason: 'DrainTimeout', message: `the pod stayed Ready for ${formatDuration(ctx.podTimeoutMs)} after its gate was closed` };
     }

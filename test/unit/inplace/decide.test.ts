@@ -77,13 +77,18 @@ describe('decide: upgrade, before the patch', () => {
   });
   test('gate declared, condition never set: close the gate', () => void expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));
   test('gate Unknown: close the gate', () => void expectKind(decide(makePod({ gate: 'Unknown' }), ctx), 'close-gate'));
-  test('gate closed, pod still Ready: wait for the kubelet', () => {
+  test('gate closed, pod still Ready: wait for the kubelet, podTimeout from the end of the stored second', () => {
     const s = expectKind(decide(makePod({ ...closedByUs(1_000), ready: true }), ctx), 'wait-drain');
     assert.equal(s.reason, 'StillReady');
-    assert.equal(s.retryAfterMs, 299_000);
+    assert.equal(s.retryAfterMs, 300_000);
   });
-  test('gate closed, still Ready after podTimeout: failed DrainTimeout', () => {
-    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), ctx), 'failed').reason, 'DrainTimeout');
+  test('gate closed, still Ready a whole podTimeout after the stored second ended: failed DrainTimeout, never up to a second early', () => {
+    // Stored as T0 - 300 s (cut to the second): the close may have been as late as T0 - 299.001 s.
+    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), ctx), 'wait-drain').reason, 'StillReady');
+    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), { ...ctx, nowMs: T0 + 999 }), 'wait-drain').reason, 'StillReady');
+    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), { ...ctx, nowMs: T0 + 1_000 }), 'failed').reason, 'DrainTimeout');
+    // A close time with a fraction was not cut: it counts as it is.
+    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_500), ready: true }), ctx), 'failed').reason, 'DrainTimeout');
   });
   test('gate closed 2 s ago (a whole second, as the server stores it), drain 5 s: wait 4 s more, from the end of that second', () => {
     const s = expectKind(decide(makePod({ ...closedByUs(2_000) }), ctx), 'wait-drain');
@@ -208,7 +213,8 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
   });
   test('not Ready past podTimeout, but the gate just opened (late resume): grace, wait', () => {
     const pod = makePod({ state: upgraded(400_000), gate: 'True', gateSince: T0 - 1_000, ready: false, containers: [newContainer] });
-    assert.equal(expectKind(decide(pod, ctx), 'wait-ready').retryAfterMs, 29_000);
+    // Opened at T0 - 1 s as stored (cut to the second): the 30 s of grace run from T0, the end of that second.
+    assert.equal(expectKind(decide(pod, ctx), 'wait-ready').retryAfterMs, 30_000);
   });
   test('someone changed the image after our patch: failed SpecChanged', () => {
     const pod = makePod(patched(1_000, { containers: [{ name: 'nginx', image: OLD, specImage: 'nginx:other' }] }));

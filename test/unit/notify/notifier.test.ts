@@ -13,7 +13,8 @@ const at = (body: RolloutEventBody): RolloutEvent => ({ time: '2026-12-01T12:00:
 const START = at({ event: 'rollout-start', revision: 'r1', direction: 'upgrade', selected: 4, alreadyDone: 0, waves: 2, deferred: 0, budget: 1, concurrency: 1, resumed: false });
 const waveEnd = (wave: number) => at({ event: 'wave-end', wave, summary: { wave, pods: 2, upgraded: 2, failed: 0, vanished: 0 } });
 const HALT = at({ event: 'halt', wave: 2, reason: 'gate', message: 'error-rate failed' });
-const target = (url: string, more: Partial<NotifyTarget> = {}): NotifyTarget => ({ url, on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeoutMs: 300, ...more });
+// A generous timeout: on a loaded machine a slow answer must not turn into a retry (a second post).
+const target = (url: string, more: Partial<NotifyTarget> = {}): NotifyTarget => ({ url, on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeoutMs: 30_000, ...more });
 
 describe('Notifier', () => {
   let ok: Receiver;
