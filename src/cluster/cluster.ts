@@ -368,7 +368,7 @@ export class Cluster {
 
 /**
  * client-node leaves MicroTime fields as strings when reading and would send a plain Date with
- * millisecond precision, which the API server refuses for MicroTime; normalise both ways.
+ * millisecond precision, which the API server refuses for MicroTime; normalize both ways.
  */
 function leaseTimes(lease: V1Lease): V1Lease {
   const spec = lease.spec;

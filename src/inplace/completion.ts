@@ -43,7 +43,7 @@ const PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBac
 
 /**
  * Whether a pull error's message is about `image`: true if it quotes it (as the spec spells it or
- * normalised), false if it quotes only other images, undefined if it quotes no image at all (some
+ * normalized), false if it quotes only other images, undefined if it quotes no image at all (some
  * runtimes word their errors so).
  */
 function namesImage(message: string, image: string): boolean | undefined {

@@ -72,7 +72,7 @@ export type Step =
   /**
    * `reclose`: the gate patch to send before ending, when the pod failed with its gate open (its
    * new container crashed while turning Ready). A failed pod keeps its gate False (DESIGN.md),
-   * closed in this flow's name so that a rollback or a re-run recognises it. Unguarded (no
+   * closed in this flow's name so that a rollback or a re-run recognizes it. Unguarded (no
    * resourceVersion): the pod has failed whatever changed since, and its gate must end False.
    */
   | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: ConditionPatchBody };

@@ -122,7 +122,7 @@ export class KwaveMetrics {
     }
     if (this.clusterNames) {
       for (const c of this.clusterNames) this.views.set(c, new KwaveMetrics({ plan: options.plan, processMetrics: false }, { registry: this.registry, series: this.series, cluster: c }));
-    } else this.initialiseSeries();
+    } else this.initializeSeries();
   }
 
   /** The view of one cluster of a multi-cluster plan (its series labelled `cluster`). */
@@ -133,7 +133,7 @@ export class KwaveMetrics {
   }
 
   /** Every series a dashboard reads exists from the start, so panels show 0 rather than "No data". */
-  private initialiseSeries(): void {
+  private initializeSeries(): void {
     const b = this.base;
     const m = this.series;
     for (const state of POD_STATES) m.pods.set({ ...b, state }, 0);

@@ -1,4 +1,4 @@
-// Defaults of the plan format, in one place: the normaliser applies them, the schema's `default`
+// Defaults of the plan format, in one place: the normalizer applies them, the schema's `default`
 // annotations show them in editors (a test keeps the two equal), the docs list them.
 // Gate defaults follow Argo Rollouts' analysis where it has one (failureLimit 0,
 // inconclusiveLimit 0, consecutiveErrorLimit 4); count 1 and interval 30s make a gate one

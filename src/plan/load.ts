@@ -1,11 +1,11 @@
 // Loading a plan: read (the only I/O), parse the YAML, run the schema, run the semantic checks,
-// normalise. Bad input never throws: the result lists every error of the file with its place.
+// normalize. Bad input never throws: the result lists every error of the file with its place.
 import { readFile, stat } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Document, LineCounter } from 'yaml';
 import { describeValue } from './describe.js';
 import { offsetOf } from './locate.js';
-import { normalisePlan } from './normalise.js';
+import { normalizePlan } from './normalize.js';
 import { formatPath, fromJsonPointer, withIndices, type JsonPath } from './path.js';
 import type { Issue, PlanError } from './planError.js';
 import type { RawPlan } from './raw.js';
@@ -74,7 +74,7 @@ export function loadPlanText(text: string, file: string): LoadResult {
   if (issues.length > 0) return fail(issues.map((iss) => located(file, doc, lineCounter, text, iss)).sort(byPosition), text);
 
   // Schema and checks passed: the value has the RawPlan shape.
-  return { ok: true, plan: normalisePlan(value as RawPlan, { file, text }) };
+  return { ok: true, plan: normalizePlan(value as RawPlan, { file, text }) };
 }
 
 /** Reads and loads a plan file. Unreadable, oversized and non-UTF-8 files are errors, not throws. */

@@ -1,4 +1,4 @@
-// The revision of a plan: a short hash of its normalised spec. Normalising first makes it blind to
+// The revision of a plan: a short hash of its normalized spec. Normalizing first makes it blind to
 // key order, comments, the file name and defaults written out or left implicit.
 import { createHash } from 'node:crypto';
 import type { Plan } from './types.js';

@@ -1,4 +1,4 @@
-// The normalised plan: defaults applied, durations in milliseconds, percentages as fractions.
+// The normalized plan: defaults applied, durations in milliseconds, percentages as fractions.
 // Produced by the loader (src/plan/load.ts); everything downstream reads only this.
 
 /** A count of pods, either absolute or a share of the selected pods (0..1). */
@@ -103,7 +103,7 @@ export interface Plan {
   apiVersion: 'kwave.dev/v1alpha1';
   kind: 'RolloutPlan';
   name: string;
-  /** Stable hash of the normalised spec (key order and defaults do not change it). */
+  /** Stable hash of the normalized spec (key order and defaults do not change it). */
   revision: string;
   target: { namespaces: string[]; selector: LabelSelector };
   update: { containers: ContainerUpdate[] };

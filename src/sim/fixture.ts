@@ -1,6 +1,6 @@
 // The fixture: a YAML file declaring the simulated cluster's nodes and zones, its image table,
 // its workloads, its timing and its faults (schemas/fixture.schema.json). Parsing is pure:
-// text in, a normalised Fixture or a KwaveError pointing at file:line:col out. Without a file,
+// text in, a normalized Fixture or a KwaveError pointing at file:line:col out. Without a file,
 // `defaultFixture(pods)` is the default world of DESIGN.md.
 import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -120,7 +120,7 @@ export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
   if (!validate(raw ?? {})) {
     throw toError(doc, lineCounter, file, problemsOf(validate.errors ?? []));
   }
-  const fixture = normalise((raw ?? {}) as RawFixture);
+  const fixture = normalize((raw ?? {}) as RawFixture);
   const problems = checkFixture(fixture, (raw ?? {}) as RawFixture);
   if (problems.length) throw toError(doc, lineCounter, file, problems);
   return fixture;
@@ -138,7 +138,7 @@ function firstAliasOffset(doc: Document): number {
   return at ?? 0;
 }
 
-function normalise(raw: RawFixture): Fixture {
+function normalize(raw: RawFixture): Fixture {
   return {
     nodes: raw.nodes ?? DEFAULT_NODES.map((n) => ({ ...n })),
     images: raw.images ?? defaultImages(),

@@ -1,10 +1,10 @@
 // The simulated registry and container runtime's view of images: how an image reference is
-// normalised (as containerd does: `nginx:1.25.3` → `docker.io/library/nginx:1.25.3`), and the
+// normalized (as containerd does: `nginx:1.25.3` → `docker.io/library/nginx:1.25.3`), and the
 // image table that says, per image, its digest, how long it takes to pull, whether the pull
 // fails, whether it crashes, when it becomes ready and how many of its app requests fail.
 import { createHash } from 'node:crypto';
 
-/** A parsed, normalised image reference. */
+/** A parsed, normalized image reference. */
 export interface ImageRef {
   /** Registry host, e.g. `docker.io`. */
   domain: string;
@@ -63,7 +63,7 @@ export function parseImageRef(ref: string): ImageRef | { error: string } {
 
 /** What the simulation knows about one image (one tag of a repository). */
 export interface ImageInfo {
-  /** The normalised name, e.g. `docker.io/library/nginx:1.25.3`. */
+  /** The normalized name, e.g. `docker.io/library/nginx:1.25.3`. */
   fullName: string;
   repository: string;
   /** `sha256:<64 hex>`. */
@@ -86,9 +86,9 @@ export interface ImageInfo {
   servesDigest?: string;
 }
 
-/** How an image is declared (fixture or default world), before normalisation. */
+/** How an image is declared (fixture or default world), before normalization. */
 export interface ImageDecl {
-  /** `sha256:<64 hex>`; default: the sha256 of the normalised name. */
+  /** `sha256:<64 hex>`; default: the sha256 of the normalized name. */
   digest?: string;
   /** Take the digest of another image of the table (a retag of the same content). */
   digestOf?: string;
@@ -102,7 +102,7 @@ export interface ImageDecl {
   servesDigest?: string;
 }
 
-/** The digest an image gets when none is declared: sha256 of its normalised full name. */
+/** The digest an image gets when none is declared: sha256 of its normalized full name. */
 export function defaultDigest(fullName: string): string {
   return `sha256:${createHash('sha256').update(fullName).digest('hex')}`;
 }
@@ -112,23 +112,23 @@ export function imageIdOf(info: Pick<ImageInfo, 'repository' | 'digest' | 'serve
   return `${info.repository}@${info.servesDigest ?? info.digest}`;
 }
 
-/** The image table, keyed by normalised full name. */
+/** The image table, keyed by normalized full name. */
 export class ImageTable {
   private readonly byName = new Map<string, ImageInfo>();
 
   /** Builds the table; throws an Error naming the image for a bad name or an unknown `digestOf`. */
   constructor(decls: Record<string, ImageDecl>) {
     const entries = Object.entries(decls);
-    const normalised = new Map<string, ImageRef>();
+    const normalized = new Map<string, ImageRef>();
     for (const [name] of entries) {
       const ref = parseImageRef(name);
       if ('error' in ref) throw new Error(`image "${name}": ${ref.error}`);
       if (ref.digest) throw new Error(`image "${name}": declare images by tag; a digest goes in the "digest" field`);
-      normalised.set(name, ref);
+      normalized.set(name, ref);
     }
     const digestOf = (name: string, seen: string[]): string => {
       const decl = decls[name];
-      const ref = normalised.get(name);
+      const ref = normalized.get(name);
       if (!decl || !ref) throw new Error(`image "${seen[seen.length - 1]}": digestOf "${name}" is not in the image table`);
       if (decl.digest) return decl.digest;
       if (decl.digestOf) {
@@ -138,7 +138,7 @@ export class ImageTable {
       return defaultDigest(ref.fullName);
     };
     for (const [name, decl] of entries) {
-      const ref = normalised.get(name)!;
+      const ref = normalized.get(name)!;
       const digest = digestOf(name, [name]);
       this.byName.set(ref.fullName, {
         fullName: ref.fullName,

@@ -1,4 +1,4 @@
-// Small helpers over JSON values: a key-order independent serialisation (for hashing a
+// Small helpers over JSON values: a key-order independent serialization (for hashing a
 // container's spec) and a structural equality (so status is written only when it changed).
 import { createHash } from 'node:crypto';
 

@@ -15,7 +15,7 @@ export interface RuntimeContext {
   time: SimTime;
   clock: Clock;
   random: () => number;
-  /** Normalised names of the images present on a node (its image cache). */
+  /** Normalized names of the images present on a node (its image cache). */
   imagesOn(node: string): ReadonlySet<string>;
   /** A pull finished: the image is in the node's cache from now on. */
   addImage(node: string, fullName: string): void;

@@ -48,7 +48,7 @@ export class KubeletCore {
 
   private readonly pods = new Map<string, PodRuntime>();
   private readonly podsByNode = new Map<string, Set<string>>();
-  /** Images present on each node (normalised names). */
+  /** Images present on each node (normalized names). */
   private readonly nodeImages = new Map<string, Set<string>>();
   /** Nodes whose kubelet has lost contact (the NotReady fault): it writes nothing for them. */
   private readonly nodesDown = new Set<string>();

@@ -18,7 +18,7 @@ spec:
     waves: [1, "10%", "100%"]
 `;
 
-/** MINIMAL's revision on main before spec.clusters existed (also pinned in normalise.test.ts). */
+/** MINIMAL's revision on main before spec.clusters existed (also pinned in normalize.test.ts). */
 const MINIMAL_REVISION = '0237619567';
 
 const TWO = `  clusters:

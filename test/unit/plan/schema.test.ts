@@ -1,4 +1,4 @@
-// The JSON Schema file itself: documented, closed, in step with the normaliser's defaults, and
+// The JSON Schema file itself: documented, closed, in step with the normalizer's defaults, and
 // the example plans valid against the whole loader.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,7 +55,7 @@ describe('plan schema', () => {
     }
   });
 
-  test('the default annotations are the normaliser defaults', () => {
+  test('the default annotations are the normalizer defaults', () => {
     const spec = (schema.properties as Record<string, Node>).spec as Node;
     const props = (n: Node) => deref(n).properties as Record<string, Node>;
     const specProps = props(spec);

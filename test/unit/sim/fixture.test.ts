@@ -21,7 +21,7 @@ function fixtureError(text: string): KwaveError {
 }
 
 describe('image references', () => {
-  test('are normalised as the container runtime does', () => {
+  test('are normalized as the container runtime does', () => {
     const cases: [string, string][] = [
       ['nginx', 'docker.io/library/nginx:latest'],
       ['nginx:1.25.3', 'docker.io/library/nginx:1.25.3'],

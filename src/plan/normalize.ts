@@ -1,4 +1,4 @@
-// A plan that passed every check → the normalised `Plan`: defaults applied, durations in ms,
+// A plan that passed every check → the normalized `Plan`: defaults applied, durations in ms,
 // percentages as fractions, one namespace list, and the revision hash.
 import { parseAmount } from './amount.js';
 import { PLAN_DEFAULTS as D } from './defaults.js';
@@ -91,7 +91,7 @@ function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
   };
 }
 
-export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
+export function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
   const s = spec.strategy ?? { waves: [...D.waves] };
   const concurrency = s.concurrency ?? D.strategy.concurrency;
   const out: PlanSpec = {
@@ -136,8 +136,8 @@ export function normaliseSpec(spec: RawPlan['spec']): PlanSpec {
   return out;
 }
 
-/** The normalised plan. `raw` must have passed the schema and the semantic checks. */
-export function normalisePlan(raw: RawPlan, source: Plan['source']): Plan {
-  const spec = normaliseSpec(raw.spec);
+/** The normalized plan. `raw` must have passed the schema and the semantic checks. */
+export function normalizePlan(raw: RawPlan, source: Plan['source']): Plan {
+  const spec = normalizeSpec(raw.spec);
   return { apiVersion: raw.apiVersion, kind: raw.kind, name: raw.metadata.name, revision: planRevision(spec), ...spec, source };
 }

@@ -1,4 +1,4 @@
-// Normalisation: defaults, units, and a revision that depends on what the plan does, not on
+// Normalization: defaults, units, and a revision that depends on what the plan does, not on
 // how it is written.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -162,7 +162,7 @@ describe('defaults', () => {
     assert.deepEqual(plan.target.namespaces, ['web', 'shop'], 'namespace order kept: the record lives in the first');
   });
 
-  test('waveSize normalises to a size', () => {
+  test('waveSize normalizes to a size', () => {
     const plan = load(MINIMAL.replace('waves: [1, "10%", "100%"]', 'waveSize: "20%"'));
     assert.deepEqual(plan.strategy.waves, { kind: 'size', size: { kind: 'fraction', value: 0.2 } });
   });
@@ -224,7 +224,7 @@ describe('revision', () => {
     assert.deepEqual(load(MINIMAL).notify, []);
   });
 
-  test('notify is normalised (defaults, durations) but left out of the revision', () => {
+  test('notify is normalized (defaults, durations) but left out of the revision', () => {
     const withNotify = load(
       MINIMAL +
         '  notify:\n' +
