@@ -9,7 +9,7 @@ import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../ro
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import { windowState } from '../rollout/window.js';
-import { columns, count, formatDuration } from './output/format.js';
+import { columns, count, formatDuration } from './output/text.js';
 import type { OwnerAction, OwnerEntry } from '../rollout/owners.js';
 
 /** Whether the zones of the nodes could be read; when not, why. */

@@ -15,7 +15,7 @@ import type { NotifyTarget } from '../plan/types.js';
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { readBearerToken, redactToken } from '../gates/bearerToken.js';
 import { realSleep, type Sleep } from '../sleep.js';
-import { notificationBody } from './format.js';
+import { notificationBody } from './body.js';
 import { advance, notificationOf, runStart, type Notification, type RunSoFar } from './notification.js';
 
 export const NOTIFY_RESULTS = ['sent', 'failed', 'dropped'] as const;

@@ -11,6 +11,11 @@ export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
 export interface WaveSummary {
   wave: number;
   pods: number;
+  /**
+   * Pods that reached the wave's target: upgraded in an upgrade run, reverted in a rollback run
+   * (or a halted run's rollback waves). The name is the `-o json` and record field
+   * (docs/output.md, docs/record.md), which stored records and users' scripts read.
+   */
   upgraded: number;
   failed: number;
   vanished: number;
@@ -31,6 +36,7 @@ interface Base {
 export type HaltReason = 'failures' | 'gate' | 'cluster' | 'aborted' | 'pre-pull';
 
 export type RolloutEventBody =
+  /** `halted`: the halt message of the run this one carries on (a halted run resumed to finish its rollback). */
   | { event: 'rollout-start'; revision: string; direction: 'upgrade' | 'rollback'; selected: number; alreadyDone: number; waves: number; deferred: number; budget: number; concurrency: number; resumed: boolean; halted?: string }
   | { event: 'wave-start'; wave: number; waves: number; pods: number; target: number }
   | { event: 'pod-start'; wave: number; pod: string }

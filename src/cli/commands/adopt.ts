@@ -12,7 +12,7 @@ import { connectFor } from '../connectFor.js';
 import { conditionStatus, declaresGate } from '../../inplace/podView.js';
 import { DNS_LABEL_EXPECTED, dnsLabelProblem } from '../../plan/k8sNames.js';
 import type { CommandContext } from '../context.js';
-import { count } from '../output/format.js';
+import { count } from '../output/text.js';
 
 export const ADOPTED_REASON = 'KwaveAdopted';
 const ADOPTED_MESSAGE = 'set by kwave adopt: the pod declares this readiness gate but had no condition for it';

@@ -5,7 +5,7 @@
 //   in flight (5): demo-31 restarting, demo-32 draining, demo-40 patching, …
 //
 // Pure: `now` and the terminal width come in, strings go out; cli-progress only draws them.
-import { clockTime, formatDuration, shortName, truncate } from './format.js';
+import { clockTime, formatDuration, shortName, truncate } from './text.js';
 import { atTarget, etaMs, goal, type ProgressState } from './progress.js';
 
 export interface BarLines {

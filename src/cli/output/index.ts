@@ -78,4 +78,4 @@ export { summaryTable } from './summary.js';
 export { EventLines, type LineOptions } from './lines.js';
 export { renderBars, type BarLines } from './bars.js';
 export { advance, initialProgress, etaMs, type ProgressState } from './progress.js';
-export { formatDuration } from './format.js';
+export { formatDuration } from './text.js';

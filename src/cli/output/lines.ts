@@ -3,7 +3,7 @@
 // the events' own times, never the wall clock.
 import type { RolloutEvent } from '../../rollout/events.js';
 import type { PodResult } from '../../rollout/podEnd.js';
-import { clockTime, count, formatDuration, nameList } from './format.js';
+import { clockTime, count, formatDuration, nameList } from './text.js';
 import { summaryTable } from './summary.js';
 
 export interface LineOptions {

@@ -1,6 +1,6 @@
 // The table printed when a rollout ends: one row per wave, then the totals. Pure.
 import type { WaveSummary } from '../../rollout/events.js';
-import { columns, formatDuration } from './format.js';
+import { columns, formatDuration } from './text.js';
 
 const HEADER = ['wave', 'pods', 'upgraded', 'failed', 'vanished', 'duration'];
 const NUMERIC = new Set([0, 1, 2, 3, 4, 5]);

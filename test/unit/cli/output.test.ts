@@ -4,7 +4,7 @@ import { createReporter } from '../../../src/cli/output/index.js';
 import { EventLines } from '../../../src/cli/output/lines.js';
 import { jsonLine } from '../../../src/cli/output/json.js';
 import { summaryTable } from '../../../src/cli/output/summary.js';
-import { columns } from '../../../src/cli/output/format.js';
+import { columns } from '../../../src/cli/output/text.js';
 import { captureIO, EventScript, rolloutScript } from './outputEvents.js';
 
 const CLOCK = /^\d\d:\d\d:\d\d web /;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
 import { advance, notificationOf, runStart, type RunSoFar } from '../../../src/notify/notification.js';
-import { escapeMrkdwn, jsonBody, notificationBody, slackBody } from '../../../src/notify/format.js';
+import { escapeMrkdwn, jsonBody, notificationBody, slackBody } from '../../../src/notify/body.js';
 
 const at = (body: RolloutEventBody): RolloutEvent => ({ time: '2026-12-01T12:00:00.000Z', plan: 'web', ...body }) as RolloutEvent;
 
