@@ -16,12 +16,12 @@ import { readLease, type LeaseView } from '../../record/runLock.js';
 import type { CommandContext } from '../context.js';
 import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
 
-/** Loads a plan for a command that needs it valid; its errors (with source lines) exit 2. */
 /** The record's namespace: the plan's first target namespace (DESIGN "Pod protocol"). */
 export function recordNamespace(plan: Plan): string {
   return plan.target.namespaces[0]!;
 }
 
+/** The refusal of a command that needs the plan's record when there is none (exit 2). */
 export function notRun(plan: Plan): KwaveError {
   return new KwaveError(
     'REFUSED',

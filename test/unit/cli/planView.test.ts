@@ -5,23 +5,13 @@ import { KubeError } from '../../../src/cluster/kubeError.js';
 import { KwaveError } from '../../../src/errors.js';
 import { dryRun, type PlanSources } from '../../../src/cli/commands/plan.js';
 import { gatesAfter, planReport, renderPlanText } from '../../../src/cli/planView.js';
-import { loadPlanText } from '../../../src/plan/load.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { selectFleet } from '../../../src/rollout/select.js';
 import { makePod, NEW, OLD } from '../inplace/fixtures.js';
+import { testPlan } from '../helpers/plans.js';
 
 function plan(strategy: string, extra = ''): Plan {
-  const text = `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: web }
-spec:
-  target: { namespace: default, selector: { matchLabels: { app: web } } }
-  update: { containers: [{ name: nginx, image: "${NEW}" }] }
-  strategy: ${strategy}
-${extra}`;
-  const r = loadPlanText(text, 'web.yaml');
-  if (!r.ok) throw new Error(JSON.stringify(r.errors));
-  return r.plan;
+  return testPlan({ namespace: 'default', image: NEW, strategy, extra });
 }
 
 const NODES = ['node-1', 'node-2', 'node-3'];

@@ -4,25 +4,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLines } from '../../../src/cli/output/lines.js';
 import { planReport, renderPlanText } from '../../../src/cli/planView.js';
-import { loadPlanText } from '../../../src/plan/load.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { selectFleet } from '../../../src/rollout/select.js';
 import { makePod, NEW, OLD } from '../inplace/fixtures.js';
 import { EventScript } from './outputEvents.js';
+import { testPlan } from '../helpers/plans.js';
 
 function plan(window: string): Plan {
-  const r = loadPlanText(
-    `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: web }
-spec:
-  target: { namespace: default, selector: { matchLabels: { app: web } } }
-  update: { containers: [{ name: nginx, image: "${NEW}" }] }
-${window}`,
-    'web.yaml',
-  );
-  if (!r.ok) throw new Error(JSON.stringify(r.errors));
-  return r.plan;
+  return testPlan({ namespace: 'default', image: NEW, extra: window });
 }
 
 const pods = Array.from({ length: 4 }, (_, i) => makePod({ name: `web-${i}`, uid: `u${i}`, containers: [{ name: 'nginx', image: OLD }] }));

@@ -4,19 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { Plan } from '../../../src/plan/types.js';
-
-const MINIMAL = `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: web }
-spec:
-  target:
-    namespace: web
-    selector: { matchLabels: { app: web } }
-  update:
-    containers: [{ name: nginx, image: "nginx:1.25.3" }]
-  strategy:
-    waves: [1, "10%", "100%"]
-`;
+import { MINIMAL_PLAN as MINIMAL } from './texts.js';
 
 /** MINIMAL's revision on main before spec.clusters existed (also pinned in normalize.test.ts). */
 const MINIMAL_REVISION = '0237619567';

@@ -5,17 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PLAN_DEFAULTS } from '../../../src/plan/defaults.js';
 import { loadPlanText } from '../../../src/plan/load.js';
-
-const HEAD = `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: web }
-spec:
-  target:
-    namespace: web
-    selector: { matchLabels: { app: web } }
-  update:
-    containers: [{ name: nginx, image: "nginx:1.25.3" }]
-`;
+import { PLAN_HEAD as HEAD } from './texts.js';
 
 describe('a plan without strategy', () => {
   test('loads as one wave of 100%, concurrency 1, maxUnavailable 1', () => {

@@ -6,20 +6,10 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { Plan } from '../../../src/plan/types.js';
+import { MINIMAL_PLAN } from './texts.js';
 
-const MINIMAL = `
-apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: web }
-spec:
-  target:
-    namespace: web
-    selector: { matchLabels: { app: web } }
-  update:
-    containers: [{ name: nginx, image: "nginx:1.25.3" }]
-  strategy:
-    waves: [1, "10%", "100%"]
-`;
+/** Starts with a blank line: the error lines below are pinned to it. */
+const MINIMAL = `\n${MINIMAL_PLAN}`;
 
 /** MINIMAL_GATED's revision as kwave computed it before prometheus `dryRun`, `consecutiveSuccessLimit` and `spec.owners` existed. */
 const MINIMAL_GATED = `${MINIMAL}  gates:

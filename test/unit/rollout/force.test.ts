@@ -3,27 +3,14 @@
 // budget and concurrency, and only then does this revision start.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { runRollout } from '../../../src/rollout/runner.js';
 import { selectFleet } from '../../../src/rollout/select.js';
 import { fleet, fleetDeps as deps } from './fakeFleet.js';
+import { testPlan } from '../helpers/plans.js';
 
 function plan(image: string, rollback: string) {
-  const r = loadPlanText(
-    `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: p }
-spec:
-  target: { namespace: web, selector: { matchLabels: { app: web } } }
-  update: { containers: [{ name: nginx, image: "${image}" }] }
-  strategy: { waves: ["100%"], concurrency: 2, maxUnavailable: 2 }
-  failurePolicy: { maxFailed: 1, rollback: ${rollback} }
-`,
-    'p.yaml',
-  );
-  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
-  return r.plan;
+  return testPlan({ name: 'p', image, strategy: '{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }', failurePolicy: `{ maxFailed: 1, rollback: ${rollback} }` });
 }
 
 describe('runRollout with force', () => {

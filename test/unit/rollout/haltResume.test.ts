@@ -5,7 +5,6 @@
 // chosen, as the ConfigMap would hold it, and the fleet is left as the first run left it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPlanText } from '../../../src/plan/load.js';
 import { newRecord, type RolloutRecord } from '../../../src/record/record.js';
 import { applyEvent } from '../../../src/record/reducer.js';
 import { unfinishedHalt } from '../../../src/record/unfinishedHalt.js';
@@ -13,22 +12,10 @@ import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { runRollout } from '../../../src/rollout/runner.js';
 import { GATE } from '../inplace/fixtures.js';
 import { fleet, fleetDeps as deps } from './fakeFleet.js';
+import { testPlan } from '../helpers/plans.js';
 
 function plan(rollback: 'failed' | 'all') {
-  const r = loadPlanText(
-    `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: p }
-spec:
-  target: { namespace: web, selector: { matchLabels: { app: web } } }
-  update: { containers: [{ name: nginx, image: "nginx:broken" }] }
-  strategy: { waves: ["50%", "100%"], concurrency: 2, maxUnavailable: 2 }
-  failurePolicy: { maxFailed: 0, rollback: ${rollback} }
-`,
-    'p.yaml',
-  );
-  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
-  return r.plan;
+  return testPlan({ name: 'p', image: 'nginx:broken', strategy: '{ waves: ["50%", "100%"], concurrency: 2, maxUnavailable: 2 }', failurePolicy: `{ maxFailed: 0, rollback: ${rollback} }` });
 }
 
 /** The record as the ConfigMap holds it after `events` (a runner killed right after the last one). */

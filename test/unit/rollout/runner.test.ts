@@ -4,29 +4,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gateMessage } from '../../../src/inplace/decide.js';
-import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
 import { runRollout, type NodeView } from '../../../src/rollout/runner.js';
 import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 import { fleet } from './fakeFleet.js';
+import { loadPlanText } from '../../../src/plan/load.js';
+import { testPlan } from '../helpers/plans.js';
 
 function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none }', image = 'nginx:1.25.3') {
-  const r = loadPlanText(
-    `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: p }
-spec:
-  target: { namespace: web, selector: { matchLabels: { app: web } } }
-  update: { containers: [{ name: nginx, image: "${image}" }] }
-  strategy: ${strategy}
-  failurePolicy: ${failurePolicy}
-`,
-    'p.yaml',
-  );
-  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
-  return r.plan;
+  return testPlan({ name: 'p', strategy, failurePolicy, image });
 }
 
 const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => ({
