@@ -47,6 +47,7 @@ function withCapabilities(s: Scenario): Scenario {
 
 const faults = new Map<string, number>();
 let kills = 0;
+let interrupted = 0;
 let violations = 0;
 let failed = 0;
 const started = Date.now();
@@ -58,8 +59,9 @@ async function worker(queue: typeof scenarios): Promise<void> {
     for (const k of kinds) faults.set(k.replace(/\(.*\)$/, ''), (faults.get(k.replace(/\(.*\)$/, '')) ?? 0) + 1);
     const result = await runScenario(scenario, { timeScale, canUnshare });
     kills += result.kills;
+    interrupted += result.interrupted;
     violations += result.violations.length;
-    const head = `#${index} seed ${scenario.seed}: ${scenario.pods} pods, ${kinds.join(', ') || 'no faults'}; ${result.runs} runs, ${result.kills} kills, exit ${result.exitCode}, ${(result.durationMs / 1000).toFixed(1)}s`;
+    const head = `#${index} seed ${scenario.seed}: ${scenario.pods} pods, ${kinds.join(', ') || 'no faults'}; ${result.runs} runs, ${result.kills} kills${result.interrupted ? `, ${result.interrupted} interrupted (exit 4)` : ''}, exit ${result.exitCode}, ${(result.durationMs / 1000).toFixed(1)}s`;
     if (result.violations.length === 0) {
       console.log(`ok   ${head}`);
     } else {
@@ -76,6 +78,6 @@ const queue = [...scenarios];
 await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker(queue)));
 const byKind = [...faults.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ');
 console.log(
-  `chaos: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; kills ${kills}; violations ${violations}; ${((Date.now() - started) / 1000).toFixed(0)}s`,
+  `chaos: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; kills ${kills}; interrupted ${interrupted}; violations ${violations}; ${((Date.now() - started) / 1000).toFixed(0)}s`,
 );
 process.exit(violations > 0 ? 1 : 0);
