@@ -107,7 +107,10 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
       const final = codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? endedAndReleased(sim) : undefined);
       if (final !== undefined) {
         exitCode = final;
-        if (codes.filter((c) => c === 0 || c === 3).length > 1) violations.push(`two runners both ran the plan to its end (exit codes ${codes.join(', ')})`);
+        // Both may end 0 or 3 only one after the other: the second (slow to start) took the lease
+        // once the first had released it, and found the plan done. Never one taking it from the other.
+        const handedOver = observed.holders.some((h, i) => h !== '' && (observed.holders[i + 1] ?? '') !== '');
+        if (codes.filter((c) => c === 0 || c === 3).length > 1 && handedOver) violations.push(`two runners both ran the plan to its end, the lease going from one to the other (exit codes ${codes.join(', ')}; holders ${observed.holders.join(' → ')})`);
         break;
       }
       // Partial (exit 5): pods left untouched for a node that could not act. A user runs the plan
