@@ -13,7 +13,7 @@ import { parseMetricsAddress } from '../metrics/address.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import type { Plan } from '../plan/types.js';
 import type { EventSink } from '../rollout/events.js';
-import { runnerIdentity } from '../record/runLock.js';
+import { runnerIdentity } from '../record/runnerIdentity.js';
 import { ClusterTurns } from '../rollout/clusterTurns.js';
 import { rollbackRollout, runRollout, type RunResult } from '../rollout/runner.js';
 import { openCluster, startClusterRecord, type Closer, type ClusterOpenOptions, type ClusterTarget, type OpenCluster, type ReadyCluster } from './clusterSession.js';

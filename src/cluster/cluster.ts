@@ -46,6 +46,14 @@ export interface ClusterOptions {
 
 type PodListener = (pod: V1Pod) => void;
 
+/** The lease and the rollout record go in the control lane. */
+const CONTROL = Object.freeze({ lane: 'control' as const });
+
+export interface LeaseCallOptions {
+  /** Give up once this long has passed since the call (attempts, retries and their waits). */
+  withinMs?: number;
+}
+
 export class Cluster {
   readonly requests: RequestCounter;
   readonly defaultNamespace: string;
@@ -268,19 +276,19 @@ export class Cluster {
 
   /** 404 → KubeError code 404. */
   async getConfigMap(namespace: string, name: string): Promise<V1ConfigMap> {
-    return this.requester.typed({ verb: 'get', resource: 'configmaps', namespace }, (opts) => this.core.readNamespacedConfigMapWithHttpInfo({ namespace, name }, opts));
+    return this.requester.typed({ verb: 'get', resource: 'configmaps', namespace }, (opts) => this.core.readNamespacedConfigMapWithHttpInfo({ namespace, name }, opts), CONTROL);
   }
 
   /** 409 (reason AlreadyExists) when it exists. */
   async createConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
-    return this.requester.typed({ verb: 'create', resource: 'configmaps', namespace }, (opts) => this.core.createNamespacedConfigMapWithHttpInfo({ namespace, body }, opts));
+    return this.requester.typed({ verb: 'create', resource: 'configmaps', namespace }, (opts) => this.core.createNamespacedConfigMapWithHttpInfo({ namespace, body }, opts), CONTROL);
   }
 
   /** PUT; with `metadata.resourceVersion` set, 409 if someone wrote in between. */
   async updateConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateConfigMap: metadata.name is required');
-    return this.requester.typed({ verb: 'update', resource: 'configmaps', namespace }, (opts) => this.core.replaceNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts));
+    return this.requester.typed({ verb: 'update', resource: 'configmaps', namespace }, (opts) => this.core.replaceNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts), CONTROL);
   }
 
   /** JSON merge patch (null removes a key); add `metadata.resourceVersion` to make it conditional. */
@@ -288,7 +296,7 @@ export class Cluster {
     return this.requester.typed(
       { verb: 'patch', resource: 'configmaps', namespace },
       (opts) => this.core.patchNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts),
-      PatchStrategy.MergePatch,
+      { contentType: PatchStrategy.MergePatch, lane: 'control' },
     );
   }
 
@@ -314,25 +322,31 @@ export class Cluster {
   }
 
   // ---- leases (one runner per plan) ---------------------------------------------------------
+  // The control lane (requester.ts): never behind pod traffic. `withinMs`: the answer is worth
+  // nothing after that long (the lease's renew deadline), so no attempt or retry outlives it.
 
   /** 404 → KubeError code 404. acquireTime/renewTime come back as V1MicroTime (Date). */
-  async getLease(namespace: string, name: string): Promise<V1Lease> {
-    return leaseTimes(await this.requester.typed({ verb: 'get', resource: 'leases', namespace }, (opts) => this.coordination.readNamespacedLeaseWithHttpInfo({ namespace, name }, opts)));
+  async getLease(namespace: string, name: string, options: LeaseCallOptions = {}): Promise<V1Lease> {
+    return leaseTimes(await this.requester.typed({ verb: 'get', resource: 'leases', namespace }, (opts) => this.coordination.readNamespacedLeaseWithHttpInfo({ namespace, name }, opts), { ...CONTROL, ...options }));
   }
 
   /** 409 (AlreadyExists) when another runner created it first. */
   async createLease(namespace: string, body: V1Lease): Promise<V1Lease> {
     const lease = leaseTimes(body);
-    return leaseTimes(await this.requester.typed({ verb: 'create', resource: 'leases', namespace }, (opts) => this.coordination.createNamespacedLeaseWithHttpInfo({ namespace, body: lease }, opts)));
+    return leaseTimes(await this.requester.typed({ verb: 'create', resource: 'leases', namespace }, (opts) => this.coordination.createNamespacedLeaseWithHttpInfo({ namespace, body: lease }, opts), CONTROL));
   }
 
   /** PUT; `metadata.resourceVersion` is required by the API for leases; 409 if someone renewed in between. */
-  async updateLease(namespace: string, body: V1Lease): Promise<V1Lease> {
+  async updateLease(namespace: string, body: V1Lease, options: LeaseCallOptions = {}): Promise<V1Lease> {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateLease: metadata.name is required');
     const lease = leaseTimes(body);
     return leaseTimes(
-      await this.requester.typed({ verb: 'update', resource: 'leases', namespace }, (opts) => this.coordination.replaceNamespacedLeaseWithHttpInfo({ namespace, name, body: lease }, opts)),
+      await this.requester.typed(
+        { verb: 'update', resource: 'leases', namespace },
+        (opts) => this.coordination.replaceNamespacedLeaseWithHttpInfo({ namespace, name, body: lease }, opts),
+        { ...CONTROL, ...options },
+      ),
     );
   }
 

@@ -2,7 +2,19 @@
 // client-side rate limit (TokenBucket), is counted (RequestCounter), times out, and is retried when
 // that is safe (retry.ts); it fails only with KubeError. Per-pod requests go over plain HTTPS
 // (wire.ts), the rest through client-node's typed calls, and watches through client-node's Watch.
+//
+// Two lanes. The lease and the rollout record (`lane: 'control'`) have a token bucket and a
+// connection pool of their own, and are never queued: a 10,000-pod wave may put the pod lane's
+// bucket seconds in debt, and the lease renewal must never wait behind that, or the run loses its
+// lease because it is busy (client-go gives leader election a client of its own for the same
+// reason). The pod lane also keeps at most MAX_POD_REQUESTS_IN_FLIGHT requests at the server at
+// once (the rest wait here, in order): a slow server answers in arrival order, so a renewal sent
+// while 500 pod patches are queued there would wait behind all of them; here it waits behind at
+// most that many. The control lane is small by construction: a renewal every few seconds, a
+// record write at most once a second. Its requests may carry a time limit (`withinMs`): the
+// lease is worth renewing only until its renew deadline, so no attempt or retry outlives that.
 import https from 'node:https';
+import pLimit, { type LimitFunction } from 'p-limit';
 import {
   Observable,
   Watch,
@@ -13,7 +25,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import { toKubeError, withTarget, type KubeError } from './kubeError.js';
+import { KubeError, toKubeError, withTarget } from './kubeError.js';
 import { TokenBucket, type RateLimit } from './rateLimit.js';
 import type { KubeResource, KubeVerb, RequestCounter } from './requestCounter.js';
 import type { WatchHandle, WatchPodsQuery } from './requestShapes.js';
@@ -27,7 +39,15 @@ export interface RequesterOptions {
   keepAlive: boolean;
   counter: RequestCounter;
   rateLimit: RateLimit;
+  /** Pod-lane requests at the server at once; default MAX_POD_REQUESTS_IN_FLIGHT. */
+  maxPodRequestsInFlight?: number;
 }
+
+/**
+ * Enough for the benchmark's widest wave (3,000 writes a second) at 40 ms a request; few enough
+ * that a renewal queued at a slow server behind them is answered well inside its deadline.
+ */
+export const MAX_POD_REQUESTS_IN_FLIGHT = 128;
 
 /** What one request does, for its count and, when refused, the message naming the permission. */
 export interface CountedRequest {
@@ -35,6 +55,16 @@ export interface CountedRequest {
   resource: KubeResource;
   /** Undefined for cluster-scoped resources. */
   namespace?: string;
+}
+
+/** Which lane a typed request takes: `pods` (every request but these) or `control` (the lease and the rollout record). */
+export type Lane = 'pods' | 'control';
+
+export interface TypedOptions {
+  contentType?: string;
+  lane?: Lane;
+  /** Give up (attempts and retries) once this long has passed since the call: the answer is worth nothing later. */
+  withinMs?: number;
 }
 
 // Abort reasons, made once: abort() without a reason builds a DOMException each time.
@@ -45,10 +75,15 @@ export class Requester {
   private readonly watcher: Watch;
   private readonly closing = new AbortController();
   private readonly bucket: TokenBucket;
+  /** The control lane's own bucket, of the same size: its requests never wait behind pod traffic's debt. */
+  private readonly controlBucket: TokenBucket;
   private readonly wireClient: WireClient;
+  /** The pod lane's requests at the server (FIFO beyond the limit). */
+  private readonly podSlots: LimitFunction;
   /** Typed requests under way, for close() to abort. */
   private readonly inFlight = new Set<AbortController>();
-  private sharedAgent?: https.Agent;
+  /** One keep-alive pool per lane. */
+  private readonly agents: Partial<Record<Lane, https.Agent>> = {};
 
   constructor(
     kubeConfig: KubeConfig,
@@ -56,6 +91,8 @@ export class Requester {
   ) {
     this.watcher = new Watch(kubeConfig);
     this.bucket = new TokenBucket(options.rateLimit, options.deps.now);
+    this.controlBucket = new TokenBucket(options.rateLimit, options.deps.now);
+    this.podSlots = pLimit(options.maxPodRequestsInFlight ?? MAX_POD_REQUESTS_IN_FLIGHT);
     this.wireClient = new WireClient(kubeConfig, { timeoutMs: options.requestTimeoutMs, keepAlive: options.keepAlive });
   }
 
@@ -68,7 +105,7 @@ export class Requester {
   close(): void {
     this.closing.abort();
     for (const c of this.inFlight) c.abort(CLUSTER_CLOSED);
-    this.sharedAgent?.destroy();
+    for (const agent of Object.values(this.agents)) agent.destroy();
     this.wireClient.close();
   }
 
@@ -80,7 +117,8 @@ export class Requester {
       async () => {
         await this.bucket.take(deps.sleep, this.closing.signal);
         try {
-          const body = await this.wireClient.send(req);
+          // Once closed, send() fails at once: queued requests drain without reaching the server.
+          const body = await this.podSlots(() => this.wireClient.send(req));
           counter.record(verb, resource, 200);
           return body;
         } catch (thrown) {
@@ -96,33 +134,46 @@ export class Requester {
   }
 
   /** One typed client-node request: counted per attempt, retried per policy, failing with KubeError only. */
-  typed<T>(target: CountedRequest, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, contentType?: string): Promise<T> {
-    const { counter, deps } = this.options;
+  typed<T>(target: CountedRequest, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, options: TypedOptions = {}): Promise<T> {
+    const { counter, deps, requestTimeoutMs } = this.options;
     const { verb, resource } = target;
+    const lane = options.lane ?? 'pods';
+    const bucket = lane === 'control' ? this.controlBucket : this.bucket;
+    const started = deps.now();
+    const policy = options.withinMs === undefined ? this.options.retryPolicy : { ...this.options.retryPolicy, deadlineMs: Math.min(this.options.retryPolicy.deadlineMs, options.withinMs) };
     return withRetry(
       async () => {
         // Each attempt waits its turn: a retry is another request to the server.
-        await this.bucket.take(deps.sleep, this.closing.signal);
+        await bucket.take(deps.sleep, this.closing.signal);
         // Its own controller, aborted by its timer or by close(): no listener on a shared signal.
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(REQUEST_TIMED_OUT), this.options.requestTimeoutMs);
-        this.inFlight.add(controller);
+        // The timer starts when the request is sent, not while it waits for a pod-lane slot.
+        const sendOnce = async (): Promise<HttpInfo<T>> => {
+          if (this.closing.signal.aborted) throw new KubeError(0, 'Closed', 'the cluster connection is closed');
+          // No attempt outlives the caller's time limit.
+          const timeoutMs = options.withinMs === undefined ? requestTimeoutMs : Math.max(1, Math.min(requestTimeoutMs, options.withinMs - (deps.now() - started)));
+          const controller = new AbortController();
+          const timer = setTimeout(() => controller.abort(REQUEST_TIMED_OUT), timeoutMs);
+          this.inFlight.add(controller);
+          try {
+            return await send(this.requestOptions(controller.signal, lane, options.contentType));
+          } finally {
+            clearTimeout(timer);
+            this.inFlight.delete(controller);
+          }
+        };
         try {
-          const info = await send(this.requestOptions(controller.signal, contentType));
+          const info = await (lane === 'control' ? sendOnce() : this.podSlots(sendOnce));
           counter.record(verb, resource, info.httpStatusCode);
           return info.data;
         } catch (thrown) {
           const err = withTarget(toKubeError(thrown), target);
           counter.record(verb, resource, err.code || 'error');
           throw err;
-        } finally {
-          clearTimeout(timer);
-          this.inFlight.delete(controller);
         }
       },
       toKubeError,
       deps,
-      { policy: this.options.retryPolicy, signal: this.closing.signal },
+      { policy, signal: this.closing.signal },
     );
   }
 
@@ -167,8 +218,8 @@ export class Requester {
     return { abort: () => controller?.abort() };
   }
 
-  /** Per-request middleware: a timeout, the pooled agent, and the patch Content-Type. */
-  private requestOptions(signal: AbortSignal, contentType?: string): ConfigurationOptions {
+  /** Per-request middleware: a timeout, the lane's pooled agent, and the patch Content-Type. */
+  private requestOptions(signal: AbortSignal, lane: Lane, contentType?: string): ConfigurationOptions {
     const pre = (ctx: RequestContext): Observable<RequestContext> => {
       ctx.setSignal(signal);
       if (contentType) ctx.setHeaderParam('Content-Type', contentType);
@@ -176,8 +227,8 @@ export class Requester {
       // client-node builds a fresh https.Agent for every request; reuse one with keep-alive (same
       // TLS options) unless a proxy agent (a subclass) is in play.
       if (this.options.keepAlive && agent && agent.constructor === https.Agent) {
-        this.sharedAgent ??= new https.Agent({ ...(agent as https.Agent).options, keepAlive: true });
-        ctx.setAgent(this.sharedAgent);
+        const pooled = (this.agents[lane] ??= new https.Agent({ ...(agent as https.Agent).options, keepAlive: true }));
+        ctx.setAgent(pooled);
       }
       return new Observable(Promise.resolve(ctx));
     };

@@ -1,14 +1,14 @@
 // One runner per plan at a time: the Lease `kwave-<plan>` (coordination.k8s.io/v1) in the plan's
 // first target namespace. A runner creates it (or takes over one that is free or expired), renews
-// it every leaseDuration/3 while it runs, and clears the holder at the end. Every update carries
+// it every leaseDuration/3 while it runs (leaseRenewal.ts: retries, and the renew deadline at which
+// it gives the lease up before anyone could take it over), and clears the holder at the end. Its
+// requests go in the cluster's control lane, never behind pod traffic. Every update carries
 // the resourceVersion last seen (the API requires it for leases), so two runners can never both
 // believe they hold it: the loser gets 409.
 //
 // The pure part (`leaseView`, `describeHolder`) says who holds a lease and whether it has
 // expired; `kwave status` uses it too.
-import { randomBytes } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
 import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster/cluster.js';
 import { KubeError, toKubeError } from '../cluster/kubeError.js';
@@ -16,6 +16,8 @@ import { ExitCode, KwaveError } from '../errors.js';
 import { formatAge } from '../durationText.js';
 import { realSleep, type Sleep } from '../sleep.js';
 import { recordName } from './record.js';
+import { holderGone } from './runnerIdentity.js';
+import { renewalPolicy, renewalStep, renewalTimeLimit, type RenewalPolicy } from './leaseRenewal.js';
 
 export const DEFAULT_LEASE_SECONDS = 15;
 
@@ -29,37 +31,6 @@ export interface LeaseView {
   /** No holder, or the holder stopped renewing (renewTime + leaseDurationSeconds < now). */
   free: boolean;
   expired: boolean;
-}
-
-/**
- * `user@host pid 1234 pidns 4026531836 #3fa9c1`: names the runner in messages, status and the
- * lease. The PID namespace and a per-process token keep two runners apart that share a hostname
- * and a pid (containers on the host network are all pid 1).
- */
-export function runnerIdentity(pid = process.pid): string {
-  const ns = pidNamespace();
-  return `${currentUser()}@${hostname()} pid ${pid}${ns ? ` pidns ${ns}` : ''} #${PROCESS_TOKEN}`;
-}
-
-const PROCESS_TOKEN = randomBytes(3).toString('hex');
-
-/** This process's PID namespace (Linux), so a pid is only judged where it means something. */
-export function pidNamespace(): string | undefined {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
-/** The person at the keyboard: $USER, else the OS account. */
-export function currentUser(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.USER) return env.USER;
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** A plain Date (V1MicroTime would print microseconds) from whatever the client handed over. */
@@ -97,29 +68,6 @@ export function describeHolder(view: LeaseView, now: Date): string {
   return `${view.holder} (renewed ${ago}${view.renewedAt ? ` at ${view.renewedAt.toISOString()}` : ''}; ${tail})`;
 }
 
-/** True while a process with this pid exists on this machine. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * True when `identity` names a process of this host and PID namespace that no longer exists: a
- * runner killed with SIGKILL. Its lease need not run out before the next run takes over.
- * Identities from other hosts or PID namespaces, or in another format, are never judged gone.
- */
-export function holderGone(identity: string, host: string, alive: (pid: number) => boolean = pidAlive, ns: string | undefined = pidNamespace()): boolean {
-  const m = /^[^@\s]+@(\S+) pid (\d+)(?: pidns (\d+))?(?: #\w+)?$/.exec(identity);
-  if (!m || m[1] !== host || m[3] !== ns) return false;
-  const pid = Number(m[2]);
-  return pid !== process.pid && !alive(pid);
-}
-
 /** The slice of Cluster the lock needs (tests pass a fake). */
 export type LeaseApi = Pick<Cluster, 'getLease' | 'createLease' | 'updateLease'>;
 
@@ -147,11 +95,11 @@ export interface RunLockOptions {
   plan: string;
   /** This runner, e.g. runnerIdentity(). */
   identity: string;
-  /** Default 15 s; renewed every third of it. */
+  /** Default 15 s; renewed every third of it, given up when not renewed within two thirds (leaseRenewal.ts). */
   durationSeconds?: number;
   /**
-   * The lease was lost: someone else took it (409 on renew) or it could not be renewed for a
-   * whole lease duration. The runner must stop starting pods. Called at most once.
+   * The lease was lost: someone else took it (409 on renew), it was deleted, or no renewal
+   * succeeded by the renew deadline. The runner must stop starting pods. Called at most once.
    */
   onLost?: (message: string) => void;
   timers?: LockTimers;
@@ -166,11 +114,15 @@ export interface RunLockOptions {
 export class RunLock {
   readonly name: string;
   private readonly durationSeconds: number;
+  private readonly policy: RenewalPolicy;
   private readonly timers: LockTimers;
   private lease: V1Lease | undefined;
   private renewer: unknown;
   private renewal: Promise<void> | undefined;
+  /** When the last successful renewal (or the acquisition) was sent: the renewTime the lease holds. */
   private lastRenew = 0;
+  /** The last failed renewal attempt since then, and why it failed. */
+  private failure: { atMs: number; message: string } | undefined;
   private lostMessage: string | undefined;
   private abandoned: string | undefined;
 
@@ -180,6 +132,7 @@ export class RunLock {
   ) {
     this.name = recordName(options.plan);
     this.durationSeconds = options.durationSeconds ?? DEFAULT_LEASE_SECONDS;
+    this.policy = renewalPolicy(this.durationSeconds);
     this.timers = options.timers ?? realTimers;
   }
 
@@ -212,15 +165,8 @@ export class RunLock {
       this.lease = await this.takeOver();
     }
     this.lastRenew = now.getTime();
-    this.renewer = this.timers.setInterval(() => {
-      // A renewal stuck in retries must not outlive the lease: past its duration without a
-      // successful renewal, another runner may take over, so stop now, not when the call returns.
-      if (this.timers.now().getTime() - this.lastRenew > this.durationSeconds * 1000) {
-        this.lose(`could not renew the lease ${this.options.namespace}/${this.name} within ${this.durationSeconds}s; another runner may take it over`);
-        return;
-      }
-      this.renewal ??= this.renew().finally(() => (this.renewal = undefined));
-    }, (this.durationSeconds * 1000) / 3);
+    this.failure = undefined;
+    this.renewer = this.timers.setInterval(() => this.tick(), this.policy.tickMs);
   }
 
   /** Stops renewing and clears the holder so the next run needs not wait for expiry. Never throws for a lease that is gone or taken. */
@@ -301,21 +247,62 @@ export class RunLock {
     );
   }
 
+  /** Looks at the clock: renew, retry, or give the lease up at the renew deadline (not when a stuck call returns). */
+  private tick(): void {
+    const nowMs = this.timers.now().getTime();
+    const step = renewalStep({ nowMs, renewedAtMs: this.lastRenew, inFlight: this.renewal !== undefined, failedAtMs: this.failure?.atMs }, this.policy);
+    if (step === 'give-up') this.giveUp();
+    else if (step === 'renew') this.renewal = this.renew().finally(() => (this.renewal = undefined));
+  }
+
+  private giveUp(): void {
+    const why = this.failure ? `: ${this.failure.message}` : ': no answer';
+    this.lose(
+      `could not renew the lease ${this.options.namespace}/${this.name} within ${this.policy.renewDeadlineMs / 1000}s${why}; ` +
+        `another runner may take it over ${this.durationSeconds}s after the last renewal`,
+    );
+  }
+
   private async renew(): Promise<void> {
     if (!this.lease || this.lostMessage !== undefined) return;
     const now = this.timers.now();
+    const withinMs = renewalTimeLimit({ nowMs: now.getTime(), renewedAtMs: this.lastRenew }, this.policy);
     try {
       const spec = { ...this.lease.spec, holderIdentity: this.options.identity, renewTime: new V1MicroTime(now) };
-      this.lease = await this.cluster.updateLease(this.options.namespace, { ...this.lease, spec });
+      this.lease = await this.cluster.updateLease(this.options.namespace, { ...this.lease, spec }, { withinMs });
       this.lastRenew = now.getTime();
+      this.failure = undefined;
     } catch (err) {
       const e = toKubeError(err);
-      if (e.code === 409 || e.code === 404) {
-        this.lose(`lost the lease ${this.options.namespace}/${this.name}: ${e.code === 409 ? 'another runner took it over' : 'it was deleted'}`);
-      } else if (now.getTime() - this.lastRenew > this.durationSeconds * 1000) {
-        this.lose(`could not renew the lease ${this.options.namespace}/${this.name} for ${this.durationSeconds}s (${e.message}); another runner may take it over`);
-      }
+      if (e.code === 404) return this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
+      if (e.code === 409 && (await this.stillOurs(withinMs))) return;
+      if (this.lostMessage !== undefined) return;
+      this.failure = { atMs: this.timers.now().getTime(), message: e.message };
+      if (renewalStep({ nowMs: this.failure.atMs, renewedAtMs: this.lastRenew, inFlight: false }, this.policy) === 'give-up') this.giveUp();
     }
+  }
+
+  /**
+   * After a 409 on renewal: whose the lease is now. Ours when the change was our own earlier
+   * attempt, applied though its answer was lost (the request was repeated): then carry on from
+   * it. Someone else's: the lease is lost. False when it cannot be told (counted as a failure).
+   */
+  private async stillOurs(withinMs: number): Promise<boolean> {
+    let current: V1Lease;
+    try {
+      current = await this.cluster.getLease(this.options.namespace, this.name, { withinMs });
+    } catch (err) {
+      if (toKubeError(err).code === 404) this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
+      return false;
+    }
+    if (current.spec?.holderIdentity !== this.options.identity) {
+      this.lose(`lost the lease ${this.options.namespace}/${this.name}: another runner took it over`);
+      return false;
+    }
+    this.lease = current;
+    this.lastRenew = Math.max(this.lastRenew, toDate(current.spec.renewTime)?.getTime() ?? this.lastRenew);
+    this.failure = undefined;
+    return true;
   }
 
   private lose(message: string): void {

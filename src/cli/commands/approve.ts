@@ -10,7 +10,7 @@ import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { recordName, type Approval } from '../../record/record.js';
 import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
-import { currentUser } from '../../record/runLock.js';
+import { currentUser } from '../../record/runnerIdentity.js';
 import type { CommandContext } from '../context.js';
 import type { Plan } from '../../plan/types.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';

@@ -14,7 +14,8 @@ import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { requestControl, type ControlAction, type ControlRequest } from '../../record/control.js';
 import { writeControl } from '../../record/controlStore.js';
-import { currentUser, readLease } from '../../record/runLock.js';
+import { readLease } from '../../record/runLock.js';
+import { currentUser } from '../../record/runnerIdentity.js';
 import type { CommandContext } from '../context.js';
 import { notRun, recordNamespace } from './status.js';
 

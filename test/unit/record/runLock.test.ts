@@ -5,12 +5,16 @@ import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../../src/errors.js';
-import { RunLock, acquireWaiting, describeHolder, holderGone, leaseView, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
+import { RunLock, acquireWaiting, describeHolder, leaseView, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
+import { holderGone } from '../../../src/record/runnerIdentity.js';
 
 class FakeLeases {
   lease: V1Lease | undefined;
   rv = 0;
   updates = 0;
+  /** The next updates answer this way instead: 'hang' never answers, 'applied-409' applies the write and answers 409 (a repeated request whose first attempt landed), a KubeError is thrown. */
+  next: ('hang' | 'applied-409' | KubeError)[] = [];
+  limits: (number | undefined)[] = [];
   private put(body: V1Lease): V1Lease {
     // Stored as JSON, as a server sees it: times as the strings the client serialised.
     this.lease = JSON.parse(JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } })) as V1Lease;
@@ -26,8 +30,16 @@ class FakeLeases {
         if (this.lease) throw new KubeError(409, 'AlreadyExists', 'leases.coordination.k8s.io "kwave-web" already exists');
         return this.put(body);
       },
-      updateLease: async (_ns, body) => {
+      updateLease: async (_ns, body, options) => {
         this.updates++;
+        this.limits.push(options?.withinMs);
+        const answer = this.next.shift();
+        if (answer === 'hang') return new Promise<V1Lease>(() => undefined);
+        if (answer instanceof KubeError) throw answer;
+        if (answer === 'applied-409') {
+          this.put(body);
+          throw new KubeError(409, 'Conflict', 'modified');
+        }
         if (!body.metadata?.resourceVersion) throw new KubeError(422, 'Invalid', 'metadata.resourceVersion: must be specified for an update');
         if (body.metadata.resourceVersion !== this.lease?.metadata?.resourceVersion) throw new KubeError(409, 'Conflict', 'modified');
         return this.put(body);
@@ -74,7 +86,7 @@ describe('RunLock', () => {
     assert.equal(server.lease?.spec?.leaseDurationSeconds, 15);
     assert.equal(server.lease?.spec?.leaseTransitions, 0);
     assert.match(JSON.stringify(server.lease?.spec?.renewTime), /"2025-03-01T10:00:00\.000000Z"/);
-    assert.equal(clock.intervals[0]?.ms, 5000, 'renews every third of the duration');
+    assert.equal(clock.intervals[0]?.ms, 1000, 'looks at the clock every 15th of the duration (leaseRenewal.ts)');
   });
 
   test('a second runner is refused with LOCKED (exit 2) naming the holder and the renewal', async () => {
@@ -125,6 +137,68 @@ describe('RunLock', () => {
     assert.equal(a.held, false);
     await a.release();
     assert.equal(server.lease?.spec?.holderIdentity, 'bob', 'release leaves a lease we lost alone');
+  });
+
+  test('a renewal that never answers: the lease is given up at the renew deadline (10 s), not after the duration', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    await a.acquire();
+    server.next.push('hang');
+    for (let s = 1; s <= 9; s++) await clock.tick(1000);
+    assert.equal(server.updates, 1, 'one renewal, at 5 s, never doubled while it hangs');
+    assert.deepEqual(server.limits, [5000], 'it may take until the renew deadline');
+    assert.equal(lost.length, 0);
+    await clock.tick(1000);
+    assert.equal(lost.length, 1);
+    assert.match(lost[0]!, /could not renew the lease ns\/kwave-web within 10s: no answer; another runner may take it over 15s after the last renewal/);
+    assert.equal(a.held, false);
+  });
+
+  test('a failed renewal is repeated every 2 s; one that succeeds keeps the lease', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    await a.acquire();
+    server.next.push(new KubeError(503, 'ServiceUnavailable', 'busy'), new KubeError(503, 'ServiceUnavailable', 'busy'));
+    for (let s = 1; s <= 9; s++) await clock.tick(1000);
+    assert.equal(server.updates, 3, 'at 5, 7 and 9 s');
+    assert.deepEqual(server.limits, [5000, 3000, 1000]);
+    await clock.tick(5000); // 14 s: renewed at 9 s, due again at 14 s
+    assert.equal(lost.length, 0);
+    assert.ok(a.held);
+    assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t, 'renewed at 14 s');
+  });
+
+  test('failures until the renew deadline: given up, naming the last error', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    await a.acquire();
+    for (let i = 0; i < 5; i++) server.next.push(new KubeError(503, 'ServiceUnavailable', 'busy'));
+    for (let s = 1; s <= 10; s++) await clock.tick(1000);
+    assert.equal(lost.length, 1);
+    assert.match(lost[0]!, /within 10s: busy/);
+    assert.equal(a.held, false);
+  });
+
+  test('a 409 from our own repeated renewal (the first attempt landed) keeps the lease', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    await a.acquire();
+    server.next.push('applied-409');
+    await clock.tick(5000);
+    assert.equal(lost.length, 0, 'the lease still names us: not lost');
+    assert.ok(a.held);
+    await clock.tick(5000);
+    assert.equal(server.updates, 2, 'the next renewal carries the version it read back');
+    assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t);
+    assert.equal(lost.length, 0);
   });
 
   test('release clears the holder, so the next run needs not wait for expiry', async () => {
