@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allPanels, errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, readDashboard, single, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
 import { ROOT } from './helpers/kwaveBin.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { parse, stringify } from 'yaml';
 
 /**
  * The identifiers of a PromQL expression that can be metric names, whole: not functions (followed
@@ -81,6 +83,16 @@ describe('dashboard structure', { skip: noClusterOnReal }, () => {
       assert.ok(series.some((n) => charted.has(n)), `a panel charts ${name}; charted: ${[...charted].sort().join(', ')}`);
     }
   });
+  test('a Notifications panel charts kwave_notifications_total by its one label, result (sent, failed, dropped)', () => {
+    const panel = allPanels(dashboard.panels).find((p) => p.title === 'Notifications');
+    assert.ok(panel, 'a panel titled Notifications');
+    const exprs = (panel.targets ?? []).map((t) => t.expr);
+    assert.ok(exprs.some((e) => metricNames(e).has('kwave_notifications_total')), exprs.join(' | '));
+    assert.ok(exprs.every((e) => /sum by \(result\) \(increase\(kwave_notifications_total\{/.test(e)), `split by result: ${exprs.join(' | ')}`);
+    // Failures stand out: the colours follow the result, not the palette's order.
+    const colours = Object.fromEntries((panel.fieldConfig?.overrides ?? []).map((o) => [o.matcher.options, o.properties[0]?.value.fixedColor]));
+    assert.deepEqual(colours, { sent: 'green', failed: 'red', dropped: 'orange' });
+  });
   test('metricNames matches whole names: kwave_rollout_waves is not kwave_rollout_wave', () => {
     const names = metricNames('max(kwave_rollout_waves{plan="$plan",x="kwave_rollout_wave"}) - sum by (le) (rate(x_bucket[5m]))');
     assert.equal(names.has('kwave_rollout_waves'), true);
@@ -98,6 +110,7 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
   let startedAt: number;
   let endedAt: number;
   let before_: Map<string, string>;
+  let receiver: Receiver;
 
   before(async () => {
     if (skip) return;
@@ -107,9 +120,16 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
     prom = await startPrometheus({ targets: [world.appTarget, `127.0.0.1:${kwavePort}`] });
     // The gate's rate() needs two scrapes of the app first.
     await waitFor('app traffic in Prometheus', async () => (sampleCount(await prom.query('sum(rate(sim_http_requests_total[5s]))')) > 0 ? true : undefined));
+    // A notification receiver, so the Notifications panel has sends to count.
+    receiver = await startReceiver('ok');
+    const withNotify = (yaml: string) => {
+      const doc = parse(yaml) as { spec: Record<string, unknown> };
+      doc.spec.notify = [{ url: `${receiver.url}/hook`, on: ['started', 'wave-completed', 'completed'] }];
+      return stringify(doc);
+    };
     const plan = await world.writePlan(
       PLAN,
-      planYaml({
+      withNotify(planYaml({
         name: PLAN,
         waves: '[1, "50%", "100%"]',
         concurrency: 2,
@@ -129,7 +149,7 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
             },
           },
         ],
-      }),
+      })),
     );
     startedAt = Date.now() / 1000;
     run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', `127.0.0.1:${kwavePort}`, '--metrics-linger', '20s']);
@@ -139,6 +159,7 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
   after(async () => {
     if (skip) return;
     await prom?.stop();
+    await receiver?.close();
     await world?.close();
   });
 
@@ -190,6 +211,11 @@ describe('after a real kwave run scraped by a real Prometheus', () => {
     assert.equal(lastOf('Wave A'), 3);
     assert.equal(lastOf('Wave B'), 3);
     assert.equal(lastOf('Pods at target A'), 1);
+    // started, 3 × wave-completed, completed: 5 sent; the panel shows every result (0 where none).
+    assert.equal(receiver.received.length, 5, JSON.stringify(receiver.bodies()));
+    assert.deepEqual(last.get('Notifications A')?.map((s) => s.labels.result).sort(), ['dropped', 'failed', 'sent']);
+    assert.equal(await single(prom, `sum(last_over_time(kwave_notifications_total{plan="${PLAN}",result="sent"}[5m]))`), 5);
+    assert.equal(await single(prom, `sum(last_over_time(kwave_notifications_total{plan="${PLAN}",result=~"failed|dropped"}[5m]))`), 0);
     assert.deepEqual(last.get('Gate results A')?.map((s) => [s.labels.gate, s.labels.result, s.value]).sort(), [
       ['error-rate', 'failed', 0],
       ['error-rate', 'inconclusive', 0],

@@ -122,7 +122,7 @@ export interface DashboardPanel {
   panels?: DashboardPanel[];
   datasource?: { uid: string };
   gridPos?: unknown;
-  fieldConfig?: { defaults?: { mappings?: { options: Record<string, { text: string }> }[] } };
+  fieldConfig?: { defaults?: { mappings?: { options: Record<string, { text: string }> }[] }; overrides?: { matcher: { id: string; options: string }; properties: { id: string; value: { fixedColor?: string } }[] }[] };
 }
 
 /** The parts of grafana/kwave-dashboard.json the tests read. */
