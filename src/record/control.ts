@@ -8,8 +8,9 @@
 //   A pause given for another revision of the plan does not hold this one back.
 // - resume ends the pause.
 // - abort is addressed to the runner that holds the lease when it is asked (by its identity), so
-//   it never outlives that run: the runner halts as on a failure and applies the plan's rollback
-//   policy (exit 3). With no runner holding the lease there is nothing to abort: refused. An
+//   it never outlives that run: an upgrading runner halts as on a failure and applies the plan's
+//   rollback policy (exit 3); a rolling-back one (`kwave rollback`) reverts no more pods, lets
+//   those in flight finish and ends Halted (exit 3). With no runner holding the lease there is nothing to abort: refused. An
 //   abort also ends a pause (a halted run has nothing left to pause).
 
 export const CONTROL_KEY = 'control.json';
@@ -44,6 +45,8 @@ export const emptyControl = (): ControlState => ({ history: [] });
 export interface ControlContext {
   /** The lease holder's identity, when one holds it and it has not expired. */
   runner?: string;
+  /** What the record says the last run does: an upgrade (`kwave run`) or a rollback (`kwave rollback`). */
+  direction?: 'upgrade' | 'rollback';
 }
 
 export type ControlDecision =
@@ -76,7 +79,11 @@ export function requestControl(state: ControlState, request: ControlRequest, ctx
     case 'abort': {
       if (!ctx.runner) return { ok: false, message: 'no runner holds the lease of this plan: nothing to abort (`kwave rollback PLAN` reverts what an earlier run upgraded)' };
       if (abort && abort.holder === ctx.runner) return { ok: true, changed: false, message: `already aborted by ${who(abort)}; the runner (${ctx.runner}) is halting` };
-      return { ok: true, changed: true, state: logged({ abort: { ...request, holder: ctx.runner } }), message: `aborted: the runner (${ctx.runner}) halts and applies the plan's rollback policy` };
+      const does =
+        ctx.direction === 'rollback'
+          ? 'stops rolling back: no more pods are reverted, pods in flight finish, it exits 3; run kwave rollback again to finish'
+          : "halts and applies the plan's rollback policy";
+      return { ok: true, changed: true, state: logged({ abort: { ...request, holder: ctx.runner } }), message: `aborted: the runner (${ctx.runner}) ${does}` };
     }
   }
 }

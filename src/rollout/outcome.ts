@@ -33,7 +33,15 @@ export type RunFacts =
       /** Pods left untouched, or where their flow stood, because their node could not act; rollbacks not attempted say `rollback pending: …`. */
       leftForNodes?: readonly NodeWait[];
     }
-  | { direction: 'rollback'; interrupted: boolean; reverted: number; failed: number; leftForNodes?: readonly NodeWait[] };
+  | {
+      direction: 'rollback';
+      /** `kwave abort` halted the rollback: it reverted no more pods. */
+      haltMessage?: string;
+      interrupted: boolean;
+      reverted: number;
+      failed: number;
+      leftForNodes?: readonly NodeWait[];
+    };
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 const listed = (waits: readonly NodeWait[]) => waits.map((w) => `${w.pod} (${w.message.replace(/^rollback pending: /, '')})`).join(', ');
@@ -45,6 +53,7 @@ const pendingRollbacks = (waits: readonly NodeWait[] = []) => waits.filter((w) =
  * - upgrade halted, `rollback: failed` reverted 1 of 2 → Halted, exit 3, `…; rolled back 1 of 2 pods (the failed pods)`.
  * - upgrade with 3 pods deferred → Partial, exit 0.
  * - `kwave rollback` interrupted after 2 pods → Paused, exit 4.
+ * - `kwave rollback` aborted (`kwave abort`) after 2 pods → Halted, exit 3 (a Job must not retry what a person stopped), `rollback halted: aborted by …; 2 pods rolled back, the rest still run the new image; run kwave rollback again to finish`.
  * - upgrade with demo-1's node NotReady throughout → Partial, exit 5, `partial: 2 upgraded; 1 pod left for a node that cannot act: default/demo-1 (node sim-node-2 is NotReady since 12s); …`.
  * - upgrade halted, the failed pod's node down → Halted, exit 3, `…; rollback pending, run again once the node is back: default/demo-1 (…)`.
  */
@@ -52,6 +61,10 @@ export function outcomeOf(f: RunFacts): RunOutcome {
   if (f.direction === 'rollback') {
     const pending = f.leftForNodes ?? [];
     const pendingText = pending.length > 0 ? `; ${pending.length} pending, their node cannot act: ${listed(pending)}; run kwave rollback again once the node is back` : '';
+    if (f.haltMessage !== undefined) {
+      const failed = f.failed > 0 ? `, ${f.failed} failed` : '';
+      return { phase: 'Halted', exitCode: ExitCode.HALTED, message: `rollback halted: ${f.haltMessage}; ${plural(f.reverted, 'pod')} rolled back${failed}, the rest still run the new image; run kwave rollback again to finish${pendingText}` };
+    }
     if (f.interrupted) return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: `interrupted: ${f.reverted} pods rolled back; run kwave rollback again to finish` };
     if (f.failed > 0) return { phase: 'Halted', exitCode: ExitCode.HALTED, message: `rollback: ${f.reverted} pods rolled back, ${f.failed} failed${pendingText}` };
     if (pending.length > 0) return { phase: 'Partial', exitCode: ExitCode.NODES_DOWN, message: `rolled back ${f.reverted} pods${pendingText}` };

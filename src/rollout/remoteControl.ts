@@ -2,8 +2,11 @@
 // of RunnerDeps): an abort halts it as a failure would (pods in flight finish, then the plan's
 // rollback policy); a pause holds back every new pod start and the next wave until it is
 // resumed, and says so with a `paused` event (the record's phase becomes Paused) and a `resumed`
-// one. A rollback after a halt is never held back: failed pods must not stay drained. Only an
-// upgrade (`kwave run`) follows it; `kwave rollback` is stopped with a signal, as before.
+// one. A rollback after a halt is never held back: failed pods must not stay drained.
+// `kwave rollback` follows it too: a pause holds back the next pod's revert (pods in flight
+// finish); an abort halts the rollback: no pod starts reverting any more, pods in flight finish,
+// and it ends Halted, exit 3 (not 4: a Job retrying it would undo what a person stopped); the
+// pods not reverted keep the new image until `kwave rollback` runs again.
 import type { ControlNote } from './runnerDeps.js';
 import type { RunState } from './runState.js';
 

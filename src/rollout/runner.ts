@@ -373,11 +373,14 @@ class Rollout {
         concurrency: this.plan.strategy.concurrency,
         resumed: false,
       });
+      // `kwave pause` holds back new reverts; `kwave abort` halts the rollback (remoteControl.ts).
+      this.control.start();
       this.run.emit({ event: 'rollback-start', pods: pods.length, scope: 'all' });
       const summaries = await this.rollbackPods(pods, { evenIfStopped: false });
       this.summaries.push(...summaries);
       const outcome = outcomeOf({
         direction: 'rollback',
+        ...(this.run.haltMessage !== undefined ? { haltMessage: this.run.haltMessage } : {}),
         leftForNodes: [...this.nodes.leftForNodes.values()],
         interrupted: this.run.interrupted,
         reverted: summaries.reduce((n, s) => n + s.upgraded, 0),
@@ -385,6 +388,7 @@ class Rollout {
       });
       return this.end(outcome, summaries);
     } finally {
+      this.control.stop();
       untrack();
     }
   }

@@ -30,6 +30,15 @@ function apply(state: ControlState, r: ControlRequest, runner: string | undefine
 }
 
 describe('requestControl', () => {
+  test('abort says what the runner will do: an upgrade applies the rollback policy; a rollback stops reverting and exits 3', () => {
+    const up = requestControl(emptyControl(), req('abort', 1), { runner: RUNNER, direction: 'upgrade' });
+    assert.ok(up.ok && up.changed);
+    assert.equal(up.message, `aborted: the runner (${RUNNER}) halts and applies the plan's rollback policy`);
+    const back = requestControl(emptyControl(), req('abort', 1), { runner: RUNNER, direction: 'rollback' });
+    assert.ok(back.ok && back.changed);
+    assert.equal(back.message, `aborted: the runner (${RUNNER}) stops rolling back: no more pods are reverted, pods in flight finish, it exits 3; run kwave rollback again to finish`);
+    assert.deepEqual(back.state, up.state, 'the request itself is the same');
+  });
   test('pause, then resume: the state follows, each request is in the history with who and when', () => {
     const paused = apply(emptyControl(), req('pause', 1));
     assert.deepEqual(paused.paused, req('pause', 1));
