@@ -91,21 +91,26 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
       .option('--lease-wait <duration>', "when another runner holds the plan's lease, wait this long for it to be released or expire before refusing (a Job's retry after its pod died)", '0s'),
   );
   add('status', "show a rollout's phase, wave, counts, pods in flight and gates", { cluster: true }, () => import('./commands/status.js'), (c) =>
-    c.argument('<plan>', 'plan file').option('--watch', 'follow live'),
+    c.argument('<plan>', 'plan file').option('--watch', 'follow live').option('--cluster <name>', "a multi-cluster plan's cluster to show (default: every cluster of the plan)"),
   );
   add('approve', 'approve the approval gate of a wave', { cluster: true }, () => import('./commands/approve.js'), (c) =>
     c
       .argument('<plan>', 'plan file')
       .option('--wave <n>', 'wave to approve (default: the one waiting)')
-      .option('--cluster <name>', "a multi-cluster plan's cluster to approve in (default: the one waiting)"),
+      .option('--cluster <name>', "a multi-cluster plan's cluster to approve in (default: the one waiting; with --wave and none waiting, every cluster of the plan)"),
   );
   const control = (action: 'pause' | 'resume' | 'abort') => () => import('./commands/control.js').then((m) => ({ run: m.runFor(action) }));
-  add('pause', 'pause a rollout wherever it runs: no new pod starts, pods in flight finish, the runner waits (through the rollout record)', { cluster: true }, control('pause'), (c) =>
-    c.argument('<plan>', 'plan file'),
+  const clusterFlag = "a multi-cluster plan's cluster (spec.clusters name) to act on (default: every cluster of the plan)";
+  add('pause', 'pause a rollout or rollback wherever it runs: no new pod starts, pods in flight finish, the runner waits (through the rollout record)', { cluster: true }, control('pause'), (c) =>
+    c.argument('<plan>', 'plan file').option('--cluster <name>', clusterFlag),
   );
-  add('resume', 'resume a paused rollout (through the rollout record)', { cluster: true }, control('resume'), (c) => c.argument('<plan>', 'plan file'));
-  add('abort', "halt a running rollout wherever it runs, as on a failure, and apply the plan's rollback policy (the runner exits 3)", { cluster: true }, control('abort'), (c) =>
-    c.argument('<plan>', 'plan file'),
+  add('resume', 'resume a paused rollout or rollback (through the rollout record)', { cluster: true }, control('resume'), (c) => c.argument('<plan>', 'plan file').option('--cluster <name>', clusterFlag));
+  add(
+    'abort',
+    "halt a running rollout wherever it runs, as on a failure, and apply the plan's rollback policy; a running rollback stops reverting (the runner exits 3)",
+    { cluster: true },
+    control('abort'),
+    (c) => c.argument('<plan>', 'plan file').option('--cluster <name>', clusterFlag),
   );
   add('rollback', 'revert in place every pod this plan upgraded', { cluster: true, metrics: true }, () => import('./commands/rollback.js'), (c) =>
     c

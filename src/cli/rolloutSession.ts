@@ -126,7 +126,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     // Every cluster is opened and checked before any record is written or pod touched.
     const opened: OpenCluster[] = [];
     for (const o of openOptions) opened.push(await openCluster(o));
-    const turns = multi ? new ClusterTurns(multi.order, targets.map((t) => t.name!)) : undefined;
+    // Turns are an upgrade's: a rollback reverts one cluster after another, and a rollback halted
+    // in one cluster (`kwave abort --cluster`) leaves the others' rollbacks to go on.
+    const turns = multi && options.direction === 'upgrade' ? new ClusterTurns(multi.order, targets.map((t) => t.name!)) : undefined;
     const ready: ReadyCluster[] = [];
     for (const [i, o] of openOptions.entries()) {
       // A halt in one cluster halts the plan: the others hear it through their turns.

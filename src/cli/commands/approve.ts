@@ -2,8 +2,10 @@
 // record, as its own data key `approval.wave-N` = {"by", "at", "revision"}, written with a JSON
 // merge patch of that one key. The runner writes only its own keys, so the two never conflict.
 // Without --wave it approves the wave the rollout is waiting on; exit 2 when none waits, or when
-// the plan was never run.
+// the plan was never run. A multi-cluster plan: the cluster `--cluster NAME` names, else the one
+// waiting; `--wave N` with none waiting on it approves wave N ahead of time in every cluster.
 import { loadPlanOrReport } from '../loadPlan.js';
+import { chooseClusters } from '../clusterChoice.js';
 import { hostname } from 'node:os';
 import { connectFor } from '../connectFor.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
@@ -26,19 +28,10 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const asked = waveFlag(opts.wave);
   const plan = await loadPlanOrReport(ctx, args[0]!);
   if (!plan) return ExitCode.BAD_INPUT;
-  if (!plan.clusters) {
-    if (opts.cluster !== undefined) throw new KwaveError('USAGE', `--cluster: plan ${plan.name} lists no clusters (spec.clusters); use --context`);
-    return approveIn(ctx, plan, asked, ctx.common.context);
-  }
-  const multi = plan.clusters;
-  if (ctx.common.context !== undefined) throw new KwaveError('USAGE', "--context: the plan names its clusters' contexts (spec.clusters); pass --cluster NAME");
-  if (opts.cluster !== undefined) {
-    const chosen = multi.list.find((c) => c.name === opts.cluster);
-    if (!chosen) throw new KwaveError('USAGE', `--cluster: plan ${plan.name} has no cluster "${String(opts.cluster)}" (clusters: ${multi.list.map((c) => c.name).join(', ')})`);
-    return approveIn(ctx, plan, asked, chosen.context, chosen.name);
-  }
+  const chosen = chooseClusters(plan, { cluster: opts.cluster, context: ctx.common.context });
+  if (!plan.clusters || opts.cluster !== undefined) return approveIn(ctx, plan, asked, chosen[0]!.context, chosen[0]!.name);
   // Steps run one at a time: at most one cluster waits for an approval.
-  for (const c of multi.list) {
+  for (const c of chosen) {
     const cluster = connectFor({ ...ctx.common, context: c.context }, ctx.io.env, plan);
     try {
       const cm = await readRecordConfigMap(cluster, plan);
@@ -48,7 +41,10 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
       cluster.close();
     }
   }
-  throw new KwaveError('REFUSED', `no cluster of plan ${plan.name} is waiting for approval${asked === undefined ? '' : ` of wave ${asked}`}; pass --cluster NAME --wave N to approve a wave ahead of time`);
+  if (asked === undefined) throw new KwaveError('REFUSED', `no cluster of plan ${plan.name} is waiting for approval; pass --wave N to approve a wave ahead of time (in every cluster, or the one --cluster NAME names)`);
+  // Ahead of time: wave N in every cluster of the plan (each cluster's gate is its own).
+  for (const c of chosen) await approveIn(ctx, plan, asked, c.context, c.name);
+  return ExitCode.OK;
 }
 
 async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefined, context: string | undefined, clusterName?: string): Promise<number> {

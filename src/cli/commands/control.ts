@@ -4,10 +4,17 @@
 // update, never taking the run's lease; the runner, wherever it runs, watches the record and acts
 // (record/control.ts says how). Who asked — the API server's name for the caller (a
 // SelfSubjectReview) and the local `user@host` — and when are kept in the key's history, which
-// `kwave status` shows. Exit 0 (also when nothing changed: already paused, not paused), 2 when
-// the plan was never run here or, for abort, when no runner holds the lease.
+// `kwave status` shows. A multi-cluster plan's request goes to every cluster of the plan, or to
+// the one `--cluster NAME` names (each cluster's runner follows its own record); each cluster
+// answers on its own line. Exit 0 (also when nothing changed: already paused, not paused), 2 when
+// the plan was never run there or, for abort, when no runner holds the lease — in any cluster
+// asked (the others are still asked).
 import { hostname } from 'node:os';
 import { loadPlanOrReport } from '../loadPlan.js';
+import { chooseClusters, planIn, type ChosenCluster } from '../clusterChoice.js';
+import { renderError } from '../render.js';
+import { decodeRecord } from '../../record/codec.js';
+import type { Plan } from '../../plan/types.js';
 import { connectFor } from '../connectFor.js';
 import type { Cluster } from '../../cluster/cluster.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
@@ -33,34 +40,57 @@ export async function whoIsAsking(cluster: Pick<Cluster, 'whoAmI'>, env: NodeJS.
 }
 
 export function runFor(action: ControlAction) {
-  return async (ctx: CommandContext, args: string[]): Promise<number> => {
+  return async (ctx: CommandContext, args: string[], opts: Record<string, unknown> = {}): Promise<number> => {
     const plan = await loadPlanOrReport(ctx, args[0]!);
     if (!plan) return ExitCode.BAD_INPUT;
-    const namespace = recordNamespace(plan);
-    const cluster = connectFor(ctx.common, ctx.io.env, plan);
-    try {
-      const by = await whoIsAsking(cluster, ctx.io.env);
-      let runner: string | undefined;
-      const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
-      const outcome = await writeControl(cluster, namespace, plan.name, async (state) => {
-        // Read per attempt: after a 409 the runner may have come or gone.
-        const lease = await readLease(cluster, namespace, plan.name, new Date());
-        runner = lease && !lease.free ? lease.holder : undefined;
-        return requestControl(state, request, runner ? { runner } : {});
-      });
-      if (outcome.kind === 'not-run') throw notRun(plan);
-      const { decision } = outcome;
-      if (!decision.ok) throw new KwaveError('REFUSED', `${action} plan ${plan.name}: ${decision.message}`, ExitCode.BAD_INPUT);
-      if (ctx.common.output === 'json') {
-        ctx.io.stdout.write(JSON.stringify({ plan: plan.name, action, changed: decision.changed, by, at: request.at, revision: plan.revision, runner: runner ?? null, message: decision.message }) + '\n');
-      } else {
-        ctx.io.stdout.write(`plan ${plan.name}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}\n`);
+    const targets = chooseClusters(plan, { cluster: opts.cluster, context: ctx.common.context });
+    // A plan of one cluster: its error is the command's (as before there were clusters).
+    if (targets.length === 1 && targets[0]!.name === undefined) return requestIn(ctx, plan, action, targets[0]!);
+    let exitCode: number = ExitCode.OK;
+    for (const target of targets) {
+      try {
+        await requestIn(ctx, plan, action, target);
+      } catch (err) {
+        if (!(err instanceof KwaveError)) throw err;
+        ctx.io.stderr.write(renderError(new KwaveError(err.code, `cluster ${target.name} (context ${target.context}): ${err.message}`, err.exitCode)) + '\n');
+        exitCode = Math.max(exitCode, err.exitCode);
       }
-      return ExitCode.OK;
-    } catch (err) {
-      throw err instanceof KubeError ? kubeErrorToKwave(err, `recording ${action} of plan ${plan.name}`) : err;
-    } finally {
-      cluster.close();
     }
+    return exitCode;
   };
+}
+
+/** One cluster's request: written into its record, answered on stdout; a refusal throws. */
+async function requestIn(ctx: CommandContext, plan: Plan, action: ControlAction, target: ChosenCluster): Promise<number> {
+  const namespace = recordNamespace(plan);
+  const cluster = connectFor({ ...ctx.common, context: target.context }, ctx.io.env, plan);
+  const what = planIn(plan.name, target.name);
+  try {
+    const by = await whoIsAsking(cluster, ctx.io.env);
+    let runner: string | undefined;
+    const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
+    const outcome = await writeControl(cluster, namespace, plan.name, async (state, cm) => {
+      // Read per attempt: after a 409 the runner may have come or gone.
+      const lease = await readLease(cluster, namespace, plan.name, new Date());
+      runner = lease && !lease.free ? lease.holder : undefined;
+      const record = decodeRecord(cm);
+      const direction = record.ok ? record.record.direction : undefined;
+      return requestControl(state, request, { ...(runner ? { runner } : {}), ...(direction ? { direction } : {}) });
+    });
+    if (outcome.kind === 'not-run') throw notRun(plan);
+    const { decision } = outcome;
+    if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
+    if (ctx.common.output === 'json') {
+      ctx.io.stdout.write(
+        JSON.stringify({ plan: plan.name, ...(target.name === undefined ? {} : { cluster: target.name }), action, changed: decision.changed, by, at: request.at, revision: plan.revision, runner: runner ?? null, message: decision.message }) + '\n',
+      );
+    } else {
+      ctx.io.stdout.write(`${what}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}\n`);
+    }
+    return ExitCode.OK;
+  } catch (err) {
+    throw err instanceof KubeError ? kubeErrorToKwave(err, `recording ${action} of ${what}`) : err;
+  } finally {
+    cluster.close();
+  }
 }

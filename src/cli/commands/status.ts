@@ -3,6 +3,7 @@
 // `--watch` follows the record with a watch and shows each new state (redrawn on a TTY, printed
 // one after another otherwise) until SIGINT/SIGTERM. Exit 0; exit 2 when the plan has no record.
 import { loadPlanOrReport } from '../loadPlan.js';
+import { chooseClusters, type ChosenCluster } from '../clusterChoice.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from '../../cluster/cluster.js';
 import { watchConfigMap } from '../../cluster/configMapWatch.js';
@@ -69,7 +70,8 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const file = args[0]!;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
-  if (plan.clusters) return statusAcrossClusters(ctx, plan, file, opts.watch === true);
+  const chosen = chooseClusters(plan, { cluster: opts.cluster, context: ctx.common.context });
+  if (plan.clusters) return statusAcrossClusters(ctx, plan, file, opts.watch === true, chosen);
   const cluster = connectFor(ctx.common, ctx.io.env, plan);
   try {
     if (opts.watch) {
@@ -97,18 +99,18 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
 }
 
 /**
- * A multi-cluster plan's status: each cluster's record, read through its own context, in the
- * plan's order (a cluster not run yet says so). Exit 2 only when no cluster has a record.
+ * A multi-cluster plan's status: each chosen cluster's record (every cluster, or the one
+ * `--cluster` names), read through its own context, in the plan's order (a cluster not run yet
+ * says so). Exit 2 only when none of them has a record.
  */
-async function statusAcrossClusters(ctx: CommandContext, plan: Plan, planFile: string, watch: boolean): Promise<number> {
+async function statusAcrossClusters(ctx: CommandContext, plan: Plan, planFile: string, watch: boolean, chosen: readonly ChosenCluster[]): Promise<number> {
   const multi = plan.clusters!;
   const { io, common } = ctx;
-  if (common.context !== undefined) throw new KwaveError('USAGE', `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`);
   if (watch) throw new KwaveError('USAGE', '--watch follows one rollout record: for a multi-cluster plan, run kwave status again (or watch each cluster with a one-cluster copy of the plan)');
   const namespace = recordNamespace(plan);
   const out: string[] = [];
   let found = 0;
-  for (const c of multi.list) {
+  for (const c of chosen) {
     const cluster = connectFor({ ...common, context: c.context }, io.env, plan);
     try {
       let cm: V1ConfigMap | undefined;
