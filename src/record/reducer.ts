@@ -127,7 +127,7 @@ function isOwnWait(waiting: Waiting | undefined, wave: number, gate: string): bo
 /** A `kwave pause` outranks the waits of gates and windows: it is what a person must act on (the gates list still shows the gate). */
 const keepPaused = (w: Waiting | undefined): Waiting | undefined => (w?.kind === 'paused' ? w : undefined);
 
-/** The body of the reducer, before history and updatedAt. */
+/** The body of the reducer, before history, updatedAt and the pods in flight (inFlightChange). */
 function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
   switch (e.event) {
     case 'rollout-start': {
@@ -143,7 +143,6 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         selected: e.selected,
         deferred: e.deferred,
         counts: { ...emptyCounts(), pending: todo, skipped: e.alreadyDone },
-        inFlight: [],
         waitingForNodes: undefined,
         waiting: undefined,
         rollback: undefined,
@@ -156,21 +155,18 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'wave-start':
       return { ...r, wave: e.wave, waves: e.waves, waiting: undefined };
     case 'pod-start': {
-      const entry: InFlightPod = { pod: e.pod, wave: e.wave, step: 'started', since: e.time, stepAt: e.time };
-      const inFlight = [...r.inFlight.filter((p) => p.pod !== e.pod), entry];
       const waitingForNodes = withoutPod(r.waitingForNodes, e.pod);
       const heldByPdb = r.heldByPdb?.pod === e.pod ? undefined : r.heldByPdb;
-      if (r.rollback) return { ...r, inFlight, waitingForNodes, heldByPdb };
-      return { ...r, inFlight, waitingForNodes, heldByPdb, counts: movePod(r.counts, 'pending', 'in_progress') };
+      if (r.rollback) return { ...r, waitingForNodes, heldByPdb };
+      return { ...r, waitingForNodes, heldByPdb, counts: movePod(r.counts, 'pending', 'in_progress') };
     }
     case 'pod-waiting': {
       const entry: NodeWait = { pod: e.pod, node: e.node, ...(e.since ? { since: e.since } : {}), message: e.message };
       return { ...r, waitingForNodes: keepLast([...(withoutPod(r.waitingForNodes, e.pod) ?? []), entry], LIMITS.failures) };
     }
     case 'pod-step':
-      return { ...r, inFlight: r.inFlight.map((p) => (p.pod === e.pod ? { ...p, step: e.step, stepAt: e.time } : p)) };
+      return r;
     case 'pod-end': {
-      const inFlight = r.inFlight.filter((p) => p.pod !== e.pod);
       const failed = isFailure(e.result);
       const failures = failed
         ? keepLast([...r.failures, { pod: e.pod, wave: e.wave, reason: e.reason ?? 'Failed', message: e.message, at: e.time }], LIMITS.failures)
@@ -178,9 +174,9 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       const failuresTotal = r.failuresTotal + (failed ? 1 : 0);
       if (r.rollback) {
         const done = r.rollback.done + (e.result === 'rolled-back' ? 1 : 0);
-        return { ...r, inFlight, failures, failuresTotal, rollback: { ...r.rollback, done, failed: r.rollback.failed + (failed ? 1 : 0) } };
+        return { ...r, failures, failuresTotal, rollback: { ...r.rollback, done, failed: r.rollback.failed + (failed ? 1 : 0) } };
       }
-      return { ...r, inFlight, failures, failuresTotal, counts: movePod(r.counts, 'in_progress', countedAs(e.result)) };
+      return { ...r, failures, failuresTotal, counts: movePod(r.counts, 'in_progress', countedAs(e.result)) };
     }
     case 'budget-wait':
       return r;
@@ -278,6 +274,64 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
  * not in the counts, so the counts still say what the upgrade did.
  */
 export function applyEvent(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
+  return { ...applyEventBesidesInFlight(record, event), inFlight: changedList(record.inFlight, inFlightChange(event)) };
+}
+
+/** applyEvent but for the list of pods in flight (left as it was), for a folder that keeps that list its own way (recordFolder.ts). */
+export function applyEventBesidesInFlight(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
   const next = withHistory(fold(record, event), event);
   return { ...next, updatedAt: event.time };
+}
+
+/** What an event does to the pods in flight: a run starts with none; a pod enters at its start (last), moves on a step, leaves at its end. */
+export type InFlightChange = { kind: 'clear' } | { kind: 'start'; entry: InFlightPod } | { kind: 'step'; pod: string; step: string; at: string } | { kind: 'end'; pod: string };
+
+export function inFlightChange(e: RolloutEvent): InFlightChange | undefined {
+  switch (e.event) {
+    case 'rollout-start':
+      return { kind: 'clear' };
+    case 'pod-start':
+      return { kind: 'start', entry: { pod: e.pod, wave: e.wave, step: 'started', since: e.time, stepAt: e.time } };
+    case 'pod-step':
+      return { kind: 'step', pod: e.pod, step: e.step, at: e.time };
+    case 'pod-end':
+      return { kind: 'end', pod: e.pod };
+    default:
+      return undefined;
+  }
+}
+
+/** The change made to a list (a new list, in order of entry). */
+function changedList(list: InFlightPod[], c: InFlightChange | undefined): InFlightPod[] {
+  if (!c) return list;
+  switch (c.kind) {
+    case 'clear':
+      return [];
+    case 'start':
+      return [...list.filter((p) => p.pod !== c.entry.pod), c.entry];
+    case 'step':
+      return list.map((p) => (p.pod === c.pod ? { ...p, step: c.step, stepAt: c.at } : p));
+    case 'end':
+      return list.filter((p) => p.pod !== c.pod);
+  }
+}
+
+/** The same change made to a map by pod, in place, in O(1); its order of entry is the list's. */
+export function changeInFlightMap(map: Map<string, InFlightPod>, c: InFlightChange | undefined): void {
+  if (!c) return;
+  switch (c.kind) {
+    case 'clear':
+      return map.clear();
+    case 'start':
+      map.delete(c.entry.pod);
+      map.set(c.entry.pod, c.entry);
+      return;
+    case 'step': {
+      const p = map.get(c.pod);
+      if (p) map.set(c.pod, { ...p, step: c.step, stepAt: c.at });
+      return;
+    }
+    case 'end':
+      map.delete(c.pod);
+  }
 }

@@ -1,8 +1,8 @@
 // Reads and writes the rollout record ConfigMap `kwave-<plan>` (see record.ts for its keys).
 //
-// Writes: during a wave the runner may report many events a second; the store writes at most
-// once per `throttleMs` (the latest state wins), and transitions (`save(r, {flush: true})`) are
-// written at once. Every write is a PUT carrying the resourceVersion last seen, of the whole
+// Writes: during a wave the runner may report many events a second; the store folds them in at
+// O(1) each (recordFolder.ts) and writes at most once per `throttleMs` (the latest state wins),
+// and transitions (`save(r, {flush: true})`) at once. Every write is a PUT carrying the resourceVersion last seen, of the whole
 // data with the runner's keys replaced: approval keys written by `kwave approve` in between make
 // it answer 409, and then the store reads the ConfigMap again and re-applies only its own keys,
 // so approvals always survive.
@@ -15,7 +15,8 @@ import { KubeError, toKubeError } from '../cluster/kubeError.js';
 import { isKnownOlder } from '../cluster/resourceVersion.js';
 import type { RolloutEvent } from '../rollout/events.js';
 import { recordName, type Approval, type RolloutRecord } from './record.js';
-import { applyEvent, isTransition } from './reducer.js';
+import { isTransition } from './reducer.js';
+import { RecordFolder } from './recordFolder.js';
 import { decodeApprovals, decodeRecord, encodeRecordData, recordConfigMap, recordLabels, type DecodedRecord } from './codec.js';
 
 /** The slice of Cluster the store needs (tests pass a fake). */
@@ -55,7 +56,7 @@ export class RecordStore {
   private readonly onError: (err: KubeError) => void;
   /** The ConfigMap as last seen (from a read or our own write): its data and resourceVersion. */
   private seen: V1ConfigMap | undefined;
-  private latest: RolloutRecord | undefined;
+  private latest: RecordFolder | undefined;
   private dirty = false;
   private writing: Promise<void> | undefined;
   private timer: unknown;
@@ -75,7 +76,7 @@ export class RecordStore {
 
   /** The record as last saved (written or waiting to be written). */
   get current(): RolloutRecord | undefined {
-    return this.latest;
+    return this.latest?.record;
   }
 
   /** The resourceVersion of the ConfigMap as last seen (read, written or watched); for tests. */
@@ -108,16 +109,15 @@ export class RecordStore {
    * fails throws KubeError; a throttled one reports to `onError` and is retried.
    */
   async save(record: RolloutRecord, options: { flush?: boolean } = {}): Promise<void> {
-    this.latest = record;
-    this.dirty = true;
-    if (options.flush) return this.flush();
-    if (this.timer === undefined && this.writing === undefined) this.schedule();
+    this.latest = new RecordFolder(record);
+    return this.changed(options.flush === true);
   }
 
   /** Folds a runner event into the current record and saves it (flushing on transitions). */
   async apply(event: RolloutEvent): Promise<void> {
     if (!this.latest) throw new Error('RecordStore.apply: no current record; save or create one first');
-    await this.save(applyEvent(this.latest, event), { flush: isTransition(event) });
+    this.latest.apply(event);
+    return this.changed(isTransition(event));
   }
 
   /**
@@ -179,6 +179,12 @@ export class RecordStore {
 
   // ---- internals -------------------------------------------------------------------------------
 
+  private async changed(flush: boolean): Promise<void> {
+    this.dirty = true;
+    if (flush) return this.flush();
+    if (this.timer === undefined && this.writing === undefined) this.schedule();
+  }
+
   private approvalIn(cm: V1ConfigMap, wave: number): Approval | undefined {
     const approval = decodeApprovals(cm.data ?? {})[wave];
     if (!approval) return undefined;
@@ -224,7 +230,7 @@ export class RecordStore {
   }
 
   private startWrite(): Promise<void> {
-    const record = this.latest!;
+    const record = this.latest!.record;
     this.dirty = false;
     const write = this.write(record)
       .catch((err: unknown) => {
