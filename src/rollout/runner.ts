@@ -9,7 +9,6 @@ import { podKey } from '../inplace/podView.js';
 import { readState } from '../inplace/state.js';
 import { BudgetTracker } from './budgetTracker.js';
 import type { WaveSummary } from './events.js';
-import { gateAppliesAfterWave, type GateVerdict } from './gateCheck.js';
 import { NodeWaits } from './nodeWaits.js';
 import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
 import { PodRunner } from './podRunner.js';
@@ -19,6 +18,7 @@ import { ControlFollower } from './remoteControl.js';
 import { RunState } from './runState.js';
 import { selectFleet, type FleetSelection, type SelectedPod } from './select.js';
 import type { Wave } from './waves.js';
+import { WaveWaits } from './waveWaits.js';
 import { windowState } from './window.js';
 
 export type { Approvals, FleetView, ForcedRollback, NodeView, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
@@ -33,12 +33,13 @@ export async function rollbackRollout(plan: Plan, deps: RunnerDeps): Promise<Run
   return new Rollout(plan, deps).rollbackAll();
 }
 
-/** One run: the script of waves, gates, halt and rollback. Pods are run by PodRunner, node waits kept by NodeWaits, shared facts in RunState. */
+/** One run: the script of waves, gates, halt and rollback. Pods are run by PodRunner, node waits kept by NodeWaits, a wave's window, pre-pull and gates by WaveWaits, shared facts in RunState. */
 class Rollout {
   private readonly run: RunState;
   private readonly nodes: NodeWaits;
   private readonly pods: PodRunner;
   private readonly control: ControlFollower;
+  private readonly waits: WaveWaits;
   private readonly startedAt: number;
   private readonly summaries: WaveSummary[] = [];
   /** A multi-cluster plan's cluster that has run all its waves and waits for the others. */
@@ -52,6 +53,7 @@ class Rollout {
     this.nodes = new NodeWaits(this.run);
     this.pods = new PodRunner(this.run, this.nodes);
     this.control = new ControlFollower(this.run);
+    this.waits = new WaveWaits(this.run);
     this.startedAt = this.run.now();
     // A stop wakes every pod waiting for the budget, so they can give up, and says what the run still waits for.
     deps.stop.addEventListener('abort', () => this.nodes.onStop(), { once: true });
@@ -136,7 +138,7 @@ class Rollout {
         if (ran === 'stopping') break;
         previous = wave.index;
         if (this.run.stopping) break;
-        if (!(await this.gates(wave.index, waveCount))) return await this.finish(0);
+        if (!(await this.waits.gates(wave.index, waveCount))) return await this.finish(0);
       }
       if (this.deps.turns && !this.run.stopping) {
         // Done here; a halt elsewhere before every cluster is done may still call for a rollback.
@@ -156,7 +158,7 @@ class Rollout {
    */
   private async earlierRunsGatesPassed(previous: number, wave: number, waveCount: number): Promise<boolean> {
     if (previous === 0 || previous !== wave - 1 || this.summaries.some((s) => s.wave === previous) || this.deps.gatesPassed?.(previous)) return true;
-    return this.gates(previous, waveCount);
+    return this.waits.gates(previous, waveCount);
   }
 
   /**
@@ -177,80 +179,17 @@ class Rollout {
     if (leftMidFlow.length > 0 && this.plan.window && !windowState(this.plan.window, this.run.now()).open) {
       startWave();
       await this.pods.runPods(leftMidFlow, wave.index, 'upgrade', summary);
-      pods = pods.filter((p) => !leftMidFlow.includes(p));
+      const finished = new Set(leftMidFlow);
+      pods = pods.filter((p) => !finished.has(p));
     }
-    if (!(await this.waitForWindow(wave.index))) return 'ended';
+    if (!(await this.waits.window(wave.index))) return 'ended';
     if (this.run.stopping) return 'stopping';
 
     if (pods === wave.pods) startWave();
-    if (this.plan.strategy.prePull && !(await this.prePull(wave.index, pods))) return 'ended';
+    if (this.plan.strategy.prePull && !(await this.waits.prePull(wave.index, pods))) return 'ended';
     await this.pods.runPods(pods, wave.index, 'upgrade', summary);
     this.run.emit({ event: 'wave-end', wave: wave.index, summary: { ...summary } });
     return 'ran';
-  }
-
-  /**
-   * strategy.prePull: the wave's target images onto its pods' nodes before any of them is
-   * drained. False (the rollout halts, no pod touched) when a node cannot pull them.
-   */
-  private async prePull(wave: number, pods: readonly SelectedPod[]): Promise<boolean> {
-    const current = pods.map((p) => this.deps.view.get(p.namespace, p.name) ?? p.pod);
-    const began = this.run.now();
-    this.run.emit({ event: 'prepull-start', wave, pods: pods.length });
-    const report = this.deps.prePull ? await this.deps.prePull(wave, current) : { ok: false, message: 'pre-pull: this run has no way to create puller pods', pulled: [], skipped: [] };
-    this.run.emit({ event: 'prepull-end', wave, ok: report.ok, pulled: report.pulled, skipped: report.skipped, ...(report.message ? { message: report.message } : {}), durationMs: this.run.now() - began });
-    if (report.ok) return true;
-    this.run.halt('pre-pull', report.message ?? 'pre-pull failed', wave);
-    return false;
-  }
-
-  /** Checks the gates due after `wave`; false when the rollout must end there (halted or interrupted). */
-  private async gates(wave: number, waveCount: number): Promise<boolean> {
-    for (const gate of this.plan.gates) {
-      if (!gateAppliesAfterWave(gate, wave, waveCount)) continue;
-      this.run.emit({ event: 'gate-start', wave, gate: gate.name });
-      const verdict = await this.checkGate(gate, wave);
-      this.run.emit({ event: 'gate-end', wave, gate: gate.name, result: verdict.result, message: verdict.message, ...(verdict.wouldHave ? { wouldHave: verdict.wouldHave } : {}) });
-      if (verdict.result === 'interrupted') return false;
-      if (verdict.result !== 'passed') {
-        this.run.halt('gate', verdict.message, wave);
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private async checkGate(gate: Plan['gates'][number], wave: number): Promise<GateVerdict> {
-    if (!this.deps.checkGate) return { result: 'failed', message: `${gate.name}: this run has no way to check gates` };
-    const approvals = this.deps.approvals;
-    return this.deps.checkGate(gate, {
-      wave,
-      // A halt (`kwave abort`) ends a gate's pause or wait at once.
-      signal: this.run.waitSignal,
-      onPause: (msLeft) => this.run.emit({ event: 'gate-pause', wave, gate: gate.name, msLeft }),
-      onAwaitingApproval: () => this.run.emit({ event: 'gate-approval-wait', wave, gate: gate.name }),
-      onMeasurement: (m, index, count) =>
-        this.run.emit({ event: 'gate-measurement', wave, gate: gate.name, index, count, value: m.value, phase: m.phase, message: m.message, dryRun: gate.prometheus?.dryRun === true }),
-      ...(approvals ? { isApproved: () => approvals.isApproved(wave), waitForApproval: (signal?: AbortSignal) => approvals.waitForApproval(wave, signal) } : {}),
-    });
-  }
-
-  /** Waits for the plan's window to open; false when the rollout must end instead (stopped, or a window that never opens). */
-  private async waitForWindow(wave: number): Promise<boolean> {
-    const window = this.plan.window;
-    if (!window) return true;
-    for (;;) {
-      const state = windowState(window, this.run.now());
-      if (state.open) return true;
-      if (state.opensAtMs === undefined) {
-        this.run.halt('gate', 'the maintenance window never opens', wave);
-        return false;
-      }
-      const msLeft = state.opensAtMs - this.run.now();
-      this.run.emit({ event: 'window-wait', wave, msLeft, opensAt: new Date(state.opensAtMs).toISOString() });
-      // Wake at least every minute so the time left stays current in status output.
-      if (!(await this.deps.sleep(Math.min(msLeft, 60_000), this.run.waitSignal))) return false;
-    }
   }
 
   /** Ends the upgrade: the rollback a halt calls for, then the outcome. */
@@ -420,6 +359,10 @@ class Rollout {
 /** Pods grouped by the wave they were upgraded in, in the order given. */
 function byWave(pods: readonly RollbackTarget[]): Map<number, SelectedPod[]> {
   const groups = new Map<number, SelectedPod[]>();
-  for (const p of pods) groups.set(p.wave, [...(groups.get(p.wave) ?? []), p]);
+  for (const p of pods) {
+    const group = groups.get(p.wave);
+    if (group) group.push(p);
+    else groups.set(p.wave, [p]);
+  }
   return groups;
 }
