@@ -1,7 +1,8 @@
 // How one request to the API server goes out, for Cluster: each attempt waits its turn at the
 // client-side rate limit (TokenBucket), is counted (RequestCounter), times out, and is retried when
 // that is safe (retry.ts); it fails only with KubeError. Per-pod requests go over plain HTTPS
-// (wire.ts), the rest through client-node's typed calls, and watches through client-node's Watch.
+// (wire.ts), watches too (wire.ts splits and parses their lines), the rest through client-node's
+// typed calls.
 //
 // Two lanes. The lease and the rollout record (`lane: 'control'`) have a token bucket and a
 // connection pool of their own, and are never queued: a 10,000-pod wave may put the pod lane's
@@ -17,7 +18,6 @@ import https from 'node:https';
 import pLimit, { type LimitFunction } from 'p-limit';
 import {
   Observable,
-  Watch,
   type ConfigurationOptions,
   type HttpInfo,
   type KubeConfig,
@@ -72,7 +72,6 @@ const REQUEST_TIMED_OUT = Object.freeze(new Error('request timed out'));
 const CLUSTER_CLOSED = Object.freeze(new Error('cluster closed'));
 
 export class Requester {
-  private readonly watcher: Watch;
   private readonly closing = new AbortController();
   private readonly bucket: TokenBucket;
   /** The control lane's own bucket, of the same size: its requests never wait behind pod traffic's debt. */
@@ -89,7 +88,6 @@ export class Requester {
     kubeConfig: KubeConfig,
     private readonly options: RequesterOptions,
   ) {
-    this.watcher = new Watch(kubeConfig);
     this.bucket = new TokenBucket(options.rateLimit, options.deps.now);
     this.controlBucket = new TokenBucket(options.rateLimit, options.deps.now);
     this.podSlots = pLimit(options.maxPodRequestsInFlight ?? MAX_POD_REQUESTS_IN_FLIGHT);
@@ -204,10 +202,10 @@ export class Requester {
       timeoutSeconds: query.timeoutSeconds,
       allowWatchBookmarks: query.allowWatchBookmarks ?? true,
     };
-    let controller: AbortController | undefined;
+    let stream: { abort: () => void } | undefined;
     try {
       await this.bucket.take(this.options.deps.sleep, this.closing.signal);
-      controller = await this.watcher.watch(path, params, onRaw, done);
+      stream = await this.wireClient.watch({ method: 'GET', path, query: params }, (type, object) => onRaw(String(type), object), done);
     } catch (err) {
       done(err);
     }
@@ -215,7 +213,7 @@ export class Requester {
     // connection has already called `done` by now.
     if (failure) this.options.counter.record('watch', target.resource, failure.code || 'error');
     else this.options.counter.record('watch', target.resource, 200);
-    return { abort: () => controller?.abort() };
+    return { abort: () => stream?.abort() };
   }
 
   /** Per-request middleware: a timeout, the lane's pooled agent, and the patch Content-Type. */
