@@ -6,7 +6,7 @@
 // what a list or an event does to the cached objects is theirs (`onList`, `onChange`).
 import type { WatchHandle } from './cluster.js';
 import { KubeError, toKubeError } from './kubeError.js';
-import type { Sleep } from '../sleep.js';
+import { realSleep, type Sleep } from '../sleep.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 
 /** A watch event with its object under one name, whatever the resource. */
@@ -48,17 +48,31 @@ export interface ListWatchSpec<T> {
   onError?(err: KubeError): void;
 }
 
-export interface ListWatchOptions {
-  deps: ListWatchDeps;
-  /** Aborting it ends the loop (the owner's close()). */
-  signal: AbortSignal;
-  stats: ListWatchStats;
+/** How a loop paces itself; a cache's options take these and hand them on (`loopTuning`). */
+export interface ListWatchTuning {
   /** Server-side watch timeout; default a random 300–600 s per stream, as client-go's reflector does. */
   watchTimeoutSeconds?: number;
   /** A stream that ends sooner than this without any event counts as a failure (back-off grows). Default 1000. */
   minWatchMs?: number;
   /** Back-off between failed list/watch attempts. */
   backoff?: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>;
+}
+
+export interface ListWatchOptions extends ListWatchTuning {
+  deps: ListWatchDeps;
+  /** Aborting it ends the loop (the owner's close()). */
+  signal: AbortSignal;
+  stats: ListWatchStats;
+}
+
+/** The tuning fields of a cache's options, and only those. */
+export function loopTuning(options: ListWatchTuning): ListWatchTuning {
+  return { watchTimeoutSeconds: options.watchTimeoutSeconds, minWatchMs: options.minWatchMs, backoff: options.backoff };
+}
+
+/** The real clock and randomness, with the caller's replacements (tests) over them. */
+export function listWatchDeps(deps: Partial<ListWatchDeps> = {}): ListWatchDeps {
+  return { sleep: realSleep, random: Math.random, now: () => Date.now(), ...deps };
 }
 
 interface WatchOutcome {

@@ -5,21 +5,15 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
-import { ResumableListWatch, type ListWatchStats } from './listWatch.js';
+import { Listeners } from './listeners.js';
+import { listWatchDeps, loopTuning, ResumableListWatch, type ListWatchDeps, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
 import { isKnownOlder } from './resourceVersion.js';
-import { realSleep, type Sleep } from '../sleep.js';
-import type { RetryPolicy } from './retry.js';
 
 /** What the cache needs of a Cluster. */
 export type NodeSource = Pick<Cluster, 'listNodeList' | 'watchNodes'>;
 
-export interface NodeCacheOptions {
-  deps?: Partial<{ sleep: Sleep; random: () => number; now: () => number }>;
-  /** Server-side watch timeout; default a random 300–600 s per stream, as client-go's reflector does. */
-  watchTimeoutSeconds?: number;
-  /** A stream that ends sooner than this without any event counts as a failure (back-off grows). Default 1000. */
-  minWatchMs?: number;
-  backoff?: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>;
+export interface NodeCacheOptions extends ListWatchTuning {
+  deps?: Partial<ListWatchDeps>;
 }
 
 /** One node as last seen: the object, or gone since (ms). */
@@ -30,16 +24,16 @@ export class NodeCache {
   readonly synced: Promise<void>;
   readonly stats: ListWatchStats = { lists: 0, watches: 0, expired: 0 };
   private readonly nodes = new Map<string, NodeEntry>();
-  private readonly listeners = new Set<(name: string, entry: NodeEntry) => void>();
+  private readonly listeners = new Listeners<[name: string, entry: NodeEntry]>();
   private readonly closing = new AbortController();
-  private readonly deps: { sleep: Sleep; random: () => number; now: () => number };
+  private readonly deps: ListWatchDeps;
   private readonly listWatch: ResumableListWatch<V1Node>;
 
   constructor(
     private readonly source: NodeSource,
     private readonly options: NodeCacheOptions = {},
   ) {
-    this.deps = { sleep: realSleep, random: Math.random, now: () => Date.now(), ...options.deps };
+    this.deps = listWatchDeps(options.deps);
     this.listWatch = new ResumableListWatch<V1Node>(
       {
         what: 'nodes',
@@ -48,7 +42,7 @@ export class NodeCache {
         onList: (items) => this.replaceAll(items),
         onChange: (type, node) => this.apply(type, node),
       },
-      { deps: this.deps, signal: this.closing.signal, stats: this.stats, watchTimeoutSeconds: options.watchTimeoutSeconds, minWatchMs: options.minWatchMs, backoff: options.backoff },
+      { deps: this.deps, signal: this.closing.signal, stats: this.stats, ...loopTuning(options) },
     );
     this.synced = this.listWatch.synced;
   }
@@ -65,10 +59,7 @@ export class NodeCache {
 
   /** Calls `listener` after every change of a node. Returns the unsubscribe. */
   onChange(listener: (name: string, entry: NodeEntry) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.listeners.add(listener);
   }
 
   close(): void {
@@ -99,15 +90,6 @@ export class NodeCache {
 
   private set(name: string, entry: NodeEntry): void {
     this.nodes.set(name, entry);
-    for (const l of this.listeners) {
-      try {
-        l(name, entry);
-      } catch (err) {
-        // A listener bug must be loud, but must not stop the cache.
-        queueMicrotask(() => {
-          throw err;
-        });
-      }
-    }
+    this.listeners.notify(name, entry);
   }
 }

@@ -4,22 +4,16 @@
 import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
-import { ResumableListWatch, type ListWatchStats } from './listWatch.js';
+import { Listeners } from './listeners.js';
+import { listWatchDeps, loopTuning, ResumableListWatch, type ListWatchDeps, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
 import { isKnownOlder } from './resourceVersion.js';
-import { realSleep, type Sleep } from '../sleep.js';
-import type { RetryPolicy } from './retry.js';
 
 /** What the cache needs of a Cluster. */
 export type PdbSource = Pick<Cluster, 'listPdbs' | 'watchPdbs'>;
 
-export interface PdbCacheOptions {
+export interface PdbCacheOptions extends ListWatchTuning {
   namespaces: readonly string[];
-  deps?: Partial<{ sleep: Sleep; random: () => number; now: () => number }>;
-  /** Server-side watch timeout; default a random 300–600 s per stream, as client-go's reflector does. */
-  watchTimeoutSeconds?: number;
-  /** A stream that ends sooner than this without any event counts as a failure (back-off grows). Default 1000. */
-  minWatchMs?: number;
-  backoff?: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>;
+  deps?: Partial<ListWatchDeps>;
 }
 
 export class PdbCache {
@@ -28,12 +22,12 @@ export class PdbCache {
   readonly stats: ListWatchStats = { lists: 0, watches: 0, expired: 0 };
   /** By `namespace/name`. */
   private readonly pdbs = new Map<string, V1PodDisruptionBudget>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners<[]>();
   private readonly closing = new AbortController();
   private readonly loops: ResumableListWatch<V1PodDisruptionBudget>[];
 
   constructor(source: PdbSource, options: PdbCacheOptions) {
-    const deps = { sleep: realSleep, random: Math.random, now: () => Date.now(), ...options.deps };
+    const deps = listWatchDeps(options.deps);
     this.loops = options.namespaces.map(
       (ns) =>
         new ResumableListWatch<V1PodDisruptionBudget>(
@@ -44,7 +38,7 @@ export class PdbCache {
             onList: (items) => this.replaceNamespace(ns, items),
             onChange: (type, pdb) => this.apply(ns, type, pdb),
           },
-          { deps, signal: this.closing.signal, stats: this.stats, watchTimeoutSeconds: options.watchTimeoutSeconds, minWatchMs: options.minWatchMs, backoff: options.backoff },
+          { deps, signal: this.closing.signal, stats: this.stats, ...loopTuning(options) },
         ),
     );
     this.synced = Promise.all(this.loops.map((l) => l.synced)).then(() => undefined);
@@ -58,10 +52,7 @@ export class PdbCache {
 
   /** Calls `listener` after every change of a PDB. Returns the unsubscribe. */
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.listeners.add(listener);
   }
 
   close(): void {
@@ -85,15 +76,6 @@ export class PdbCache {
   }
 
   private notify(): void {
-    for (const l of this.listeners) {
-      try {
-        l();
-      } catch (err) {
-        // A listener bug must be loud, but must not stop the cache.
-        queueMicrotask(() => {
-          throw err;
-        });
-      }
-    }
+    this.listeners.notify();
   }
 }

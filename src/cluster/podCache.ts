@@ -8,10 +8,10 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
-import { ResumableListWatch, type ListWatchStats } from './listWatch.js';
+import { Listeners } from './listeners.js';
+import { loopTuning, ResumableListWatch, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
 import { isKnownNewer, isKnownOlder } from './resourceVersion.js';
 import { realSleep, type Sleep } from '../sleep.js';
-import type { RetryPolicy } from './retry.js';
 
 /** What the cache needs of a Cluster. */
 export type PodSource = Pick<Cluster, 'listPods' | 'watchPods' | 'getPod' | 'onPodObserved'>;
@@ -46,17 +46,11 @@ function timerOnSleep(sleep: Sleep): PodCacheDeps['timer'] {
   };
 }
 
-export interface PodCacheOptions {
+export interface PodCacheOptions extends ListWatchTuning {
   namespaces: string[];
   /** API label selector string (see renderSelector in src/rollout/labelSelector.ts); empty = every pod. */
   labelSelector?: string;
   deps?: Partial<PodCacheDeps>;
-  /** Server-side watch timeout; default a random 300–600 s per stream, as client-go's reflector does. */
-  watchTimeoutSeconds?: number;
-  /** A stream that ends sooner than this without any event counts as a failure (back-off grows). Default 1000. */
-  minWatchMs?: number;
-  /** Back-off between failed list/watch attempts. */
-  backoff?: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>;
 }
 
 export type PodChangeType = 'added' | 'modified' | 'deleted';
@@ -98,7 +92,7 @@ export class PodCache {
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** Waits by the caller's signal: one abort listener per signal, however many pods wait on it. */
   private readonly waitersBySignal = new Map<AbortSignal, { waiting: Set<Waiter>; listener: () => void }>();
-  private readonly changeListeners = new Set<(change: PodChange) => void>();
+  private readonly changeListeners = new Listeners<[change: PodChange]>();
   private readonly errorListeners = new Set<(err: KubeError, namespace: string) => void>();
   private readonly closing = new AbortController();
   private readonly deps: PodCacheDeps;
@@ -138,9 +132,7 @@ export class PodCache {
         deps: this.deps,
         signal: this.closing.signal,
         stats: this.stats,
-        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
-        minWatchMs: this.options.minWatchMs,
-        backoff: this.options.backoff,
+        ...loopTuning(this.options),
       },
     );
   }
@@ -169,10 +161,7 @@ export class PodCache {
 
   /** Calls `listener` after every change to the cache. Listeners must not throw. Returns the unsubscribe. */
   onChange(listener: (change: PodChange) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => {
-      this.changeListeners.delete(listener);
-    };
+    return this.changeListeners.add(listener);
   }
 
   /** Calls `listener` when a list or watch fails (the cache retries by itself). Returns the unsubscribe. */
@@ -343,16 +332,7 @@ export class PodCache {
   }
 
   private notify(key: string, change: PodChange): void {
-    for (const l of this.changeListeners) {
-      try {
-        l(change);
-      } catch (err) {
-        // A listener bug must be loud, but must not stop the cache (client-node would swallow it).
-        queueMicrotask(() => {
-          throw err;
-        });
-      }
-    }
+    this.changeListeners.notify(change);
     const set = this.waiters.get(key);
     if (set) for (const w of [...set]) w.check();
   }
