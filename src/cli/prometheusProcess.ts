@@ -165,9 +165,3 @@ export async function startPushgateway(): Promise<Daemon> {
     dir,
   );
 }
-
-/** Number of samples in a vector or scalar answer (0 for an empty vector). */
-export function sampleCount(r: InstantResult): number {
-  if (r.resultType === 'scalar') return 1;
-  return Array.isArray(r.result) ? r.result.length : 0;
-}

@@ -22,7 +22,7 @@ export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForb
 export { NodeCache, type NodeCacheOptions, type NodeEntry, type NodeSource } from './nodeCache.js';
 export { PodCache, type PodCacheOptions, type PodChange, type PodChangeType, type PodSource, type WaitOptions, type WaitResult, type PodCacheStats } from './podCache.js';
 export { RequestCounter, type KubeResource, type KubeVerb, type RequestListener, type RequestRecord } from './requestCounter.js';
-export { DEFAULT_RATE_LIMIT, NO_RATE_LIMIT, TokenBucket, chooseRateLimit, type RateLimit, type RateLimitSources } from './rateLimit.js';
+export { DEFAULT_RATE_LIMIT, TokenBucket, chooseRateLimit, type RateLimit, type RateLimitSources } from './rateLimit.js';
 export { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, retryDelay, withRetry, type RetryPolicy } from './retry.js';
 export { realSleep, type Sleep } from '../sleep.js';
 export { compareResourceVersions, isKnownNewer, isKnownOlder } from './resourceVersion.js';

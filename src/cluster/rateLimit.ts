@@ -16,9 +16,6 @@ export interface RateLimit {
   burst: number;
 }
 
-/** No client-side limit. */
-export const NO_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ qps: 0, burst: 0 });
-
 export class TokenBucket {
   private tokens: number;
   private last: number;

@@ -30,7 +30,7 @@ import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord
 import type { DecideContext, ImagePatch, Step } from './step.js';
 
 export { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage, gateOwner } from './gateCondition.js';
-export { DEFAULT_READY_GRACE_MS, type DecideContext, type ForeignReason, type GatePatch, type ImagePatch, type RefuseReason, type Step, type StepKind } from './step.js';
+export { DEFAULT_READY_GRACE_MS, type DecideContext, type ForeignReason, type GatePatch, type ImagePatch, type RefuseReason, type Step } from './step.js';
 
 /**
  * The next step for `pod` (undefined: not found). Pure: the same pod and context always give

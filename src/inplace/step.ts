@@ -77,4 +77,3 @@ export type Step =
    */
   | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: ConditionPatchBody };
 
-export type StepKind = Step['kind'];

@@ -14,8 +14,6 @@
 import type { NotifyEventKind } from '../plan/types.js';
 import type { RolloutEvent } from '../rollout/events.js';
 
-export const NOTIFY_EVENT_KINDS: readonly NotifyEventKind[] = ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'];
-
 export interface Notification {
   kind: NotifyEventKind;
   plan: string;

@@ -31,7 +31,3 @@ export interface Issue {
   /** For a string value: the character inside it the problem starts at (a CEL syntax error). */
   offset?: number;
 }
-
-export function issue(path: JsonPath, message: string, anchor: Anchor = 'value'): Issue {
-  return { path, message, anchor };
-}

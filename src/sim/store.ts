@@ -12,8 +12,6 @@ export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps'
 export type AppsResource = 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets';
 export const APPS_RESOURCES: readonly AppsResource[] = ['deployments', 'replicasets', 'statefulsets', 'daemonsets'];
 
-export const CLUSTER_SCOPED: ReadonlySet<Resource> = new Set(['nodes', 'namespaces']);
-
 export interface ObjectMeta {
   name: string;
   namespace?: string;

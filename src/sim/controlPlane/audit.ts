@@ -119,15 +119,3 @@ export function requestKey(r: AuditRecord): string | undefined {
   if (!r.resource) return undefined;
   return `${r.verb} ${r.subresource ? `${r.resource}/${r.subresource}` : r.resource}`;
 }
-
-/** Resource requests counted by key, as /sim/stats's `requests`, leaving out the given users. */
-export function countRequests(records: Iterable<AuditRecord>, excludeUsers: Iterable<string> = []): Record<string, number> {
-  const skip = new Set(excludeUsers);
-  const counts = new Map<string, number>();
-  for (const r of records) {
-    const key = requestKey(r);
-    if (!key || skip.has(r.user)) continue;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
-}
