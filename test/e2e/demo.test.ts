@@ -3,12 +3,10 @@
 // server (`--keep` leaves the cluster up for that) by the test itself.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { containerStatus, conditionStatus, isPodReady } from '../../src/inplace/podView.js';
 import { embeddedOnly } from './helpers/backend.js';
 import { runDemoKept } from './helpers/demoRun.js';
-
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID } from './helpers/images.js';
 
 describe('kwave demo', { skip: embeddedOnly('kwave demo always starts the embedded simulator') }, () => {
   test('upgrades the 60 pods in 4 waves, exits 0 and shows the ImageID proof; the cluster agrees', async () => {

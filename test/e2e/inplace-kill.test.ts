@@ -17,10 +17,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { V1Pod } from '@kubernetes/client-node';
 import { conditionStatus, containerStatus, isPodReady } from '../../src/inplace/podView.js';
-import { defaultDigest } from '../../src/sim/images.js';
 import type { AdmissionRule } from '../../src/sim/apiserver/admission.js';
 import { BACKEND } from './helpers/backend.js';
 import { simCluster, type SimCluster } from './helpers/simCluster.js';
+import { OLD_ID } from './helpers/images.js';
 
 const CHILD = new URL('./helpers/podFlowChild.ts', import.meta.url).pathname;
 const GATE = 'kwave.dev/in-place-ready';
@@ -36,7 +36,6 @@ images:
 workloads:
   - { name: demo, replicas: 6, labels: { app: demo }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
 `;
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 
 interface Child {
   child: ChildProcess;

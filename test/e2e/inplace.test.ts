@@ -6,10 +6,10 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { runPodFlow, type FlowContext, type PodFlowDeps } from '../../src/inplace/executor.js';
 import { conditionStatus, containerStatus, isPodReady } from '../../src/inplace/podView.js';
 import { defaultFixture, type Fixture } from '../../src/sim/fixture.js';
-import { defaultDigest } from '../../src/sim/images.js';
 import type { KubeObject } from '../../src/sim/store.js';
 import { simCluster, type SimCluster } from './helpers/simCluster.js';
 import { embeddedOnly } from './helpers/backend.js';
+import { nginxImageID } from './helpers/images.js';
 
 const GATE = 'kwave.dev/in-place-ready';
 const D_MIRROR_ASKED = `sha256:${'1'.repeat(64)}`;
@@ -47,8 +47,6 @@ function ctx(containers: FlowContext['containers'], over: Partial<FlowContext> =
   };
 }
 
-const imageIdFor = (tag: string) => `docker.io/library/nginx@${defaultDigest(`docker.io/library/nginx:${tag}`)}`;
-
 describe('in-place upgrade of a pod against the simulated cluster', () => {
   let h: SimCluster;
   let deps: PodFlowDeps;
@@ -70,8 +68,8 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     assert.equal(outcome.writes, 3);
     const pod = h.pod('demo-0');
     const cs = containerStatus(pod, 'nginx')!;
-    assert.equal(before.imageID, imageIdFor('1.14.2'));
-    assert.equal(cs.imageID, imageIdFor('1.25.3'));
+    assert.equal(before.imageID, nginxImageID('1.14.2'));
+    assert.equal(cs.imageID, nginxImageID('1.25.3'));
     assert.equal(cs.restartCount, (before.restartCount ?? 0) + 1);
     assert.notEqual(cs.containerID, before.containerID);
     assert.equal(conditionStatus(pod, GATE), 'True');
@@ -113,9 +111,9 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     const one = await runPodFlow({ namespace: 'default', name: 'duo-0' }, ctx([{ name: 'sidecar', image: 'nginx:1.25.3' }]), deps);
     assert.equal(one.kind, 'done', one.message);
     assert.equal(containerStatus(h.pod('duo-0'), 'nginx')!.restartCount, 0);
-    assert.equal(containerStatus(h.pod('duo-0'), 'nginx')!.imageID, imageIdFor('1.14.2'));
+    assert.equal(containerStatus(h.pod('duo-0'), 'nginx')!.imageID, nginxImageID('1.14.2'));
     assert.equal(containerStatus(h.pod('duo-0'), 'sidecar')!.restartCount, 1);
-    assert.equal(containerStatus(h.pod('duo-0'), 'sidecar')!.imageID, imageIdFor('1.25.3'));
+    assert.equal(containerStatus(h.pod('duo-0'), 'sidecar')!.imageID, nginxImageID('1.25.3'));
 
     const both = await runPodFlow(
       { namespace: 'default', name: 'duo-1' },
@@ -127,7 +125,7 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     );
     assert.equal(both.kind, 'done', both.message);
     for (const c of ['nginx', 'sidecar']) {
-      assert.equal(containerStatus(h.pod('duo-1'), c)!.imageID, imageIdFor('1.25.3'));
+      assert.equal(containerStatus(h.pod('duo-1'), c)!.imageID, nginxImageID('1.25.3'));
       assert.equal(containerStatus(h.pod('duo-1'), c)!.restartCount, 1);
     }
   });
@@ -193,7 +191,7 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
       for (const [i, name] of pods.entries()) {
         assert.equal(outcomes[i]!.kind, 'done', `${name}: ${outcomes[i]!.message}`);
         const cs = containerStatus(h.pod(name), 'nginx')!;
-        assert.equal(cs.imageID, imageIdFor('1.25.3'));
+        assert.equal(cs.imageID, nginxImageID('1.25.3'));
         assert.equal(cs.restartCount, 1, `${name} restarted exactly once`);
         assert.equal(conditionStatus(h.pod(name), GATE), 'True');
       }
@@ -208,7 +206,7 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     const back = await runPodFlow({ namespace: 'default', name: 'demo-13' }, ctx([], { direction: 'rollback' }), deps);
     assert.equal(back.kind, 'done', back.message);
     const pod = h.pod('demo-13');
-    assert.equal(containerStatus(pod, 'nginx')!.imageID, imageIdFor('1.14.2'));
+    assert.equal(containerStatus(pod, 'nginx')!.imageID, nginxImageID('1.14.2'));
     assert.equal(containerStatus(pod, 'nginx')!.restartCount, 2);
     assert.equal(pod.spec?.containers[0]?.image, 'nginx:1.14.2');
     assert.equal(conditionStatus(pod, GATE), 'True');

@@ -5,12 +5,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { missing } from './helpers/prerequisites.js';
-import { defaultDigest } from '../../src/sim/images.js';
 import { containerStatus, conditionStatus } from '../../src/inplace/podView.js';
 import { embeddedOnly } from './helpers/backend.js';
 import { runDemoKept } from './helpers/demoRun.js';
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
+import { OLD_ID } from './helpers/images.js';
 
 const skip = missing('prometheus');
 describe('kwave demo --gate', { skip: embeddedOnly('kwave demo always starts the embedded simulator') }, () => {

@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { stringify } from 'yaml';
-import { defaultDigest } from '../../src/sim/images.js';
 import { startFleet } from './helpers/rolloutCli.js';
 import { BIN, CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 import { startReceiver, type ReceiverMode } from './helpers/receiver.js';
+import { OLD_ID } from './helpers/images.js';
 
 const TOKEN = 'SENTINEL-notify-e2e-9d41c7a0b2';
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 
 interface Ran {
   code: number | null;

@@ -17,15 +17,13 @@ import { exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.j
 import { KubeHttp } from '../../src/sim/agent/kubeHttp.js';
 import { readAudit } from '../../src/sim/controlPlane/audit.js';
 import type { ControlPlane } from '../../src/sim/controlPlane/index.js';
-import { defaultDigest } from '../../src/sim/images.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 import {
   deployObjects, grantFor, grantsOf, podIdentity, rbacPath, SA_USER, startInPod, untilAuthorizer, usedPermissions, withoutVerb,
   type Grant, type PodIdentity, type RbacObject,
 } from './helpers/inCluster.js';
 
 const skip = BACKEND !== 'real' ? 'real backend only (KWAVE_TEST_BACKEND=real): the simulator has no RBAC authorizer, TokenRequest API or audit log' : realNotBuilt;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 const FIXTURE = `apiVersion: kwave.dev/v1alpha1
 kind: SimFixture
 workloads:

@@ -6,12 +6,9 @@
 // were patched while paused (none), the record's phase and history, the runner's exit code.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import type { RolloutEvent } from '../../src/rollout/events.js';
 import { endOf, exitOf, planYaml, startFleet, type RunningKwave } from './helpers/rolloutCli.js';
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 const SLOW_PULL_FIXTURE = `
 apiVersion: kwave.dev/v1alpha1

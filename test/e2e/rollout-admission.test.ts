@@ -3,12 +3,9 @@
 // through the real `kwave run`, each checked on the cluster.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 import { embeddedOnly } from './helpers/backend.js';
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 async function admission(fleet: Fleet, rules: unknown[]): Promise<void> {
   const res = await fetch(`${fleet.sim.metricsUrl}/sim/admission`, { method: 'POST', body: JSON.stringify(rules) });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { OLD_ID } from './helpers/images.js';
 
 const OTHER = `sha256:${'e'.repeat(64)}`;
 const FIXTURE = `
@@ -20,7 +21,6 @@ images:
 workloads:
   - { name: web, replicas: 4, labels: { app: demo }, containers: [{ name: nginx, image: "nginx:1.14.2" }], nodes: [node-1, node-2] }
 `;
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 const NEW_DIGEST = defaultDigest('docker.io/library/nginx:1.25.3');
 const MIRRORED_DIGEST = defaultDigest('docker.io/library/nginx:mirrored');
 

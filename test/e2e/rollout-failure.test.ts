@@ -9,8 +9,8 @@
 // wave-2 pods are shop-b-0 … shop-b-2, and only shop-b-1 runs on node-4.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -25,9 +25,6 @@ workloads:
   - { name: shop-b, replicas: 3, labels: { app: shop }, containers: [{ name: nginx, image: "nginx:1.14.2" }], nodes: [node-1, node-4, node-2] }
   - { name: shop-c, replicas: 16, labels: { app: shop }, containers: [{ name: nginx, image: "nginx:1.14.2" }], nodes: [node-1, node-2, node-3] }
 `;
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
 describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
   let fleet: Fleet;

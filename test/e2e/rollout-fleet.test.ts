@@ -11,8 +11,8 @@
 // stay unready from start to end.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -35,8 +35,6 @@ workloads:
     nodes: [node-4]
 `;
 
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 const BUDGET = 10; // maxUnavailable "5%" of 200 selected pods
 
 describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {

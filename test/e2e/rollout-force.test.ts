@@ -7,11 +7,9 @@
 // touches any pod.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { embeddedOnly } from './helpers/backend.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
-
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID } from './helpers/images.js';
 
 /** Revision 1 patches two pods to an image that is never ready in time, then dies: returns them. */
 async function leaveTwoMidFlight(fleet: Fleet): Promise<string[]> {

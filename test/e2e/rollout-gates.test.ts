@@ -3,11 +3,8 @@
 // `kwave rollback` putting the old image IDs back.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 describe('kwave run: gates and continuations', () => {
   test('an approval gate holds the run until `kwave approve`', async () => {

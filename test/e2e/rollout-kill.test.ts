@@ -16,17 +16,15 @@
 // outcome is checked the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import type { AdmissionRule } from '../../src/sim/apiserver/admission.js';
 import { endOf, exitOf, planYaml, seededRandom, startFleet, type Fleet, type PodView, type RunningKwave } from './helpers/rolloutCli.js';
 import { BACKEND } from './helpers/backend.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 const PODS = 40;
 const BOUND_MS = 180_000;
 // KWAVE_KILL_SEED explores other moments on the real backend; the suite runs with the fixed one.
 const SEED = Number(process.env.KWAVE_KILL_SEED ?? 20_240_605);
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 
 async function admission(fleet: Fleet, rules: AdmissionRule[]): Promise<void> {
   const res = await fetch(`${fleet.sim.metricsUrl}/sim/admission`, { method: 'POST', body: JSON.stringify(rules) });

@@ -4,11 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CoordinationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { defaultDigest } from '../../src/sim/images.js';
 import { exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
 describe('kwave run: the lease lost mid-run', () => {
   test('another holder takes the Lease: exit 4 with the reason, wave 1 done, the rest untouched; a rerun completes', async () => {

@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { defaultDigest } from '../../src/sim/images.js';
 import { exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
 kind: SimFixture

@@ -11,10 +11,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { RolloutEvent } from '../../src/rollout/events.js';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet, type RunningKwave } from './helpers/rolloutCli.js';
+import { NEW_ID } from './helpers/images.js';
 
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 const PODS = 60;
 const DOWN = 'sim-node-2';
 const PLAN = { name: 'fleet', waves: '["10%", "50%", "100%"]', concurrency: 5, maxUnavailable: '50%', podTimeout: '60s', maxFailed: 0, rollback: 'failed' as const };

@@ -12,11 +12,9 @@
 // Neither output may mention OtherRollout: every pod kwave meets is this plan's revision's own.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet, type RunningKwave } from './helpers/rolloutCli.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
 /** The exit code of a run that ends Partial with pods left waiting for their nodes (README). */
 const EXIT_NODES_DOWN = 5;
 
@@ -24,6 +22,22 @@ const PLAN = { waves: '["100%"]', concurrency: 3, podTimeout: '5s', maxFailed: 0
 
 function noOtherRollout(run: RunningKwave): void {
   assert.doesNotMatch(run.stdout() + run.stderr(), /OtherRollout|held closed by/, 'no pod is reported as held by another rollout');
+}
+
+/** Waits for `run` to exit with `code` (saying what it printed otherwise); no pod was held by another rollout. */
+async function exitsWith(run: RunningKwave, code: number): Promise<void> {
+  const exit = await exitOf(run, 90_000);
+  noOtherRollout(run);
+  assert.equal(exit.code, code, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-3000)}`);
+}
+
+/** `kwave run plan`, sim-node-2 taken away once demo-1's image patch is made; the run exits with `code`. */
+async function runLosingNode2(fleet: Fleet, plan: string, code: number): Promise<RunningKwave> {
+  const run = fleet.start(['run', plan]);
+  await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
+  await fleet.admin('/sim/nodes/sim-node-2/not-ready');
+  await exitsWith(run, code);
+  return run;
 }
 
 function podEnds(run: RunningKwave): Record<string, { result: string; reason?: string; message: string }> {
@@ -55,9 +69,7 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     assert.deepEqual(dryJson.waitingForNodes.map((p) => [p.name, p.node]), [['demo-1', 'sim-node-2']]);
 
     const first = fleet.start(['run', plan]);
-    const exit1 = await exitOf(first, 90_000);
-    noOtherRollout(first);
-    assert.equal(exit1.code, EXIT_NODES_DOWN, `exit ${exit1.code}\n${first.stderr()}\n${first.stdout().slice(-3000)}`);
+    await exitsWith(first, EXIT_NODES_DOWN);
     const end1 = endOf(first);
     assert.equal(end1.phase, 'Partial');
     assert.match(end1.message, /default\/demo-1/);
@@ -90,9 +102,7 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
 
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     const second = fleet.start(['run', plan]);
-    const exit2 = await exitOf(second, 90_000);
-    noOtherRollout(second);
-    assert.equal(exit2.code, 0, `exit ${exit2.code}\n${second.stderr()}\n${second.stdout().slice(-3000)}`);
+    await exitsWith(second, 0);
     assert.equal(endOf(second).phase, 'Completed');
     assert.deepEqual(Object.keys(podEnds(second)), ['default/demo-1']);
     const after = (await fleet.pods()).get('demo-1')!;
@@ -131,12 +141,7 @@ describe('a node lost after the image patch: NodeNotReady, no halt; a re-run fin
   test('first run: demo-1 ends NodeNotReady, not rolled back, no halt; re-run after the node is back: demo-1 upgraded', async () => {
     const before = await fleet.pods();
     const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN, podTimeout: '20s' }));
-    const first = fleet.start(['run', plan]);
-    await first.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
-    await fleet.admin('/sim/nodes/sim-node-2/not-ready');
-    const exit1 = await exitOf(first, 90_000);
-    noOtherRollout(first);
-    assert.equal(exit1.code, EXIT_NODES_DOWN, `exit ${exit1.code}\n${first.stderr()}\n${first.stdout().slice(-3000)}`);
+    const first = await runLosingNode2(fleet, plan, EXIT_NODES_DOWN);
     assert.equal(endOf(first).phase, 'Partial');
     assert.ok(!first.events.some((e) => e.event === 'halt'), `nothing halts\n${first.stdout().slice(-3000)}`);
     assert.ok(!first.events.some((e) => e.event === 'rollback-start'), 'no rollback');
@@ -155,9 +160,7 @@ describe('a node lost after the image patch: NodeNotReady, no halt; a re-run fin
 
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     const second = fleet.start(['run', plan]);
-    const exit2 = await exitOf(second, 90_000);
-    noOtherRollout(second);
-    assert.equal(exit2.code, 0, `exit ${exit2.code}\n${second.stderr()}\n${second.stdout().slice(-3000)}`);
+    await exitsWith(second, 0);
     assert.equal(endOf(second).phase, 'Completed');
     assert.deepEqual(podEnds(second), { 'default/demo-1': { result: 'upgraded', message: 'upgraded' } });
     const after = (await fleet.pods()).get('demo-1')!;
@@ -181,12 +184,7 @@ describe('countNodeFailures: a node lost mid-flight counts toward maxFailed; its
     const yaml = planYaml({ name: 'counted', ...PLAN, podTimeout: '20s' }).replace('rollback: failed', 'rollback: failed\n    countNodeFailures: true');
     assert.match(yaml, /countNodeFailures: true/);
     const plan = await fleet.writePlan('counted.yaml', yaml);
-    const first = fleet.start(['run', plan]);
-    await first.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
-    await fleet.admin('/sim/nodes/sim-node-2/not-ready');
-    const exit1 = await exitOf(first, 90_000);
-    noOtherRollout(first);
-    assert.equal(exit1.code, 3, `exit ${exit1.code}\n${first.stderr()}\n${first.stdout().slice(-3000)}`);
+    const first = await runLosingNode2(fleet, plan, 3);
     const end1 = endOf(first);
     assert.equal(end1.phase, 'Halted');
     assert.match(end1.message, /default\/demo-1 \(NodeNotReady\)/);
@@ -197,9 +195,7 @@ describe('countNodeFailures: a node lost mid-flight counts toward maxFailed; its
 
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     const back = fleet.start(['rollback', plan]);
-    const exit2 = await exitOf(back, 90_000);
-    noOtherRollout(back);
-    assert.equal(exit2.code, 0, `exit ${exit2.code}\n${back.stderr()}\n${back.stdout().slice(-3000)}`);
+    await exitsWith(back, 0);
     assert.equal(endOf(back).phase, 'RolledBack');
     const after = (await fleet.pods()).get('demo-1')!;
     assert.equal(after.specImage, 'nginx:1.14.2');

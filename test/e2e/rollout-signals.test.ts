@@ -3,10 +3,8 @@
 // mid-flight that a re-run picks up, each still upgraded exactly once.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type RunningKwave } from './helpers/rolloutCli.js';
-
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+import { NEW_ID } from './helpers/images.js';
 
 /** Resolves once the runner said it took the first signal (so the second is a second one). */
 async function firstSignalTaken(run: RunningKwave): Promise<void> {

@@ -5,10 +5,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
-
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
+import { OLD_ID } from './helpers/images.js';
 
 /** A webhook that answers `status` (or never, for 0), counting the POSTs it gets and their bodies. */
 async function webhook(status: number): Promise<{ url: string; bodies: unknown[]; close(): Promise<void> }> {

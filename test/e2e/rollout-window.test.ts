@@ -5,11 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { defaultDigest } from '../../src/sim/images.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
+import { NEW_ID, OLD_ID } from './helpers/images.js';
 
-const OLD_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.14.2')}`;
-const NEW_ID = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 async function windowPlan(fleet: Fleet, name: string, allow: string): Promise<string> {

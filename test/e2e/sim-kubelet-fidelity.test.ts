@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { conditionStatus, containerStatus, isPodReady } from '../../src/inplace/podView.js';
-import { defaultDigest } from '../../src/sim/images.js';
+import { NEW_ID } from './helpers/images.js';
 import { missing } from './helpers/prerequisites.js';
 import { simCluster, type SimCluster } from './helpers/simCluster.js';
 
@@ -38,7 +38,7 @@ describe('the simulated kubelet through kubectl and client-node', () => {
     assert.equal(after.restartCount, (before.restartCount ?? 0) + 1);
     assert.notEqual(after.containerID, before.containerID);
     assert.match(after.containerID ?? '', /^containerd:\/\/[0-9a-f]{64}$/);
-    assert.equal(after.imageID, `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`);
+    assert.equal(after.imageID, NEW_ID);
     assert.equal(after.image, 'docker.io/library/nginx:1.25.3');
     assert.equal(after.lastState?.terminated?.containerID, before.containerID);
     const restarts = (await kubectl('get', 'pod', 'demo-0', '--no-headers')).trim().split(/\s+/)[3];

@@ -4,17 +4,15 @@
 // against it, and a timeline of what happened to every pod, read from each cluster's own watch
 // (never from kwave's output): when its gate closed, when its container restarted, when its gate
 // reopened. Entries are numbered in the order this process saw them.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderMultiKubeconfig, writeKubeconfig } from '../../../src/sim/apiserver/kubeconfig.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import { startTestSim, type TestSim } from './backend.js';
-import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
-import { follow, planYaml, viewPod, type CliResult, type PlanOptions, type PodView, type RunningKwave } from './rolloutCli.js';
+import { kwaveChildren, planWriter, planYaml, viewPod, type CliResult, type PlanOptions, type PodView, type RunningKwave } from './rolloutCli.js';
 
 export interface PodMoment {
   seq: number;
@@ -55,11 +53,12 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
   const names = clusters.map((_, i) => `sim-${i + 1}`);
   const sims: TestSim[] = [];
   const unwatch: (() => void)[] = [];
-  const children = new Set<ChildProcess>();
+  const kubeconfig = join(dir, 'kubeconfig');
+  const children = kwaveChildren(kubeconfig);
   const timeline: PodMoment[] = [];
   let listeners: (() => void)[] = [];
   const close = async () => {
-    for (const c of children) c.kill('SIGKILL');
+    children.killAll();
     for (const u of unwatch) u();
     for (const s of sims) await s.close();
     await rm(dir, { recursive: true, force: true });
@@ -94,10 +93,7 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
     await close();
     throw err;
   }
-  const kubeconfig = join(dir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, renderMultiKubeconfig(sims.map((s, i) => ({ server: s.url, caPem: s.caPem, token: s.token, context: names[i] }))));
-  const common = ['--kubeconfig', kubeconfig];
-  const env = { ...process.env, KUBECONFIG: '' };
   return {
     names,
     sims,
@@ -124,25 +120,9 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
       await fetch(`${sims[i]!.metricsUrl}/sim/stats/reset`, { method: 'POST' });
     },
     pods: (i) => new Map(sims[i]!.listPods('default').map((p) => [p.metadata.name, viewPod(p)] as const)),
-    writePlan: async (file, yaml) => {
-      const path = join(dir, file);
-      await writeFile(path, yaml);
-      return path;
-    },
-    start: (args) => {
-      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
-      children.add(child);
-      return follow(child, () => children.delete(child));
-    },
-    kwave: (args) =>
-      new Promise((resolve, reject) => {
-        const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
-          children.delete(child);
-          if (err && typeof err.code !== 'number') return reject(err);
-          resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
-        });
-        children.add(child);
-      }),
+    writePlan: planWriter(dir),
+    start: children.start,
+    kwave: children.kwave,
     close,
   };
 }

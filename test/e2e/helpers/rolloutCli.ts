@@ -156,21 +156,10 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     kubeconfigOut: kubeconfig,
   });
   const reader = clusterReader(kubeconfig);
-  const children = new Set<ChildProcess>();
-  const common = ['--kubeconfig', kubeconfig];
-  // KUBECONFIG cleared so nothing of the machine's own config can leak in.
-  const env = { ...process.env, KUBECONFIG: '' };
+  const children = kwaveChildren(kubeconfig);
+  const { kwave } = children;
 
   const stats = async () => (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as StatsSnapshot;
-  const kwave = (args: string[]): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
-        children.delete(child);
-        if (err && typeof err.code !== 'number') return reject(err);
-        resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
-      });
-      children.add(child);
-    });
 
   return {
     sim,
@@ -188,16 +177,8 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
       return out;
     },
     events: (namespace = 'default', name) => reader.events(namespace, name),
-    writePlan: async (file, yaml) => {
-      const path = join(dir, file);
-      await writeFile(path, yaml);
-      return path;
-    },
-    start: (args) => {
-      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
-      children.add(child);
-      return follow(child, () => children.delete(child));
-    },
+    writePlan: planWriter(dir),
+    start: children.start,
     kwave,
     status: async (planFile) => {
       const r = await kwave(['status', planFile, '-o', 'json']);
@@ -205,9 +186,49 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
       return JSON.parse(r.stdout) as Record<string, unknown> & { phase: string };
     },
     close: async () => {
-      for (const c of children) c.kill('SIGKILL');
+      children.killAll();
       await sim.close();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `writePlan(file, yaml)`: writes the plan into `dir`, resolves to its path. */
+export function planWriter(dir: string): (file: string, yaml: string) => Promise<string> {
+  return async (file, yaml) => {
+    const path = join(dir, file);
+    await writeFile(path, yaml);
+    return path;
+  };
+}
+
+/**
+ * The kwave processes of a suite, against `kubeconfig`: `start` spawns one with
+ * `--metrics-address off -o json` and follows its events, `kwave` runs one to its end;
+ * `killAll` ends whatever is still running (a suite's close()).
+ */
+export function kwaveChildren(kubeconfig: string): { start(args: string[]): RunningKwave; kwave(args: string[]): Promise<CliResult>; killAll(): void } {
+  const children = new Set<ChildProcess>();
+  const common = ['--kubeconfig', kubeconfig];
+  // KUBECONFIG cleared so nothing of the machine's own config can leak in.
+  const env = { ...process.env, KUBECONFIG: '' };
+  return {
+    start: (args) => {
+      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+      children.add(child);
+      return follow(child, () => children.delete(child));
+    },
+    kwave: (args) =>
+      new Promise((resolve, reject) => {
+        const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
+          children.delete(child);
+          if (err && typeof err.code !== 'number') return reject(err);
+          resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+        });
+        children.add(child);
+      }),
+    killAll: () => {
+      for (const c of children) c.kill('SIGKILL');
     },
   };
 }
