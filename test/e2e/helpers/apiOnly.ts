@@ -11,8 +11,7 @@ import { resetRealWorld } from '../../../src/sim/real/reset.js';
 import type { KubeObject } from '../../../src/sim/store.js';
 import type { SimStats } from '../../../src/sim/stats.js';
 import { acquireControlPlane, BACKEND, releaseControlPlane } from './backend.js';
-import type { PodSpec } from './simApi.js';
-import { startSimApi } from './simApi.js';
+import { runningStatus, startSimApi, type PodSpec } from './simApi.js';
 
 export interface ApiOnly {
   kc: KubeConfig;
@@ -84,27 +83,7 @@ export async function startApiOnly(): Promise<ApiOnly> {
           ...(gate ? { readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }] } : {}),
         },
       });
-      const status = {
-        phase: 'Running',
-        podIP: '10.0.0.10',
-        hostIP: '192.168.0.10',
-        startTime: started,
-        conditions: [
-          ...(gate ? [{ type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: started }] : []),
-          { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: started },
-          { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: started },
-        ],
-        containerStatuses: containers.map((c, i) => ({
-          name: c.name,
-          ready: true,
-          started: true,
-          restartCount: 0,
-          image: `docker.io/library/${c.image}`,
-          imageID: `docker.io/library/${c.image.split(':')[0]}@sha256:${String(i).padStart(64, 'a')}`,
-          containerID: `containerd://${String(i).padStart(64, 'c')}`,
-          state: { running: { startedAt: started } },
-        })),
-      };
+      const status = runningStatus(containers, gate, started);
       return http.request<KubeObject>('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, { status }, 'application/strategic-merge-patch+json');
     },
     close: async () => {

@@ -73,27 +73,34 @@ export function putRunningPod(store: Store, name: string, spec: PodSpec = {}): K
       containers: containers.map((c) => ({ ...c, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} })),
       ...(gate ? { readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }] } : {}),
     },
-    status: {
-      phase: 'Running',
-      qosClass: 'BestEffort',
-      podIP: '10.0.0.10',
-      hostIP: '192.168.0.10',
-      startTime: started,
-      conditions: [
-        ...(gate ? [{ type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: started }] : []),
-        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: started },
-        { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: started },
-      ],
-      containerStatuses: containers.map((c, i) => ({
-        name: c.name,
-        ready: true,
-        started: true,
-        restartCount: 0,
-        image: `docker.io/library/${c.image}`,
-        imageID: `docker.io/library/${c.image.split(':')[0]}@sha256:${String(i).padStart(64, 'a')}`,
-        containerID: `containerd://${String(i).padStart(64, 'c')}`,
-        state: { running: { startedAt: started } },
-      })),
-    },
+    status: { ...runningStatus(containers, gate, started), qosClass: 'BestEffort' },
   });
+}
+
+/**
+ * The status a kubelet reports for a pod whose containers all run and are Ready, since `started`
+ * (RFC 3339, whole seconds), with the in-place gate True when the pod declares it.
+ */
+export function runningStatus(containers: readonly { name: string; image: string }[], gate: boolean, started: string): Record<string, unknown> {
+  return {
+    phase: 'Running',
+    podIP: '10.0.0.10',
+    hostIP: '192.168.0.10',
+    startTime: started,
+    conditions: [
+      ...(gate ? [{ type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: started }] : []),
+      { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: started },
+      { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: started },
+    ],
+    containerStatuses: containers.map((c, i) => ({
+      name: c.name,
+      ready: true,
+      started: true,
+      restartCount: 0,
+      image: `docker.io/library/${c.image}`,
+      imageID: `docker.io/library/${c.image.split(':')[0]}@sha256:${String(i).padStart(64, 'a')}`,
+      containerID: `containerd://${String(i).padStart(64, 'c')}`,
+      state: { running: { startedAt: started } },
+    })),
+  };
 }

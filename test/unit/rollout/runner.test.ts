@@ -148,7 +148,8 @@ describe('runRollout with a node that cannot act', () => {
     assert.deepEqual(events.filter((e) => e.event === 'pod-waiting').map((e) => (e as { pod: string }).pod).sort(), ['web/web-0', 'web/web-2']);
   });
 
-  test('lost mid-flight: NodeNotReady, not counted toward maxFailed 0, no halt; Partial, exit 5', async () => {
+  /** Two pods on nodes n0 and n1; n0 stops acting as web-0's gate closes. */
+  const losingN0AsWeb0Closes = () => {
     const f = fleet(2);
     const n = nodes(f, 2);
     const events: RolloutEvent[] = [];
@@ -157,6 +158,11 @@ describe('runRollout with a node that cannot act', () => {
       events.push(e);
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
     };
+    return { f, n, events, d };
+  };
+
+  test('lost mid-flight: NodeNotReady, not counted toward maxFailed 0, no halt; Partial, exit 5', async () => {
+    const { f, n, events, d } = losingN0AsWeb0Closes();
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view });
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
@@ -169,14 +175,7 @@ describe('runRollout with a node that cannot act', () => {
   });
 
   test('lost mid-flight with countNodeFailures: counted, halts; its rollback is left pending', async () => {
-    const f = fleet(2);
-    const n = nodes(f, 2);
-    const events: RolloutEvent[] = [];
-    const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
-      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
-    };
+    const { n, events, d } = losingN0AsWeb0Closes();
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed, countNodeFailures: true }'), { ...d, nodes: n.view });
     assert.equal(r.phase, 'Halted', r.message);
     assert.equal(r.exitCode, 3);
