@@ -67,7 +67,7 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
   before(async () => {
     api = await startSimApi();
     client = new KubeHttp({ url: api.api.url, caPem: api.api.caPem, token: api.api.token });
-    agent = await startNodeAgent({ url: api.api.url, caPem: api.api.caPem, token: api.api.token, nodes: DEFAULT_NODES, images: new ImageTable(defaultImages()), timeScale: 0.05, seed: 3, leaseRenewMs: 100 });
+    agent = await startNodeAgent({ url: api.api.url, caPem: api.api.caPem, token: api.api.token, nodes: DEFAULT_NODES, images: new ImageTable(defaultImages()), timeScale: 0.05, seed: 3, leaseRenewMs: 100, nodeStatusCheckMs: 200 });
   });
   after(async () => {
     await agent.close();
@@ -161,5 +161,26 @@ describe('node agent against an API server without a kubelet', { skip: embeddedO
     assert.equal(ready?.status, 'True');
     assert.equal(ready?.reason, 'KubeletReady');
     assert.equal(await leaseMoves('sim-node-3'), true);
+  });
+
+  test('a node marked Unknown behind its back (the node-lifecycle controller, after an apiserver outage ate its heartbeats) is reported Ready again', async () => {
+    const readyOf = () => (api.store.get('nodes', undefined, 'sim-node-1')!.status as { conditions: PodCondition[] }).conditions.find((c) => c.type === 'Ready');
+    // What kube-controller-manager writes when a node's lease went stale: every condition Unknown.
+    const conditions = (api.store.get('nodes', undefined, 'sim-node-1')!.status as { conditions: PodCondition[] }).conditions.map((c) => ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }));
+    await client.request('PATCH', '/api/v1/nodes/sim-node-1/status', { status: { conditions } }, 'application/strategic-merge-patch+json');
+    assert.equal(readyOf()?.status, 'Unknown');
+    // The real kubelet posts its status whenever it differs from the API's: so must the agent, or the node stays NotReady for good.
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (readyOf()?.status !== 'True') return;
+        clearTimeout(timer);
+        stop();
+        resolve();
+      };
+      const stop = api.store.subscribe(check);
+      const timer = setTimeout(() => (stop(), reject(new Error(`sim-node-1 still ${JSON.stringify(readyOf())}`))), 60_000);
+      check();
+    });
+    assert.equal(readyOf()?.reason, 'KubeletReady');
   });
 });

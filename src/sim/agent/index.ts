@@ -29,6 +29,8 @@ export interface NodeAgentOptions {
   missingImages?: Readonly<Record<string, readonly string[]>>;
   /** Lease renewal period (default 10 s, as a kubelet's). */
   leaseRenewMs?: number;
+  /** How often a node's Ready condition is checked against the API and reasserted (default 10 s). */
+  nodeStatusCheckMs?: number;
   /** Told of retried problems (connection errors, refused writes). Default: ignored. */
   onWarning?: (message: string) => void;
   /** A bug in the kubelet model. Default: rethrown asynchronously. */
@@ -54,7 +56,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
   const clock = options.clock ?? realClock;
   const warn = options.onWarning ?? (() => {});
   const http = new KubeHttp({ url: options.url, caPem: options.caPem, token: options.token, userAgent: 'kwave-node-agent/kubelet' });
-  const nodes = new NodeSet(http, { nodes: options.nodes, podsPerNode: options.podsPerNode, now: () => clock.now(), onWarning: warn, renewMs: options.leaseRenewMs });
+  const nodes = new NodeSet(http, { nodes: options.nodes, podsPerNode: options.podsPerNode, now: () => clock.now(), onWarning: warn, renewMs: options.leaseRenewMs, statusCheckMs: options.nodeStatusCheckMs });
   const events = new HttpEventRecorder(http, () => clock.now(), warn);
   let watch: PodWatch | undefined;
   let core: KubeletCore | undefined;

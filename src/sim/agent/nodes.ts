@@ -18,6 +18,8 @@ import { KubeHttpError, type KubeHttp } from './kubeHttp.js';
 export const LEASE_DURATION_SECONDS = 40;
 /** A kubelet renews every leaseDuration / 4. */
 const RENEW_MS = 10_000;
+/** A kubelet's nodeStatusUpdateFrequency. */
+const STATUS_CHECK_MS = 10_000;
 
 /** MicroTime, as Lease times are written: `2006-01-02T15:04:05.000000Z`. */
 const microTime = (d: Date) => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -30,6 +32,13 @@ export interface NodeSetOptions {
   onWarning?: (message: string) => void;
   /** How often leases are renewed (default 10 s, as a kubelet); shorter with a shorter node grace period. */
   renewMs?: number;
+  /**
+   * How often a live node's status is compared with the API's (default 10 s, a kubelet's
+   * nodeStatusUpdateFrequency): a Ready condition someone else changed — the node-lifecycle
+   * controller marks a node Unknown when its heartbeats could not land, e.g. through an apiserver
+   * outage — is reported Ready again, as a kubelet posts its status whenever it differs.
+   */
+  statusCheckMs?: number;
 }
 
 export class NodeSet {
@@ -41,6 +50,7 @@ export class NodeSet {
   /** The renewal round under way, if any. */
   private round: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private lastStatusCheck = Date.now();
   private readonly now: () => Date;
   private readonly warn: (message: string) => void;
 
@@ -108,18 +118,29 @@ export class NodeSet {
   }
 
   private async renewAll(): Promise<void> {
+    const checkStatus = Date.now() - this.lastStatusCheck >= (this.options.statusCheckMs ?? STATUS_CHECK_MS);
+    if (checkStatus) this.lastStatusCheck = Date.now();
     for (const name of this.nodes.keys()) {
       if (this.down.has(name)) continue;
       const renewal = this.renew(name);
       this.renewing.set(name, renewal);
       try {
         await renewal;
+        if (checkStatus && !this.down.has(name)) await this.reassertReady(name);
       } catch (err) {
         this.warn(`lease of node ${name}: ${(err as Error).message}`);
       } finally {
         if (this.renewing.get(name) === renewal) this.renewing.delete(name);
       }
     }
+  }
+
+  /** Reports the node Ready again if the API says otherwise (a kubelet posts a status that differs from its own). */
+  private async reassertReady(name: string): Promise<void> {
+    const current = await this.http.request<KubeObject>('GET', `/api/v1/nodes/${name}`);
+    const ready = ((current.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+    if (ready?.status === 'True' || this.down.has(name)) return;
+    this.nodes.set(name, await this.reportReadiness(name, true));
   }
 
   /** Creates or renews the node's Lease (a PUT with the version last seen; a conflict re-reads it). */

@@ -80,6 +80,11 @@ function adminError(err: unknown): never {
  */
 const NODE_GRACE = '8s';
 const LEASE_RENEW_MS = 1000;
+/**
+ * After an outage of the apiserver or etcd longer than NODE_GRACE the controller marks every
+ * node Unknown; like a kubelet, the agent then reports Ready again at its next status check.
+ */
+const NODE_STATUS_CHECK_MS = 2000;
 
 /** The simulator's own user for seeding the world, apart from the admin that kwave and tests use. */
 export const SEED_USER = 'kwave-sim-seeder';
@@ -143,6 +148,7 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),
       onWarning: options.onWarning,
       leaseRenewMs: LEASE_RENEW_MS,
+      nodeStatusCheckMs: NODE_STATUS_CHECK_MS,
     });
     closers.push(() => agent.close());
     const stats = new RealStats(cp.auditLogPath, [cp.agentUser, SEED_USER]);
