@@ -35,11 +35,16 @@ export interface RetryPolicy {
   deadlineMs: number;
 }
 
+/**
+ * About a minute of retries (at most 20 attempts, the later ones 2.5-5 s apart): enough to ride out a
+ * kube-apiserver restart (10-15 s on the test control plane, up to a minute on a real one) or a
+ * stalled etcd, mid-wave or at start, instead of failing the run and leaving a pod drained.
+ */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   baseMs: 200,
   factor: 2,
   capMs: 5_000,
-  maxAttempts: 6,
+  maxAttempts: 20,
   deadlineMs: 60_000,
 });
 

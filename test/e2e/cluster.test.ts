@@ -14,6 +14,7 @@ import path from 'node:path';
 import { connect } from '../../src/cluster/connect.js';
 import type { Cluster } from '../../src/cluster/cluster.js';
 import { KubeError } from '../../src/cluster/kubeError.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/cluster/retry.js';
 import type { KubeObject } from '../../src/sim/store.js';
 import { BACKEND, noClusterOnReal } from './helpers/backend.js';
 import { annotation, FAULTS_EMBEDDED, GATE, instantSleep, makePod, startApi, startSim, type Api, type Sim } from './helpers/clusterApi.js';
@@ -177,8 +178,8 @@ describe('retries', () => {
     } finally {
       sim.faults.errorRate = 0;
     }
-    assert.equal(cluster.requests.snapshot()['get pods 429'], 6);
-    assert.equal(s.waits.length, 5);
+    assert.equal(cluster.requests.snapshot()['get pods 429'], DEFAULT_RETRY_POLICY.maxAttempts);
+    assert.equal(s.waits.length, DEFAULT_RETRY_POLICY.maxAttempts - 1);
     assert.ok(s.waits.every((ms) => ms >= 2000), `waits ${s.waits.join(',')}`);
   });
 
@@ -194,8 +195,8 @@ describe('retries', () => {
     const cluster = connect({ kubeconfig: file, env: {}, deps: { sleep: s.sleep } });
     try {
       await assert.rejects(cluster.getPod('default', 'x'), (e: unknown) => e instanceof KubeError && e.code === 0 && e.reason === 'ECONNREFUSED');
-      assert.equal(cluster.requests.snapshot()['get pods error'], 6);
-      assert.equal(s.waits.length, 5);
+      assert.equal(cluster.requests.snapshot()['get pods error'], DEFAULT_RETRY_POLICY.maxAttempts);
+      assert.equal(s.waits.length, DEFAULT_RETRY_POLICY.maxAttempts - 1);
     } finally {
       cluster.close();
       rmSync(dir, { recursive: true, force: true });

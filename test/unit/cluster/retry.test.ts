@@ -84,6 +84,24 @@ describe('withRetry', () => {
     assert.deepEqual(t.waits, []);
   });
 
+  // Found by the chaos suite on the real control plane: kube-apiserver takes 10-15 s to restart
+  // here (longer on a real cluster); with 6 attempts (about 5 s) a run started or caught in that
+  // gap failed with exit 1 and left a pod drained.
+  for (const random of [0, 0.5, 1]) {
+    test(`the default policy rides out an apiserver that refuses connections for 30 s (jitter ${random})`, async () => {
+      const t = fakeTime();
+      const deps = { ...t.deps, random: () => random };
+      let calls = 0;
+      const result = await withRetry(async () => {
+        calls++;
+        if (deps.now() < 30_000) throw err(0, 'ECONNREFUSED');
+        return 'back';
+      }, (e) => e as KubeError, deps);
+      assert.equal(result, 'back');
+      assert.ok(t.waits.reduce((a, b) => a + b, 0) <= DEFAULT_RETRY_POLICY.deadlineMs);
+    });
+  }
+
   test('throws the last error when attempts run out', async () => {
     const t = fakeTime();
     let calls = 0;
