@@ -16,16 +16,25 @@ type PlanPart = Pick<Plan, 'name' | 'revision' | 'readinessGate' | 'target'>;
 
 /**
  * Pods to revert for `kwave rollback`, last wave first (then by name): those carrying this
- * revision's upgrade state, and those a killed rollback left with the gate still closed. Pods
- * whose rollback reopened the gate are done and left alone (reverting them again would count
- * them twice).
+ * revision's upgrade state, those a killed rollback left with the gate still closed, and those
+ * this revision's upgrade drained but never patched (a flow stopped by a node that could not act,
+ * or by a kill): for them, reverting is reopening the gate, and they come last. Pods whose
+ * rollback reopened the gate are done and left alone (reverting them again would count them
+ * twice).
  */
 export function upgradedByRevision(pods: readonly V1Pod[], plan: PlanPart): RollbackTarget[] {
   const out: RollbackTarget[] = [];
   for (const pod of pods) {
     const st = readState(pod);
     const md = pod.metadata;
-    if (st.kind !== 'ok' || !md?.name || !md.namespace) continue;
+    if (!md?.name || !md.namespace) continue;
+    if (st.kind === 'absent') {
+      const owner = gateOwner(pod, plan.readinessGate.conditionType);
+      const drainedByUs = owner !== undefined && ownedBy(owner, plan.name, plan.revision) && owner.direction === 'upgrade';
+      if (drainedByUs && !md.deletionTimestamp && plan.target.namespaces.includes(md.namespace)) out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: 0 });
+      continue;
+    }
+    if (st.kind !== 'ok') continue;
     if (!ownedBy(st.state, plan.name, plan.revision)) continue;
     if (st.state.direction === 'rollback' && conditionStatus(pod, plan.readinessGate.conditionType) === 'True') continue;
     if (!plan.target.namespaces.includes(md.namespace)) continue;
