@@ -1,7 +1,8 @@
-// Runs one chaos scenario: a simulated cluster with the scenario's faults, the real `kwave run`
-// binary (SIGKILLed and restarted, a second one from another PID namespace, one with a skewed
-// clock), and the chaos the cluster gets meanwhile. Then the invariants, checked from the
-// cluster (the simulator's store, what it saw change, and /sim/stats) — never from kwave's output.
+// Runs one chaos scenario: a cluster (the embedded simulator, or a fresh real control plane) with
+// the scenario's faults, the real `kwave run` binary (SIGKILLed and restarted, a second one from
+// another PID namespace, one with a skewed clock), and the chaos the cluster gets meanwhile. Then
+// the invariants, checked from the cluster (its pods, record, Lease, what its change feed saw,
+// its not-Ready count and, on real, the audit log) — never from kwave's output.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,9 +12,10 @@ import { fileURLToPath } from 'node:url';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { decodeRecord } from '../../src/record/codec.js';
 import { seededRandom } from '../../src/sim/clock.js';
-import { startSim, type Sim } from '../../src/sim/index.js';
-import type { KubeObject } from '../../src/sim/store.js';
+import { containerStatus, gateOf, holderOf, nodeCannotAct, RECORD_NAME, specImage, type BackendFaultReport, type ChaosCluster } from './cluster.js';
+import { startEmbeddedCluster } from './embeddedCluster.js';
 import { checkInvariants, type Observed } from './invariants.js';
+import { startRealCluster } from './realCluster.js';
 import { planYaml, type Scenario } from './scenario.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,11 +30,16 @@ const SCENARIO_DEADLINE_MS = 300_000;
 export interface ScenarioResult {
   violations: string[];
   kills: number;
-  /** Runs that stopped themselves with exit 4 (a lease they could not renew in time) and were run again. */
-  interrupted: number;
   runs: number;
   exitCode: number | null;
   durationMs: number;
+  /** Starting the cluster (and seeding its world) took this long. */
+  startupMs: number;
+  /** Runs that stopped themselves with exit 4 (a lease they could not renew in time) and were run again. */
+  interrupted: number;
+  faults: BackendFaultReport;
+  /** Nodes the change feed saw NotReady or tainted (by the node fault or by the controller after an outage). */
+  nodesTainted: number;
   /** The last runs' stderr, for a failing scenario's report. */
   logs: string;
 }
@@ -50,27 +57,34 @@ interface Runner {
 export async function runScenario(s: Scenario, options: { timeScale: number; canUnshare: boolean }): Promise<ScenarioResult> {
   const started = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'kwave-chaos-'));
-  const kubeconfig = join(dir, 'kubeconfig');
   const planFile = join(dir, 'plan.yaml');
   await writeFile(planFile, planYaml(s));
-  const sim = await startSim({ pods: s.pods, seed: s.seed, timeScale: options.timeScale, kubeconfigOut: kubeconfig, faults: { ...s.faults, retryAfterSeconds: 1 } });
+  const startupStarted = Date.now();
+  const cluster = s.backend === 'real' ? await startRealCluster(s, dir, options.timeScale) : await startEmbeddedCluster(s, dir, options.timeScale);
+  const startupMs = Date.now() - startupStarted;
+  const kubeconfig = cluster.kubeconfigPath;
   const r = seededRandom(s.seed ^ 0x5bd1e995);
   const timers: NodeJS.Timeout[] = [];
   const runners: Runner[] = [];
   const violations: string[] = [];
-  const observed = observe(sim, runners, violations);
   let kills = 0;
   let interrupted = 0;
   let exitCode: number | null = null;
   let logs = '';
+  let observed: Observed | undefined;
 
   try {
-    await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' });
-    startChaos(s, sim, r, timers, observed);
+    observed = await observe(cluster, runners, violations);
+    await cluster.resetStats();
+    startChaos(s, cluster, r, timers, observed);
+    // The backend's faults land mid-wave: timed from kwave's first image patch the cluster saw.
+    observed.onFirstPatch = () => cluster.startBackendFaults(s, timers);
 
     const deadline = started + SCENARIO_DEADLINE_MS;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const batch: Runner[] = [];
+      cluster.runnersStarting(attempt === 0 && s.twoRunners ? 2 : 1);
+      const holdersBefore = observed.holders.length;
       if (attempt === 0 && s.twoRunners) {
         batch.push(startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: 0 }));
         batch.push(startRunner(planFile, kubeconfig, { otherNamespace: options.canUnshare, skewSeconds: s.skewSeconds }));
@@ -98,65 +112,97 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
         new Promise<'hang'>((resolve) => timers.push(setTimeout(() => resolve('hang'), Math.max(0, deadline - Date.now())))),
       ]);
       logs = batch.map((b) => b.stderr.slice(-1500)).join('\n---\n');
+      cluster.runnersRan(new Set(observed.holders.slice(holdersBefore).filter(Boolean)).size);
       if (codes === 'hang') {
         violations.push(`kwave run did not end within ${SCENARIO_DEADLINE_MS / 1000}s (a hang)`);
         break;
       }
       // A kill that came after the run had ended for the cluster — its end recorded and the lease
       // released — only cut its exit short: that end is the scenario's.
-      const final = codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? endedAndReleased(sim) : undefined);
+      const final = codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? await endedAndReleased(cluster) : undefined);
       if (final !== undefined) {
         exitCode = final;
         // Both may end 0 or 3 only one after the other: the second (slow to start) took the lease
         // once the first had released it, and found the plan done. Never one taking it from the other.
-        const handedOver = observed.holders.some((h, i) => h !== '' && (observed.holders[i + 1] ?? '') !== '');
+        const { holders } = observed;
+        const handedOver = holders.some((h, i) => h !== '' && (holders[i + 1] ?? '') !== '');
         if (codes.filter((c) => c === 0 || c === 3).length > 1 && handedOver) violations.push(`two runners both ran the plan to its end, the lease going from one to the other (exit codes ${codes.join(', ')}; holders ${observed.holders.join(' → ')})`);
+        // Halted with rollbacks left for nodes that could not act (the record names them): as the
+        // halt message tells a user, `kwave rollback` once the nodes are back. On real, an outage
+        // of the apiserver or etcd longer than the node grace period takes every node down for a while.
+        if (final === 3 && (await rollbackPending(cluster))) {
+          const code = await rollBackOnceNodesAct(planFile, kubeconfig, observed, runners, deadline);
+          if (code !== 0) violations.push(`kwave rollback after the nodes came back exited ${code}`);
+        }
         break;
       }
       // Partial (exit 5): pods left untouched for a node that could not act. A user runs the plan
       // again once the node is back, and so does the harness.
       if (codes.includes(5)) {
-        if (s.nodeFlap) sim.kubelet.setNodeReady(s.nodeFlap.node, true);
+        if (s.nodeFlap) await cluster.setNodeReady(s.nodeFlap.node, true);
+        await untilNodesCanAct(observed, deadline);
         await sleep(500);
         continue;
       }
-      // Interrupted (exit 4): on a loaded machine a run may fail to renew its lease in time and
-      // stop itself, leaving its pods resumable. A Job retries that (README), and so does the harness.
-      if (codes.includes(4)) {
-        interrupted++;
-        await sleep(1000);
-        continue;
-      }
-      const unexpected = codes.filter((c) => c !== null && c !== 2);
+      // Stopped (exit 4) without a signal of ours: kwave could not renew its Lease for a whole lease
+      // duration (an apiserver restart plus an etcd pause can take that long) and stopped before
+      // another runner could take over, leaving its pods resumable. A Job would run it again.
+      interrupted += codes.filter((c) => c === 4).length;
+      const unexpected = codes.filter((c) => c !== null && c !== 2 && c !== 4);
       if (unexpected.length > 0) {
         exitCode = unexpected[0]!;
         violations.push(`kwave run exited ${unexpected.join(', ')} (expected 0, 3, 5 while a node cannot act, 4 after a lost lease, or 2 while the plan is locked)`);
         break;
       }
-      // Killed, or refused while another runner (or an abandoned lease) held the plan: run again.
-      if (codes.includes(2)) await sleep(1000);
+      // Killed, stopped, or refused while another runner (or an abandoned lease) held the plan: run again.
+      if (codes.includes(2) || codes.includes(4)) await sleep(1000);
     }
     for (const t of timers) clearTimeout(t);
     observed.chaosOver = true;
-    if (s.nodeFlap) sim.kubelet.setNodeReady(s.nodeFlap.node, true);
-    const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as { maxNotReady: Record<string, number> };
-    if (exitCode !== null) violations.push(...checkInvariants(s, sim, observed, stats, exitCode));
+    if (s.nodeFlap) await cluster.setNodeReady(s.nodeFlap.node, true);
+    const state = await cluster.final();
+    if (exitCode !== null) violations.push(...checkInvariants(s, state, observed, exitCode));
   } finally {
     for (const t of timers) clearTimeout(t);
     for (const run of runners) if (run.child.exitCode === null) run.child.kill('SIGKILL');
     await Promise.all(runners.map((run) => run.exit));
-    observed.stop();
-    await sim.close();
+    observed?.stop();
+    await cluster.close();
     await rm(dir, { recursive: true, force: true });
   }
-  return { violations, kills, interrupted, runs: runners.length, exitCode, durationMs: Date.now() - started, logs };
+  const faults = cluster.faultReport();
+  violations.push(...[...faults.problems, ...(observed?.problems ?? [])].map((p) => `a fault did not take place: ${p}`));
+  return { violations, kills, interrupted, runs: runners.length, exitCode, durationMs: Date.now() - started, startupMs, faults, nodesTainted: observed?.nodesThatCouldNotAct.size ?? 0, logs };
+}
+
+/** The record of the halted run lists pods whose rollback waits for their node. */
+async function rollbackPending(cluster: ChaosCluster): Promise<boolean> {
+  const cm = (await cluster.record()) as unknown as V1ConfigMap | undefined;
+  const decoded = cm ? decodeRecord(cm) : undefined;
+  return decoded?.ok === true && (decoded.record.waitingForNodes?.length ?? 0) > 0;
+}
+
+/** `kwave rollback PLAN` until it ends (0) or gives up; 5 (a node down again) and 2 (locked) run it again. */
+async function rollBackOnceNodesAct(planFile: string, kubeconfig: string, observed: Observed, runners: Runner[], deadline: number): Promise<number | null> {
+  for (;;) {
+    await untilNodesCanAct(observed, deadline);
+    const runner = startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: 0, command: 'rollback' });
+    runners.push(runner);
+    const code = await runner.exit;
+    if ((code !== 5 && code !== 2) || Date.now() > deadline) return code;
+    await sleep(1000);
+  }
+}
+
+/** Resolves once no node is seen unable to act (the node-lifecycle controller lifted its taints), or at the deadline. */
+async function untilNodesCanAct(observed: Observed, deadline: number): Promise<void> {
+  while (observed.nodesDown.size > 0 && Date.now() < deadline) await sleep(250);
 }
 
 /** The exit code the record says the last run ended with (0 or 3), when the lease is free too. */
-function endedAndReleased(sim: Sim): number | undefined {
-  const lease = sim.store.get('leases', 'default', 'kwave-chaos');
-  if ((lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity) return undefined;
-  const cm = sim.store.get('configmaps', 'default', 'kwave-chaos') as unknown as V1ConfigMap | undefined;
+async function endedAndReleased(cluster: ChaosCluster): Promise<number | undefined> {
+  if (holderOf(await cluster.lease())) return undefined;
+  const cm = (await cluster.record()) as unknown as V1ConfigMap | undefined;
   const decoded = cm ? decodeRecord(cm) : undefined;
   const code = decoded?.ok && decoded.record.endedAt !== undefined ? decoded.record.exitCode : undefined;
   return code === 0 || code === 3 ? code : undefined;
@@ -166,8 +212,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace: boolean; skewSeconds: number }): Runner {
-  const kwave = [process.execPath, BIN, 'run', planFile, '--kubeconfig', kubeconfig, '--metrics-address', 'off', '-o', 'json'];
+function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace: boolean; skewSeconds: number; command?: 'run' | 'rollback' }): Runner {
+  const kwave = [process.execPath, BIN, how.command ?? 'run', planFile, '--kubeconfig', kubeconfig, '--metrics-address', 'off', '-o', 'json'];
   const ns = how.otherNamespace ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : [];
   const argv = [...ns, ...kwave];
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBECONFIG: '' };
@@ -176,7 +222,10 @@ function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace
     // SIGKILL and kwave); it shifts the wall clock only, timers keep real time.
     Object.assign(env, { LD_PRELOAD: LIBFAKETIME, FAKETIME: `${how.skewSeconds > 0 ? '+' : ''}${how.skewSeconds}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
   }
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const debug = process.env.KWAVE_CHAOS_DEBUG;
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', debug ? 'pipe' : 'ignore', 'pipe'] });
+  // Debugging only: kwave's own events, never used by the invariants.
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => process.stderr.write(c.split('\n').filter(Boolean).map((l) => `[${child.pid} out] ${l}\n`).join('')));
   const runner: Runner = { child, otherNamespace: how.otherNamespace, dead: false, stderr: '', exit: Promise.resolve(null) };
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     runner.stderr = (runner.stderr + c).slice(-20_000);
@@ -192,64 +241,52 @@ function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace
 }
 
 /** The concurrent writer, the deletions and the node flap, on timers from now. */
-function startChaos(s: Scenario, sim: Sim, r: () => number, timers: NodeJS.Timeout[], observed: Observed): void {
-  const selected = () => sim.store.list('pods', 'default').filter((p) => (p.metadata.labels as Record<string, string> | undefined)?.app === 'demo');
+function startChaos(s: Scenario, cluster: ChaosCluster, r: () => number, timers: NodeJS.Timeout[], observed: Observed): void {
   if (s.writerEveryMs > 0) {
     let n = 0;
-    const touch = () => {
-      const pods = selected();
+    const touch = async () => {
+      const pods = await cluster.selectedPods().catch(() => []);
       const pod = pods[Math.floor(r() * pods.length)];
-      if (pod) {
-        const copy = structuredClone(pod) as KubeObject & { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
-        // Another controller's bookkeeping: never the selector's label, never kwave's annotation.
-        if (r() < 0.5) copy.metadata.labels = { ...copy.metadata.labels, 'chaos.example/touch': String(++n) };
-        else copy.metadata.annotations = { ...copy.metadata.annotations, 'chaos.example/note': `n${++n}` };
-        try {
-          sim.store.update('pods', copy, pod.metadata.resourceVersion);
-          observed.writes++;
-        } catch {
-          // The pod changed or went meanwhile: the writer just tries another next time.
-        }
-      }
-      timers.push(setTimeout(touch, s.writerEveryMs));
+      // Another controller's bookkeeping: never the selector's label, never kwave's annotation.
+      const change = r() < 0.5 ? { labels: { 'chaos.example/touch': String(++n) } } : { annotations: { 'chaos.example/note': `n${++n}` } };
+      if (pod && !observed.chaosOver && (await cluster.touchPod(pod, change))) observed.writes++;
+      if (!observed.chaosOver) timers.push(setTimeout(() => void touch(), s.writerEveryMs));
     };
-    timers.push(setTimeout(touch, s.writerEveryMs));
+    timers.push(setTimeout(() => void touch(), s.writerEveryMs));
   }
   for (const at of s.deletions) {
     timers.push(
       setTimeout(() => {
-        // Prefer a pod mid-flight (its gate closed): the case kwave must report as vanished.
-        const pods = selected();
-        const inFlight = pods.filter((p) => gateOf(p) === 'False');
-        const victim = (inFlight.length ? inFlight : pods)[Math.floor(r() * (inFlight.length || pods.length))];
-        if (!victim) return;
-        observed.deleted.add(victim.metadata.name);
-        void fetch(`${sim.metricsUrl}/sim/pods/default/${victim.metadata.name}/delete?gracePeriodSeconds=0`, { method: 'POST' });
+        void (async () => {
+          // Prefer a pod mid-flight (its gate closed): the case kwave must report as vanished.
+          const pods = await cluster.selectedPods().catch(() => []);
+          const inFlight = pods.filter((p) => gateOf(p) === 'False');
+          const victim = (inFlight.length ? inFlight : pods)[Math.floor(r() * (inFlight.length || pods.length))];
+          if (!victim || observed.chaosOver) return;
+          observed.deleted.add(victim.metadata.name);
+          await cluster.deletePod(victim.metadata.name);
+        })();
       }, at),
     );
   }
   if (s.nodeFlap) {
     const { node, atMs, forMs } = s.nodeFlap;
-    timers.push(setTimeout(() => sim.kubelet.setNodeReady(node, false), atMs));
-    timers.push(setTimeout(() => sim.kubelet.setNodeReady(node, true), atMs + forMs));
+    const set = (ready: boolean) => () => void cluster.setNodeReady(node, ready).catch((err: unknown) => observed.problems.push(`node ${node} ${ready ? 'back' : 'silent'}: ${(err as Error).message}`));
+    timers.push(setTimeout(set(false), atMs));
+    timers.push(setTimeout(set(true), atMs + forMs));
   }
 }
 
-export function gateOf(pod: KubeObject): string | undefined {
-  const conditions = (pod.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions;
-  return conditions?.find((c) => c.type === 'kwave.dev/in-place-ready')?.status;
-}
-
-/** What the cluster goes through, from the store's own change feed. */
-function observe(sim: Sim, runners: Runner[], violations: string[]): Observed {
+/** What the cluster goes through, from its change feed (the store's, or the harness's own watches of the API). */
+async function observe(cluster: ChaosCluster, runners: Runner[], violations: string[]): Promise<Observed> {
   const initial = new Map<string, { imageID: string; restartCount: number }>();
-  for (const pod of sim.store.list('pods', 'default')) {
+  for (const pod of await cluster.selectedPods()) {
     const cs = containerStatus(pod);
     initial.set(pod.metadata.name, { imageID: cs?.imageID ?? '', restartCount: cs?.restartCount ?? 0 });
   }
   const annotations = new Map<string, Set<string>>();
   const specImages = new Map<string, string[]>();
-  let holder = '';
+  let holder = holderOf(await cluster.lease());
   const observed: Observed = {
     initial,
     annotations,
@@ -257,25 +294,36 @@ function observe(sim: Sim, runners: Runner[], violations: string[]): Observed {
     deleted: new Set(),
     writes: 0,
     holders: [],
+    nodesDown: new Set(),
+    nodesThatCouldNotAct: new Set(),
+    problems: [],
     chaosOver: false,
     stop: () => undefined,
   };
-  observed.stop = sim.store.subscribe((change) => {
-    if (change.resource === 'pods' && change.object.metadata.namespace === 'default' && change.type !== 'DELETED') {
+  observed.stop = cluster.subscribe((change) => {
+    if (change.resource === 'pods' && change.type !== 'DELETED') {
       const name = change.object.metadata.name;
       const state = (change.object.metadata.annotations as Record<string, string> | undefined)?.[STATE];
       if (state !== undefined) {
+        if (annotations.size === 0) observed.onFirstPatch?.();
         const set = annotations.get(name) ?? new Set<string>();
         set.add(state);
         annotations.set(name, set);
       }
-      const image = (change.object.spec as { containers: { name: string; image: string }[] }).containers.find((c) => c.name === 'nginx')?.image ?? '';
+      const image = specImage(change.object);
       const seen = specImages.get(name) ?? [];
       if (seen[seen.length - 1] !== image) seen.push(image);
       specImages.set(name, seen);
     }
-    if (change.resource === 'leases' && change.object.metadata.name === 'kwave-chaos') {
-      const next = change.type === 'DELETED' ? '' : ((change.object.spec as { holderIdentity?: string }).holderIdentity ?? '');
+    if (change.resource === 'nodes') {
+      const name = change.object.metadata.name;
+      if (change.type !== 'DELETED' && nodeCannotAct(change.object)) {
+        observed.nodesDown.add(name);
+        observed.nodesThatCouldNotAct.add(name);
+      } else observed.nodesDown.delete(name);
+    }
+    if (change.resource === 'leases' && change.object.metadata.name === RECORD_NAME) {
+      const next = change.type === 'DELETED' ? '' : holderOf(change.object);
       if (next !== holder) {
         observed.holders.push(next);
         // A takeover while the previous holder still runs would be two active runners.
@@ -295,8 +343,4 @@ function runnerOf(identity: string, runners: Runner[]): Runner | undefined {
   if (!m) return undefined;
   if (m[2] !== undefined && m[2] !== OWN_PIDNS) return runners.filter((r) => r.otherNamespace).at(-1);
   return runners.find((r) => !r.otherNamespace && r.child.pid === Number(m[1]));
-}
-
-export function containerStatus(pod: KubeObject): { imageID: string; restartCount: number; image: string } | undefined {
-  return (pod.status as { containerStatuses?: { name: string; imageID: string; restartCount: number; image: string }[] } | undefined)?.containerStatuses?.find((c) => c.name === 'nginx');
 }

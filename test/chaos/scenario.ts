@@ -1,8 +1,13 @@
 // A chaos scenario, drawn from its seed alone (so a seed replays it exactly): the fleet and plan,
 // and which faults hit it — API errors, latency, watch cuts, a concurrent writer, deletions, a
 // node going NotReady, a failing target image, SIGKILLs of the runner, a second runner from
-// another PID namespace, a runner with a skewed clock.
+// another PID namespace, a runner with a skewed clock. On the real control plane the API faults
+// (served by the embedded API server only) give way to the real one's: kube-apiserver restarted,
+// etcd paused, the watch cache emptied under old resourceVersions (410), a node's heartbeats
+// stopped until the node-lifecycle controller taints it.
 import { seededRandom } from '../../src/sim/clock.js';
+
+export type Backend = 'embedded' | 'real';
 
 export interface Scenario {
   seed: number;
@@ -26,6 +31,18 @@ export interface Scenario {
   twoRunners: boolean;
   /** Clock offset of the second runner (or of the only one): 0, +120 s or -120 s. */
   skewSeconds: number;
+  backend: Backend;
+  /** The real control plane's faults, at moments (ms after kwave's first image patch). */
+  real?: RealFaults;
+}
+
+export interface RealFaults {
+  /** kube-apiserver stopped and started again (same port, same etcd). */
+  apiserverRestartAtMs?: number;
+  /** etcd frozen (SIGSTOP) for `forMs`, then let run on (SIGCONT). */
+  etcdPause?: { atMs: number; forMs: number };
+  /** etcd compacted to its newest revision, then the apiserver restarted: every watch resumed from an older version is answered 410 Gone. */
+  watchExpiryAtMs?: number;
 }
 
 export const TARGET_GOOD = 'nginx:1.25.3';
@@ -36,7 +53,7 @@ export function scenarioSeed(seed: number, index: number): number {
   return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
 }
 
-export function drawScenario(seed: number): Scenario {
+export function drawScenario(seed: number, backend: Backend = 'embedded'): Scenario {
   const r = seededRandom(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
   const chance = (p: number) => r() < p;
@@ -56,7 +73,7 @@ export function drawScenario(seed: number): Scenario {
   const kills = Array.from({ length: pick([0, 0, 1, 1, 2, 3]) }, () => int(300, 4000));
   const twoRunners = chance(0.3);
   const skewSeconds = chance(0.3) ? pick([120, -120]) : 0;
-  return {
+  const drawn: Scenario = {
     seed,
     pods,
     concurrency,
@@ -71,6 +88,33 @@ export function drawScenario(seed: number): Scenario {
     kills,
     twoRunners,
     skewSeconds,
+    backend,
+  };
+  // Drawn after everything else, so an embedded seed replays as it did before real faults existed.
+  return backend === 'real' ? withRealFaults(drawn, r) : drawn;
+}
+
+/**
+ * The real control plane's version of a scenario: no API error/latency/cut injection (there is
+ * no proxy in front of kube-apiserver), at least one real fault, a node silent long enough for
+ * the node-lifecycle controller (8 s grace, see src/sim/real) to mark it NotReady and taint it.
+ */
+function withRealFaults(s: Scenario, r: () => number): Scenario {
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const chance = (p: number) => r() < p;
+  const real: RealFaults = {};
+  for (let tries = 0; Object.keys(real).length === 0 && tries < 8; tries++) {
+    if (chance(0.45)) real.apiserverRestartAtMs = int(0, 3000);
+    if (chance(0.45)) real.etcdPause = { atMs: int(0, 3000), forMs: int(2000, 5000) };
+    if (chance(0.45)) real.watchExpiryAtMs = int(0, 3000);
+  }
+  const nodeFlap = s.nodeFlap ?? (chance(0.2) ? { node: 'sim-node-2', atMs: 0, forMs: 0 } : undefined);
+  return {
+    ...s,
+    faults: { errorRate: 0, errorCodes: [503], latencyMs: 0, watchCutSeconds: 0 },
+    nodeFlap: nodeFlap && { node: nodeFlap.node, atMs: int(300, 4000), forMs: int(12_000, 20_000) },
+    kills: s.kills.map((at) => at + int(0, 4000)),
+    real,
   };
 }
 
@@ -87,6 +131,9 @@ export function faultKinds(s: Scenario): string[] {
   if (s.kills.length > 0) kinds.push('sigkill');
   if (s.twoRunners) kinds.push('two-runners');
   if (s.skewSeconds !== 0) kinds.push('skewed-clock');
+  if (s.real?.apiserverRestartAtMs !== undefined) kinds.push('apiserver-restart');
+  if (s.real?.etcdPause) kinds.push('etcd-pause');
+  if (s.real?.watchExpiryAtMs !== undefined) kinds.push('watch-expiry-410');
   return kinds;
 }
 

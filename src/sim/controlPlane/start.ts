@@ -74,6 +74,8 @@ export interface ControlPlane {
   pids(): Partial<Record<ComponentName, number>>;
   /** Stops the apiserver and starts it again on the same port with the same state. */
   restartApiServer(): Promise<void>;
+  /** etcd's client URL (plain HTTP on loopback; its v3 JSON gateway serves /v3/kv/compaction). */
+  etcdUrl: string;
   /** Freezes etcd (SIGSTOP) for `ms`, then lets it run on; resolves when it runs again. */
   pauseEtcd(ms: number): Promise<void>;
   /** Stops every component (no orphans) and removes the folder unless `keepDir`. */
@@ -173,6 +175,7 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
       tokens,
       adminUser: ADMIN_USER,
       agentUser: AGENT_USER,
+      etcdUrl,
       auditLogPath: p.auditLog,
       dir,
       timings: { apiserverReadyMs, controllersReadyMs },
