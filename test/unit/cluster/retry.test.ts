@@ -91,9 +91,7 @@ describe('withRetry', () => {
     test(`the default policy rides out an apiserver that refuses connections for 30 s (jitter ${random})`, async () => {
       const t = fakeTime();
       const deps = { ...t.deps, random: () => random };
-      let calls = 0;
       const result = await withRetry(async () => {
-        calls++;
         if (deps.now() < 30_000) throw err(0, 'ECONNREFUSED');
         return 'back';
       }, (e) => e as KubeError, deps);
