@@ -21,7 +21,7 @@ import { RecordStore } from '../record/store.js';
 import { acquireWaiting, RunLock } from '../record/runLock.js';
 import { rolloutAccessNeeds } from './accessNeeds.js';
 import { accessRefusal, accessWarning, checkAccess } from './preflight.js';
-import { unfinishedHalt } from '../record/unfinishedHalt.js';
+import { standingHalt, type StandingHalt } from '../record/standingHalt.js';
 import type { ForcedRollback, RunnerDeps } from '../rollout/runner.js';
 import { followDisruptionBudgets } from './disruptionBudgets.js';
 import { pdbProblems } from '../rollout/disruptionBudget.js';
@@ -47,6 +47,8 @@ export interface ClusterOpenOptions {
   target: ClusterTarget;
   direction: 'upgrade' | 'rollback';
   force: boolean;
+  /** `--retry`: upgrade the failed pods of a halt that ended again, instead of keeping it. */
+  retry: boolean;
   /** When another runner holds the lease, wait up to this long for it (`--lease-wait`). */
   leaseWaitMs: number;
   identity: string;
@@ -207,14 +209,19 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
       await records.flush().catch((err: unknown) => say(`writing the halt to the rollout record failed (a run killed now would upgrade again what it rolls back): ${err instanceof Error ? err.message : String(err)}`));
     },
   };
-  const halt = o.direction === 'upgrade' ? unfinishedHalt(prior, plan, lock.abandonedBy) : undefined;
-  if (halt) {
-    deps.resumeHalt = halt;
-    const how = prior?.endedAt !== undefined ? 'halted and died before it let go of the plan' : 'halted and did not finish';
-    say(`an earlier run of this revision ${how} (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished`);
+  const standing = o.direction === 'upgrade' ? standingHalt(prior, plan, { retry: o.retry, abandonedBy: lock.abandonedBy }) : undefined;
+  if (standing) {
+    deps.resumeHalt = standing.halt;
+    say(standingHaltLine(standing));
   }
   if (open.selection && o.force) deps.force = forcedRollbacks(open.selection);
   return { ...open, records, deps };
+}
+
+function standingHaltLine({ how, halt }: StandingHalt): string {
+  if (how === 'ended') return `this revision halted in an earlier run (${halt.message}) and stays halted: no pod is upgraded; run it with --retry to upgrade its failed pods again, or change the plan`;
+  const what = how === 'unfinished' ? 'halted and did not finish' : 'halted and died before it let go of the plan';
+  return `an earlier run of this revision ${what} (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished`;
 }
 
 /** How long a run waits to learn whether a pause stands before it starts anyway. */

@@ -87,6 +87,7 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
     c
       .argument('<plan>', 'plan file')
       .option('--force', 'roll back pods another revision of this plan left mid-flight, then run')
+      .option('--retry', 'run again a revision whose last run halted: upgrade its failed pods anew (without it, a halted revision stays halted)')
       .option('--metrics-linger <duration>', 'after the end, serve metrics until scraped once or this long', '10s')
       .option('--lease-wait <duration>', "when another runner holds the plan's lease, wait this long for it to be released or expire before refusing (a Job's retry after its pod died)", '0s'),
   );

@@ -28,6 +28,8 @@ export interface SessionOptions {
   direction: 'upgrade' | 'rollback';
   /** Finish or roll back pods another revision of this plan left mid-flight, instead of refusing. */
   force?: boolean;
+  /** `--retry`: run a revision whose last run halted again (its failed pods are upgraded anew). */
+  retry?: boolean;
   /** Keep serving metrics this long after the end unless scraped first (`--metrics-linger`). */
   metricsLingerMs?: number;
   /** When another runner holds the lease, wait up to this long for it (`--lease-wait`); default 0. */
@@ -121,7 +123,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     };
 
     const openOptions = targets.map(
-      (target): ClusterOpenOptions => ({ ctx, plan, target, direction: options.direction, force: options.force ?? false, leaseWaitMs: options.leaseWaitMs ?? 0, identity, metrics: target.name === undefined ? metrics : metrics.forCluster(target.name), stop, abort: abort.signal, closers }),
+      (target): ClusterOpenOptions => ({ ctx, plan, target, direction: options.direction, force: options.force ?? false, retry: options.retry ?? false, leaseWaitMs: options.leaseWaitMs ?? 0, identity, metrics: target.name === undefined ? metrics : metrics.forCluster(target.name), stop, abort: abort.signal, closers }),
     );
     // Every cluster is opened and checked before any record is written or pod touched.
     const opened: OpenCluster[] = [];

@@ -35,7 +35,9 @@ export type ProblemKind =
   /** A PodDisruptionBudget allows none now: pods wait (warning). */
   | 'pdb-blocked'
   /** PDBs could not be read (forbidden): they are not respected (warning). */
-  | 'pdb-unknown';
+  | 'pdb-unknown'
+  /** This revision's last run halted: `kwave run` carries the halt on and upgrades nothing (warning; `--retry` lifts it). */
+  | 'halted';
 
 export interface PodProblem {
   kind: ProblemKind;

@@ -138,9 +138,15 @@ describe('kwave pause / resume / abort from another process', () => {
       const none = await fleet.kwave(['abort', plan]);
       assert.equal(none.code, 2, none.stdout + none.stderr);
       assert.match(none.stderr, /no runner holds the lease of this plan: nothing to abort/);
-      // The next run is not hit by the last run's abort: it upgrades the fleet (its gate approved ahead).
+      // An aborted revision stays halted: the next plain run upgrades nothing (exit 3); `--retry`
+      // runs it again, not hit by the last run's abort (its gate approved ahead).
+      await fleet.resetStats();
+      const plain = await fleet.kwave(['run', plan]);
+      assert.equal(plain.code, 3, plain.stderr);
+      assert.match(plain.stderr, /stays halted: no pod is upgraded; run it with --retry/);
+      assert.equal((await fleet.stats()).requests['patch pods'] ?? 0, 0, 'no pod patched by the plain re-run');
       assert.equal((await fleet.kwave(['approve', plan, '--wave', '1'])).code, 0);
-      const next = fleet.start(['run', plan]);
+      const next = fleet.start(['run', plan, '--retry']);
       assert.equal((await exitOf(next)).code, 0, next.stderr());
     } finally {
       await fleet.close();

@@ -3,10 +3,11 @@
 // pod — the chaos suite's double patch (seed 325791685: a runner SIGKILLed right after its
 // rollback patches; the restart upgraded and rolled back demo-0/1/2 a second time). The kill is
 // made exact by writing the record as that kill leaves it. Checked on the cluster: /sim/stats'
-// patch count, restartCount, images, gates. A plan that halted and ended is still retried by a
-// deliberate re-run (README), checked too. So is the other side of the end: a runner killed after
-// it recorded its end but before it released the lease (chaos seed 868964929); its restart takes
-// the lease over from that very holder and carries the halt on as well.
+// patch count, restartCount, images, gates. A halt that ended stands too: a plain re-run keeps it
+// (chaos seeds 3037857111, 307090001: a second runner that started late upgraded the failed pods
+// again), `kwave run --retry` retries it. And a runner killed after it recorded its end but
+// before it released the lease (seed 868964929) is restarted as that halt, even with --retry: the
+// restart takes the lease over from that very holder.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, KubeConfig, V1MicroTime } from '@kubernetes/client-node';
@@ -42,7 +43,7 @@ async function asKilledBeforeTheRelease(fleet: Fleet, plan: string): Promise<voi
 }
 
 describe('kwave run after a halting run was killed', () => {
-  test('carries the halt on: no pod patched again, exit 3; a re-run after the halt ended retries; killed again before its release, carried on', async () => {
+  test('carries the halt on: no pod patched again, exit 3; after the halt ended a re-run keeps it, --retry retries; killed before its release, carried on', async () => {
     const fleet = await startFleet({ pods: 6 });
     try {
       const file = await fleet.writePlan('halt.yaml', planYaml({ name: 'halt', image: 'nginx:broken', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, rollback: 'failed' }));
@@ -68,16 +69,26 @@ describe('kwave run after a halting run was killed', () => {
       const record = await fleet.status(file);
       assert.equal(record.phase, 'Halted');
 
-      // Now the halt has ended (the restart wrote its end): a deliberate re-run retries wave 1.
+      // Now the halt has ended (the restart wrote its end). It stands: a plain re-run (a second
+      // runner started late, tonight's CronJob) upgrades nothing; `--retry` retries wave 1.
       await fleet.resetStats();
-      const retry = await fleet.kwave(['run', file, '--metrics-address', 'off']);
+      const again = await fleet.kwave(['run', file, '--metrics-address', 'off']);
+      assert.equal((await fleet.stats()).requests['patch pods'] ?? 0, 0, 'a re-run of a halted revision patches no pod');
+      assert.equal(again.code, 3, again.stderr);
+      assert.match(again.stderr, /stays halted: no pod is upgraded; run it with --retry/);
+      const dry = await fleet.kwave(['plan', file]);
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.match(dry.stdout, /this revision halted \(.*\): kwave run carries the halt on and upgrades nothing; `kwave run --retry` would upgrade its failed pods again/);
+      await fleet.resetStats();
+      const retry = await fleet.kwave(['run', file, '--retry', '--metrics-address', 'off']);
       assert.equal(retry.code, 3, retry.stderr);
       assert.equal((await fleet.stats()).requests['patch pods'], 4, 'wave 1 upgraded and rolled back again, on purpose');
 
-      // That re-run, killed after it recorded its end and before it let go of the lease.
+      // That retry, killed after it recorded its end and before it let go of the lease: its
+      // restart (a Job's, with the same --retry) carries the halt on.
       await asKilledBeforeTheRelease(fleet, 'halt');
       await fleet.resetStats();
-      const afterEnd = await fleet.kwave(['run', file, '--metrics-address', 'off']);
+      const afterEnd = await fleet.kwave(['run', file, '--retry', '--metrics-address', 'off']);
       assert.equal((await fleet.stats()).requests['patch pods'] ?? 0, 0, 'the restart of a run that had ended patches no pod');
       assert.equal(afterEnd.code, 3, afterEnd.stderr);
       assert.match(afterEnd.stderr, /died before it let go of the plan .*carrying that halt on/);

@@ -19,6 +19,10 @@ import { ownerProblems, type OwnerEntry } from '../../rollout/owners.js';
 import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
 import { KwaveError } from '../../errors.js';
 import { orderSteps } from '../../rollout/clusterOrder.js';
+import { decodeRecord } from '../../record/codec.js';
+import type { RolloutRecord } from '../../record/record.js';
+import { standingHalt } from '../../record/standingHalt.js';
+import { readRecordConfigMap } from './status.js';
 
 /** How the command reads the cluster; tests pass fakes. */
 export interface PlanSources {
@@ -30,10 +34,17 @@ export interface PlanSources {
   readWorkload?: ReadWorkload;
   /** With owners: update, whether the owners to update may be patched (messages of the refusals). */
   updatePermissionProblems?: (entries: readonly OwnerEntry[]) => Promise<string[]>;
+  /** The plan's rollout record; absent: a halt that stands is not reported. */
+  readRecord?: () => Promise<RolloutRecord | undefined>;
 }
 
-function clusterSources(cluster: Cluster): PlanSources {
+function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
   return {
+    readRecord: async () => {
+      const cm = await readRecordConfigMap(cluster, plan);
+      const decoded = cm && decodeRecord(cm);
+      return decoded?.ok ? decoded.record : undefined;
+    },
     listPods: async (namespace, labelSelector) => (await cluster.listPods(namespace, { labelSelector })).items,
     listNodes: () => cluster.listNodes(),
     listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
@@ -78,6 +89,11 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
   const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
   selection.problems.push(...ownerProblems(owners));
   for (const message of (await sources.updatePermissionProblems?.(owners)) ?? []) selection.problems.push({ kind: 'owner', severity: 'error', message });
+  const standing = standingHalt(await sources.readRecord?.(), plan);
+  if (standing) {
+    const retry = standing.how === 'ended' ? '; `kwave run --retry` would upgrade its failed pods again' : '';
+    selection.problems.push({ kind: 'halted', severity: 'warning', message: `this revision halted (${standing.halt.message}): kwave run carries the halt on and upgrades nothing${retry}` });
+  }
   return planReport(plan, selection, zones.info, Date.now(), zones.nodes, owners);
 }
 
@@ -116,7 +132,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   if (plan.clusters) return planAcrossClusters(ctx, plan, opts.all === true);
   const cluster = connectFor(common, io.env, plan);
   try {
-    const report = await dryRun(plan, clusterSources(cluster));
+    const report = await dryRun(plan, clusterSources(cluster, plan));
     if (common.output === 'json') io.stdout.write(JSON.stringify(report) + '\n');
     else io.stdout.write(renderPlanText(report, { all: opts.all === true }).join('\n') + '\n');
     return report.refused ? ExitCode.BAD_INPUT : ExitCode.OK;
@@ -137,7 +153,7 @@ async function planAcrossClusters(ctx: CommandContext, plan: Plan, all: boolean)
   for (const c of multi.list) {
     const cluster = connectFor({ ...common, context: c.context }, io.env, plan);
     try {
-      reports.push({ cluster: c.name, context: c.context, report: await dryRun(plan, clusterSources(cluster)) });
+      reports.push({ cluster: c.name, context: c.context, report: await dryRun(plan, clusterSources(cluster, plan)) });
     } catch (err) {
       if (err instanceof KwaveError) throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
       throw err;

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newRecord, type RolloutRecord } from '../../../src/record/record.js';
 import { applyEvent } from '../../../src/record/reducer.js';
-import { unfinishedHalt } from '../../../src/record/unfinishedHalt.js';
+import { standingHalt } from '../../../src/record/standingHalt.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { runRollout } from '../../../src/rollout/runner.js';
 import { GATE } from '../inplace/fixtures.js';
@@ -41,7 +41,7 @@ for (const scope of ['failed', 'all'] as const) {
       const killed = first.filter((e) => e.event !== 'rollout-end');
       const record = recordAfter(killed, p);
       assert.equal(record.phase, 'Halted');
-      const halt = unfinishedHalt(record, p);
+      const halt = standingHalt(record, p)?.halt;
       assert.ok(halt, 'the record says a halt is under way');
 
       const second: RolloutEvent[] = [];
@@ -57,7 +57,7 @@ for (const scope of ['failed', 'all'] as const) {
       // The record the second run leaves says Halted from its first event on (a third kill resumes it too).
       const afterStart = recordAfter([...killed, second[0]!], p);
       assert.equal(afterStart.phase, 'Halted');
-      assert.ok(unfinishedHalt(afterStart, p));
+      assert.ok(standingHalt(afterStart, p));
     });
 
     test('without the halt carried on, the same restart upgrades the rolled-back pods again (the double patch)', async () => {
@@ -85,7 +85,7 @@ for (const scope of ['failed', 'all'] as const) {
       while (!(first.some((e) => e.event === 'halt') && first.filter((e) => e.event === 'pod-end').length >= 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       const record = recordAfter(first, p);
       assert.equal(record.phase, 'Halted');
-      const halt = unfinishedHalt(record, p);
+      const halt = standingHalt(record, p)?.halt;
       assert.ok(halt);
       assert.deepEqual([...halt.failed].sort(), ['web/web-0', 'web/web-1']);
       const before = f.writes.length;
@@ -101,27 +101,33 @@ for (const scope of ['failed', 'all'] as const) {
   });
 }
 
-describe('unfinishedHalt', () => {
+describe('standingHalt', () => {
   const p = plan('failed');
   const base = newRecord({ plan: p.name, revision: p.revision, planText: '', holder: 'h', now: '2026-12-01T00:00:00Z' });
   const halted: RolloutRecord = { ...base, phase: 'Halted', wave: 1, message: 'halted: 1 pod failed', failures: [{ pod: 'web/web-0', wave: 1, reason: 'ImagePullFailed', message: 'x', at: base.startedAt }, { pod: 'web/web-9', wave: 1, reason: 'NodeNotReady', message: 'y', at: base.startedAt }] };
-  test('a halted record of this revision that never ended is a halt to carry on, naming its failed pods', () => {
-    assert.deepEqual(unfinishedHalt(halted, p), { message: 'halted: 1 pod failed', wave: 1, failed: ['web/web-0'] });
+  const ended: RolloutRecord = { ...halted, phase: 'RolledBack', endedAt: '2026-12-01T00:01:00Z', exitCode: 3 };
+  const halt = { message: 'halted: 1 pod failed', wave: 1, failed: ['web/web-0'] };
+  test('a halted record of this revision that never ended stands, naming its failed pods; --retry does not lift it', () => {
+    assert.deepEqual(standingHalt(halted, p), { how: 'unfinished', halt });
+    assert.deepEqual(standingHalt(halted, p, { retry: true }), { how: 'unfinished', halt });
   });
-  test('none for a run that ended, another revision or plan, a rollback record, or a phase other than Halted', () => {
-    assert.equal(unfinishedHalt({ ...halted, endedAt: '2026-12-01T00:01:00Z', exitCode: 3 }, p), undefined);
-    assert.equal(unfinishedHalt({ ...halted, revision: 'other' }, p), undefined);
-    assert.equal(unfinishedHalt({ ...halted, plan: 'q' }, p), undefined);
-    assert.equal(unfinishedHalt({ ...halted, direction: 'rollback' }, p), undefined);
-    assert.equal(unfinishedHalt({ ...halted, phase: 'Progressing' }, p), undefined);
-    assert.equal(unfinishedHalt(undefined, p), undefined);
+  test('a halt that ended stands until --retry', () => {
+    assert.deepEqual(standingHalt(ended, p), { how: 'ended', halt });
+    assert.deepEqual(standingHalt(ended, p, { abandonedBy: 'someone else' }), { how: 'ended', halt });
+    assert.equal(standingHalt(ended, p, { retry: true }), undefined);
+    assert.equal(standingHalt(ended, p, { retry: true, abandonedBy: 'someone else' }), undefined);
   });
-  test('a halted run that recorded its end but never released the lease (taken over from that very holder) is carried on too', () => {
-    const ended: RolloutRecord = { ...halted, phase: 'RolledBack', endedAt: '2026-12-01T00:01:00Z', exitCode: 3 };
-    assert.deepEqual(unfinishedHalt(ended, p, 'h'), { message: 'halted: 1 pod failed', wave: 1, failed: ['web/web-0'] });
-    // Released (nothing taken over), taken over from another holder, or an end that was no halt: a deliberate re-run.
-    assert.equal(unfinishedHalt(ended, p), undefined);
-    assert.equal(unfinishedHalt(ended, p, 'someone else'), undefined);
-    assert.equal(unfinishedHalt({ ...ended, phase: 'Completed', exitCode: 0 }, p, 'h'), undefined);
+  test('even with --retry, a run that recorded its end but never released the lease (taken over from that very holder) is carried on', () => {
+    assert.deepEqual(standingHalt(ended, p, { retry: true, abandonedBy: 'h' }), { how: 'died-before-release', halt });
+    assert.deepEqual(standingHalt(ended, p, { abandonedBy: 'h' }), { how: 'died-before-release', halt });
+  });
+  test('none for another revision or plan, a rollback record, a run still progressing, or an end that was no halt', () => {
+    assert.equal(standingHalt({ ...halted, revision: 'other' }, p), undefined);
+    assert.equal(standingHalt({ ...halted, plan: 'q' }, p), undefined);
+    assert.equal(standingHalt({ ...halted, direction: 'rollback' }, p), undefined);
+    assert.equal(standingHalt({ ...halted, phase: 'Progressing' }, p), undefined);
+    assert.equal(standingHalt({ ...ended, phase: 'Completed', exitCode: 0 }, p), undefined);
+    assert.equal(standingHalt({ ...ended, phase: 'Partial', exitCode: 5 }, p, { abandonedBy: 'h' }), undefined);
+    assert.equal(standingHalt(undefined, p), undefined);
   });
 });
