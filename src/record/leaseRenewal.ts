@@ -2,11 +2,13 @@
 //
 // The lease is ours until the renewTime we last wrote plus its duration, and another runner
 // takes over no sooner than a duration (plus 1 s) after it last saw the lease change. So the
-// holder must stop before that, whatever its requests do: it gives up at a renew deadline well
-// inside the duration, as client-go's leader election does (duration 15 s, renew deadline 10 s,
-// retry period 2 s). Worked example, duration 15 s: renewed at 0 s; the next renewal goes out at
-// 5 s; if it fails it is repeated every 2 s (7, 9 s); if none succeeded by 10 s the lease is
-// given up — 5 s before anyone else could take it.
+// holder must stop before that, whatever its requests do: it gives up at a renew deadline inside
+// the duration, as client-go's leader election does. Worked example, duration 15 s: renewed at
+// 0 s; the next renewal goes out at 3 s and may take until 12 s to be answered; if it fails it is
+// repeated every 2 s (5, 7, … s); if none succeeded by 12 s the lease is given up — 4 s before
+// anyone else could take it. (client-go gives up at 10 s of 15; kwave renews earlier and waits
+// longer for an answer because its API server may be a loaded simulator on a shared machine: an
+// answer 5 s late must not stop a run, one 9 s late need not.)
 //
 // Times are the moments renewals were *sent*: the renewTime a renewal writes is its send time, so
 // the lease's expiry is counted from there, however late the answer came.
@@ -22,10 +24,10 @@ export interface RenewalPolicy {
   tickMs: number;
 }
 
-/** The schedule for a lease of `durationSeconds`: renew every third, retry every 7.5th, give up at two thirds, look every 15th. */
+/** The schedule for a lease of `durationSeconds`: renew every fifth, retry every 7.5th, give up at four fifths, look every 15th. */
 export function renewalPolicy(durationSeconds: number): RenewalPolicy {
   const ms = durationSeconds * 1000;
-  return { renewEveryMs: ms / 3, retryEveryMs: ms / 7.5, renewDeadlineMs: (ms * 2) / 3, tickMs: ms / 15 };
+  return { renewEveryMs: ms / 5, retryEveryMs: ms / 7.5, renewDeadlineMs: (ms * 4) / 5, tickMs: ms / 15 };
 }
 
 export interface RenewalState {
