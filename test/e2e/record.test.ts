@@ -299,7 +299,7 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
       assert.match(text.stdout, /^plan rec-e \(revision [0-9a-f]{10}, upgrade\) in namespace default: Progressing$/m);
       assert.match(text.stdout, /^wave 1 of 2 /m);
       assert.match(text.stdout, /^pods: 0 upgraded, 1 in progress, 1 pending/m);
-      assert.match(text.stdout, /^ {2}default\/demo-0 {2}wave 1 {2}gate-closed {2}\d+s$/m);
+      assert.match(text.stdout, /^ {2}default\/demo-0 {2}wave 1 {2}gate-closed {2}(?:\d+[hms])+$/m);
       assert.match(text.stdout, /^lock: held by carol@box pid 77 /m);
       const json = await kwave('status', file, '--kubeconfig', kubeconfig, '-o', 'json');
       assert.equal(json.code, 0, json.stderr);

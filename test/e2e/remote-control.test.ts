@@ -65,7 +65,7 @@ describe('kwave pause / resume / abort from another process', () => {
       assert.ok((record.history as { message: string }[]).some((h) => /^paused by kwave-admin \(.+\) \(kwave pause at .+\): no new pod starts/.test(h.message)));
       const text = await fleet.kwave(['status', plan]);
       assert.match(text.stdout, /: Paused\n/);
-      assert.match(text.stdout, /paused by kwave-admin \(.+\) for \d+s: no new pod starts; run `kwave resume .+web\.yaml` to go on/);
+      assert.match(text.stdout, /paused by kwave-admin \(.+\) for (?:\d+[hms])+: no new pod starts; run `kwave resume .+web\.yaml` to go on/);
 
       // From the cluster: exactly the pods that started before the pause were patched, each once.
       const whilePaused = await fleet.pods();

@@ -64,7 +64,7 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     assert.equal(dry.code, 0, dry.stderr);
     const upFront = dry.stdout.split('\n\n')[0]!;
     assert.match(upFront, /waiting for their node \(1\)/, dry.stdout);
-    assert.match(upFront, /default\/demo-1 +node sim-node-2 is NotReady since \d+s/, dry.stdout);
+    assert.match(upFront, /default\/demo-1 +node sim-node-2 is NotReady since (?:\d+[hms])+/, dry.stdout);
     const dryJson = JSON.parse((await fleet.kwave(['plan', plan, '-o', 'json'])).stdout) as { waitingForNodes: { name: string; node: string }[] };
     assert.deepEqual(dryJson.waitingForNodes.map((p) => [p.name, p.node]), [['demo-1', 'sim-node-2']]);
 
@@ -77,7 +77,7 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     // demo-1 was shown waiting for its node, with the node named.
     const waiting = first.events.find((e) => e.event === 'pod-waiting' && e.pod === 'default/demo-1');
     assert.ok(waiting && waiting.event === 'pod-waiting', first.stdout().slice(-3000));
-    assert.match(waiting.message, /^node sim-node-2 is NotReady since \d+s$/);
+    assert.match(waiting.message, /^node sim-node-2 is NotReady since (?:\d+[hms])+$/);
     assert.ok(!first.events.some((e) => e.event === 'pod-start' && e.pod === 'default/demo-1'), 'demo-1 is never started');
 
     const mid = await fleet.pods();
@@ -96,9 +96,9 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     assert.equal(status.phase, 'Partial');
     assert.equal(status.waitingForNodes?.length, 1);
     assert.equal(status.waitingForNodes?.[0]?.pod, 'default/demo-1');
-    assert.match(status.waitingForNodes?.[0]?.waiting ?? '', /^node sim-node-2 is NotReady since \d+s$/);
+    assert.match(status.waitingForNodes?.[0]?.waiting ?? '', /^node sim-node-2 is NotReady since (?:\d+[hms])+$/);
     const statusText = await fleet.kwave(['status', plan]);
-    assert.match(statusText.stdout, /default\/demo-1 +waiting: node sim-node-2 is NotReady since \d+s/, statusText.stdout);
+    assert.match(statusText.stdout, /default\/demo-1 +waiting: node sim-node-2 is NotReady since (?:\d+[hms])+/, statusText.stdout);
 
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     const second = fleet.start(['run', plan]);
@@ -188,7 +188,7 @@ describe('countNodeFailures: a node lost mid-flight counts toward maxFailed; its
     const end1 = endOf(first);
     assert.equal(end1.phase, 'Halted');
     assert.match(end1.message, /default\/demo-1 \(NodeNotReady\)/);
-    assert.match(end1.message, /rollback pending, run again once the node is back: default\/demo-1 \(node sim-node-2 is NotReady since \d+s\)/);
+    assert.match(end1.message, /rollback pending, run again once the node is back: default\/demo-1 \(node sim-node-2 is NotReady since (?:\d+[hms])+\)/);
     assert.ok(!first.events.some((e) => e.event === 'pod-start' && e.pod === 'default/demo-1' && first.events.indexOf(e) > first.events.findIndex((h) => h.event === 'halt')), 'no rollback flow started for demo-1');
     const mid = (await fleet.pods()).get('demo-1')!;
     assert.equal(mid.specImage, 'nginx:1.25.3', 'the rollback patch was not sent');
@@ -222,7 +222,7 @@ describe('the first SIGINT says what it waits for; a pod waiting for its node is
     const said = await run.waitFor((e) => e.event === 'interrupt', 'the interrupt event', 30_000);
     assert.ok(said.event === 'interrupt');
     assert.match(said.message, /waiting for \d pods? in flight to finish: .*default\/demo-0 \(wait-complete\)/);
-    assert.match(said.message, /not waiting for default\/demo-1 \(node sim-node-2 is NotReady since \d+s\): left resumable/);
+    assert.match(said.message, /not waiting for default\/demo-1 \(node sim-node-2 is NotReady since (?:\d+[hms])+\): left resumable/);
     const exit = await exitOf(run, 90_000);
     assert.equal(exit.code, 4, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-3000)}`);
     assert.equal(endOf(run).phase, 'Paused');
