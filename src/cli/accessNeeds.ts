@@ -69,9 +69,43 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
       );
     }
   }
+  needs.push(...ownerAccessNeeds(plan));
   needs.push(
     { verb: 'list', group: '', resource: 'nodes', purpose: 'nodes that cannot act, and zones', degrades: 'pods on nodes that cannot act are not told apart (they time out), and `order: spread-zones` has no zones' },
     { verb: 'watch', group: '', resource: 'nodes', purpose: 'following nodes', degrades: 'pods on nodes that cannot act are not told apart (they time out)' },
   );
+  return needs;
+}
+
+/** The workload kinds a pod's owner can be that kwave reads (a ReplicaSet leads to its Deployment). */
+const OWNER_RESOURCES = ['replicasets', 'deployments', 'statefulsets', 'daemonsets'] as const;
+
+/**
+ * spec.owners: kwave reads the owner of every selected pod that has one (each owner once), to say
+ * whether the pods its controller recreates would run the old image. With `owners: warn` (the
+ * default) that is a courtesy: without a kind's `get`, owners of that kind are not read (no
+ * request is made) and each is reported as unknown. With `owners: update` it decides what is
+ * safe to change, so every `get` is required, and so is `patch` on the two kinds kwave updates.
+ */
+function ownerAccessNeeds(plan: Plan): AccessNeed[] {
+  const update = plan.owners === 'update';
+  const needs: AccessNeed[] = [];
+  for (const namespace of plan.target.namespaces) {
+    for (const resource of OWNER_RESOURCES) {
+      needs.push({
+        verb: 'get',
+        group: 'apps',
+        resource,
+        namespace,
+        purpose: "reading the selected pods' owners (spec.owners)",
+        ...(update ? {} : { degrades: `owners that are ${resource} are not read: kwave cannot tell whether the pods they recreate would run the old image` }),
+      });
+    }
+    if (update) {
+      for (const resource of ['statefulsets', 'daemonsets'] as const) {
+        needs.push({ verb: 'patch', group: 'apps', resource, namespace, purpose: 'keeping OnDelete owners\' pod templates in step (owners: update)' });
+      }
+    }
+  }
   return needs;
 }

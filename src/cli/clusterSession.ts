@@ -97,6 +97,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   for (const need of access.missingOptional) say(accessWarning(need));
   const mayFollowNodes = !access.missingOptional.some((n) => n.resource === 'nodes');
   const mayFollowPdbs = !access.missingOptional.some((n) => n.resource === 'poddisruptionbudgets');
+  const unreadableOwners = new Set(access.missingOptional.filter((n) => n.group === 'apps' && n.verb === 'get').map((n) => n.resource));
 
   const lock = new RunLock(cluster, {
     namespace,
@@ -124,7 +125,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   // Refuse before touching the record: a refused run must not overwrite another revision's.
   const selection = o.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
   if (selection && budgets) selection.problems.push(...pdbProblems(selection.todo, budgets.view.pdbs(), budgets.view.pods()));
-  const owners = await ownersOf(cluster, plan, selection, cache.list(), say);
+  const owners = await ownersOf(cluster, plan, selection, cache.list(), say, unreadableOwners);
   if (selection) selection.problems.push(...owners.problems);
   const refusal = selection && refusalOf(selection, o.force);
   if (refusal) throw new KwaveError('REFUSED', target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`, ExitCode.BAD_INPUT);

@@ -10,11 +10,19 @@ import type { FleetSelection, PodProblem } from '../rollout/select.js';
 import { applyOwnerUpdates, clusterWorkloadReader, discoverOwners, revertOwners, updatePermissionProblems, type OwnerStepResult } from './owners.js';
 
 /** The owners of the pods a run touches, the problems they add, each entry told through `say`. */
-export async function ownersOf(cluster: Cluster, plan: Plan, selection: FleetSelection | undefined, cached: readonly V1Pod[], say: (line: string) => void): Promise<{ entries: OwnerEntry[]; problems: PodProblem[] }> {
+export async function ownersOf(
+  cluster: Cluster,
+  plan: Plan,
+  selection: FleetSelection | undefined,
+  cached: readonly V1Pod[],
+  say: (line: string) => void,
+  /** Workload resources whose `get` the permission preflight found missing: not asked for. */
+  unreadable: ReadonlySet<string> = new Set(),
+): Promise<{ entries: OwnerEntry[]; problems: PodProblem[] }> {
   const pods = selection
     ? selection.selected
     : cached.map((pod) => ({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', pod }));
-  const entries = await discoverOwners(clusterWorkloadReader(cluster), plan, pods);
+  const entries = await discoverOwners(clusterWorkloadReader(cluster), plan, pods, unreadable);
   // A rollback reverts what it finds; refusing it for an owner's kind would help nobody.
   if (!selection) return { entries, problems: [] };
   const problems = ownerProblems(entries);

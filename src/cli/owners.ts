@@ -19,12 +19,20 @@ function lookupError(err: unknown, verb: string, kind: WorkloadKind, namespace: 
   return { forbidden: false, message: err instanceof Error ? err.message : String(err) };
 }
 
-/** Reads every selected pod's owner (each owner once) and decides what to do about it. */
-export async function discoverOwners<P extends OwnedPod>(read: ReadWorkload, plan: Pick<Plan, 'owners' | 'update'>, pods: readonly P[]): Promise<OwnerEntry[]> {
+/**
+ * Reads every selected pod's owner (each owner once) and decides what to do about it. Owners of a
+ * kind in `unreadable` (the permission preflight found its `get` missing) are not asked for: each
+ * is reported as not read, and the API server sees no request it would refuse.
+ */
+export async function discoverOwners<P extends OwnedPod>(read: ReadWorkload, plan: Pick<Plan, 'owners' | 'update'>, pods: readonly P[], unreadable: ReadonlySet<string> = new Set()): Promise<OwnerEntry[]> {
   const lookups = new Map<string, Promise<OwnerLookup>>();
   const lookup = (kind: string, namespace: string, name: string): Promise<OwnerLookup> => {
     const key = `${kind} ${namespace}/${name}`;
     let found = lookups.get(key);
+    if (!found && isWorkloadKind(kind) && unreadable.has(WORKLOAD_RESOURCES[kind])) {
+      found = Promise.resolve({ ok: false, kind, namespace, name, forbidden: true, message: `not read: cannot get ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — deploy/rbac.yaml grants it` });
+      lookups.set(key, found);
+    }
     if (!found) {
       found = isWorkloadKind(kind)
         ? read(kind, namespace, name).then(

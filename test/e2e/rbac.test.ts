@@ -12,6 +12,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
+import { parse, stringify } from 'yaml';
 import { BACKEND, realNotBuilt } from './helpers/backend.js';
 import { exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 import { KubeHttp } from '../../src/sim/agent/kubeHttp.js';
@@ -23,6 +24,13 @@ import {
   type Grant, type PodIdentity, type RbacObject,
 } from './helpers/inCluster.js';
 
+/** The plan with `spec.owners` set. */
+function withOwners(yaml: string, owners: 'warn' | 'update'): string {
+  const doc = parse(yaml) as { spec: Record<string, unknown> };
+  doc.spec.owners = owners;
+  return stringify(doc);
+}
+
 const skip = BACKEND !== 'real' ? 'real backend only (KWAVE_TEST_BACKEND=real): the simulator has no RBAC authorizer, TokenRequest API or audit log' : realNotBuilt;
 const FIXTURE = `apiVersion: kwave.dev/v1alpha1
 kind: SimFixture
@@ -30,11 +38,14 @@ workloads:
   - { namespace: web, name: web, replicas: 6, labels: { app: web }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
   - { namespace: web, name: solo, replicas: 1, labels: { app: solo }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
   - { namespace: web, name: pull, replicas: 2, labels: { app: pull }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
+  - { namespace: web, name: db, kind: StatefulSet, updateStrategy: OnDelete, replicas: 2, labels: { app: owned, part: db }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
+  - { namespace: web, name: agent, kind: DaemonSet, updateStrategy: OnDelete, labels: { app: owned, part: agent }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
+  - { namespace: web, name: front, kind: Deployment, replicas: 2, labels: { app: front }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
 `;
 
 /**
  * Each permission a rule of deploy/rbac.yaml grants, what taking it away does, and the command
- * that shows it. New rules (PDBs, pre-pull, owners, remote control) add a row.
+ * that shows it. New rules add a row.
  */
 interface RuleCase {
   group: string;
@@ -43,7 +54,7 @@ interface RuleCase {
   /** refused: exit 2 naming it; degrades: exit 0 with a warning naming it. */
   expect: 'refused' | 'degrades';
   /** The plan file (in /plans) run with it taken away. */
-  plan: 'full' | 'solo' | 'prepull';
+  plan: 'full' | 'solo' | 'prepull' | 'owners' | 'front';
 }
 const RULE_CASES: RuleCase[] = [
   ...['get', 'list', 'watch', 'patch'].map((verb) => ({ group: '', resource: 'pods', verb, expect: 'refused' as const, plan: 'full' as const })),
@@ -58,6 +69,11 @@ const RULE_CASES: RuleCase[] = [
   { group: 'policy', resource: 'poddisruptionbudgets', verb: 'watch', expect: 'degrades', plan: 'solo' },
   { group: '', resource: 'nodes', verb: 'list', expect: 'degrades', plan: 'solo' },
   { group: '', resource: 'nodes', verb: 'watch', expect: 'degrades', plan: 'solo' },
+  // spec.owners: reading a Deployment's pods' owners is a courtesy with owners: warn (a warning
+  // without it); owners: update needs every read and the patch of the kinds it keeps in step.
+  { group: 'apps', resource: 'replicasets', verb: 'get', expect: 'degrades', plan: 'front' },
+  { group: 'apps', resource: 'deployments', verb: 'get', expect: 'degrades', plan: 'front' },
+  ...['get', 'patch'].flatMap((verb) => ['statefulsets', 'daemonsets'].map((resource) => ({ group: 'apps', resource, verb, expect: 'refused' as const, plan: 'owners' as const }))),
 ];
 
 describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control plane)', { skip }, () => {
@@ -87,6 +103,9 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
       'full.yaml': planYaml({ name: 'rbac-web', namespace: 'web', app: 'web', waves: '[1, "50%", "100%"]', concurrency: 2, maxUnavailable: 2, drainSeconds: 3, gates: [{ name: 'settle', afterWaves: [1], pause: '1s' }, { name: 'sign-off', afterWaves: [2], approval: true }] }),
       'solo.yaml': planYaml({ name: 'rbac-solo', namespace: 'web', app: 'solo', waves: '[1]' }),
       'prepull.yaml': planYaml({ name: 'rbac-pull', namespace: 'web', app: 'pull', waves: '["100%"]', concurrency: 2, maxUnavailable: 2, prePull: true }),
+      // An OnDelete StatefulSet's and DaemonSet's pods, their templates kept in step; a Deployment's pods, its owner read (warn).
+      'owners.yaml': withOwners(planYaml({ name: 'rbac-owners', namespace: 'web', app: 'owned', waves: '["100%"]', concurrency: 2, maxUnavailable: 5 }), 'update'),
+      'front.yaml': planYaml({ name: 'rbac-front', namespace: 'web', app: 'front', waves: '["100%"]', concurrency: 2, maxUnavailable: 2 }),
     };
     for (const [key, text] of Object.entries(files)) {
       writeFileSync(join(plans, '..2026_12_01_00_00_00.1', key), text);
@@ -117,7 +136,9 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     const end = await exitOf(run);
     assert.equal(end.code, 0, run.stderr());
     noStackTrace(run.stderr());
-    for (const [name, p] of await fleet.pods('web', 'pull')) assert.equal(p.imageID, NEW_ID, name);
+    const pulled = await fleet.pods('pull', 'web');
+    assert.equal(pulled.size, 2, 'the pull pods');
+    for (const [name, p] of pulled) assert.equal(p.imageID, NEW_ID, name);
     const writes = readAudit(cp.auditLogPath).filter((r) => r.user === SA_USER && r.resource === 'pods' && !r.subresource && (r.verb === 'create' || r.verb === 'delete') && (r.code ?? 500) < 300);
     assert.ok(writes.some((r) => r.verb === 'create') && writes.some((r) => r.verb === 'delete'), `puller pods created and deleted: ${JSON.stringify(writes.map((r) => r.verb))}`);
   });
@@ -161,6 +182,25 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     for (const [name, p] of await fleet.pods('web', 'web')) assert.equal(p.imageID, OLD_ID, `${name} rolled back`);
     const rolledBack = (await fleet.events('web')).filter((e) => e.reason === 'InPlaceRollback');
     assert.equal(rolledBack.length, 6, 'an Event per pod rolled back, written as the ServiceAccount');
+  });
+
+  test('owners in-cluster: OnDelete templates set as the ServiceAccount (owners: update); a Deployment\'s owner read and warned about (owners: warn)', async () => {
+    const owners = runInPod(await newPod(), ['run', join(plans, 'owners.yaml')]);
+    const end = await exitOf(owners);
+    assert.equal(end.code, 0, owners.stderr());
+    noStackTrace(owners.stderr());
+    const owned = await fleet.pods('owned', 'web');
+    assert.ok(owned.size >= 3, `the StatefulSet's 2 pods and a DaemonSet pod per node: ${[...owned.keys()].join(', ')}`);
+    for (const [name, p] of owned) assert.equal(p.imageID, NEW_ID, name);
+    for (const path of ['statefulsets/db', 'daemonsets/agent']) {
+      const w = await admin.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>('GET', `/apis/apps/v1/namespaces/web/${path}`);
+      assert.equal(w.spec.template.spec.containers[0]!.image, 'nginx:1.25.3', `${path}: template set by the ServiceAccount`);
+    }
+    const front = runInPod(pods[pods.length - 1]!, ['run', join(plans, 'front.yaml')]);
+    assert.equal((await exitOf(front)).code, 0, front.stderr());
+    assert.match(front.stderr(), /warning: Deployment web\/front \(RollingUpdate\), owner of 2 selected pods: its pod template still names nginx nginx:1\.14\.2/);
+    const apps = readAudit(cp.auditLogPath).filter((r) => r.user === SA_USER && r.apiGroup === 'apps' && (r.code ?? 500) < 300).map((r) => `${r.verb} ${r.resource}`);
+    for (const used of ['get replicasets', 'get deployments', 'get statefulsets', 'get daemonsets', 'patch statefulsets', 'patch daemonsets']) assert.ok(apps.includes(used), `${used} as the ServiceAccount: ${[...new Set(apps)].join(', ')}`);
   });
 
   for (const rule of RULE_CASES) {
@@ -217,12 +257,7 @@ describe('kwave in-cluster as deploy/rbac.yaml\'s ServiceAccount (real control p
     const conflicts = records.filter((r) => r.user === SA_USER && r.resource === 'pods' && r.verb === 'patch' && r.code === 409).length;
     console.log(`audit: ${conflicts} pod writes of the ServiceAccount met a 409`);
     const conflictOnly = (g: Grant) => g.resource === 'pods' && g.verb === 'get' && conflicts === 0;
-    // The owner rules (spec.owners) are not exercised by this file's pods, which have no owners:
-    // rollout-owners.test.ts uses them on the real controllers. Named here, so the gap is seen.
-    const ownerRule = (g: Grant) => g.group === 'apps';
-    const skippedOwnerRules = grants.filter(ownerRule).map((g) => `${g.verb} ${g.resource}`);
-    if (skippedOwnerRules.length > 0) console.log(`audit: not exercised here (pods without owners): ${skippedOwnerRules.join(', ')}`);
-    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g) && !ownerRule(g));
+    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g));
     assert.deepEqual(unused.map((g) => `${g.verb} ${g.resource}`), [], 'granted but never used: trim deploy/rbac.yaml');
   });
 });

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutAccessNeeds } from '../../../src/cli/accessNeeds.js';
+import { accessWarning } from '../../../src/cli/preflight.js';
 import { testPlan } from '../helpers/plans.js';
 
 /** A plan over namespaces a and b, with `gates` (spec lines) if any. */
@@ -16,4 +17,16 @@ test('access needs: pods in every namespace, record and lease in the first, watc
   assert.ok(!keys.some((k) => k.startsWith('watch configmaps')));
   const withApproval = rolloutAccessNeeds(plan('  gates: [{ name: ok, approval: true }]\n'));
   assert.ok(withApproval.some((n) => n.verb === 'watch' && n.resource === 'configmaps' && n.name === 'kwave-p'));
+});
+
+test('access needs for spec.owners: get on the four owner kinds, optional with owners: warn; required, with patch on StatefulSets and DaemonSets, with owners: update', () => {
+  const key = (n: { verb: string; resource: string; namespace?: string; degrades?: string }) => `${n.verb} ${n.resource} ${n.namespace}${n.degrades ? ' (optional)' : ''}`;
+  const kinds = ['replicasets', 'deployments', 'statefulsets', 'daemonsets'];
+  const warn = rolloutAccessNeeds(plan('')).filter((n) => n.group === 'apps').map(key);
+  assert.deepEqual(warn, [...kinds.map((r) => `get ${r} a (optional)`), ...kinds.map((r) => `get ${r} b (optional)`)]);
+  const update = rolloutAccessNeeds(plan('  owners: update\n')).filter((n) => n.group === 'apps').map(key);
+  assert.deepEqual(update.filter((k) => k.endsWith(' a')), ['get replicasets a', 'get deployments a', 'get statefulsets a', 'get daemonsets a', 'patch statefulsets a', 'patch daemonsets a']);
+  assert.equal(update.length, 12, 'in every target namespace');
+  const optional = rolloutAccessNeeds(plan('')).find((n) => n.resource === 'statefulsets')!;
+  assert.equal(accessWarning(optional), "warning: cannot get statefulsets in namespace a (reading the selected pods' owners (spec.owners)), so owners that are statefulsets are not read: kwave cannot tell whether the pods they recreate would run the old image; deploy/rbac.yaml grants it");
 });
