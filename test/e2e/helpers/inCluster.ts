@@ -65,8 +65,13 @@ export function grantsOf(objects: RbacObject[]): Grant[] {
 
 /** The same role without one verb on one resource (a rule left with no verb is dropped). */
 export function withoutVerb(role: RbacObject, group: string, resource: string, verb: string): RbacObject {
+  // A rule naming several resources is split: only `resource` loses the verb, the others keep it.
   const rules = (role.rules ?? [])
-    .map((r) => (r.apiGroups.includes(group) && r.resources.includes(resource) ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r))
+    .flatMap((r) => {
+      if (!(r.apiGroups.includes(group) && r.resources.includes(resource))) return [r];
+      const others = r.resources.filter((x) => x !== resource);
+      return [{ ...r, resources: [resource], verbs: r.verbs.filter((v) => v !== verb) }, ...(others.length > 0 ? [{ ...r, resources: others }] : [])];
+    })
     .filter((r) => r.verbs.length > 0);
   return { ...role, rules };
 }
