@@ -5,7 +5,7 @@
 //
 // To add a permission for a new feature: add a row here (optional, with what degrades, if the
 // rollout can go on without it), the rule to deploy/rbac.yaml, and a row to the rule-removal
-// table of test/e2e/rbac.test.ts.
+// table (RULE_CASES) of test/e2e/helpers/rbacSuite.ts, which rbac-rules.test.ts runs.
 import { recordName } from '../record/record.js';
 import type { Plan } from '../plan/types.js';
 import type { KubeVerb } from '../cluster/index.js';
