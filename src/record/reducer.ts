@@ -173,7 +173,9 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         : r.failures;
       const failuresTotal = r.failuresTotal + (failed ? 1 : 0);
       if (r.rollback) {
-        const done = r.rollback.done + (e.result === 'rolled-back' ? 1 : 0);
+        // Back on its recorded image with its gate open: reverted, or found never patched (a pod
+        // the upgrade drained and stopped before its patch, whose gate the rollback reopened).
+        const done = r.rollback.done + (e.result === 'rolled-back' || e.result === 'skipped' ? 1 : 0);
         return { ...r, failures, failuresTotal, rollback: { ...r.rollback, done, failed: r.rollback.failed + (failed ? 1 : 0) } };
       }
       return { ...r, failures, failuresTotal, counts: movePod(r.counts, 'in_progress', countedAs(e.result)) };

@@ -127,6 +127,17 @@ describe('applyEvent', () => {
     assert.ok(r.history.some((h) => h.event === 'halt'));
   });
 
+  test('a rollback target found never patched (drained only, its gate reopened) counts as done (chaos on real, seed 325791685)', () => {
+    const r = fold([
+      start({ alreadyDone: 0, selected: 2 }),
+      { event: 'halt', wave: 1, reason: 'failures', message: 'halted' },
+      { event: 'rollback-start', pods: 2, scope: 'all' },
+      { event: 'pod-end', wave: 1, pod: 'p1', result: 'rolled-back', message: 'back', durationMs: 5 },
+      { event: 'pod-end', wave: 0, pod: 'p2', result: 'skipped', reason: 'NothingToRollBack', message: 'this revision of the plan never patched the pod', durationMs: 2 },
+    ]);
+    assert.deepEqual(r.rollback, { scope: 'all', pods: 2, done: 2, failed: 0 });
+  });
+
   test('a rollback run counts reverted pods where upgrades go', () => {
     const r = fold([
       start({ direction: 'rollback', alreadyDone: 0, selected: 1 }),
