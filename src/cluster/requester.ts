@@ -99,6 +99,20 @@ export class Requester {
     return this.bucket.limit;
   }
 
+  /** One attempt, counted by its answer's status or its failure, which becomes a KubeError naming the target. */
+  private async counted<T>(target: CountedRequest, attempt: () => Promise<T>, statusOf: (answer: T) => number): Promise<T> {
+    const { counter } = this.options;
+    try {
+      const answer = await attempt();
+      counter.record(target.verb, target.resource, statusOf(answer));
+      return answer;
+    } catch (thrown) {
+      const err = withTarget(toKubeError(thrown), target);
+      counter.record(target.verb, target.resource, err.code || 'error');
+      throw err;
+    }
+  }
+
   /** Stops retries in progress, aborts typed requests under way and closes pooled connections. */
   close(): void {
     this.closing.abort();
@@ -109,21 +123,12 @@ export class Requester {
 
   /** A request over plain HTTPS (wire.ts): counted per attempt, rate-limited, retried per policy. */
   wire(target: CountedRequest, req: WireRequest): Promise<unknown> {
-    const { counter, deps } = this.options;
-    const { verb, resource } = target;
+    const { deps } = this.options;
     return withRetry(
       async () => {
         await this.bucket.take(deps.sleep, this.closing.signal);
-        try {
-          // Once closed, send() fails at once: queued requests drain without reaching the server.
-          const body = await this.podSlots(() => this.wireClient.send(req));
-          counter.record(verb, resource, 200);
-          return body;
-        } catch (thrown) {
-          const err = withTarget(toKubeError(thrown), target);
-          counter.record(verb, resource, err.code || 'error');
-          throw err;
-        }
+        // Once closed, send() fails at once: queued requests drain without reaching the server.
+        return this.counted(target, () => this.podSlots(() => this.wireClient.send(req)), () => 200);
       },
       toKubeError,
       deps,
@@ -133,8 +138,7 @@ export class Requester {
 
   /** One typed client-node request: counted per attempt, retried per policy, failing with KubeError only. */
   typed<T>(target: CountedRequest, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, options: TypedOptions = {}): Promise<T> {
-    const { counter, deps, requestTimeoutMs } = this.options;
-    const { verb, resource } = target;
+    const { deps, requestTimeoutMs } = this.options;
     const lane = options.lane ?? 'pods';
     const bucket = lane === 'control' ? this.controlBucket : this.bucket;
     const started = deps.now();
@@ -159,15 +163,8 @@ export class Requester {
             this.inFlight.delete(controller);
           }
         };
-        try {
-          const info = await (lane === 'control' ? sendOnce() : this.podSlots(sendOnce));
-          counter.record(verb, resource, info.httpStatusCode);
-          return info.data;
-        } catch (thrown) {
-          const err = withTarget(toKubeError(thrown), target);
-          counter.record(verb, resource, err.code || 'error');
-          throw err;
-        }
+        const info = await this.counted(target, () => (lane === 'control' ? sendOnce() : this.podSlots(sendOnce)), (i) => i.httpStatusCode);
+        return info.data;
       },
       toKubeError,
       deps,
