@@ -8,18 +8,7 @@ import type { PodResult } from '../../../src/rollout/podEnd.js';
 import { newRecord, type RolloutRecord } from '../../../src/record/record.js';
 import { applyEvent } from '../../../src/record/reducer.js';
 import { RecordFolder } from '../../../src/record/recordFolder.js';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../../src/sim/clock.js';
 
 const RESULTS: PodResult[] = ['upgraded', 'failed', 'vanished', 'aborted', 'skipped', 'rolled-back'];
 
@@ -43,7 +32,7 @@ function randomEvent(r: () => number): RolloutEventBody {
 describe('RecordFolder', () => {
   test('300 random runs: the folded record equals applyEvent folded from scratch, after every event', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       let expected: RolloutRecord = newRecord({ plan: 'web', revision: 'abc1234567', planText: 'kind: RolloutPlan\n', holder: 'me@host pid 1', now: '2025-03-01T10:00:00.000Z' });
       const folder = new RecordFolder(expected);
       for (let i = 0; i < 60; i++) {
