@@ -169,15 +169,21 @@ export class RunLock {
     this.renewer = this.timers.setInterval(() => this.tick(), this.policy.tickMs);
   }
 
-  /** Stops renewing and clears the holder so the next run needs not wait for expiry. Never throws for a lease that is gone or taken. */
+  /** Stops renewing and clears the holder (also of a lease given up on a deadline, if it still names us) so the next run needs not wait for expiry. Never throws for a lease that is gone or taken. */
   async release(): Promise<void> {
     this.stopRenewing();
     await this.renewal; // its answer carries the resourceVersion to release with
-    const lease = this.lease;
+    let lease = this.lease;
     this.lease = undefined;
-    if (!lease || this.lostMessage !== undefined) return;
-    const spec = { ...lease.spec, holderIdentity: undefined, renewTime: undefined, acquireTime: undefined };
+    if (!lease) return;
     try {
+      if (this.lostMessage !== undefined) {
+        // Given up on a deadline (renewals unanswered), the lease may still name us: then clear
+        // it, so the next run need not wait for it to expire; if another runner took it, leave it.
+        lease = await this.cluster.getLease(this.options.namespace, this.name);
+        if (lease.spec?.holderIdentity !== this.options.identity) return;
+      }
+      const spec = { ...lease.spec, holderIdentity: undefined, renewTime: undefined, acquireTime: undefined };
       await this.cluster.updateLease(this.options.namespace, { ...lease, spec });
     } catch (err) {
       if (err instanceof KubeError && (err.code === 404 || err.code === 409)) return;
