@@ -4,6 +4,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { FleetView, RunnerDeps } from '../../../src/rollout/runner.js';
+import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 
 /** An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never pulls. */
@@ -104,3 +105,23 @@ export const fleetDeps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]): 
   sleep: async () => true,
   stop: new AbortController().signal,
 });
+
+/** A RemoteControl a test sets by hand (the shell's follows the rollout record). */
+export function remote() {
+  const state: { paused?: ControlNote; aborted?: ControlNote; resumed?: ControlNote } = {};
+  const listeners = new Set<() => void>();
+  const fire = () => [...listeners].forEach((l) => l());
+  const control: RemoteControl = { paused: () => state.paused, aborted: () => state.aborted, resumed: () => state.resumed, onChange: (l) => (listeners.add(l), () => listeners.delete(l)) };
+  return { control, state, fire };
+}
+
+/** A sink that records `events` and, at the first pod start, has `ops@ci` abort through `rc`. */
+export function abortAtFirstPodStart(rc: ReturnType<typeof remote>, events: RolloutEvent[]): (e: RolloutEvent) => void {
+  return (e) => {
+    events.push(e);
+    if (e.event === 'pod-start' && !rc.state.aborted) {
+      rc.state.aborted = { by: 'ops@ci', at: '2026-12-01T12:00:00.000Z' };
+      rc.fire();
+    }
+  };
+}

@@ -3,34 +3,13 @@
 // hand. What is checked is on the fleet (images), not only the runner's events.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPlanText } from '../../../src/plan/load.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { rollbackRollout, runRollout } from '../../../src/rollout/runner.js';
-import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
-import { fleet } from './fakeFleet.js';
+import { abortAtFirstPodStart, fleet, remote } from './fakeFleet.js';
+import { testPlan } from '../helpers/plans.js';
 
 function plan() {
-  const r = loadPlanText(
-    `apiVersion: kwave.dev/v1alpha1
-kind: RolloutPlan
-metadata: { name: p }
-spec:
-  target: { namespace: web, selector: { matchLabels: { app: web } } }
-  update: { containers: [{ name: nginx, image: "nginx:1.25.3" }] }
-  strategy: { waves: [1, "100%"], concurrency: 1, maxUnavailable: 1 }
-`,
-    'p.yaml',
-  );
-  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
-  return r.plan;
-}
-
-function remote() {
-  const state: { paused?: ControlNote; aborted?: ControlNote; resumed?: ControlNote } = {};
-  const listeners = new Set<() => void>();
-  const fire = () => [...listeners].forEach((l) => l());
-  const control: RemoteControl = { paused: () => state.paused, aborted: () => state.aborted, resumed: () => state.resumed, onChange: (l) => (listeners.add(l), () => listeners.delete(l)) };
-  return { control, state, fire };
+  return testPlan({ name: 'p', strategy: '{ waves: [1, "100%"], concurrency: 1, maxUnavailable: 1 }' });
 }
 
 /** A fleet of `n` pods that a run of the plan upgraded. */
@@ -77,13 +56,7 @@ describe('kwave rollback under remote control', () => {
     const { f, p, base } = await upgraded(4);
     const events: RolloutEvent[] = [];
     const rc = remote();
-    const sink = (e: RolloutEvent) => {
-      events.push(e);
-      if (e.event === 'pod-start' && !rc.state.aborted) {
-        rc.state.aborted = { by: 'ops@ci', at: '2026-12-01T12:00:00.000Z' };
-        rc.fire();
-      }
-    };
+    const sink = abortAtFirstPodStart(rc, events);
     const r = await rollbackRollout(p, { ...base, sink, control: rc.control });
     assert.equal(r.exitCode, 3);
     assert.equal(r.phase, 'Halted');

@@ -7,9 +7,8 @@ import { gateMessage } from '../../../src/inplace/decide.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
 import { runRollout, type NodeView } from '../../../src/rollout/runner.js';
-import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
-import { fleet } from './fakeFleet.js';
+import { abortAtFirstPodStart, fleet, remote } from './fakeFleet.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import { testPlan } from '../helpers/plans.js';
 
@@ -214,15 +213,6 @@ describe('runRollout outside its window', () => {
   });
 });
 
-/** A RemoteControl a test sets by hand (the shell's follows the rollout record). */
-function remote() {
-  const state: { paused?: ControlNote; aborted?: ControlNote; resumed?: ControlNote } = {};
-  const listeners = new Set<() => void>();
-  const fire = () => [...listeners].forEach((l) => l());
-  const control: RemoteControl = { paused: () => state.paused, aborted: () => state.aborted, resumed: () => state.resumed, onChange: (l) => (listeners.add(l), () => listeners.delete(l)) };
-  return { control, state, fire };
-}
-
 describe('runRollout under remote control', () => {
   test('a pause standing at the start holds every pod start until resumed, reported as paused / resumed', async () => {
     const f = fleet(4);
@@ -246,13 +236,7 @@ describe('runRollout under remote control', () => {
     const f = fleet(6);
     const events: RolloutEvent[] = [];
     const rc = remote();
-    const sink = (e: RolloutEvent) => {
-      events.push(e);
-      if (e.event === 'pod-start' && !rc.state.aborted) {
-        rc.state.aborted = { by: 'ops@ci', at: '2026-12-01T12:00:00.000Z' };
-        rc.fire();
-      }
-    };
+    const sink = abortAtFirstPodStart(rc, events);
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: all }'), { ...deps(f), sink, control: rc.control });
     assert.equal(r.exitCode, 3);
     assert.equal(r.phase, 'RolledBack');
