@@ -7,7 +7,7 @@
 // simulator, back to the old image. Prints a table and writes one JSON file per size.
 //
 //   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real]
-//                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."]
+//                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."] [--kwave-node-args "--max-semi-space-size=1"]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
@@ -30,6 +30,7 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'string' },
     'sim-cpu-prof': { type: 'string' },
     'kwave-args': { type: 'string', default: '' },
+    'kwave-node-args': { type: 'string', default: '' },
   },
 });
 const SIZES = flags.pods.split(',').map(Number);
@@ -111,7 +112,8 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   let phase: string | undefined;
   let upgraded = 0;
   const extra = flags['kwave-args'].split(' ').filter(Boolean);
-  const r = await runTimed([...prof, 'bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off', ...extra], {
+  const nodeArgs = flags['kwave-node-args'].split(' ').filter(Boolean);
+  const r = await runTimed([...prof, ...nodeArgs, 'bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off', ...extra], {
     usageFile: path.join(dir, `run-${i}.time`),
     stdoutFile: path.join(dir, `run-${i}.jsonl`),
     firstLine: (l) => l.includes('"event":"pod-step"') && l.includes('"step":"patch"'),

@@ -6,13 +6,15 @@
 // last-applied annotations…) costs tens of KB to hold. What is kept is bounded per pod: names,
 // labels, kwave's own annotations, owners, node, containers' name/image/pull policy, readiness
 // gates, phase, conditions and container statuses. Times stay as the API's RFC 3339 strings
-// (podView.toMs reads both those and Dates).
+// (podView.toMs reads both those and Dates). Values that repeat across pods are held once each
+// (stringPool.ts: a bounded cache, invisible to callers).
 // Nodes (a few per cluster) keep client-node's model shape, through its deserializer (not exported
 // from the package root: a deep import; client-node 1.4 declares no "exports" map).
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { KubeError, kubeErrorFromResponse } from './kubeError.js';
 import { podShapeProblem } from './podShape.js';
+import { StringPool } from './stringPool.js';
 
 export { podShapeProblem };
 
@@ -29,6 +31,11 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
 const time = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
+/** Values that repeat across pods (types, reasons, images, nodes, labels, times) are held once (stringPool.ts). */
+const repeated = new StringPool();
+const rstr = (v: unknown): string | undefined => repeated.share(v);
+const rtime = (v: unknown): string | undefined => repeated.share(time(v));
+
 /**
  * The object without its undefined fields, so a picked object carries no empty keys. Built anew
  * rather than with `delete`, which would turn each object into a slow dictionary.
@@ -39,11 +46,11 @@ function compact<T extends Json>(o: T): T {
   return out as T;
 }
 
-function stringMap(v: unknown, keep: (key: string) => boolean = () => true): Record<string, string> | undefined {
+function stringMap(v: unknown, keep: (key: string) => boolean, share: boolean): Record<string, string> | undefined {
   if (!isObject(v)) return undefined;
   let out: Record<string, string> | undefined;
   for (const [k, val] of Object.entries(v)) {
-    if (typeof val === 'string' && keep(k)) (out ??= {})[k] = val;
+    if (typeof val === 'string' && keep(k)) (out ??= {})[k] = share ? repeated.share(val)! : val;
   }
   return out;
 }
@@ -51,20 +58,20 @@ function stringMap(v: unknown, keep: (key: string) => boolean = () => true): Rec
 function containerState(v: unknown): Json | undefined {
   if (!isObject(v)) return undefined;
   const out: Json = {};
-  if (isObject(v.waiting)) out.waiting = compact({ reason: str(v.waiting.reason), message: str(v.waiting.message) });
-  if (isObject(v.running)) out.running = compact({ startedAt: time(v.running.startedAt) });
+  if (isObject(v.waiting)) out.waiting = compact({ reason: rstr(v.waiting.reason), message: str(v.waiting.message) });
+  if (isObject(v.running)) out.running = compact({ startedAt: rtime(v.running.startedAt) });
   if (isObject(v.terminated)) {
     const t = v.terminated;
-    out.terminated = compact({ exitCode: num(t.exitCode), reason: str(t.reason), message: str(t.message), startedAt: time(t.startedAt), finishedAt: time(t.finishedAt), containerID: str(t.containerID) });
+    out.terminated = compact({ exitCode: num(t.exitCode), reason: rstr(t.reason), message: str(t.message), startedAt: rtime(t.startedAt), finishedAt: rtime(t.finishedAt), containerID: str(t.containerID) });
   }
   return out;
 }
 
 function containerStatus(c: Json): Json {
   return compact({
-    name: str(c.name),
-    image: str(c.image),
-    imageID: str(c.imageID),
+    name: rstr(c.name),
+    image: rstr(c.image),
+    imageID: rstr(c.imageID),
     containerID: str(c.containerID),
     ready: bool(c.ready),
     started: bool(c.started),
@@ -80,34 +87,34 @@ export function decodePod(raw: unknown): V1Pod {
   const md = isObject(pod.metadata) ? pod.metadata : {};
   const spec = isObject(pod.spec) ? pod.spec : {};
   const status = isObject(pod.status) ? pod.status : {};
-  const owners = list(md.ownerReferences).map((o) => compact({ apiVersion: str(o.apiVersion), kind: str(o.kind), name: str(o.name), uid: str(o.uid), controller: bool(o.controller) }));
+  const owners = list(md.ownerReferences).map((o) => compact({ apiVersion: rstr(o.apiVersion), kind: rstr(o.kind), name: rstr(o.name), uid: rstr(o.uid), controller: bool(o.controller) }));
   const view = {
-    apiVersion: str(pod.apiVersion),
-    kind: str(pod.kind),
+    apiVersion: rstr(pod.apiVersion),
+    kind: rstr(pod.kind),
     metadata: compact({
       name: str(md.name),
-      namespace: str(md.namespace),
+      namespace: rstr(md.namespace),
       uid: str(md.uid),
       resourceVersion: str(md.resourceVersion),
       deletionTimestamp: time(md.deletionTimestamp),
-      labels: stringMap(md.labels),
-      annotations: stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX)),
+      labels: stringMap(md.labels, () => true, true),
+      annotations: stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX), false),
       ownerReferences: owners.length ? owners : undefined,
     }),
     spec: compact({
-      nodeName: str(spec.nodeName),
-      containers: list(spec.containers).map((c) => compact({ name: str(c.name), image: str(c.image), imagePullPolicy: str(c.imagePullPolicy) })),
-      readinessGates: Array.isArray(spec.readinessGates) ? list(spec.readinessGates).map((g) => compact({ conditionType: str(g.conditionType) })) : undefined,
+      nodeName: rstr(spec.nodeName),
+      containers: list(spec.containers).map((c) => compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) })),
+      readinessGates: Array.isArray(spec.readinessGates) ? list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) })) : undefined,
       // Pre-pull copies them onto its puller pods.
       tolerations: Array.isArray(spec.tolerations)
-        ? list(spec.tolerations).map((t) => compact({ key: str(t.key), operator: str(t.operator), value: str(t.value), effect: str(t.effect), tolerationSeconds: num(t.tolerationSeconds) }))
+        ? list(spec.tolerations).map((t) => compact({ key: rstr(t.key), operator: rstr(t.operator), value: rstr(t.value), effect: rstr(t.effect), tolerationSeconds: num(t.tolerationSeconds) }))
         : undefined,
-      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? list(spec.imagePullSecrets).map((s) => compact({ name: str(s.name) })) : undefined,
+      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) })) : undefined,
     }),
     status: compact({
-      phase: str(status.phase),
+      phase: rstr(status.phase),
       conditions: Array.isArray(status.conditions)
-        ? list(status.conditions).map((c) => compact({ type: str(c.type), status: str(c.status), reason: str(c.reason), message: str(c.message), lastTransitionTime: time(c.lastTransitionTime) }))
+        ? list(status.conditions).map((c) => compact({ type: rstr(c.type), status: rstr(c.status), reason: rstr(c.reason), message: str(c.message), lastTransitionTime: rtime(c.lastTransitionTime) }))
         : undefined,
       containerStatuses: Array.isArray(status.containerStatuses) ? list(status.containerStatuses).map(containerStatus) : undefined,
     }),
