@@ -17,13 +17,14 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  * - REFUSED: the selection refuses the run (`kwave plan` lists why).
  * - LOCKED: another runner holds the plan's lease.
  * - KUBE: the cluster answered with an error (kubeErrorToKwave).
+ * - LEASE_LOST: a write only the lease's holder may make was not sent: the lease was lost.
  *
  * An invalid plan is not thrown: loading a plan returns its `PlanError`s (plan/planError.ts),
  * every problem with file, line, column and path, and `formatPlanError` renders them (STYLE.md
  * sketches plan codes on KwaveError with `pos`; a list reports every problem at once). A halted or
  * interrupted rollout is not an error either: it is the run's result (phase and exit code).
  */
-export type KwaveErrorCode = 'FIXTURE' | 'USAGE' | 'REFUSED' | 'LOCKED' | 'KUBE';
+export type KwaveErrorCode = 'FIXTURE' | 'USAGE' | 'REFUSED' | 'LOCKED' | 'KUBE' | 'LEASE_LOST';
 
 /** Where in a file (a fixture) an error points. Lines and columns are 1-based. */
 export interface SourcePos {

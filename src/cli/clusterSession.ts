@@ -19,6 +19,7 @@ import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { startRecord, type RolloutRecord } from '../record/record.js';
 import { RecordStore } from '../record/store.js';
 import { acquireWaiting, RunLock } from '../record/runLock.js';
+import { holderPodWriter, holderRecordApi } from '../record/holderWrites.js';
 import { rolloutAccessNeeds } from './accessNeeds.js';
 import { accessRefusal, accessWarning, checkAccess } from './preflight.js';
 import { standingHalt, type StandingHalt } from '../record/standingHalt.js';
@@ -75,6 +76,8 @@ export interface OpenCluster {
   owners: OwnerEntry[];
   /** ` in cluster eu-1` for a multi-cluster plan's messages, else empty. */
   where: string;
+  /** The second signal, or this cluster's lease lost (reason: KwaveError LEASE_LOST): leave at once. */
+  abort: AbortSignal;
 }
 
 /** Step 1: everything up to the refusal check; throws (exit 2) when this cluster's selection may not run. */
@@ -99,14 +102,20 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   const mayFollowPdbs = !access.missingOptional.some((n) => n.resource === 'poddisruptionbudgets');
   const unreadableOwners = new Set(access.missingOptional.filter((n) => n.group === 'apps' && n.verb === 'get').map((n) => n.resource));
 
+  // A lost lease stops every cluster's starts (as a first signal) and this cluster's writes at once.
+  const leaseLost = new AbortController();
+  const abort = AbortSignal.any([o.abort, leaseLost.signal]);
   const lock = new RunLock(cluster, {
     namespace,
     plan: plan.name,
     identity: o.identity,
     onLost: (message) => {
       say(`${message}; stopping`);
+      leaseLost.abort(new KwaveError('LEASE_LOST', message, ExitCode.INTERRUPTED));
       o.stop.abort();
     },
+    onDoubt: say,
+    onConfirmed: say,
   });
   await wrapKube(() => acquireWaiting(lock, { waitMs: o.leaseWaitMs, signal: o.stop.signal, onWait: say }), `taking the lease kwave-${plan.name} in namespace ${namespace}${where}`);
   o.closers.push(() => lock.release().catch(() => undefined));
@@ -119,7 +128,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   const zones = nodes ? zonesOf(nodes.list()) : mayFollowNodes ? await readZones(cluster) : new Map<string, string>();
   const budgets = mayFollowPdbs ? await followDisruptionBudgets(cluster, plan, cache, say) : undefined;
   if (budgets) o.closers.push(() => budgets.close());
-  const pullers = plan.strategy.prePull ? prePuller(cluster, plan, nodes, o.abort) : undefined;
+  const pullers = plan.strategy.prePull ? prePuller(cluster, plan, nodes, abort) : undefined;
   if (pullers) o.closers.push(() => pullers.close());
 
   // Refuse before touching the record: a refused run must not overwrite another revision's.
@@ -129,7 +138,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   if (selection) selection.problems.push(...owners.problems);
   const refusal = selection && refusalOf(selection, o.force);
   if (refusal) throw new KwaveError('REFUSED', target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`, ExitCode.BAD_INPUT);
-  return { target, cluster, lock, cache, nodes, budgets, pullers, zones, selection, owners: owners.entries, where };
+  return { target, cluster, lock, cache, nodes, budgets, pullers, zones, selection, owners: owners.entries, where, abort };
 }
 
 export interface ReadyCluster extends OpenCluster {
@@ -144,7 +153,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   const { cluster, lock, where } = open;
   const namespace = plan.target.namespaces[0]!;
   const say = (line: string) => io.stderr.write(`kwave: ${open.target.name === undefined ? '' : `${open.target.name}: `}${line}\n`);
-  const records = new RecordStore(cluster, { namespace, plan: plan.name, onError: (err) => say(`saving the rollout record failed (will retry): ${err.message}`) });
+  const records = new RecordStore(holderRecordApi(cluster, lock), { namespace, plan: plan.name, onError: (err) => say(`saving the rollout record failed (will retry): ${err.message}`) });
   // Steps run in reverse: the last record state is written before the lease is released.
   // Once the lease is lost the record belongs to the new holder: write nothing more.
   o.closers.push(async () => {
@@ -179,7 +188,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   const sink: EventSink = label === undefined ? feed : (e) => feed({ ...e, cluster: label });
   const stop = o.stop.signal;
   const deps: RunnerDeps = {
-    writer: cluster,
+    writer: holderPodWriter(cluster, lock),
     view: open.cache,
     ...(open.nodes ? { nodes: open.nodes } : {}),
     ...(open.budgets ? { disruptionBudgets: open.budgets.view } : {}),
@@ -188,7 +197,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
     sink,
     sleep: realSleep,
     stop,
-    abort: o.abort,
+    abort: open.abort,
     checkGate: gateChecker({ plan: plan.name, revision: plan.revision, metrics: o.metrics, sleep: realSleep, pauseTickMs: 5000 }),
     approvals: {
       isApproved: async (wave) => (await records.isApproved(wave)) !== undefined,
@@ -205,9 +214,21 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
         .every((g) => prior.gates.some((r) => r.wave === wave && r.gate === g.name && r.result === 'passed')),
     onUnavailable: (unavailable, budget) => o.metrics.setUnavailable(unavailable, budget),
     control,
+    // The halt reaches the record before the first rollback patch, or a run killed (or a lease
+    // lost) mid-rollback would be resumed as an upgrade and patch its pods again. Each attempt is
+    // the requester's (retried for up to a minute); a lease in doubt holds it until confirmed.
     persistHalt: async () => {
-      if (lock.lost) return;
-      await records.flush().catch((err: unknown) => say(`writing the halt to the rollout record failed (a run killed now would upgrade again what it rolls back): ${err instanceof Error ? err.message : String(err)}`));
+      for (let attempt = 1; ; attempt++) {
+        if (lock.lost) return;
+        try {
+          return await records.flush();
+        } catch (err) {
+          if (lock.lost) return;
+          const last = attempt === PERSIST_HALT_ATTEMPTS;
+          say(`writing the halt to the rollout record failed${last ? ' (a run killed now would upgrade again what it rolls back)' : ', trying again'}: ${err instanceof Error ? err.message : String(err)}`);
+          if (last) return;
+        }
+      }
     },
   };
   const standing = o.direction === 'upgrade' ? standingHalt(prior, plan, { retry: o.retry, abandonedBy: lock.abandonedBy }) : undefined;
@@ -227,6 +248,8 @@ function standingHaltLine({ how, halt }: StandingHalt): string {
 
 /** How long a run waits to learn whether a pause stands before it starts anyway. */
 const CONTROL_READY_MS = 30_000;
+/** Tries at writing a halt to the record before its rollback goes ahead without it. */
+const PERSIST_HALT_ATTEMPTS = 3;
 
 function fanOut(...sinks: EventSink[]): EventSink {
   return (event: RolloutEvent) => {

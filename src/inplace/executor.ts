@@ -61,6 +61,17 @@ export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid' | 'watchedSinceMs'
  * how it ended. Only bugs and unexpected API errors throw.
  */
 export async function runPodFlow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<PodOutcome> {
+  try {
+    return await flow(ref, ctx, deps);
+  } catch (err) {
+    // A write refused because the run is leaving (its lease was lost) ends the flow as a stop
+    // does; the writes it made before are not counted then.
+    if (deps.signal?.aborted) return { kind: 'aborted', message: 'stopped; run again to resume', writes: 0 };
+    throw err;
+  }
+}
+
+async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<PodOutcome> {
   const { namespace, name } = ref;
   let pod = deps.reader.get(namespace, name) ?? (await deps.reader.getFresh(namespace, name));
   const uid = ref.uid ?? pod?.metadata?.uid;

@@ -1,14 +1,20 @@
-// When the run lock renews its lease, retries a failed renewal, and gives the lease up. Pure.
+// When the run lock renews its lease, retries a failed renewal, stops counting the lease as its
+// own, and tries to confirm it again. Pure.
 //
 // The lease is ours until the renewTime we last wrote plus its duration, and another runner
 // takes over no sooner than a duration (plus 1 s) after it last saw the lease change. So the
-// holder must stop before that, whatever its requests do: it gives up at a renew deadline inside
-// the duration, as client-go's leader election does. Worked example, duration 15 s: renewed at
-// 0 s; the next renewal goes out at 3 s and may take until 12 s to be answered; if it fails it is
-// repeated every 2 s (5, 7, … s); if none succeeded by 12 s the lease is given up — 4 s before
-// anyone else could take it. (client-go gives up at 10 s of 15; kwave renews earlier and waits
-// longer for an answer because its API server may be a loaded simulator on a shared machine: an
-// answer 5 s late must not stop a run, one 9 s late need not.)
+// holder must stop writing before that, whatever its requests do: at a renew deadline inside the
+// duration the lease is *in doubt* (client-go's leader election gives it up there). Worked
+// example, duration 15 s: renewed at 0 s; the next renewal goes out at 3 s and may take until
+// 12 s to be answered; if it fails it is repeated every 2 s (5, 7, … s); if none succeeded by
+// 12 s the lease is in doubt — 4 s before anyone else could take it — and pod and record writes
+// wait. (client-go gives up at 10 s of 15; kwave renews earlier and waits longer for an answer
+// because its API server may be a loaded simulator on a shared machine.)
+//
+// In doubt is not lost: while the API server does not answer (a restart takes ~14 s) nobody can
+// take the lease over either. So the lock keeps trying, every retry period, to *reclaim* it: read
+// it, and if it still names us, renew it with an update guarded by that read's resourceVersion.
+// Only a lease that names someone else (or none: it was released by whoever took it) is lost.
 //
 // Times are the moments renewals were *sent*: the renewTime a renewal writes is its send time, so
 // the lease's expiry is counted from there, however late the answer came.
@@ -18,13 +24,13 @@ export interface RenewalPolicy {
   renewEveryMs: number;
   /** After a failed attempt, wait this long before the next. */
   retryEveryMs: number;
-  /** Give the lease up once no renewal sent within this long succeeded. */
+  /** Hold writes back (the lease is in doubt) once no renewal sent within this long succeeded. */
   renewDeadlineMs: number;
   /** How often the lock looks at the clock; the deadline is noticed at most this late. */
   tickMs: number;
 }
 
-/** The schedule for a lease of `durationSeconds`: renew every fifth, retry every 7.5th, give up at four fifths, look every 15th. */
+/** The schedule for a lease of `durationSeconds`: renew every fifth, retry every 7.5th, in doubt at four fifths, look every 15th. */
 export function renewalPolicy(durationSeconds: number): RenewalPolicy {
   const ms = durationSeconds * 1000;
   return { renewEveryMs: ms / 5, retryEveryMs: ms / 7.5, renewDeadlineMs: (ms * 4) / 5, tickMs: ms / 15 };
@@ -38,16 +44,20 @@ export interface RenewalState {
   inFlight: boolean;
   /** When the last attempt failed, if it did and none succeeded since. */
   failedAtMs?: number;
+  /** The renew deadline passed: the lease is in doubt until a reclaim succeeds. */
+  inDoubt?: boolean;
 }
 
-export type RenewalStep = 'wait' | 'renew' | 'give-up';
+/** `doubt`: the renew deadline has passed, hold writes back; `reclaim`: in doubt, try to confirm the lease is still ours. */
+export type RenewalStep = 'wait' | 'renew' | 'doubt' | 'reclaim';
 
-/** What to do now. A renewal in flight is never doubled: its own time limit is the renew deadline. */
+/** What to do now. An attempt in flight is never doubled: its own time limit is the renew deadline. */
 export function renewalStep(state: RenewalState, policy: RenewalPolicy): RenewalStep {
+  const retryLater = state.failedAtMs !== undefined && state.nowMs - state.failedAtMs < policy.retryEveryMs;
+  if (state.inDoubt) return state.inFlight || retryLater ? 'wait' : 'reclaim';
   const since = state.nowMs - state.renewedAtMs;
-  if (since >= policy.renewDeadlineMs) return 'give-up';
-  if (state.inFlight || since < policy.renewEveryMs) return 'wait';
-  if (state.failedAtMs !== undefined && state.nowMs - state.failedAtMs < policy.retryEveryMs) return 'wait';
+  if (since >= policy.renewDeadlineMs) return 'doubt';
+  if (state.inFlight || since < policy.renewEveryMs || retryLater) return 'wait';
   return 'renew';
 }
 

@@ -1,7 +1,8 @@
 // One runner per plan at a time: the Lease `kwave-<plan>` (coordination.k8s.io/v1) in the plan's
 // first target namespace. A runner creates it (or takes over one that is free or expired), renews
-// it every leaseDuration/3 while it runs (leaseRenewal.ts: retries, and the renew deadline at which
-// it gives the lease up before anyone could take it over), and clears the holder at the end. Its
+// it while it runs (leaseRenewal.ts: retries, the renew deadline at which the lease is in doubt
+// before anyone could take it over, and the reclaim that confirms it again), and clears the
+// holder at the end. Writes that must be the holder's wait for `confirmed()`. Its
 // requests go in the cluster's control lane, never behind pod traffic. Every update carries
 // the resourceVersion last seen (the API requires it for leases), so two runners can never both
 // believe they hold it: the loser gets 409.
@@ -98,10 +99,14 @@ export interface RunLockOptions {
   /** Default 15 s; renewed every third of it, given up when not renewed within two thirds (leaseRenewal.ts). */
   durationSeconds?: number;
   /**
-   * The lease was lost: someone else took it (409 on renew), it was deleted, or no renewal
-   * succeeded by the renew deadline. The runner must stop starting pods. Called at most once.
+   * The lease was lost: someone else took it (409 on renew, or found on a reclaim), or it was
+   * deleted. The runner must stop. Called at most once.
    */
   onLost?: (message: string) => void;
+  /** No renewal succeeded by the renew deadline: writes wait (`confirmed()`) until a reclaim succeeds or the lease is lost. */
+  onDoubt?: (message: string) => void;
+  /** The lease in doubt was confirmed ours again. */
+  onConfirmed?: (message: string) => void;
   timers?: LockTimers;
   /**
    * Whether the holder of a lease that has not expired is known to be dead (default: same host
@@ -125,6 +130,10 @@ export class RunLock {
   private failure: { atMs: number; message: string } | undefined;
   private lostMessage: string | undefined;
   private abandoned: string | undefined;
+  /** Since when the lease is in doubt (the renew deadline passed), until a reclaim succeeds. */
+  private doubtSinceMs: number | undefined;
+  /** `confirmed()` calls waiting while the lease is in doubt. */
+  private waiters: ((ours: boolean) => void)[] = [];
 
   constructor(
     private readonly cluster: LeaseApi,
@@ -136,8 +145,20 @@ export class RunLock {
     this.timers = options.timers ?? realTimers;
   }
 
+  /** Ours and confirmed: not lost, not in doubt. */
   get held(): boolean {
-    return this.lease !== undefined && this.lostMessage === undefined;
+    return this.lease !== undefined && this.lostMessage === undefined && this.doubtSinceMs === undefined;
+  }
+
+  /**
+   * Whether a write of the holder's may go out now: true at once while the lease is held; while
+   * it is in doubt, waits until a reclaim confirms it (true) or it is lost (false); false once
+   * lost or released.
+   */
+  confirmed(): Promise<boolean> {
+    if (this.held) return Promise.resolve(true);
+    if (this.lease === undefined || this.lostMessage !== undefined) return Promise.resolve(false);
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** The holder whose lease this run took over without its release (it died or stopped renewing). */
@@ -169,17 +190,18 @@ export class RunLock {
     this.renewer = this.timers.setInterval(() => this.tick(), this.policy.tickMs);
   }
 
-  /** Stops renewing and clears the holder (also of a lease given up on a deadline, if it still names us) so the next run needs not wait for expiry. Never throws for a lease that is gone or taken. */
+  /** Stops renewing and clears the holder (also of a lease in doubt, if it still names us) so the next run needs not wait for expiry. Never throws for a lease that is gone or taken. */
   async release(): Promise<void> {
     this.stopRenewing();
     await this.renewal; // its answer carries the resourceVersion to release with
     let lease = this.lease;
     this.lease = undefined;
-    if (!lease) return;
+    this.wake(false);
+    if (!lease || this.lostMessage !== undefined) return;
     try {
-      if (this.lostMessage !== undefined) {
-        // Given up on a deadline (renewals unanswered), the lease may still name us: then clear
-        // it, so the next run need not wait for it to expire; if another runner took it, leave it.
+      if (this.doubtSinceMs !== undefined) {
+        // In doubt (renewals unanswered), the lease may still name us: then clear it, so the
+        // next run need not wait for it to expire; if another runner took it, leave it.
         lease = await this.cluster.getLease(this.options.namespace, this.name);
         if (lease.spec?.holderIdentity !== this.options.identity) return;
       }
@@ -253,20 +275,68 @@ export class RunLock {
     );
   }
 
-  /** Looks at the clock: renew, retry, or give the lease up at the renew deadline (not when a stuck call returns). */
+  /** Looks at the clock: renew, retry, hold writes back at the renew deadline (not when a stuck call returns), or reclaim. */
   private tick(): void {
     const nowMs = this.timers.now().getTime();
-    const step = renewalStep({ nowMs, renewedAtMs: this.lastRenew, inFlight: this.renewal !== undefined, failedAtMs: this.failure?.atMs }, this.policy);
-    if (step === 'give-up') this.giveUp();
+    const step = renewalStep(
+      { nowMs, renewedAtMs: this.lastRenew, inFlight: this.renewal !== undefined, failedAtMs: this.failure?.atMs, inDoubt: this.doubtSinceMs !== undefined },
+      this.policy,
+    );
+    if (step === 'doubt') this.doubt();
     else if (step === 'renew') this.renewal = this.renew().finally(() => (this.renewal = undefined));
+    else if (step === 'reclaim') this.renewal = this.reclaim().finally(() => (this.renewal = undefined));
   }
 
-  private giveUp(): void {
+  private doubt(): void {
+    if (this.doubtSinceMs !== undefined || this.lostMessage !== undefined) return;
+    this.doubtSinceMs = this.timers.now().getTime();
     const why = this.failure ? `: ${this.failure.message}` : ': no answer';
-    this.lose(
+    // The next attempt is a reclaim, at once: the failure that led here is not waited out again.
+    this.failure = undefined;
+    this.options.onDoubt?.(
       `could not renew the lease ${this.options.namespace}/${this.name} within ${this.policy.renewDeadlineMs / 1000}s${why}; ` +
-        `another runner may take it over ${this.durationSeconds}s after the last renewal`,
+        `pod and record writes wait until it is confirmed ours again (another runner may take it over ${this.durationSeconds}s after the last renewal)`,
     );
+  }
+
+  /**
+   * In doubt: reads the lease and, if it still names us, renews it with an update guarded by
+   * that read (a runner that took it over meanwhile would have changed it: 409, read again).
+   */
+  private async reclaim(): Promise<void> {
+    const now = this.timers.now();
+    const withinMs = this.policy.renewDeadlineMs;
+    try {
+      const current = await this.cluster.getLease(this.options.namespace, this.name, { withinMs });
+      if (current.spec?.holderIdentity !== this.options.identity) {
+        const now = current.spec?.holderIdentity ? `names ${current.spec.holderIdentity}` : 'was released';
+        return this.lose(`lost the lease ${this.options.namespace}/${this.name}: while it could not be renewed it was taken over (it ${now} now)`);
+      }
+      const spec = { ...current.spec, renewTime: new V1MicroTime(now) };
+      this.lease = await this.cluster.updateLease(this.options.namespace, { ...current, spec }, { withinMs });
+      this.renewed(now.getTime());
+    } catch (err) {
+      const e = toKubeError(err);
+      if (e.code === 404) return this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
+      if (this.lostMessage === undefined) this.failure = { atMs: this.timers.now().getTime(), message: e.message };
+    }
+  }
+
+  /** A renewal (or reclaim) sent at `sentAtMs` succeeded: the lease is ours, and confirmed if it was in doubt. */
+  private renewed(sentAtMs: number): void {
+    this.lastRenew = Math.max(this.lastRenew, sentAtMs);
+    this.failure = undefined;
+    if (this.doubtSinceMs === undefined) return;
+    const seconds = Math.round((this.timers.now().getTime() - this.doubtSinceMs) / 1000);
+    this.doubtSinceMs = undefined;
+    this.options.onConfirmed?.(`the lease ${this.options.namespace}/${this.name} is confirmed ours again after ${seconds}s in doubt (nobody took it over); writes go on`);
+    this.wake(true);
+  }
+
+  private wake(ours: boolean): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve(ours);
   }
 
   private async renew(): Promise<void> {
@@ -276,15 +346,14 @@ export class RunLock {
     try {
       const spec = { ...this.lease.spec, holderIdentity: this.options.identity, renewTime: new V1MicroTime(now) };
       this.lease = await this.cluster.updateLease(this.options.namespace, { ...this.lease, spec }, { withinMs });
-      this.lastRenew = now.getTime();
-      this.failure = undefined;
+      this.renewed(now.getTime());
     } catch (err) {
       const e = toKubeError(err);
       if (e.code === 404) return this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
       if (e.code === 409 && (await this.stillOurs(withinMs))) return;
       if (this.lostMessage !== undefined) return;
       this.failure = { atMs: this.timers.now().getTime(), message: e.message };
-      if (renewalStep({ nowMs: this.failure.atMs, renewedAtMs: this.lastRenew, inFlight: false }, this.policy) === 'give-up') this.giveUp();
+      if (renewalStep({ nowMs: this.failure.atMs, renewedAtMs: this.lastRenew, inFlight: false }, this.policy) === 'doubt') this.doubt();
     }
   }
 
@@ -306,8 +375,7 @@ export class RunLock {
       return false;
     }
     this.lease = current;
-    this.lastRenew = Math.max(this.lastRenew, toDate(current.spec.renewTime)?.getTime() ?? this.lastRenew);
-    this.failure = undefined;
+    this.renewed(toDate(current.spec.renewTime)?.getTime() ?? this.lastRenew);
     return true;
   }
 
@@ -316,6 +384,7 @@ export class RunLock {
     this.lostMessage = message;
     this.stopRenewing();
     this.options.onLost?.(message);
+    this.wake(false);
   }
 
   private stopRenewing(): void {

@@ -16,7 +16,13 @@ export interface RollbackDone {
   reverted: number;
 }
 
-export type RunFacts =
+/** Either direction: why the run stopped writing, when its lease was lost (runnerDeps `abort`'s reason). */
+interface LeaseFacts {
+  lostLease?: string;
+}
+
+export type RunFacts = LeaseFacts &
+  (
   | {
       direction: 'upgrade';
       /** Why the rollout halted, if it did. */
@@ -41,7 +47,8 @@ export type RunFacts =
       reverted: number;
       failed: number;
       leftForNodes?: readonly NodeWait[];
-    };
+    }
+  );
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 const listed = (waits: readonly NodeWait[]) => waits.map((w) => `${w.pod} (${w.message.replace(/^rollback pending: /, '')})`).join(', ');
@@ -56,8 +63,15 @@ const pendingRollbacks = (waits: readonly NodeWait[] = []) => waits.filter((w) =
  * - `kwave rollback` aborted (`kwave abort`) after 2 pods → Halted, exit 3 (a Job must not retry what a person stopped), `rollback halted: aborted by …; 2 pods rolled back, the rest still run the new image; run kwave rollback again to finish`.
  * - upgrade with demo-1's node NotReady throughout → Partial, exit 5, `partial: 2 upgraded; 1 pod left for a node that cannot act: default/demo-1 (node sim-node-2 is NotReady since 12s); …`.
  * - upgrade halted, the failed pod's node down → Halted, exit 3, `…; rollback pending, run again once the node is back: default/demo-1 (…)`.
+ * - the lease lost (another runner took it over), even in the middle of a halt's rollback → Paused, exit 4, `interrupted: lost the lease …; no pod was written after that; run the same plan again to resume`.
  */
 export function outcomeOf(f: RunFacts): RunOutcome {
+  if (f.lostLease !== undefined) {
+    // Cut short wherever it stood (even mid-halt): the lease's next holder takes over from the
+    // record and the pods, so the exit code says "run again", as for a signal.
+    const again = f.direction === 'rollback' ? 'run kwave rollback again to finish' : 'run the same plan again to resume';
+    return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: `interrupted: ${f.lostLease}; no pod was written after that; ${again}` };
+  }
   if (f.direction === 'rollback') {
     const pending = f.leftForNodes ?? [];
     const pendingText = pending.length > 0 ? `; ${pending.length} pending, their node cannot act: ${listed(pending)}; run kwave rollback again once the node is back` : '';

@@ -2,6 +2,7 @@
 // the facts that decide whether anything more may start (stop and abort signals, a halt, a fatal
 // error) with the failure totals that can halt it. The wave script (runner.ts), the pod runs
 // (podRunner.ts) and the node waits (nodeWaits.ts) read and write it; none of them keeps a copy.
+import { KwaveError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { exceedsMaxFailed } from './budget.js';
 import type { BudgetTracker } from './budgetTracker.js';
@@ -50,6 +51,12 @@ export class RunState {
 
   emit(body: RolloutEventBody): void {
     this.deps.sink({ time: new Date(this.now()).toISOString(), plan: this.plan.name, ...body } as Parameters<EventSink>[0]);
+  }
+
+  /** Why the run may write no more, when the hard abort came from a lost lease (its reason, KwaveError LEASE_LOST). */
+  get lostLease(): string | undefined {
+    const reason: unknown = this.deps.abort?.aborted ? this.deps.abort.reason : undefined;
+    return reason instanceof KwaveError && reason.code === 'LEASE_LOST' ? reason.message : undefined;
   }
 
   get interrupted(): boolean {

@@ -202,6 +202,7 @@ class Rollout {
       ...(this.run.haltMessage !== undefined ? { haltMessage: this.run.haltMessage } : {}),
       ...(rollback ? { rollback } : {}),
       interrupted: this.run.interrupted,
+      ...(this.run.lostLease !== undefined ? { lostLease: this.run.lostLease } : {}),
       deferred,
       upgraded: this.run.upgraded,
       failed: this.run.failures.length,
@@ -322,6 +323,7 @@ class Rollout {
         ...(this.run.haltMessage !== undefined ? { haltMessage: this.run.haltMessage } : {}),
         leftForNodes: [...this.nodes.leftForNodes.values()],
         interrupted: this.run.interrupted,
+      ...(this.run.lostLease !== undefined ? { lostLease: this.run.lostLease } : {}),
         reverted: summaries.reduce((n, s) => n + s.upgraded, 0),
         failed: summaries.reduce((n, s) => n + s.failed, 0),
       });

@@ -83,7 +83,7 @@ export interface RunnerDeps {
   sleep: Sleep;
   /** First SIGINT/SIGTERM: start nothing new, let in-flight pods finish, then Paused. */
   stop: AbortSignal;
-  /** Second signal: leave at once; flows stop between steps and stay resumable. */
+  /** Second signal, or the lease lost (its reason a KwaveError LEASE_LOST): leave at once; flows stop between steps and stay resumable. */
   abort?: AbortSignal;
   approvals?: Approvals;
   /** Pulls a wave's target images on its pods' nodes (strategy.prePull); without it such a plan's waves fail before draining. */

@@ -71,8 +71,17 @@ class Clock implements LockTimers {
   }
 }
 
-function lock(server: FakeLeases, clock: Clock, identity: string, onLost?: (m: string) => void) {
-  return new RunLock(server.api(), { namespace: 'ns', plan: 'web', identity, durationSeconds: 15, timers: clock, onLost });
+function lock(server: FakeLeases, clock: Clock, identity: string, onLost?: (m: string) => void, told?: string[]) {
+  const tell = told ? (m: string) => void told.push(m) : undefined;
+  return new RunLock(server.api(), { namespace: 'ns', plan: 'web', identity, durationSeconds: 15, timers: clock, onLost, ...(tell ? { onDoubt: tell, onConfirmed: tell } : {}) });
+}
+
+/** Whether `p` has settled, and with what, after the microtasks now queued. */
+async function settled<T>(p: Promise<T>): Promise<{ value: T } | undefined> {
+  let out: { value: T } | undefined;
+  void p.then((value) => (out = { value }));
+  await new Promise<void>((r) => setImmediate(r));
+  return out;
 }
 
 describe('RunLock', () => {
@@ -139,21 +148,113 @@ describe('RunLock', () => {
     assert.equal(server.lease?.spec?.holderIdentity, 'bob', 'release leaves a lease we lost alone');
   });
 
-  test('a renewal that never answers: the lease is given up at the renew deadline (12 s), not after the duration', async () => {
+  test('a renewal that never answers: the lease is in doubt at the renew deadline (12 s), not after the duration; writes wait', async () => {
     const server = new FakeLeases();
     const clock = new Clock();
     const lost: string[] = [];
-    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    const told: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m), told);
     await a.acquire();
+    assert.deepEqual(await settled(a.confirmed()), { value: true }, 'held: a write goes out at once');
     server.next.push('hang');
     for (let s = 1; s <= 11; s++) await clock.tick(1000);
     assert.equal(server.updates, 1, 'one renewal, at 3 s, never doubled while it hangs');
     assert.deepEqual(server.limits, [9000], 'it may take until the renew deadline');
-    assert.equal(lost.length, 0);
+    assert.ok(a.held);
     await clock.tick(1000);
-    assert.equal(lost.length, 1);
-    assert.match(lost[0]!, /could not renew the lease ns\/kwave-web within 12s: no answer; another runner may take it over 15s after the last renewal/);
     assert.equal(a.held, false);
+    assert.equal(lost.length, 0, 'in doubt is not lost');
+    assert.equal(a.lost, undefined);
+    assert.match(told[0]!, /could not renew the lease ns\/kwave-web within 12s: no answer; pod and record writes wait until it is confirmed ours again \(another runner may take it over 15s after the last renewal\)/);
+    assert.equal(await settled(a.confirmed()), undefined, 'a write waits');
+  });
+
+  test('in doubt through an API server outage: reclaimed once it answers and the lease still names us; waiting writes go on', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const told: string[] = [];
+    // The server is down from 1 s to 30 s: every renewal and reclaim is refused.
+    const down = new KubeError(503, 'ServiceUnavailable', 'connection refused');
+    const api = server.api();
+    let up = true;
+    const reads: number[] = [];
+    const flaky: LeaseApi = {
+      ...api,
+      getLease: async (ns, name, options) => {
+        reads.push(clock.t);
+        if (!up) throw down;
+        return api.getLease(ns, name, options);
+      },
+      updateLease: async (ns, body, options) => {
+        if (!up) throw down;
+        return api.updateLease(ns, body, options);
+      },
+    };
+    const b = new RunLock(flaky, { namespace: 'ns', plan: 'web', identity: 'alice@h pid 1', durationSeconds: 15, timers: clock, onLost: (m) => lost.push(m), onDoubt: (m) => told.push(m), onConfirmed: (m) => told.push(m) });
+    await b.acquire();
+    assert.deepEqual(await settled(b.confirmed()), { value: true });
+    up = false;
+    reads.length = 0;
+    for (let s = 1; s <= 12; s++) await clock.tick(1000);
+    assert.equal(told.length, 1, 'in doubt at 12 s');
+    const waiting = b.confirmed();
+    for (let s = 13; s <= 30; s++) await clock.tick(1000);
+    assert.ok(reads.length >= 8, `reclaimed every 2 s while down (${reads.length} reads)`);
+    assert.equal(await settled(waiting), undefined, 'still waiting while the server is down');
+    up = true;
+    await clock.tick(2000);
+    assert.deepEqual(await settled(waiting), { value: true }, 'the waiting write goes on');
+    assert.ok(b.held);
+    assert.equal(lost.length, 0);
+    assert.match(told[1]!, /the lease ns\/kwave-web is confirmed ours again after \d+s in doubt \(nobody took it over\); writes go on/);
+    assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t, 'renewed by the reclaim');
+    assert.equal(leaseView(server.lease!, clock.now()).holder, 'alice@h pid 1');
+    await clock.tick(3000);
+    assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t, 'and renewed on schedule after it');
+  });
+
+  test('in doubt, and another runner took the lease over meanwhile: lost, waiting writes refused, the lease left alone', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m), []);
+    await a.acquire();
+    for (let i = 0; i < 7; i++) server.next.push(new KubeError(503, 'ServiceUnavailable', 'busy'));
+    for (let s = 1; s <= 12; s++) await clock.tick(1000);
+    const waiting = a.confirmed();
+    // Bob finds it expired, watches it unchanged for a duration, and takes it over.
+    clock.t += 20_000;
+    const b = lock(server, clock, 'bob@h pid 2');
+    server.next.length = 0;
+    await b.acquire();
+    await clock.tick(1000);
+    assert.deepEqual(await settled(waiting), { value: false }, 'the waiting write is refused');
+    assert.equal(lost.length, 1);
+    assert.match(lost[0]!, /lost the lease ns\/kwave-web: while it could not be renewed it was taken over \(it names bob@h pid 2 now\)/);
+    assert.deepEqual(await settled(a.confirmed()), { value: false });
+    await a.release();
+    assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2', "release leaves bob's lease alone");
+  });
+
+  test('a reclaim racing a takeover (409 on its guarded update) reads again and finds the lease lost', async () => {
+    const server = new FakeLeases();
+    const clock = new Clock();
+    const lost: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m), []);
+    await a.acquire();
+    for (let i = 0; i < 6; i++) server.next.push(new KubeError(503, 'ServiceUnavailable', 'busy'));
+    for (let s = 1; s <= 12; s++) await clock.tick(1000);
+    assert.equal(a.held, false);
+    // The reclaim's read still names alice; bob's takeover lands between that read and its update.
+    const bob = { ...server.lease!, spec: { ...server.lease!.spec, holderIdentity: 'bob@h pid 2' } };
+    server.next.push(new KubeError(409, 'Conflict', 'modified'));
+    await clock.tick(1000);
+    assert.equal(lost.length, 0, 'a 409 alone does not say who holds it');
+    server.lease = { ...bob, metadata: { ...bob.metadata, resourceVersion: String(++server.rv) } };
+    await clock.tick(2000);
+    assert.equal(lost.length, 1);
+    assert.equal(server.lease.spec?.holderIdentity, 'bob@h pid 2');
   });
 
   test('a failed renewal is repeated every 2 s; one that succeeds keeps the lease', async () => {
@@ -172,22 +273,24 @@ describe('RunLock', () => {
     assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t, 'renewed at 10 s');
   });
 
-  test('failures until the renew deadline: given up, naming the last error', async () => {
+  test('failures until the renew deadline: in doubt, naming the last error; release still clears a lease that names us', async () => {
     const server = new FakeLeases();
     const clock = new Clock();
     const lost: string[] = [];
-    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
+    const told: string[] = [];
+    const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m), told);
     await a.acquire();
     for (let i = 0; i < 6; i++) server.next.push(new KubeError(503, 'ServiceUnavailable', 'busy'));
     for (let s = 1; s <= 12; s++) await clock.tick(1000);
-    assert.equal(lost.length, 1);
-    assert.match(lost[0]!, /within 12s: busy/);
+    assert.equal(lost.length, 0);
+    assert.match(told[0]!, /within 12s: busy/);
     assert.equal(a.held, false);
     // The server answers again and nobody took the lease: release still clears it, so the next
     // run need not wait for it to expire (chaos seed 1487476101 left it held after the last run).
     server.next.length = 0;
     await a.release();
     assert.equal(server.lease?.spec?.holderIdentity, undefined);
+    assert.deepEqual(await settled(a.confirmed()), { value: false }, 'released: no write of the holder goes out');
   });
 
   test('a 409 from our own repeated renewal (the first attempt landed) keeps the lease', async () => {

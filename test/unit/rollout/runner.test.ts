@@ -11,6 +11,8 @@ import { GATE, makePod } from '../inplace/fixtures.js';
 import { abortAtFirstPodStart, fleet, remote } from './fakeFleet.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import { testPlan } from '../helpers/plans.js';
+import { ExitCode, KwaveError } from '../../../src/errors.js';
+import { holderPodWriter } from '../../../src/record/holderWrites.js';
 
 function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none }', image = 'nginx:1.25.3') {
   return testPlan({ name: 'p', strategy, failurePolicy, image });
@@ -70,6 +72,36 @@ describe('runRollout', () => {
     const p = f.pods.get('web/web-0')!;
     assert.equal(p.spec!.containers[0]!.image, 'nginx:1.14.2');
     assert.equal(p.status!.conditions!.find((c) => c.type === GATE)!.status, 'True');
+  });
+
+  test("the lease lost as a halt's rollback starts: no pod is written after it, exit 4 (Paused), the halt left to the next holder", async () => {
+    const f = fleet(3);
+    const events: RolloutEvent[] = [];
+    const lostLease = new AbortController();
+    const why = 'lost the lease web/kwave-p: another runner took it over';
+    // The shell's wiring (clusterSession.ts): pod writes wait for the lease, the abort's reason names the loss.
+    const lock = { confirmed: async () => !lostLease.signal.aborted, lost: undefined as string | undefined };
+    const sink = (e: RolloutEvent) => {
+      events.push(e);
+      if (e.event === 'rollback-start') {
+        lock.lost = why;
+        lostLease.abort(new KwaveError('LEASE_LOST', why, ExitCode.INTERRUPTED));
+      }
+    };
+    const writesBefore: string[] = [];
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }', 'nginx:broken'), {
+      ...deps(f),
+      writer: holderPodWriter(f.writer, lock),
+      sink: (e) => (e.event === 'rollback-start' && writesBefore.push(...f.writes), sink(e)),
+      abort: lostLease.signal,
+    });
+    assert.equal(r.exitCode, 4);
+    assert.equal(r.phase, 'Paused');
+    assert.equal(r.message, `interrupted: ${why}; no pod was written after that; run the same plan again to resume`);
+    assert.deepEqual(f.writes, writesBefore, 'no write after the loss');
+    assert.equal(f.pods.get('web/web-0')!.spec!.containers[0]!.image, 'nginx:broken', 'the failed pod is left for the next holder');
+    const end = events.find((e) => e.event === 'rollout-end');
+    assert.equal(end && 'exitCode' in end ? end.exitCode : undefined, 4, 'rollout-end says the same');
   });
 });
 
