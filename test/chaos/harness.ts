@@ -35,7 +35,7 @@ export interface ScenarioResult {
   durationMs: number;
   /** Starting the cluster (and seeding its world) took this long. */
   startupMs: number;
-  /** Runs that stopped themselves with exit 4 (a lease they could not renew in time) and were run again. */
+  /** Runs that stopped themselves with exit 4 (a lease they lost) and were run again. */
   interrupted: number;
   faults: BackendFaultReport;
   /** Nodes the change feed saw NotReady or tainted (by the node fault or by the controller after an outage). */
@@ -144,9 +144,9 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
         await sleep(500);
         continue;
       }
-      // Stopped (exit 4) without a signal of ours: kwave could not renew its Lease for a whole lease
-      // duration (an apiserver restart plus an etcd pause can take that long) and stopped before
-      // another runner could take over, leaving its pods resumable. A Job would run it again.
+      // Stopped (exit 4) without a signal of ours: kwave lost its Lease (the other runner took it
+      // over while this one's renewals went unanswered) and wrote nothing more, leaving its pods
+      // resumable. A Job would run it again.
       interrupted += codes.filter((c) => c === 4).length;
       const unexpected = codes.filter((c) => c !== null && c !== 2 && c !== 4);
       if (unexpected.length > 0) {
