@@ -96,7 +96,7 @@ export interface RunLockOptions {
   plan: string;
   /** This runner, e.g. runnerIdentity(). */
   identity: string;
-  /** Default 15 s; renewed every third of it, given up when not renewed within two thirds (leaseRenewal.ts). */
+  /** Default 15 s; renewed every fifth of it, in doubt when not renewed within four fifths (leaseRenewal.ts). */
   durationSeconds?: number;
   /**
    * The lease was lost: someone else took it (409 on renew, or found on a reclaim), or it was
@@ -308,9 +308,10 @@ export class RunLock {
     const withinMs = this.policy.renewDeadlineMs;
     try {
       const current = await this.cluster.getLease(this.options.namespace, this.name, { withinMs });
-      if (current.spec?.holderIdentity !== this.options.identity) {
-        const now = current.spec?.holderIdentity ? `names ${current.spec.holderIdentity}` : 'was released';
-        return this.lose(`lost the lease ${this.options.namespace}/${this.name}: while it could not be renewed it was taken over (it ${now} now)`);
+      const holder = current.spec?.holderIdentity;
+      if (holder !== this.options.identity) {
+        const what = holder ? `another runner took it over (it names ${holder} now)` : 'another runner took it over and released it';
+        return this.lose(`lost the lease ${this.options.namespace}/${this.name} while it could not be renewed: ${what}`);
       }
       const spec = { ...current.spec, renewTime: new V1MicroTime(now) };
       this.lease = await this.cluster.updateLease(this.options.namespace, { ...current, spec }, { withinMs });

@@ -231,7 +231,7 @@ describe('RunLock', () => {
     await clock.tick(1000);
     assert.deepEqual(await settled(waiting), { value: false }, 'the waiting write is refused');
     assert.equal(lost.length, 1);
-    assert.match(lost[0]!, /lost the lease ns\/kwave-web: while it could not be renewed it was taken over \(it names bob@h pid 2 now\)/);
+    assert.match(lost[0]!, /lost the lease ns\/kwave-web while it could not be renewed: another runner took it over \(it names bob@h pid 2 now\)/);
     assert.deepEqual(await settled(a.confirmed()), { value: false });
     await a.release();
     assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2', "release leaves bob's lease alone");
