@@ -46,6 +46,12 @@ export interface StartRequest {
   budget: number;
   /** The plan's `strategy.concurrency`. */
   concurrency: number;
+  /**
+   * The pod about to start is itself not Ready now (left drained by an earlier run, crashing):
+   * starting it makes no more pods unavailable, so the budget does not hold it back, as a
+   * Deployment replaces its unavailable pods first.
+   */
+  candidateUnready?: boolean;
 }
 
 export type StartBlocker = 'concurrency' | 'budget';
@@ -57,16 +63,20 @@ export type StartBlocker = 'concurrency' | 'budget';
  * still (drain not yet seen) or again (gate open, `minReadySeconds` running) Ready: it is about
  * to be, or may again become, not Ready, and counting it only while not Ready would let the next
  * start overshoot the cap. So a new pod may start when
- * `inFlight < concurrency` and `unreadyNotInFlight + inFlight + 1 ≤ budget`.
+ * `inFlight < concurrency` and `unreadyNotInFlight + inFlight + 1 ≤ budget` — or, if it is not
+ * Ready already, whatever the budget: otherwise pods an earlier run left drained would hold the
+ * budget against each other for ever (real chaos seed 2634132944: a run killed in wave 2 after
+ * wave 1's pod was left for its NotReady node; the next run's wave 1 waited on wave 2's pods).
  *
  * Worked example, budget 3, concurrency 10:
  * - 1 pod crashing elsewhere, 1 in flight: 1 + 1 + 1 = 3 ≤ 3 → start (then 3 may be unready).
  * - 2 crashing, 1 in flight: 2 + 1 + 1 = 4 > 3 → wait for the budget.
- * - 3 crashing, nothing in flight: 3 + 0 + 1 = 4 > 3 → the rollout waits until a pod recovers.
+ * - 3 crashing, nothing in flight: 3 + 0 + 1 = 4 > 3 → the rollout waits until a pod recovers,
+ *   or upgrades one of the crashing pods (which frees the budget if the new image runs).
  */
 export function startBlocker(req: StartRequest): StartBlocker | undefined {
   if (req.inFlight >= req.concurrency) return 'concurrency';
-  if (req.unreadyNotInFlight + req.inFlight + 1 > req.budget) return 'budget';
+  if (!req.candidateUnready && req.unreadyNotInFlight + req.inFlight + 1 > req.budget) return 'budget';
   return undefined;
 }
 

@@ -48,7 +48,13 @@ export class BudgetTracker {
 
   /** The budget question for `candidate` (the pod about to start), which is never counted twice. */
   request(candidate: string): StartRequest {
-    return { unreadyNotInFlight: this.unreadyNotInFlight(candidate), inFlight: this.inFlight.size, budget: this.budget, concurrency: this.concurrency };
+    return {
+      unreadyNotInFlight: this.unreadyNotInFlight(candidate),
+      inFlight: this.inFlight.size,
+      budget: this.budget,
+      concurrency: this.concurrency,
+      candidateUnready: this.notReady.has(candidate),
+    };
   }
 
   /** Not-Ready selected pods holding the budget against `candidate`. */

@@ -46,8 +46,8 @@ export class PodRunner {
    * Waits until one more pod may start and counts `key` in flight; false when the rollout stops
    * first. The slot is taken in the same turn as the check: waiters wake together, and a slot
    * taken one await later would let each of them pass the same check (budget overshoot).
-   * A candidate already not Ready (left drained by a killed run, say) is not counted twice: its
-   * start adds no unavailable pod, and counting it would let drained pods block their own resume.
+   * A candidate already not Ready (left drained by a killed run, say) is not held back by the
+   * budget: its start adds no unavailable pod (budget.ts).
    */
   private async acquire(wave: number, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
     const { run } = this;

@@ -52,6 +52,13 @@ describe('canStart', () => {
     { name: 'budget 3, 3 unready before the rollout: nothing starts', req: { unreadyNotInFlight: 3, inFlight: 0, budget: 3, concurrency: 10 }, want: 'budget' },
     { name: 'budget 5, 3 unready before, none in flight: one starts', req: { unreadyNotInFlight: 3, inFlight: 0, budget: 5, concurrency: 10 }, want: undefined },
     { name: 'budget below concurrency caps the parallelism', req: { unreadyNotInFlight: 0, inFlight: 2, budget: 2, concurrency: 10 }, want: 'budget' },
+    {
+      name: 'budget 2, the candidate and 2 others drained by an earlier run: it starts (no more pods unavailable)',
+      req: { unreadyNotInFlight: 2, inFlight: 0, budget: 2, concurrency: 2, candidateUnready: true },
+      want: undefined,
+    },
+    { name: 'the same candidate Ready: wait for the budget', req: { unreadyNotInFlight: 2, inFlight: 0, budget: 2, concurrency: 2, candidateUnready: false }, want: 'budget' },
+    { name: 'a candidate not Ready still waits for the concurrency', req: { unreadyNotInFlight: 2, inFlight: 2, budget: 2, concurrency: 2, candidateUnready: true }, want: 'concurrency' },
   ];
   for (const r of rows) {
     test(r.name, () => {
@@ -68,6 +75,30 @@ describe('canStart', () => {
         assert.ok(inFlight <= concurrency);
         if (inFlight > 0) assert.ok(unready + inFlight <= budget);
         assert.equal(inFlight, Math.max(0, Math.min(concurrency, budget - unready)));
+      }),
+    );
+  });
+
+  test('property: starting pods that are not Ready already never adds an unavailable pod', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 20 }), (unready, ready, budget, concurrency) => {
+        // `unready` pods not Ready (drained, crashing), `ready` Ready ones: the unready start first, then the ready ones while the budget allows.
+        let unavailable = unready;
+        let inFlight = 0;
+        let unreadyLeft = unready;
+        while (unreadyLeft > 0 && canStart({ unreadyNotInFlight: unreadyLeft - 1, inFlight, budget, concurrency, candidateUnready: true })) {
+          unreadyLeft--;
+          inFlight++;
+        }
+        assert.equal(unreadyLeft + inFlight, unavailable, 'none of those starts made a pod unavailable');
+        let readyLeft = ready;
+        while (readyLeft > 0 && canStart({ unreadyNotInFlight: unreadyLeft, inFlight, budget, concurrency, candidateUnready: false })) {
+          readyLeft--;
+          inFlight++;
+          unavailable++;
+        }
+        assert.ok(inFlight <= concurrency);
+        assert.ok(unavailable <= Math.max(budget, unready), `unavailable ${unavailable}: never beyond the budget, or beyond what was unavailable already`);
       }),
     );
   });

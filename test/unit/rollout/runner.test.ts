@@ -216,6 +216,28 @@ describe('runRollout with a node that cannot act', () => {
   });
 });
 
+describe('runRollout resuming pods an earlier run left drained', () => {
+  test('drained pods of a later wave do not hold the budget against the first wave for ever: all finish, none beyond those already out', async () => {
+    const p = plan('{ waves: [1, "100%"], concurrency: 2, maxUnavailable: 2 }');
+    const f = fleet(4);
+    // A killed run drained web-0 (wave 1, left for its NotReady node) and went on to drain web-1
+    // and web-2 (wave 2): three pods out of service against a budget of 2 (real chaos seed 2634132944).
+    for (const i of [0, 1, 2]) {
+      f.pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10', gate: 'False', gateReason: 'InPlaceUpdate', gateMessage: gateMessage('upgrade', 'p', p.revision) }));
+    }
+    const events: RolloutEvent[] = [];
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([runRollout(p, deps(f, events)), bound]);
+    assert.notEqual(r, 'deadlock', `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`);
+    assert.equal(r === 'deadlock' ? undefined : r.phase, 'Completed');
+    for (const pod of f.pods.values()) {
+      assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
+      assert.equal(pod.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', `${pod.metadata!.name} back in service`);
+    }
+    assert.ok(f.most.notReady <= 3, `never more pods out than the three already out: ${f.most.notReady}`);
+  });
+});
+
 describe('runRollout outside its window', () => {
   test('finishes the pods an earlier run left drained, then waits for the window', async () => {
     const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 3) % 7];
