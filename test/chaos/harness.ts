@@ -117,6 +117,12 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
         violations.push(`kwave run did not end within ${SCENARIO_DEADLINE_MS / 1000}s (a hang)`);
         break;
       }
+      // A runner killed while it held the lease (a slow second runner that took it once the other
+      // had ended, say) leaves it held: a Job would run it again, and so does the harness.
+      if (codes.includes(null) && holderOf(await cluster.lease()) !== undefined) {
+        await sleep(500);
+        continue;
+      }
       // A kill that came after the run had ended for the cluster — its end recorded and the lease
       // released — only cut its exit short: that end is the scenario's.
       const final = codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? await endedAndReleased(cluster) : undefined);
