@@ -318,7 +318,7 @@ export class RunLock {
       this.renewed(now.getTime());
     } catch (err) {
       const e = toKubeError(err);
-      if (e.code === 404) return this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
+      if (e.code === 404) return this.loseDeleted();
       if (this.lostMessage === undefined) this.failure = { atMs: this.timers.now().getTime(), message: e.message };
     }
   }
@@ -350,7 +350,7 @@ export class RunLock {
       this.renewed(now.getTime());
     } catch (err) {
       const e = toKubeError(err);
-      if (e.code === 404) return this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
+      if (e.code === 404) return this.loseDeleted();
       if (e.code === 409 && (await this.stillOurs(withinMs))) return;
       if (this.lostMessage !== undefined) return;
       this.failure = { atMs: this.timers.now().getTime(), message: e.message };
@@ -368,7 +368,7 @@ export class RunLock {
     try {
       current = await this.cluster.getLease(this.options.namespace, this.name, { withinMs });
     } catch (err) {
-      if (toKubeError(err).code === 404) this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
+      if (toKubeError(err).code === 404) this.loseDeleted();
       return false;
     }
     if (current.spec?.holderIdentity !== this.options.identity) {
@@ -378,6 +378,10 @@ export class RunLock {
     this.lease = current;
     this.renewed(toDate(current.spec.renewTime)?.getTime() ?? this.lastRenew);
     return true;
+  }
+
+  private loseDeleted(): void {
+    this.lose(`lost the lease ${this.options.namespace}/${this.name}: it was deleted`);
   }
 
   private lose(message: string): void {
