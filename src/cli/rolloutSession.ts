@@ -162,7 +162,10 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       if (!c.lock.lost) await c.records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record${c.where} failed: ${err instanceof Error ? err.message : String(err)}\n`));
     }
     await push();
-    if (multi) writePlanEnd(ctx, plan, targets, results);
+    if (multi) {
+      for (const r of reporters) r.flush();
+      writePlanEnd(ctx, plan, targets, results);
+    }
     const exitCode = planExitCode(results.map((r) => r.exitCode));
     if (ownersFailed && exitCode === ExitCode.OK) return ownersFailed === 'forbidden' ? ExitCode.BAD_INPUT : ExitCode.INTERNAL;
     return exitCode;

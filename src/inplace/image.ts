@@ -19,8 +19,23 @@ const BARE_DIGEST = /^sha(?:256|384|512):[a-f0-9]+$/;
 const DIGEST_IN_TEXT = /sha(?:256|384|512):[a-f0-9]{32,}/g;
 const DEFAULT_DOMAIN = 'docker.io';
 
-/** `nginx:1.25` → `{repository: 'docker.io/library/nginx', tag: '1.25'}`; no tag or digest → `latest`. */
-export function normalizeImage(ref: string): NormalizedImage {
+// Every watch event of every pod compares its images (spec, status) with the plan's: the same few
+// strings each time, so each is cut once. Bounded: a run meets a handful of distinct references,
+// and a cache that fills up (image IDs of many builds) starts over.
+const normalized = new Map<string, Readonly<NormalizedImage>>();
+const MAX_NORMALIZED = 1024;
+
+/** `nginx:1.25` → `{repository: 'docker.io/library/nginx', tag: '1.25'}`; no tag or digest → `latest`. The result is shared: do not change it. */
+export function normalizeImage(ref: string): Readonly<NormalizedImage> {
+  const known = normalized.get(ref);
+  if (known) return known;
+  if (normalized.size >= MAX_NORMALIZED) normalized.clear();
+  const result = Object.freeze(cutImage(ref));
+  normalized.set(ref, result);
+  return result;
+}
+
+function cutImage(ref: string): NormalizedImage {
   const rest = ref.trim().replace(SCHEME, '');
   if (BARE_DIGEST.test(rest)) return { repository: '', digest: rest };
   const split = splitImageReference(rest);

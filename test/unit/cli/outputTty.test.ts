@@ -121,6 +121,8 @@ test('an output bug is reported once on stderr and never reaches the runner', ()
   const r = createReporter({ io: cap.io, format: 'json', tty: false, plan: 'web' });
   const s = rolloutScript([1]);
   assert.doesNotThrow(() => s.events.forEach(r.sink));
-  assert.equal(calls, s.events.length);
+  assert.doesNotThrow(() => r.close());
+  // The lines of one turn of the event loop go out in one write.
+  assert.equal(calls, 1);
   assert.equal((cap.errText().match(/cannot show progress/g) ?? []).length, 1);
 });
