@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { createReporter } from '../../../src/cli/output/index.js';
 import { EventLines } from '../../../src/cli/output/lines.js';
 import { jsonLine } from '../../../src/cli/output/json.js';
@@ -162,5 +163,19 @@ describe('summaryTable', () => {
 describe('format helpers', () => {
   test('columns pad to the widest cell', () => {
     assert.deepEqual(columns([['a', '1'], ['bbb', '22']], new Set([1])), ['a     1', 'bbb  22']);
+  });
+});
+
+describe('jsonLine', () => {
+  test('is the event as JSON.stringify writes it, with the common fields first', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))), fc.string(), (extra, pod) => {
+        const event = { ...extra, event: 'pod-step', pod, time: 't', plan: 'web' } as unknown as Parameters<typeof jsonLine>[0];
+        const line = jsonLine(event);
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        assert.deepEqual(parsed, JSON.parse(JSON.stringify(event)));
+        assert.ok(line.startsWith(`{"time":"t","plan":"web","event":"pod-step","pod":${JSON.stringify(pod)}`), line);
+      }),
+    );
   });
 });
