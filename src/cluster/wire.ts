@@ -80,10 +80,7 @@ export class WireClient {
             }
             return;
           }
-          if (status === 401) this.cached = undefined;
-          const responseHeaders: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders[k] = v;
-          reject(kubeErrorFromResponse(status, text, responseHeaders));
+          reject(this.refusal(status, text, res));
         });
       });
       this.open.add(request);
@@ -120,10 +117,7 @@ export class WireClient {
           res.on('data', (d: string) => (text += d));
           res.on('end', () => {
             this.open.delete(request);
-            if (status === 401) this.cached = undefined;
-            const responseHeaders: Record<string, string> = {};
-            for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders[k] = v;
-            reject(kubeErrorFromResponse(status, text, responseHeaders));
+            reject(this.refusal(status, text, res));
           });
           res.on('error', (err) => reject(toKubeError(err)));
           return;
@@ -173,6 +167,14 @@ export class WireClient {
       });
       request.end();
     });
+  }
+
+  /** The KubeError of an answer that is not 2xx; a 401 also drops the reused credentials (`connection`). */
+  private refusal(status: number, text: string, res: http.IncomingMessage): KubeError {
+    if (status === 401) this.cached = undefined;
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') responseHeaders[k] = v;
+    return kubeErrorFromResponse(status, text, responseHeaders);
   }
 
   /** Destroys the requests still open and the pooled connections. */
