@@ -12,9 +12,20 @@ export function stableStringify(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
 }
 
-/** A short hash of a JSON value (hex), independent of key order. */
+const hashes = new WeakMap<object, string>();
+
+/**
+ * A short hash of a JSON value (hex), independent of key order. A frozen value (a stored
+ * snapshot's part, shared from write to write) is hashed once.
+ */
 export function jsonHash(value: unknown): string {
-  return createHash('sha1').update(stableStringify(value)).digest('hex').slice(0, 16);
+  const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
+  let hash = frozen ? hashes.get(value) : undefined;
+  if (hash === undefined) {
+    hash = createHash('sha1').update(stableStringify(value)).digest('hex').slice(0, 16);
+    if (frozen) hashes.set(value, hash);
+  }
+  return hash;
 }
 
 /** Structural equality of JSON values; `undefined` members count as absent. */

@@ -74,12 +74,16 @@ export interface StoreOptions {
 
 const key = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
+/**
+ * A deep-frozen copy that shares what is frozen already: stored snapshots are deep-frozen, so a
+ * write built from one (`{ ...pod, status }`) copies only its new parts, not the whole pod.
+ */
+export function frozenCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) out[k] = frozenCopy((value as Record<string, unknown>)[k]);
+  return Object.freeze(out) as T;
 }
 
 export class Store {
@@ -137,12 +141,8 @@ export class Store {
     const k = key(obj.metadata.namespace, obj.metadata.name);
     if (t.has(k)) throw new StoreError('AlreadyExists', resource, obj.metadata.name);
     const rv = ++this.version;
-    // One deep copy: the caller keeps its object, the store keeps a frozen one.
-    const stored = structuredClone(obj);
-    stored.metadata.uid = randomUUID();
-    stored.metadata.creationTimestamp = rfc3339(this.now());
-    stored.metadata.resourceVersion = String(rv);
-    deepFreeze(stored);
+    // The caller keeps its object; the store keeps a frozen copy of what is not frozen already.
+    const stored = frozenCopy({ ...obj, metadata: { ...obj.metadata, uid: randomUUID(), creationTimestamp: rfc3339(this.now()), resourceVersion: String(rv) } });
     t.set(k, stored);
     this.record({ type: 'ADDED', resource, object: stored, rv });
     return stored;
@@ -161,11 +161,7 @@ export class Store {
       throw new StoreError('Conflict', resource, obj.metadata.name);
     }
     const rv = ++this.version;
-    const stored = structuredClone(obj);
-    stored.metadata.uid = current.metadata.uid;
-    stored.metadata.creationTimestamp = current.metadata.creationTimestamp;
-    stored.metadata.resourceVersion = String(rv);
-    deepFreeze(stored);
+    const stored = frozenCopy({ ...obj, metadata: { ...obj.metadata, uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp, resourceVersion: String(rv) } });
     t.set(k, stored);
     this.record({ type: 'MODIFIED', resource, object: stored, rv, previous: current });
     return stored;
@@ -181,7 +177,7 @@ export class Store {
     }
     t.delete(k);
     const rv = ++this.version;
-    const last = deepFreeze({ ...current, metadata: { ...current.metadata, resourceVersion: String(rv) } });
+    const last = frozenCopy({ ...current, metadata: { ...current.metadata, resourceVersion: String(rv) } });
     this.record({ type: 'DELETED', resource, object: last, rv, previous: current });
     return last;
   }

@@ -9,9 +9,13 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A deep, mutable copy (stored objects are frozen). */
+/** A deep, mutable copy of a JSON value (stored objects are frozen); cheaper than structuredClone. */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) out[k] = clone((value as Record<string, unknown>)[k]);
+  return out as T;
 }
 
 /** Structural equality of JSON values; key order does not matter, `undefined` members are absent. */

@@ -91,12 +91,14 @@ function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
  * of `/status`.
  */
 export function prepareUpdate(info: ResourceInfo, subresource: string | undefined, old: JsonObject, next: JsonObject): JsonObject {
-  const out = clone(next);
-  const meta = (isObject(out.metadata) ? out.metadata : (out.metadata = {})) as JsonObject;
+  // Copies only the levels changed here: what is taken from `old` (frozen, stored) is shared.
+  const out = { ...next };
+  const meta: JsonObject = isObject(out.metadata) ? { ...out.metadata } : {};
+  out.metadata = meta;
   const oldMeta = old.metadata as JsonObject;
   for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
     if (oldMeta[k] === undefined) delete meta[k];
-    else meta[k] = clone(oldMeta[k]!);
+    else meta[k] = oldMeta[k]!;
   }
   delete meta.selfLink;
   delete meta.managedFields;
@@ -108,18 +110,21 @@ export function prepareUpdate(info: ResourceInfo, subresource: string | undefine
   if (HAS_STATUS.has(info.resource)) {
     if (subresource === 'status') {
       if (old.spec === undefined) delete out.spec;
-      else out.spec = clone(old.spec);
+      else out.spec = old.spec;
       if (info.resource === 'pods') {
         if (oldMeta.ownerReferences === undefined) delete meta.ownerReferences;
-        else meta.ownerReferences = clone(oldMeta.ownerReferences);
+        else meta.ownerReferences = oldMeta.ownerReferences;
       }
     } else if (old.status === undefined) delete out.status;
-    else out.status = clone(old.status);
+    else out.status = old.status;
   }
   if (info.resource === 'pods' && subresource === undefined && isObject(out.spec) && isObject(old.spec)) {
     // The admission plugin runs on updates too: a replace without the defaulted tolerations keeps them.
     const had = Array.isArray(old.spec.tolerations) ? old.spec.tolerations.filter(isObject).map((t) => t.key) : [];
-    addDefaultTolerations(out.spec, (key) => had.includes(key));
+    const spec: JsonObject = { ...out.spec };
+    if (Array.isArray(spec.tolerations)) spec.tolerations = [...spec.tolerations];
+    addDefaultTolerations(spec, (key) => had.includes(key));
+    out.spec = spec;
   }
   return out;
 }

@@ -298,11 +298,10 @@ export class KubeletCore {
     if (jsonEqual(status, pod.status)) return;
     // A server may store a status in another spelling than written (defaults, field order):
     // the same status again on top of the kubelet's own last write is no change.
-    const hash = jsonHash(status);
-    if (rt.writtenHash === hash && rt.writtenVersion === pod.metadata.resourceVersion) return;
+    if (rt.writtenVersion === pod.metadata.resourceVersion && jsonEqual(rt.writtenStatus, status)) return;
     this.track(rt, this.port.writeStatus(pod, status), (rv) => {
       rt.writtenVersion = rv;
-      rt.writtenHash = hash;
+      rt.writtenStatus = status;
     });
   }
 

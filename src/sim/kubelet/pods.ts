@@ -45,8 +45,8 @@ export interface PodRuntime {
   alive: boolean;
   /** resourceVersion of the kubelet's own last write of the pod. */
   writtenVersion?: string;
-  /** Hash of the status the kubelet last wrote. */
-  writtenHash?: string;
+  /** The status the kubelet last wrote (built afresh per write, never changed after). */
+  writtenStatus?: Record<string, unknown>;
   /** A write of this pod is on its way (asynchronous ports): the next one waits for it. */
   inFlight?: boolean;
 }

@@ -1,7 +1,7 @@
 // Strategic merge patch (`application/strategic-merge-patch+json`): a JSON merge patch that merges
 // lists by their merge keys instead of replacing them, with the `$patch`, `$retainKeys`,
 // `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` directives.
-import { clone, deepEqual, goFormat, isObject, type Json, type JsonObject } from '../json.js';
+import { deepEqual, goFormat, isObject, type Json, type JsonObject } from '../json.js';
 import { badRequest, unknownInternal } from '../status.js';
 import type { PatchSchema } from './schema.js';
 
@@ -40,7 +40,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
   if (directive === 'delete') return DELETE;
   if (directive === 'replace') return withoutDirectives(patch);
 
-  const result: JsonObject = clone(original);
+  // A shallow copy: only the levels the patch reaches are copied, the rest (frozen) is shared.
+  const result: JsonObject = { ...original };
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith('$')) continue;
     if (v === null) {
@@ -56,7 +57,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
     } else if (Array.isArray(v) && fieldSchema?.strategy === 'merge') {
       result[k] = mergeList(Array.isArray(current) ? current : [], v, fieldSchema);
     } else {
-      result[k] = clone(v);
+      result[k] = v; // from the parsed patch body, which nothing else holds
     }
   }
 
@@ -88,14 +89,14 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema): Json[]
   const mergeKey = schema.mergeKey;
   if (mergeKey === undefined) {
     // A set of primitives: add what is missing, keep the order.
-    const out = clone(original);
-    for (const item of patch) if (!out.some((o) => deepEqual(o, item))) out.push(clone(item));
+    const out = [...original];
+    for (const item of patch) if (!out.some((o) => deepEqual(o, item))) out.push(item);
     return out;
   }
   if (patch.some((item) => isObject(item) && item.$patch === 'replace')) {
     return patch.filter((item) => !(isObject(item) && item.$patch === 'replace')).map((item) => (isObject(item) ? withoutDirectives(item) : item));
   }
-  let out = clone(original);
+  let out = [...original];
   for (const item of patch) {
     if (!isObject(item)) throw unknownInternal(`cannot merge a non-map item ${goFormat(item)} into a list merged by key ${mergeKey}`);
     const directive = directiveOf(item);
