@@ -7,7 +7,8 @@
 //
 // Only `status` is typed here: it is where kwave (and the kubelet) write free-form values;
 // spec and metadata changes already go through the validation in validation/pod.ts.
-import { isObject, type Json, type JsonObject } from './json.js';
+import { frozenCopy } from '../store.js';
+import { deepEqual, isObject, type Json, type JsonObject } from './json.js';
 
 /** The shapes a status field can have; `raw` is kept as sent (quantities, nested specs). */
 type FieldType = 'string' | 'bool' | 'int' | 'time' | 'raw' | { struct: string; fields: Readonly<Record<string, FieldType>> } | { list: FieldType };
@@ -185,13 +186,29 @@ interface At {
   path: string;
 }
 
-/** The decoded value, or undefined when the field is dropped (null for a non-pointer scalar). */
+/** Per struct or list type, the decoded form of frozen (stored) values already decoded once. */
+const decodedFrozen = new WeakMap<object, WeakMap<object, Json | undefined>>();
+
+/**
+ * The decoded value, or undefined when the field is dropped (null for a non-pointer scalar). A
+ * frozen value (a stored status's part that a patch left alone) is decoded once: its decoded form
+ * is kept, and is the value itself when decoding changes nothing, so the write shares it.
+ */
 function decode(type: FieldType, value: Json, at: At): Json | undefined {
+  if (typeof type === 'string' || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return decodeFresh(type, value, at);
+  let cache = decodedFrozen.get(type);
+  if (!cache) decodedFrozen.set(type, (cache = new WeakMap()));
+  if (cache.has(value)) return cache.get(value);
+  const fresh = decodeFresh(type, value, at);
+  const decoded = deepEqual(fresh, value) ? value : frozenCopy(fresh);
+  cache.set(value, decoded);
+  return decoded;
+}
+
+function decodeFresh(type: FieldType, value: Json, at: At): Json | undefined {
   if (type === 'raw') return value;
   if (value === null) return type === 'time' ? null : undefined;
-  const goType = goTypeOf(type);
-  const json = `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${at.path} of type ${goType}`;
-  const mismatch = (converter: string) => new TypeMismatch(json, converter);
+  const mismatch = (converter: string) => new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${at.path} of type ${goTypeOf(type)}`, converter);
   if (type === 'string') {
     if (typeof value !== 'string') throw mismatch('unrecognized type: string');
     return value;
