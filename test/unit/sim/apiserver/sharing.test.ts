@@ -82,8 +82,11 @@ describe('once per frozen value', () => {
     assert.equal(frozenJson(pod), JSON.stringify(pod));
     assert.equal(frozenJson(pod), JSON.stringify(pod));
     const next = store.update('pods', { ...pod, status: { phase: 'Running' } }, pod.metadata.resourceVersion);
-    assert.equal(frozenJson(next), JSON.stringify(next));
+    assert.equal(next.spec, pod.spec);
+    assert.equal(frozenJson(next), JSON.stringify(next), 'the shared spec text is reused with the new status');
     assert.notEqual(frozenJson(next), frozenJson(pod));
+    const odd = store.update('pods', { ...next, extra: undefined, status: { phase: 'Running', message: 'x' } }, next.metadata.resourceVersion);
+    assert.equal(frozenJson(odd), JSON.stringify(odd), 'an undefined member is left out');
     const patched = ops.patch(pods, 'default', 'a', undefined, SMP, JSON.stringify({ metadata: { annotations: { a: 'b' } } }), write);
     assert.equal(frozenJson(patched), JSON.stringify(patched));
   });
