@@ -154,10 +154,11 @@ describe('hostile plan files', () => {
         for (const m of ms) doc = mutateStructure(doc, m);
         const text = stringify(doc, { aliasDuplicateObjects: false });
         const r = load(text);
-        // A token written into the plan is refused wherever it is put; `token` as the key of a
-        // selector label (matchLabels: {token: web}) is a label, not a credential.
+        // A token written into the plan is refused wherever it is put; `token` or `bearerToken` as
+        // the key of a selector label (matchLabels: {bearerToken: web}) is a label, not a
+        // credential (seed 1152805815 renamed a label key to bearerToken).
         const labelKeys = r.ok ? JSON.stringify(r.plan.target.selector) : '';
-        if (/bearerToken"?:\s|\btoken"?:\s/i.test(text) && r.ok && !labelKeys.includes('"token"')) assert.fail(`a plan with an inline token loaded:\n${text}`);
+        if (/bearerToken"?:\s|\btoken"?:\s/i.test(text) && r.ok && !/"(bearer)?token"/i.test(labelKeys)) assert.fail(`a plan with an inline token loaded:\n${text}`);
       }),
       params(t, 150),
     );
