@@ -53,22 +53,21 @@ export function createReporter(options: ReporterOptions): Reporter {
   let handle: (event: RolloutEvent) => void;
   let close = () => {};
   let flush = () => {};
-  if (options.format === 'json') {
-    const out = batchedWriter(io.stdout, complain);
-    handle = (event) => out.write(jsonLine(event) + '\n');
-    flush = close = () => out.flush();
-  } else if (options.tty) {
+  if (options.format !== 'json' && options.tty) {
     const view = new TtyView({ stream: io.stdout as TtyStream, plan: options.plan, approveHint, now: options.now, fps: options.fps });
     handle = (event) => view.handle(event);
     close = () => view.close();
   } else {
-    const lines = new EventLines({ verbose: options.verbose, approveHint });
     const out = batchedWriter(io.stdout, complain);
-    handle = (event) => {
-      const text = lines.plain(event);
+    if (options.format === 'json') handle = (event) => out.write(jsonLine(event) + '\n');
+    else {
+      const lines = new EventLines({ verbose: options.verbose, approveHint });
       const prefix = options.cluster === undefined ? '' : `[${options.cluster}] `;
-      if (text.length > 0) out.write(text.map((l) => prefix + l + '\n').join(''));
-    };
+      handle = (event) => {
+        const text = lines.plain(event);
+        if (text.length > 0) out.write(text.map((l) => prefix + l + '\n').join(''));
+      };
+    }
     flush = close = () => out.flush();
   }
   return {

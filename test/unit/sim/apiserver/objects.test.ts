@@ -1,23 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ObjectOps } from '../../../../src/sim/apiserver/objects.js';
 import { RESOURCES } from '../../../../src/sim/apiserver/resources.js';
+import { objectsWorld, write } from './world.js';
 import type { Status } from '../../../../src/sim/apiserver/status.js';
 import { refusal } from './refusal.js';
-import { Store, type Change, type KubeObject } from '../../../../src/sim/store.js';
+import type { KubeObject } from '../../../../src/sim/store.js';
 
-const NOW = new Date('2025-01-01T00:00:00Z');
-const write = { dryRun: false };
-const { pods, namespaces, leases, configmaps } = RESOURCES;
-
-function world() {
-  const store = new Store({ now: () => NOW });
-  const ops = new ObjectOps(store, () => NOW);
-  ops.create(namespaces, undefined, { metadata: { name: 'default' } }, write);
-  const changes: Change[] = [];
-  store.subscribe((c) => changes.push(c));
-  return { store, ops, changes };
-}
+const { pods, leases, configmaps } = RESOURCES;
+const world = objectsWorld;
 const podBody = (name: string, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
   kind: 'Pod',

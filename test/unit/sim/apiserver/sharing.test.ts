@@ -4,25 +4,19 @@
 // is seen, and what a watcher or client reads is byte for byte the plain JSON of the object.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ObjectOps } from '../../../../src/sim/apiserver/objects.js';
 import { frozenJson } from '../../../../src/sim/apiserver/json.js';
 import { RESOURCES } from '../../../../src/sim/apiserver/resources.js';
+import { objectsWorld, write } from './world.js';
 import { jsonHash } from '../../../../src/sim/json.js';
-import { Store, type Change, type KubeObject } from '../../../../src/sim/store.js';
+import type { KubeObject } from '../../../../src/sim/store.js';
 
-const NOW = new Date('2025-01-01T00:00:00Z');
-const write = { dryRun: false };
 const SMP = 'application/strategic-merge-patch+json';
-const { pods, namespaces } = RESOURCES;
+const { pods } = RESOURCES;
 
 function world() {
-  const store = new Store({ now: () => NOW });
-  const ops = new ObjectOps(store, () => NOW);
-  ops.create(namespaces, undefined, { metadata: { name: 'default' } }, write);
-  const changes: Change[] = [];
-  store.subscribe((c) => changes.push(c));
-  const pod = ops.create(pods, 'default', { metadata: { name: 'a' }, spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:1' }] } }, write);
-  return { store, ops, changes, pod };
+  const w = objectsWorld();
+  const pod = w.ops.create(pods, 'default', { metadata: { name: 'a' }, spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'app:1' }] } }, write);
+  return { ...w, pod };
 }
 
 function isDeepFrozen(value: unknown): boolean {
