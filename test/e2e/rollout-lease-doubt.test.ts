@@ -59,7 +59,7 @@ describe('kwave run: the API server gone for longer than the renew deadline', ()
         const again = fleet.start(['run', plan]);
         assert.equal((await exitOf(again)).code, 0, again.stderr());
       } else {
-        assert.equal(exit.code, 0, run.stderr());
+        assert.equal(exit.code, 0, `exit ${exit.code} ${exit.signal ?? ''}\n${run.stderr()}\n${run.stdout().slice(-3000)}`);
       }
       const doubt = /could not renew the lease default\/kwave-outage within 12s: [^\n]*; pod and record writes wait until it is confirmed ours again/;
       const confirmed = /the lease default\/kwave-outage is confirmed ours again after \d+s in doubt \(nobody took it over\); writes go on/;

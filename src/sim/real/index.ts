@@ -13,10 +13,10 @@ import { findControlPlaneBinary, startControlPlane, type ControlPlane, type Cont
 import { ExitCode, KwaveError } from '../../errors.js';
 import { defaultFixture, loadFixture, timingOf, type Fixture } from '../fixture.js';
 import { ImageTable } from '../images.js';
-import { nodeNameOf } from '../kubelet/pods.js';
-import { followPodReadiness, isPodReady } from '../readiness.js';
+import { followPodReadiness } from '../readiness.js';
 import type { KubeObject } from '../store.js';
 import type { WorldSummary } from '../world.js';
+import { untilNodeBack, untilNodePodsNotReady } from './nodeFaults.js';
 import { seedRealWorld } from './seed.js';
 import { RealStats } from './stats.js';
 
@@ -98,26 +98,6 @@ export async function startOwnControlPlane(options: ControlPlaneOptions = {}): P
   return startControlPlane({ ...options, users, extraArgs: { ...options.extraArgs, 'controller-manager': controllerManager }, binary: typeof binary === 'string' ? binary : binary.path });
 }
 
-const NODE_FAULT_TIMEOUT_MS = 120_000;
-
-/** Resolves once no pod bound to `node` is Ready (as the agent's watch sees them). */
-function untilNodePodsNotReady(agent: NodeAgent, node: string, timeoutMs: number): Promise<void> {
-  const anyReady = () => [...agent.pods()].some((p) => nodeNameOf(p) === node && isPodReady(p));
-  return new Promise((resolve, reject) => {
-    if (!anyReady()) return resolve();
-    const timer = setTimeout(() => {
-      stop();
-      reject(new HttpError(504, `node ${node}: the node-lifecycle controller did not mark its pods not Ready within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-    const stop = agent.subscribe(() => {
-      if (anyReady()) return;
-      clearTimeout(timer);
-      stop();
-      resolve();
-    });
-  });
-}
-
 export async function startRealSim(options: RealSimOptions = {}): Promise<RealSim> {
   const fixture = typeof options.fixture === 'string' ? await loadFixture(options.fixture) : (options.fixture ?? defaultFixture(options.pods ?? 10));
   if (fixture.faults && Object.keys(fixture.faults).length > 0) throw new KwaveError('FIXTURE', `faults: ${FAULTS_EMBEDDED_ONLY}`, ExitCode.BAD_INPUT);
@@ -189,9 +169,8 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       setNodeReady: async (name, ready) => {
         if (!agent.nodeNames().includes(name)) throw new HttpError(404, `nodes "${name}" not found`);
         await agent.setNodeReady(name, ready);
-        // As on the embedded backend, the answer comes once the fault has taken effect: the
-        // node-lifecycle controller has marked the node's pods not Ready.
-        if (!ready) await untilNodePodsNotReady(agent, name, NODE_FAULT_TIMEOUT_MS);
+        // As on the embedded backend, the answer comes once the fault (or its end) has taken effect.
+        await (ready ? untilNodeBack(admin, name) : untilNodePodsNotReady(agent, name));
       },
     };
     const adminServer = await startAdminServer({ control, host: options.host ?? '127.0.0.1', port: options.metricsPort ?? 0 });
