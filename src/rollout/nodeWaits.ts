@@ -49,6 +49,12 @@ export class NodeWaits {
     return health.canAct ? undefined : { node, health };
   }
 
+  /** nodeDown of the pod `namespace/name`, as the pod cache shows it. */
+  private nodeDownOf(key: string): NodeDown | undefined {
+    const [namespace, name] = key.split('/') as [string, string];
+    return this.nodeDown({ namespace, name, uid: '', pod: {} });
+  }
+
   // ---- flows in flight -----------------------------------------------------------------------
 
   /** Counts `p`'s flow in flight; the signal aborts when its node stops acting (or a stop finds it down). */
@@ -89,8 +95,7 @@ export class NodeWaits {
     }
     for (const key of this.parked.keys()) {
       if (this.flows.has(key)) continue;
-      const [namespace, name] = key.split('/') as [string, string];
-      const down = this.nodeDown({ namespace, name, uid: '', pod: {} });
+      const down = this.nodeDownOf(key);
       leaving.push(down ? `${key} (${nodeWaitMessage(down.node, down.health, this.run.now())})` : key);
     }
     if (waitingFor.length > 0 || leaving.length > 0) {
@@ -142,6 +147,38 @@ export class NodeWaits {
       }
     })();
     this.parked.set(key, waiting);
+  }
+
+  /**
+   * `p` cannot start: the budget of `budget` is held by `holders`, none in flight, each either
+   * waiting for its node (left for the next run, or parked with its node still down) or failed,
+   * and at least one waiting. A pod left drained stays so until the next run, and a parked one
+   * until its node is back, which may be never: so `p` is left for the next run too, waiting for
+   * the first such holder's node. False (nothing done) when some holder is of neither kind.
+   */
+  leaveBehindBudgetHolders(p: SelectedPod, wave: number, direction: Direction, budget: number, holders: readonly string[], failed: ReadonlySet<string>): boolean {
+    let held: NodeWait | undefined;
+    for (const k of holders) {
+      const wait = this.waitingForNode(k);
+      if (!wait && !failed.has(k)) return false;
+      held ??= wait;
+    }
+    if (!held) return false;
+    const key = podKey(p);
+    const why = held.message.replace(/^rollback pending: /, '');
+    const message = `${direction === 'rollback' ? 'rollback pending: ' : ''}the unavailability budget of ${budget} is held by ${held.pod}, left for its node: ${why}`;
+    const wait: NodeWait = { pod: key, node: held.node, ...(held.since ? { since: held.since } : {}), message };
+    this.leftForNodes.set(key, wait);
+    this.run.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message });
+    return true;
+  }
+
+  /** How the pod `key` waits for its node: left for the next run, or parked while its node cannot act. */
+  private waitingForNode(key: string): NodeWait | undefined {
+    const left = this.leftForNodes.get(key);
+    if (left || !this.parked.has(key)) return left;
+    const down = this.nodeDownOf(key);
+    return down ? this.nodeWaitOf(key, down, 'upgrade') : undefined;
   }
 
   /** Everything else is done: pods still waiting for their node stop waiting (their flows, if running, finish). */

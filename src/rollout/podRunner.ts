@@ -49,7 +49,7 @@ export class PodRunner {
    * A candidate already not Ready (left drained by a killed run, say) is not held back by the
    * budget: its start adds no unavailable pod (budget.ts).
    */
-  private async acquire(wave: number, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
+  private async acquire(wave: number, direction: Direction, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
     const { run } = this;
     let reported = false;
     let heldBy: string | undefined;
@@ -74,10 +74,13 @@ export class PodRunner {
       }
       if (startBlocker(req) === 'budget') {
         const holders = run.budget.holders(key);
-        if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, run.failedPods())) {
+        const failed = run.failedPods();
+        if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, failed)) {
           run.halt('failures', `the unavailability budget of ${req.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
           return false;
         }
+        // Held by pods left for their nodes (no image failed): nothing in this run frees it.
+        if (req.inFlight === 0 && this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders, failed)) return false;
         if (!reported) {
           reported = true;
           run.emit({ event: 'budget-wait', wave, unavailable: req.unreadyNotInFlight + req.inFlight, budget: req.budget, holders: holders.slice(0, 5) });
@@ -102,7 +105,7 @@ export class PodRunner {
     const key = podKey(p);
     const down = this.nodes.nodeDown(p);
     if (down) return down;
-    const acquired = await this.acquire(wave, key, p);
+    const acquired = await this.acquire(wave, direction, key, p);
     if (acquired === 'node-down') return this.nodes.nodeDown(p);
     if (!acquired) return undefined;
     run.budget.wake();

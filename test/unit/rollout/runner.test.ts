@@ -205,6 +205,27 @@ describe('runRollout with a node that cannot act', () => {
     assert.ok(!f.writes.includes('patch web-0'), 'no patch after the node was lost');
   });
 
+  test('a budget held only by a pod left for its node: the others wait for that node too, and the run ends Partial instead of waiting for ever', async () => {
+    // web-0 is left drained on n0 (NodeNotReady) and holds the whole budget of 1; nothing in this
+    // run will bring it back, so web-1 (its node fine) is left for the next run as well. Seen on
+    // the real control plane: kube-apiserver down past the node grace period (rollout-lease-doubt).
+    const { n, events, d } = losingN0AsWeb0Closes();
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view }), bound]);
+    assert.notEqual(r, 'deadlock', `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`);
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Partial', r.message);
+    assert.equal(r.exitCode, 5);
+    assert.ok(!events.some((e) => e.event === 'halt'), 'not a halt: no image failed');
+    assert.ok(!events.some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'), 'web-1 never started');
+    const waiting = events.find((e) => e.event === 'pod-waiting' && e.pod === 'web/web-1');
+    assert.ok(waiting && waiting.event === 'pod-waiting', JSON.stringify(events));
+    assert.equal(waiting.node, 'n0', "it waits for web-0's node");
+    assert.match(waiting.message, /^the unavailability budget of 1 is held by web\/web-0, left for its node: node n0 is NotReady since \d+s$/);
+    const end = events.find((e) => e.event === 'rollout-end');
+    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [], [['web/web-0', 'n0'], ['web/web-1', 'n0']]);
+  });
+
   test('lost mid-flight with countNodeFailures: counted, halts; its rollback is left pending', async () => {
     const { n, events, d } = losingN0AsWeb0Closes();
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed, countNodeFailures: true }'), { ...d, nodes: n.view });
