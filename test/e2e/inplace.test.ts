@@ -73,7 +73,7 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     assert.equal(cs.restartCount, (before.restartCount ?? 0) + 1);
     assert.notEqual(cs.containerID, before.containerID);
     assert.equal(conditionStatus(pod, GATE), 'True');
-    assert.equal(isPodReady(pod), true);
+    await h.readyPod('demo-0');
 
     const stats = await h.stats();
     assert.equal(stats.requests['patch pods'], 1);
@@ -210,7 +210,7 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     assert.equal(containerStatus(pod, 'nginx')!.restartCount, 2);
     assert.equal(pod.spec?.containers[0]?.image, 'nginx:1.14.2');
     assert.equal(conditionStatus(pod, GATE), 'True');
-    assert.equal(isPodReady(pod), true);
+    await h.readyPod('demo-13');
     // The failed pull of demo-3 rolls back too: its gate reopens on the old image.
     const fixed = await runPodFlow({ namespace: 'default', name: 'demo-3' }, ctx([], { direction: 'rollback' }), deps);
     assert.equal(fixed.kind, 'done', fixed.message);

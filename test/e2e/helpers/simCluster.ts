@@ -10,6 +10,8 @@ import { PodCache } from '../../../src/cluster/podCache.js';
 import type { SimOptions } from '../../../src/sim/index.js';
 import { startTestSim, type TestSim } from './backend.js';
 import type { StatsSnapshot } from '../../../src/sim/stats.js';
+import type { KubeObject } from '../../../src/sim/store.js';
+import { isPodReady } from '../../../src/inplace/podView.js';
 
 export interface SimCluster {
   /** The cluster, on the backend KWAVE_TEST_BACKEND selects. */
@@ -21,8 +23,16 @@ export interface SimCluster {
   stats(): Promise<StatsSnapshot>;
   resetStats(): Promise<void>;
   pod(name: string, namespace?: string): V1Pod;
+  /**
+   * The pod once it is Ready again. On the real backend the kubelet (the node agent) sets Ready
+   * from the reopened gate a moment after kwave's write; the embedded API server at once.
+   */
+  readyPod(name: string, namespace?: string): Promise<V1Pod>;
   close(): Promise<void>;
 }
+
+/** How long `readyPod` waits (a bound, not a sleep). */
+const READY_BOUND_MS = 20_000;
 
 export async function simCluster(options: SimOptions & { namespaces?: string[]; labelSelector?: string } = {}): Promise<SimCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kwave-e2e-'));
@@ -46,6 +56,21 @@ export async function simCluster(options: SimOptions & { namespaces?: string[]; 
       if (!p) throw new Error(`no pod ${namespace}/${name}`);
       return p as unknown as V1Pod;
     },
+    readyPod: (name, namespace = 'default') =>
+      new Promise<V1Pod>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          stop();
+          reject(new Error(`pod ${namespace}/${name} not Ready within ${READY_BOUND_MS} ms`));
+        }, READY_BOUND_MS);
+        const check = (p: KubeObject | undefined) => {
+          if (!p || !isPodReady(p as unknown as V1Pod)) return;
+          clearTimeout(timer);
+          stop();
+          resolve(p as unknown as V1Pod);
+        };
+        const stop = sim.watchPod(namespace, name, check);
+        check(sim.getPod(namespace, name));
+      }),
     close: async () => {
       cache.close();
       cluster.close();
