@@ -113,10 +113,18 @@ export class PodRunner {
     if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
     const first = this.firstStart.get(summary) ?? began;
     run.emit({ event: 'pod-start', wave, pod: key });
-    const nodeLost = this.nodes.flowStarted(key, p);
+    let nodeLost = this.nodes.flowStarted(key, p);
     let outcome: PodOutcome;
     try {
       outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
+      // The node stopped acting and is back already (it flapped: the lifecycle controller's look
+      // after an API server outage, say): the flow goes on from the pod's state, as a re-run would.
+      while (outcome.kind === 'aborted' && nodeLost.signal.aborted && !run.deps.abort?.aborted && !this.nodes.nodeDown(p)) {
+        const writes = outcome.writes;
+        nodeLost = this.nodes.flowStarted(key, p);
+        outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
+        outcome = { ...outcome, writes: outcome.writes + writes };
+      }
     } catch (err) {
       // Let the other flows reach a resumable point, then fail the run with this error.
       run.fatal ??= err;

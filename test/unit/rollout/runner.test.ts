@@ -226,6 +226,29 @@ describe('runRollout with a node that cannot act', () => {
     assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [], [['web/web-0', 'n0'], ['web/web-1', 'n0']]);
   });
 
+  test('a node that flaps mid-flight (down, then back before the flow has stopped): the flow goes on from the pod\'s state; Completed', async () => {
+    const f = fleet(2);
+    const n = nodes(f, 2);
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    let flapped = false;
+    d.sink = (e) => {
+      events.push(e);
+      if (!flapped && e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-complete') {
+        flapped = true;
+        n.down('n0');
+        n.up('n0');
+      }
+    };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }'), { ...d, nodes: n.view });
+    assert.equal(r.phase, 'Completed', r.message);
+    assert.ok(flapped);
+    const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
+    assert.deepEqual(ends, [['web/web-0', 'upgraded'], ['web/web-1', 'upgraded']]);
+    assert.equal(f.writes.filter((w) => w === 'patch web-0').length, 1, `one image patch: ${f.writes.join(', ')}`);
+    for (const pod of f.pods.values()) assert.equal(pod.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', `${pod.metadata!.name} back in service`);
+  });
+
   test('lost mid-flight with countNodeFailures: counted, halts; its rollback is left pending', async () => {
     const { n, events, d } = losingN0AsWeb0Closes();
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed, countNodeFailures: true }'), { ...d, nodes: n.view });
