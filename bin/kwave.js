@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The installed entry point: runs the compiled CLI (built by `npm ci` through `prepare`).
+// The installed entry point: runs the CLI bundled into one file (dist/cli/bundle.js, built by
+// `npm ci` through `prepare`; scripts/bundle-cli.mjs says why).
 import { setFlagsFromString } from 'node:v8';
 
 // V8 lets the heap grow to up to 4× what survived the last full collection before it collects
@@ -9,5 +10,5 @@ import { setFlagsFromString } from 'node:v8';
 // library keeps its own heap settings, and a user's own flag (node --heap-growing-percent=N) wins.
 if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=100');
 
-const { main } = await import('../dist/cli/main.js');
+const { main } = await import('../dist/cli/bundle.js');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,2 +1,2 @@
-/** The path (relative to `root`) of the first src/ file newer than its dist/ output, or undefined. */
-export function staleSource(root: string, dir?: string): string | undefined;
+/** The path (relative to `root`) of the first src/ file newer than its dist/ output or the CLI bundle, or undefined. */
+export function staleSource(root: string, dir?: string, bundleTime?: number): string | undefined;

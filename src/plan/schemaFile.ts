@@ -1,12 +1,11 @@
 // Where the plan's JSON Schema is and how it is compiled: shared by the build step that
 // precompiles it (scripts/build-schema.ts) and by the loader that checks the result is current.
-// Imports nothing, so loading a plan does not load ajv's compiler.
+// Imports no library, so loading a plan does not load ajv's compiler.
+import { pathToFileURL } from 'node:url';
+import { packagePath } from '../packageRoot.js';
 
-/**
- * The schema file sits two folders up from both src/plan/ and dist/plan/, so one relative URL
- * serves the TypeScript sources (tests) and the compiled package alike.
- */
-export const PLAN_SCHEMA_URL = new URL('../../schemas/plan.schema.json', import.meta.url);
+/** `schemas/plan.schema.json` of the package, for the sources (tests), the library and the CLI bundle alike. */
+export const PLAN_SCHEMA_URL = pathToFileURL(packagePath('schemas', 'plan.schema.json'));
 
 /**
  * Annotation keywords of our own, ignored by editors: `x-expected` says in words what a value must

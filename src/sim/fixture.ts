@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { ExitCode, KwaveError } from '../errors.js';
+import { packagePath } from '../packageRoot.js';
 import type { Timing } from './clock.js';
 import { checkFixture } from './fixtureChecks.js';
 import { problemsOf, toError } from './fixtureProblems.js';
@@ -60,7 +61,7 @@ export function defaultFixture(pods: number): Fixture {
 let compiled: ReturnType<Ajv2020['compile']> | undefined;
 function validator(): ReturnType<Ajv2020['compile']> {
   if (!compiled) {
-    const schema = JSON.parse(readFileSync(new URL('../../schemas/fixture.schema.json', import.meta.url), 'utf8')) as object;
+    const schema = JSON.parse(readFileSync(packagePath('schemas', 'fixture.schema.json'), 'utf8')) as object;
     compiled = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false }).compile(schema);
   }
   return compiled;

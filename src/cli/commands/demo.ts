@@ -5,9 +5,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
+import { packagePath } from '../../packageRoot.js';
 import { containerStatus } from '../../inplace/podView.js';
 import { loadPlanText } from '../../plan/load.js';
 import { startSim, type Sim } from '../../sim/index.js';
@@ -16,7 +16,7 @@ import { runSession } from '../rolloutSession.js';
 import { findOnPath, freePort, startPrometheus, type PrometheusServer } from '../prometheusProcess.js';
 
 const DEMO_PODS = 60;
-const PLANS = fileURLToPath(new URL('../../../plans/', import.meta.url));
+const PLANS = packagePath('plans');
 
 export async function run(ctx: CommandContext, _args: string[], opts: Record<string, unknown>): Promise<number> {
   const { io } = ctx;

@@ -5,15 +5,15 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packagePath } from '../../packageRoot.js';
 
 export const BINARY_NAME = 'kwave-control-plane';
 export const BUILD_COMMAND = 'npm run build:control-plane';
 
-/** The Go module's folder: `controlplane/` at the repository root (from src/ or dist/). */
+/** The Go module's folder: `controlplane/` at the repository root. */
 export function controlPlaneSourceDir(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'controlplane');
+  return packagePath('controlplane');
 }
 
 /** `${KWAVE_CONTROL_PLANE_CACHE}` or `${XDG_CACHE_HOME:-~/.cache}/kwave/control-plane`. */
