@@ -128,6 +128,7 @@ export class NodeWaits {
     this.run.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message: wait.message });
     if (direction === 'rollback' || this.parked.has(key)) {
       this.leftForNodes.set(key, wait);
+      this.run.budget.wake(); // see below
       return;
     }
     const waiting = (async () => {
@@ -147,6 +148,8 @@ export class NodeWaits {
       }
     })();
     this.parked.set(key, waiting);
+    // Pods waiting for the budget look again: a parked holder may leave them nothing to wait for.
+    this.run.budget.wake();
   }
 
   /**

@@ -226,6 +226,23 @@ describe('runRollout with a node that cannot act', () => {
     assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [], [['web/web-0', 'n0'], ['web/web-1', 'n0']]);
   });
 
+  test('a budget held by a pod parked for its node (the lifecycle controller marked it not Ready): the others are left for that node, not waited for ever', async () => {
+    const f = fleet(3);
+    const n = nodes(f, 3);
+    n.down('n0');
+    f.pods.get('web/web-0')!.status!.conditions!.find((c) => c.type === 'Ready')!.status = 'False';
+    const events: RolloutEvent[] = [];
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 1 }'), { ...deps(f, events), nodes: n.view }), bound]);
+    assert.notEqual(r, 'deadlock', `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`);
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Partial', r.message);
+    assert.equal(r.exitCode, 5);
+    assert.equal(f.writes.length, 0, `nothing written: ${f.writes.join(', ')}`);
+    const end = events.find((e) => e.event === 'rollout-end');
+    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [], [['web/web-0', 'n0'], ['web/web-1', 'n0'], ['web/web-2', 'n0']]);
+  });
+
   test('a node that flaps mid-flight (down, then back before the flow has stopped): the flow goes on from the pod\'s state; Completed', async () => {
     const f = fleet(2);
     const n = nodes(f, 2);
