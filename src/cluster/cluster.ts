@@ -4,7 +4,7 @@
 import { AuthenticationV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEvent } from './decode.js';
 import { KubeError } from './kubeError.js';
-import { listAllPages } from './pagedList.js';
+import { forEachPage, listAllPages, type ListPage, type PageSink } from './pagedList.js';
 import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
 import { Requester } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
@@ -124,20 +124,38 @@ export class Cluster {
    * first page's: the snapshot all pages belong to.
    */
   async listPods(namespace: string, options: ListPodsOptions = {}): Promise<PodList> {
+    const { fetchPage, decode } = this.podPages(namespace, options);
+    return listAllPages(fetchPage, decode);
+  }
+
+  /**
+   * As listPods, but each page's pods go to `onPage` as the page arrives, and are not held here:
+   * a caller that keeps less of each pod than its view holds far fewer pods' worth of memory.
+   */
+  async listPodsByPage(namespace: string, options: ListPodsOptions, onPage: PageSink<V1Pod>): Promise<{ resourceVersion: string }> {
+    const { fetchPage, decode } = this.podPages(namespace, options);
+    return forEachPage(fetchPage, decode, onPage);
+  }
+
+  /** How a pod list's pages are asked for (wire JSON) and decoded (refused if an item cannot be a pod). */
+  private podPages(namespace: string, options: ListPodsOptions) {
     const limit = options.limit ?? 500;
-    return listAllPages(async (token) => {
+    const fetchPage = async (token: string | undefined): Promise<ListPage<unknown>> => {
       const page = (await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
         method: 'GET',
         path: podsPath(namespace),
         query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
       })) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } } | undefined;
       if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: the answer holds no items list`);
-      page.items.forEach((item, i) => {
+      return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?.continue };
+    };
+    const decode = (items: unknown[]): V1Pod[] =>
+      items.map((item, i) => {
         const problem = podShapeProblem(item);
         if (problem) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: item ${i}: ${problem}`);
+        return decodePod(item);
       });
-      return { items: page.items.map(decodePod), resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?.continue };
-    });
+    return { fetchPage, decode };
   }
 
   /**
@@ -153,7 +171,7 @@ export class Cluster {
     return listAllPages(async (token) => {
       const page = await this.requester.typed({ verb: 'list', resource: 'nodes' }, (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
       return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?._continue };
-    });
+    }, (nodes) => nodes);
   }
 
   /** Streams node changes (cluster-scoped), as watchPods does for pods; one `watch nodes` request. */

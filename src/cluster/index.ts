@@ -17,6 +17,7 @@ export {
   type WatchHandle,
   type WatchPodsQuery,
 } from './cluster.js';
+export type { PageSink } from './pagedList.js';
 export { loadInClusterConfig, serviceAccountDir, TokenFileAuth, SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR_ENV } from './inCluster.js';
 export { KubeError, toKubeError, kubeErrorFromResponse, kubeErrorToKwave, isForbidden, withTarget, describeTarget, forbiddenMessage, type RequestTarget } from './kubeError.js';
 export { NodeCache, type NodeCacheOptions, type NodeEntry, type NodeSource } from './nodeCache.js';

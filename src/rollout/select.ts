@@ -81,26 +81,79 @@ export function zonesOf(nodes: readonly { metadata?: { name?: string; labels?: R
   return zones;
 }
 
+/** A pod the plan targets, read once: what the selection needs of it, before any ordering. */
+export interface ClassifiedPod {
+  namespace: string;
+  name: string;
+  uid: string;
+  node?: string;
+  pod: V1Pod;
+  atTarget: boolean;
+  /** Not at target and carries this revision's state from an earlier run (a pod it left mid-flow, or failed). */
+  resumes: boolean;
+  /** The pod's own problems (gate, containers, another run's state); undefined when none. */
+  problems?: PodProblem[];
+}
+
+/** What the selection takes from the pods, in the order they were listed; pages of a list append theirs. */
+export interface FleetIntake {
+  pods: ClassifiedPod[];
+  /** Pods left out with a warning (terminating), in list order. */
+  problems: PodProblem[];
+}
+
 /**
- * Selects and plans a rollout. `pods` may hold pods of other namespaces or labels: only those the
- * plan targets are taken. Deterministic for the same input.
+ * Classifies the pods the plan targets; `pods` may hold pods of other namespaces or labels, which
+ * are passed over. `keep` picks what of each pod the selection holds on to (default: all of it):
+ * a caller that reads little of the pods afterwards keeps less of 50,000 of them.
  */
-export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones = new Map()): FleetSelection {
+export function intakeOf(plan: Plan, pods: readonly V1Pod[], keep: (pod: V1Pod) => V1Pod = (pod) => pod): FleetIntake {
   const namespaces = new Set(plan.target.namespaces);
-  const problems: PodProblem[] = [];
-  const selected: SelectedPod[] = [];
+  const intake: FleetIntake = { pods: [], problems: [] };
   for (const pod of pods) {
     const md = pod.metadata;
     if (!md?.name || !md.namespace || !namespaces.has(md.namespace)) continue;
     if (!matchesSelector(plan.target.selector, md.labels)) continue;
     const key = podKey(pod);
     if (md.deletionTimestamp) {
-      problems.push({ kind: 'terminating', pod: key, severity: 'warning', message: `${key} is being deleted; left out` });
+      intake.problems.push({ kind: 'terminating', pod: key, severity: 'warning', message: `${key} is being deleted; left out` });
       continue;
     }
     const node = pod.spec?.nodeName;
-    const zone = node ? zones.get(node) : undefined;
-    selected.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', ...(node ? { node } : {}), ...(zone ? { zone } : {}), pod });
+    const problems = podProblems(plan, pod, key);
+    const atTarget = isAtTarget(pod, plan);
+    intake.pods.push({
+      namespace: md.namespace,
+      name: md.name,
+      uid: md.uid ?? '',
+      ...(node ? { node } : {}),
+      pod: keep(pod),
+      atTarget,
+      resumes: !atTarget && isOwnInFlight(plan, pod),
+      ...(problems.length > 0 ? { problems } : {}),
+    });
+  }
+  return intake;
+}
+
+/**
+ * Selects and plans a rollout. `pods` may hold pods of other namespaces or labels: only those the
+ * plan targets are taken. Deterministic for the same input.
+ */
+export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones = new Map()): FleetSelection {
+  return assembleSelection(plan, intakeOf(plan, pods), zones);
+}
+
+/** The selection from its intake: the pods in rollout order, done or to do, their problems in that order, the waves. */
+export function assembleSelection(plan: Plan, intake: FleetIntake, zones: NodeZones = new Map()): FleetSelection {
+  const problems: PodProblem[] = [...intake.problems];
+  const selected: SelectedPod[] = [];
+  const facts = new Map<SelectedPod, ClassifiedPod>();
+  for (const c of intake.pods) {
+    const zone = c.node ? zones.get(c.node) : undefined;
+    const s: SelectedPod = { namespace: c.namespace, name: c.name, uid: c.uid, ...(c.node ? { node: c.node } : {}), ...(zone ? { zone } : {}), pod: c.pod };
+    selected.push(s);
+    facts.set(s, c);
   }
   if (selected.length === 0) {
     problems.push({
@@ -114,10 +167,10 @@ export function selectFleet(plan: Plan, pods: readonly V1Pod[], zones: NodeZones
   const todo: SelectedPod[] = [];
   const resumed: SelectedPod[] = [];
   for (const s of orderPods(selected, plan.strategy.order)) {
-    const key = podKey(s);
-    podProblems(plan, s.pod, key, problems);
-    if (isAtTarget(s.pod, plan)) done.push(s);
-    else if (isOwnInFlight(plan, s.pod)) resumed.push(s);
+    const c = facts.get(s)!;
+    if (c.problems) problems.push(...c.problems);
+    if (c.atTarget) done.push(s);
+    else if (c.resumes) resumed.push(s);
     else todo.push(s);
   }
   const ordered = [...resumed, ...todo];
@@ -141,7 +194,8 @@ function isOwnInFlight(plan: Plan, pod: V1Pod): boolean {
   return ownedBy(owner, plan.name, plan.revision);
 }
 
-function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]): void {
+function podProblems(plan: Plan, pod: V1Pod, key: string): PodProblem[] {
+  const problems: PodProblem[] = [];
   const gate = plan.readinessGate.conditionType;
   if (!declaresGate(pod, gate)) {
     problems.push(
@@ -165,4 +219,5 @@ function podProblems(plan: Plan, pod: V1Pod, key: string, problems: PodProblem[]
         : { kind: 'other-plan', pod: key, severity: 'error', message: `${key} is mid-flight under plan ${other.plan}` },
     );
   }
+  return problems;
 }

@@ -5,11 +5,12 @@
 // would refuse the run.
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
-import { KubeError, kubeErrorToKwave, type Cluster } from '../../cluster/index.js';
+import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
 import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
-import { selectFleet, zonesOf, type FleetSelection } from '../../rollout/select.js';
+import { assembleSelection, intakeOf, zonesOf, type FleetIntake, type FleetSelection } from '../../rollout/select.js';
+import { podCondition } from '../../inplace/podView.js';
 import { pdbProblems } from '../../rollout/disruptionBudget.js';
 import { renderSelector } from '../../rollout/labelSelector.js';
 import type { CommandContext } from '../context.js';
@@ -26,7 +27,8 @@ import { readRecordConfigMap } from './status.js';
 
 /** How the command reads the cluster; tests pass fakes. */
 export interface PlanSources {
-  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+  /** Hands the pods over page by page (`first`: a list begins, or begins again: drop what came before). */
+  listPods(namespace: string, labelSelector: string, onPage: PageSink<V1Pod>): Promise<void>;
   listNodes(): Promise<V1Node[]>;
   /** Without it PDBs are not checked. */
   listPdbs?(namespace: string): Promise<V1PodDisruptionBudget[]>;
@@ -45,7 +47,9 @@ function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
       const decoded = cm && decodeRecord(cm);
       return decoded?.ok ? decoded.record : undefined;
     },
-    listPods: async (namespace, labelSelector) => (await cluster.listPods(namespace, { labelSelector })).items,
+    listPods: async (namespace, labelSelector, onPage) => {
+      await cluster.listPodsByPage(namespace, { labelSelector }, onPage);
+    },
     listNodes: () => cluster.listNodes(),
     listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
     readWorkload: clusterWorkloadReader(cluster),
@@ -65,18 +69,47 @@ async function readZones(sources: PlanSources, order: Plan['strategy']['order'])
   }
 }
 
-/** Reads the cluster and builds the report; no writes. */
-export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
-  const selector = renderSelector(plan.target.selector);
-  const pods: V1Pod[] = [];
-  for (const ns of plan.target.namespaces) {
+/**
+ * What the dry run still reads of a pod once it is classified: names and labels, owners
+ * (spec.owners), deletion and readiness (PDB arithmetic). At 50,000 pods the whole views were
+ * most of the command's memory.
+ */
+function plannedView(pod: V1Pod): V1Pod {
+  const md = pod.metadata;
+  const ready = podCondition(pod, 'Ready');
+  return {
+    metadata: { name: md?.name, namespace: md?.namespace, uid: md?.uid, labels: md?.labels, ownerReferences: md?.ownerReferences, deletionTimestamp: md?.deletionTimestamp },
+    status: ready ? { conditions: [ready] } : {},
+  };
+}
+
+/**
+ * What `take` makes of each page of pods the selector matches, namespace after namespace; a
+ * KubeError names the namespace. A list that starts over drops what its namespace gave before.
+ */
+async function fromEachPage<T>(sources: PlanSources, namespaces: readonly string[], labelSelector: string, take: (pods: V1Pod[]) => T[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const ns of namespaces) {
+    let taken: T[] = [];
     try {
-      pods.push(...(await sources.listPods(ns, selector)));
+      await sources.listPods(ns, labelSelector, (pods, first) => {
+        if (first) taken = [];
+        for (const t of take(pods)) taken.push(t);
+      });
     } catch (err) {
       if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${ns}`);
       throw err;
     }
+    for (const t of taken) out.push(t);
   }
+  return out;
+}
+
+/** Reads the cluster and builds the report; no writes. */
+export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
+  // Each page is classified as it comes, and of its pods only plannedView is kept.
+  const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [intakeOf(plan, pods, plannedView)]);
+  const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
   let zones;
   try {
     zones = await readZones(sources, plan.strategy.order);
@@ -84,8 +117,8 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
     throw err;
   }
-  const selection = selectFleet(plan, pods, zones.zones);
-  if (plan.strategy.respectPodDisruptionBudgets) selection.problems.push(...(await budgetProblems(plan, sources, selection, pods)));
+  const selection = assembleSelection(plan, intake, zones.zones);
+  if (plan.strategy.respectPodDisruptionBudgets) selection.problems.push(...(await budgetProblems(plan, sources, selection)));
   const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
   selection.problems.push(...ownerProblems(owners));
   for (const message of (await sources.updatePermissionProblems?.(owners)) ?? []) selection.problems.push({ kind: 'owner', severity: 'error', message });
@@ -98,10 +131,9 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
 }
 
 /** PDBs that would make the run stall; a warning instead when they may not be listed. */
-async function budgetProblems(plan: Plan, sources: PlanSources, selection: FleetSelection, selectedPods: V1Pod[]): Promise<FleetSelection['problems']> {
+async function budgetProblems(plan: Plan, sources: PlanSources, selection: FleetSelection): Promise<FleetSelection['problems']> {
   if (!sources.listPdbs) return [];
   const pdbs: V1PodDisruptionBudget[] = [];
-  const everyPod: V1Pod[] = [];
   for (const ns of plan.target.namespaces) {
     try {
       pdbs.push(...(await sources.listPdbs(ns)));
@@ -113,15 +145,8 @@ async function budgetProblems(plan: Plan, sources: PlanSources, selection: Fleet
   }
   if (pdbs.length === 0) return [];
   // A PDB counts every pod it selects, not only the plan's.
-  for (const ns of plan.target.namespaces) {
-    try {
-      everyPod.push(...(await sources.listPods(ns, '')));
-    } catch (err) {
-      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${ns}`);
-      throw err;
-    }
-  }
-  return pdbProblems(selection.todo, pdbs, everyPod.length > 0 ? everyPod : selectedPods);
+  const everyPod = await fromEachPage(sources, plan.target.namespaces, '', (pods) => pods);
+  return pdbProblems(selection.todo, pdbs, everyPod.length > 0 ? everyPod : selection.selected.map((s) => s.pod));
 }
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {

@@ -106,9 +106,9 @@ describe('dryRun', () => {
     const selectors: string[] = [];
     return {
       selectors,
-      listPods: async (_ns, selector) => {
+      listPods: async (_ns, selector, onPage) => {
         selectors.push(selector);
-        return pods(4);
+        onPage(pods(4), true);
       },
       listNodes,
     };
