@@ -20,8 +20,22 @@ const CHUNK = /(\d+)|(\D+)/g;
  * order, so the order is total.
  */
 export function naturalCompare(a: string, b: string): number {
-  const ca = a.match(CHUNK) ?? [];
-  const cb = b.match(CHUNK) ?? [];
+  return compareChunked(chunked(a), chunked(b));
+}
+
+/** A string with its runs of digits and of everything else, cut once for many comparisons. */
+interface Chunked {
+  text: string;
+  chunks: string[];
+}
+
+function chunked(text: string): Chunked {
+  return { text, chunks: text.match(CHUNK) ?? [] };
+}
+
+function compareChunked(a: Chunked, b: Chunked): number {
+  const ca = a.chunks;
+  const cb = b.chunks;
   const n = Math.min(ca.length, cb.length);
   for (let i = 0; i < n; i++) {
     const x = ca[i] as string;
@@ -37,7 +51,7 @@ export function naturalCompare(a: string, b: string): number {
     return codePointCompare(x, y);
   }
   if (ca.length !== cb.length) return ca.length - cb.length;
-  return codePointCompare(a, b);
+  return codePointCompare(a.text, b.text);
 }
 
 function isDigits(s: string): boolean {
@@ -56,11 +70,6 @@ function codePointCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Namespace first, then name, both natural. */
-export function comparePods(a: PodPlacement, b: PodPlacement): number {
-  return naturalCompare(a.namespace, b.namespace) || naturalCompare(a.name, b.name);
-}
-
 /**
  * Pods in upgrade order.
  * - `name`: namespace, then name (natural).
@@ -74,7 +83,10 @@ export function comparePods(a: PodPlacement, b: PodPlacement): number {
  * A wave of 3 pods touches all 3 zones.
  */
 export function orderPods<T extends PodPlacement>(pods: readonly T[], order: Order): T[] {
-  const byName = [...pods].sort(comparePods);
+  // Names cut into chunks once per pod, not once per comparison: 50,000 pods take ~800,000 comparisons.
+  const keyed = pods.map((pod) => ({ pod, namespace: chunked(pod.namespace), name: chunked(pod.name) }));
+  keyed.sort((x, y) => compareChunked(x.namespace, y.namespace) || compareChunked(x.name, y.name));
+  const byName = keyed.map((k) => k.pod);
   if (order === 'name') return byName;
   const groupOf = order === 'spread-nodes' ? (p: T) => p.node : (p: T) => p.zone;
   return roundRobin(byName, groupOf);
