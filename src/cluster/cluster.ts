@@ -4,7 +4,7 @@
 import { AuthenticationV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEvent } from './decode.js';
 import { KubeError } from './kubeError.js';
-import { forEachPage, listAllPages, type ListPage, type PageSink } from './pagedList.js';
+import { continueTokenAhead, forEachPage, listAllPages, type FetchPage, type PageSink } from './pagedList.js';
 import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
 import { Requester } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
@@ -140,11 +140,15 @@ export class Cluster {
   /** How a pod list's pages are asked for (wire JSON) and decoded (refused if an item cannot be a pod). */
   private podPages(namespace: string, options: ListPodsOptions) {
     const limit = options.limit ?? 500;
-    const fetchPage = async (token: string | undefined): Promise<ListPage<unknown>> => {
+    const fetchPage: FetchPage<unknown> = async (token, early) => {
       const page = (await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
         method: 'GET',
         path: podsPath(namespace),
         query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
+        onHead: (head) => {
+          const next = continueTokenAhead(head);
+          if (next !== undefined) early(next);
+        },
       })) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } } | undefined;
       if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: the answer holds no items list`);
       return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?.continue };

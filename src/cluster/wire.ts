@@ -23,7 +23,12 @@ export interface WireRequest {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** Given the first bytes of a 2xx answer's body as soon as they arrive (once per attempt), before the rest is read. */
+  onHead?: (head: string) => void;
 }
+
+/** How much of an answer's first chunk `onHead` sees. */
+const HEAD_BYTES = 1024;
 
 export interface WireOptions {
   timeoutMs: number;
@@ -66,7 +71,11 @@ export class WireClient {
     return new Promise<unknown>((resolve, reject) => {
       const request = transport.request(url, { method: req.method, headers, agent, timeout: this.options.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
+        const onHead = req.onHead && (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? req.onHead : undefined;
+        res.on('data', (d: Buffer) => {
+          if (chunks.length === 0) onHead?.(d.toString('latin1', 0, Math.min(d.length, HEAD_BYTES)));
+          chunks.push(d);
+        });
         res.on('error', (err) => reject(toKubeError(err)));
         res.on('end', () => {
           this.open.delete(request);

@@ -1,14 +1,19 @@
-// Paged lists: the next page is asked for before the current one is decoded, a list whose
-// continue token expired starts over (and says so to the page sink), a refused page stops it.
+// Paged lists: the next page is asked for as soon as its token is known (early, from the first
+// bytes of an answer, only if the guess holds), a list whose continue token expired starts over
+// (and says so to the page sink), a refused page stops it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachPage, listAllPages, type ListPage } from '../../../src/cluster/pagedList.js';
+import { continueTokenAhead, forEachPage, listAllPages, type ListPage } from '../../../src/cluster/pagedList.js';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 
 /** Pages of two items under tokens "1", "2", …; `log` records each fetch and decode in order. */
-function pages(count: number, log: string[], fail?: (token: string | undefined) => KubeError | undefined) {
-  return async (token: string | undefined): Promise<ListPage<number>> => {
+function pages(count: number, log: string[], fail?: (token: string | undefined) => KubeError | undefined, guess?: (i: number) => string | undefined) {
+  return async (token: string | undefined, early?: (next: string) => void): Promise<ListPage<number>> => {
     log.push(`fetch ${token ?? 'start'}`);
+    const i0 = Number(token ?? 0);
+    const guessed = guess?.(i0);
+    if (guessed !== undefined) early?.(guessed);
+    await Promise.resolve();
     const err = fail?.(token);
     if (err) throw err;
     const i = Number(token ?? 0);
@@ -53,5 +58,31 @@ describe('forEachPage', () => {
     const log: string[] = [];
     await assert.rejects(forEachPage(pages(3, log, (t) => (t === undefined ? new KubeError(410, 'Expired', 'gone') : undefined)), (i) => i, () => undefined), /gone/);
     assert.deepEqual(log, ['fetch start']);
+  });
+});
+
+describe('forEachPage, pages asked for early', () => {
+  test('a token seen early asks for its page at once, and that page is the one used', async () => {
+    const log: string[] = [];
+    const items = await listAllPages(pages(3, log, undefined, (i) => (i + 1 < 3 ? String(i + 1) : undefined)), (page) => page);
+    assert.deepEqual(items.items, [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(log, ['fetch start', 'fetch 1', 'fetch 2'], 'each page once, all asked for before the first was read');
+  });
+
+  test('a wrong early token is not used: the page the list names is asked for; wrong guesses stop at two', async () => {
+    const log: string[] = [];
+    const items = await listAllPages(pages(3, log, undefined, (i) => `wrong-${i}`), (page) => page);
+    assert.deepEqual(items.items, [0, 1, 2, 3, 4, 5]);
+    assert.equal(log.filter((l) => l.startsWith('fetch wrong')).length, 2);
+    assert.deepEqual(log.filter((l) => !l.includes('wrong')), ['fetch start', 'fetch 1', 'fetch 2']);
+  });
+});
+
+describe('continueTokenAhead', () => {
+  test('finds the token of the list metadata, not one inside the items, nor a cut one', () => {
+    assert.equal(continueTokenAhead('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"eyJ2Ijo"},"items":[{"metadata'), 'eyJ2Ijo');
+    assert.equal(continueTokenAhead('{"kind":"PodList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"labels":{"continue":"x"}}}]}'), undefined);
+    assert.equal(continueTokenAhead('{"kind":"PodList","metadata":{"continue":"eyJ2'), undefined);
+    assert.equal(continueTokenAhead('{"kind":"PodList","metadata":{"resourceVersion":"7"},"items":[]}'), undefined);
   });
 });
