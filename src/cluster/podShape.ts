@@ -19,16 +19,17 @@ function stringMap(obj: Record<string, unknown>, key: string, where: string): st
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   if (!isRecord(v)) return `${where}.${key} is ${typeName(v)}, not a mapping`;
-  for (const [k, value] of Object.entries(v)) if (typeof value !== 'string') return `${where}.${key}[${JSON.stringify(k)}] is ${typeName(value)}, not a string`;
+  for (const k of Object.keys(v)) if (typeof v[k] !== 'string') return `${where}.${key}[${JSON.stringify(k)}] is ${typeName(v[k])}, not a string`;
   return undefined;
 }
 
 /** A list of mappings whose `stringKeys` are strings when present (`name` of a container, `type` of a condition). */
-function listOfRecords(obj: Record<string, unknown>, key: string, where: string, stringKeys: string[]): string | undefined {
+function listOfRecords(obj: Record<string, unknown>, key: string, where: string, stringKeys: readonly string[]): string | undefined {
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) return `${where}.${key} is ${typeName(v)}, not a list`;
-  for (const [i, item] of v.entries()) {
+  for (let i = 0; i < v.length; i++) {
+    const item: unknown = v[i];
     if (!isRecord(item)) return `${where}.${key}[${i}] is ${typeName(item)}, not a mapping`;
     for (const k of stringKeys) {
       const bad = optionalString(item, k, `${where}.${key}[${i}]`);
@@ -38,37 +39,41 @@ function listOfRecords(obj: Record<string, unknown>, key: string, where: string,
   return undefined;
 }
 
+// The string fields checked, made once: this runs for every pod of every list and watch event.
+const METADATA_KEYS = ['name', 'namespace', 'uid', 'resourceVersion'];
+const CONTAINER_KEYS = ['name', 'image'];
+const GATE_KEYS = ['conditionType'];
+const CONTAINER_STATUS_KEYS = ['name', 'image', 'imageID', 'containerID'];
+const CONDITION_KEYS = ['type', 'status', 'reason', 'message'];
+
 /** Why `raw` cannot be a pod, or undefined when the fields kwave reads have their types. */
 export function podShapeProblem(raw: unknown): string | undefined {
   if (!isRecord(raw)) return `expected a Pod object, found ${typeName(raw)}`;
   if (raw.kind !== undefined && raw.kind !== 'Pod') return `expected a Pod object, found kind ${JSON.stringify(raw.kind)}`;
   const meta = raw.metadata;
   if (!isRecord(meta)) return `expected a Pod object with metadata, found metadata ${typeName(meta)}`;
-  for (const k of ['name', 'namespace', 'uid', 'resourceVersion']) {
+  for (const k of METADATA_KEYS) {
     const bad = optionalString(meta, k, 'metadata');
     if (bad) return bad;
   }
   if (typeof meta.name !== 'string' || meta.name === '') return 'expected a Pod object with metadata.name';
-  const problems = [stringMap(meta, 'labels', 'metadata'), stringMap(meta, 'annotations', 'metadata')];
-  const spec = raw.spec;
-  if (spec !== undefined && spec !== null) {
-    if (!isRecord(spec)) return `spec is ${typeName(spec)}, not a mapping`;
-    problems.push(
-      listOfRecords(spec, 'containers', 'spec', ['name', 'image']),
-      listOfRecords(spec, 'initContainers', 'spec', ['name', 'image']),
-      listOfRecords(spec, 'readinessGates', 'spec', ['conditionType']),
-      optionalString(spec, 'nodeName', 'spec'),
-    );
-  }
-  const status = raw.status;
-  if (status !== undefined && status !== null) {
-    if (!isRecord(status)) return `status is ${typeName(status)}, not a mapping`;
-    problems.push(
-      listOfRecords(status, 'containerStatuses', 'status', ['name', 'image', 'imageID', 'containerID']),
-      listOfRecords(status, 'initContainerStatuses', 'status', ['name', 'image', 'imageID', 'containerID']),
-      listOfRecords(status, 'conditions', 'status', ['type', 'status', 'reason', 'message']),
-      optionalString(status, 'phase', 'status'),
-    );
-  }
-  return problems.find((p) => p !== undefined);
+  const spec = raw.spec === null ? undefined : raw.spec;
+  if (spec !== undefined && !isRecord(spec)) return `spec is ${typeName(spec)}, not a mapping`;
+  const status = raw.status === null ? undefined : raw.status;
+  if (status !== undefined && !isRecord(status)) return `status is ${typeName(status)}, not a mapping`;
+  // The first problem in this order; each check runs only if those before it found none.
+  return (
+    stringMap(meta, 'labels', 'metadata') ??
+    stringMap(meta, 'annotations', 'metadata') ??
+    (spec &&
+      (listOfRecords(spec, 'containers', 'spec', CONTAINER_KEYS) ??
+        listOfRecords(spec, 'initContainers', 'spec', CONTAINER_KEYS) ??
+        listOfRecords(spec, 'readinessGates', 'spec', GATE_KEYS) ??
+        optionalString(spec, 'nodeName', 'spec'))) ??
+    (status &&
+      (listOfRecords(status, 'containerStatuses', 'status', CONTAINER_STATUS_KEYS) ??
+        listOfRecords(status, 'initContainerStatuses', 'status', CONTAINER_STATUS_KEYS) ??
+        listOfRecords(status, 'conditions', 'status', CONDITION_KEYS) ??
+        optionalString(status, 'phase', 'status')))
+  );
 }
