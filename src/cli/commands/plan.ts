@@ -78,7 +78,7 @@ function plannedView(pod: V1Pod): V1Pod {
   const md = pod.metadata;
   const ready = podCondition(pod, 'Ready');
   return {
-    metadata: { name: md?.name, namespace: md?.namespace, uid: md?.uid, labels: md?.labels, ownerReferences: md?.ownerReferences, deletionTimestamp: md?.deletionTimestamp },
+    metadata: { name: md?.name, namespace: md?.namespace, labels: md?.labels, ownerReferences: md?.ownerReferences, deletionTimestamp: md?.deletionTimestamp },
     status: ready ? { conditions: [ready] } : {},
   };
 }
@@ -105,9 +105,11 @@ async function fromEachPage<T>(sources: PlanSources, namespaces: readonly string
   return out;
 }
 
-/** Reads the cluster and builds the report; no writes. */
-export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
-  // Each page is classified as it comes, and of its pods only plannedView is kept.
+/**
+ * The selection and the nodes' zones. The pods are classified page by page as the list comes,
+ * and of each only plannedView is kept; the classification is dropped once the selection is made.
+ */
+async function readSelection(plan: Plan, sources: PlanSources): Promise<{ selection: FleetSelection; zones: Awaited<ReturnType<typeof readZones>> }> {
   const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [intakeOf(plan, pods, plannedView)]);
   const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
   let zones;
@@ -117,7 +119,12 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
     throw err;
   }
-  const selection = assembleSelection(plan, intake, zones.zones);
+  return { selection: assembleSelection(plan, intake, zones.zones), zones };
+}
+
+/** Reads the cluster and builds the report; no writes. */
+export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
+  const { selection, zones } = await readSelection(plan, sources);
   if (plan.strategy.respectPodDisruptionBudgets) selection.problems.push(...(await budgetProblems(plan, sources, selection)));
   const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
   selection.problems.push(...ownerProblems(owners));
