@@ -87,7 +87,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   const where = target.name === undefined ? '' : ` in cluster ${target.name} (context ${target.context})`;
   const cluster = connectFor({ ...common, context: target.context }, io.env, plan);
   o.closers.push(() => cluster.close());
-  cluster.requests.onRequest((r) => o.metrics.kubeRequest(r.verb, r.resource, r.code));
+  cluster.requests.onRequest((r) => o.metrics.kubeRequest(r.verb, r.resource, r.code, r.seconds));
   const namespace = plan.target.namespaces[0]!;
   const say = (line: string) => io.stderr.write(`kwave: ${target.name === undefined ? '' : `${target.name}: `}${line}\n`);
 

@@ -18,6 +18,8 @@ export interface RequestRecord {
   verb: KubeVerb;
   resource: KubeResource;
   code: RequestCode;
+  /** From the request's send to its answer or failure (watches: undefined, they last). */
+  seconds?: number;
 }
 
 export type RequestListener = (record: RequestRecord) => void;
@@ -26,9 +28,9 @@ export class RequestCounter {
   private readonly counts = new Map<string, number>();
   private readonly listeners = new Set<RequestListener>();
 
-  /** Records one request; `code` is an HTTP status or 'error'. */
-  record(verb: KubeVerb, resource: KubeResource, code: number | 'error'): void {
-    const rec: RequestRecord = { verb, resource, code: String(code) };
+  /** Records one request; `code` is an HTTP status or 'error'; `seconds` how long it took (not for watches). */
+  record(verb: KubeVerb, resource: KubeResource, code: number | 'error', seconds?: number): void {
+    const rec: RequestRecord = { verb, resource, code: String(code), ...(seconds === undefined ? {} : { seconds }) };
     const k = `${verb} ${resource} ${rec.code}`;
     this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
     for (const l of this.listeners) l(rec);

@@ -71,6 +71,10 @@ export interface TypedOptions {
 const REQUEST_TIMED_OUT = Object.freeze(new Error('request timed out'));
 const CLUSTER_CLOSED = Object.freeze(new Error('cluster closed'));
 
+/** Runs a request when its turn comes: a lane's slots (p-limit), or at once. */
+type Queue = <R>(send: () => Promise<R>) => Promise<R>;
+const unqueued: Queue = (send) => send();
+
 export class Requester {
   private readonly closing = new AbortController();
   private readonly bucket: TokenBucket;
@@ -99,18 +103,25 @@ export class Requester {
     return this.bucket.limit;
   }
 
-  /** One attempt, counted by its answer's status or its failure, which becomes a KubeError naming the target. */
-  private async counted<T>(target: CountedRequest, attempt: () => Promise<T>, statusOf: (answer: T) => number): Promise<T> {
+  /**
+   * One attempt, once `queue` lets it go (a pod-lane slot): counted by its answer's status or its
+   * failure, which becomes a KubeError naming the target, with the time from its send to then.
+   */
+  private counted<T>(target: CountedRequest, queue: Queue, send: () => Promise<T>, statusOf: (answer: T) => number): Promise<T> {
     const { counter } = this.options;
-    try {
-      const answer = await attempt();
-      counter.record(target.verb, target.resource, statusOf(answer));
-      return answer;
-    } catch (thrown) {
-      const err = withTarget(toKubeError(thrown), target);
-      counter.record(target.verb, target.resource, err.code || 'error');
-      throw err;
-    }
+    return queue(async () => {
+      const sentAt = performance.now();
+      const seconds = () => (performance.now() - sentAt) / 1000;
+      try {
+        const answer = await send();
+        counter.record(target.verb, target.resource, statusOf(answer), seconds());
+        return answer;
+      } catch (thrown) {
+        const err = withTarget(toKubeError(thrown), target);
+        counter.record(target.verb, target.resource, err.code || 'error', seconds());
+        throw err;
+      }
+    });
   }
 
   /** Stops retries in progress, aborts typed requests under way and closes pooled connections. */
@@ -128,7 +139,7 @@ export class Requester {
       async () => {
         await this.bucket.take(deps.sleep, this.closing.signal);
         // Once closed, send() fails at once: queued requests drain without reaching the server.
-        return this.counted(target, () => this.podSlots(() => this.wireClient.send(req)), () => 200);
+        return this.counted(target, this.podSlots, () => this.wireClient.send(req), () => 200);
       },
       toKubeError,
       deps,
@@ -163,7 +174,7 @@ export class Requester {
             this.inFlight.delete(controller);
           }
         };
-        const info = await this.counted(target, () => (lane === 'control' ? sendOnce() : this.podSlots(sendOnce)), (i) => i.httpStatusCode);
+        const info = await this.counted(target, lane === 'control' ? unqueued : this.podSlots, sendOnce, (i) => i.httpStatusCode);
         return info.data;
       },
       toKubeError,

@@ -27,6 +27,9 @@ export type RollbackResult = (typeof ROLLBACK_RESULTS)[number];
  */
 export const UPGRADE_DURATION_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200];
 
+/** API latencies: a loaded API server answers writes in milliseconds to seconds (client-go's rest_client buckets, finer at the low end). */
+export const KUBE_REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 export interface KwaveMetricsOptions {
   /** The plan's name: the `plan` label of every kwave_ series. */
   plan: string;
@@ -81,6 +84,13 @@ function createSeries(registry: Registry, multiCluster: boolean) {
       registers,
     }),
     kubeRequests: new Counter({ name: 'kwave_kube_requests_total', help: 'Kubernetes API requests made by kwave, by verb, resource and HTTP status code.', labelNames: names('verb', 'resource', 'code'), registers }),
+    kubeRequestDuration: new Histogram({
+      name: 'kwave_kube_request_duration_seconds',
+      help: 'Kubernetes API request latency as kwave sees it (send to answer, after its own queue and rate limit), by verb and resource; watches are not timed.',
+      labelNames: names('verb', 'resource'),
+      buckets: KUBE_REQUEST_BUCKETS,
+      registers,
+    }),
     notifications: new Counter({
       name: 'kwave_notifications_total',
       help: 'Notifications (spec.notify) by result: sent, failed (after its retries), or dropped (a queue too long, or kwave exiting).',
@@ -226,8 +236,9 @@ export class KwaveMetrics {
    * One Kubernetes API request. `code` is the HTTP status; use 0 when no answer came
    * (connection refused, timeout), so errors still show under `code!~"2.."`.
    */
-  kubeRequest(verb: string, resource: string, code: number | string): void {
+  kubeRequest(verb: string, resource: string, code: number | string, seconds?: number): void {
     this.series.kubeRequests.inc({ ...this.base, verb, resource, code: String(code) });
+    if (seconds !== undefined) this.series.kubeRequestDuration.observe({ ...this.base, verb, resource }, seconds);
   }
 
   /** One notification ended (spec.notify). */

@@ -28,6 +28,7 @@ describe('KwaveMetrics', () => {
       kwave_max_unavailable: 'gauge',
       kwave_gate_checks_total: 'counter',
       kwave_kube_requests_total: 'counter',
+      kwave_kube_request_duration_seconds: 'histogram',
     };
     for (const [name, type] of Object.entries(types)) {
       const declared = name.endsWith('_total') ? name.slice(0, -'_total'.length) : name;
@@ -71,9 +72,10 @@ describe('KwaveMetrics', () => {
     m.podUpgradeFailed(2, 'SomethingNew');
     m.podRolledBack('failed');
     m.gateChecked('error-rate', 'inconclusive');
-    m.kubeRequest('patch', 'pods/status', 200);
-    m.kubeRequest('patch', 'pods', 409);
-    m.kubeRequest('list', 'pods', 0);
+    m.kubeRequest('patch', 'pods/status', 200, 0.004);
+    m.kubeRequest('patch', 'pods', 409, 0.02);
+    m.kubeRequest('list', 'pods', 0, 30);
+    m.kubeRequest('watch', 'pods', 200);
     m.setPodStates({ upgraded: 3, failed: 1, pending: 2 });
     m.setUnavailable(1, 2);
     const text = await m.exposition();
@@ -89,6 +91,13 @@ describe('KwaveMetrics', () => {
     assert.equal(value(text, 'kwave_gate_checks_total{plan="p",gate="error-rate",result="inconclusive"}'), 1);
     assert.equal(value(text, 'kwave_kube_requests_total{plan="p",verb="patch",resource="pods",code="409"}'), 1);
     assert.equal(value(text, 'kwave_kube_requests_total{plan="p",verb="list",resource="pods",code="0"}'), 1);
+    // Latency by verb and resource (not code); a watch is counted, not timed.
+    assert.equal(value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.005",plan="p",verb="patch",resource="pods/status"}'), 1);
+    assert.equal(value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.01",plan="p",verb="patch",resource="pods"}'), 0);
+    assert.equal(value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.025",plan="p",verb="patch",resource="pods"}'), 1);
+    assert.equal(value(text, 'kwave_kube_request_duration_seconds_sum{plan="p",verb="list",resource="pods"}'), 30);
+    assert.equal(value(text, 'kwave_kube_request_duration_seconds_count{plan="p",verb="watch",resource="pods"}'), undefined);
+    assert.equal(value(text, 'kwave_kube_requests_total{plan="p",verb="watch",resource="pods",code="200"}'), 1);
     assert.equal(value(text, 'kwave_rollout_pods{plan="p",state="upgraded"}'), 3);
     assert.equal(value(text, 'kwave_rollout_pods{plan="p",state="in_progress"}'), 0);
     assert.equal(value(text, 'kwave_unavailable_pods{plan="p"}'), 1);
