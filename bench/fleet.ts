@@ -17,6 +17,7 @@ import { loadPlanText } from '../src/plan/load.js';
 import { resolveTargets } from '../src/rollout/waves.js';
 import { DEFAULT_TIMING } from '../src/sim/clock.js';
 import { idealTime } from './fleet/ideal.js';
+import { apiFigures, freePort, scrapeAtEnd, type ApiFigures } from './fleet/apiFigures.js';
 import { cpuSecondsOf, memoryOf, requireGnuTime, runTimed, startSimProcess, type SimProcess } from './fleet/processes.js';
 
 const { values: flags } = parseArgs({
@@ -84,6 +85,13 @@ function perPod(s: Stats, pods: number) {
   return { writes: writes / pods, podWrites: podWrites / pods, reads: reads / pods, watches, requests: s.requests };
 }
 
+/** `1,234 requests/s; patch pods 3.1 ms mean (p50 2.0, p99 12.0); …` for the kinds kwave sends per pod. */
+function apiLine(api: ApiFigures): string {
+  const kinds = ['patch pods', 'patch pods/status'].filter((k) => api.byRequest[k]);
+  const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
+  return [`${Math.round(api.perSecond).toLocaleString('en')} requests/s`, ...kinds.map((k) => `${k} ${ms(api.byRequest[k]!.meanMs)} ms mean (p50 ${ms(api.byRequest[k]!.p50Ms)}, p99 ${ms(api.byRequest[k]!.p99Ms)})`)].join('; ');
+}
+
 function loadNote(): string {
   const [one, five] = loadavg();
   return `load average ${one!.toFixed(2)} (1 min), ${five!.toFixed(2)} (5 min) on ${cpus().length} CPUs`;
@@ -101,6 +109,8 @@ interface RunFigures {
   upgraded: number;
   requestsPerPod: ReturnType<typeof perPod>;
   maxNotReady: number;
+  /** The API server as kwave saw it (its own metrics, scraped at the rollout's end). */
+  api?: ApiFigures;
   loadBefore: string;
 }
 
@@ -113,15 +123,24 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   let upgraded = 0;
   const extra = flags['kwave-args'].split(' ').filter(Boolean);
   const nodeArgs = flags['kwave-node-args'].split(' ').filter(Boolean);
-  const r = await runTimed([...prof, ...nodeArgs, 'bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off', ...extra], {
+  // kwave serves its metrics for one scrape at the end (the linger ends with it, or after 5 s).
+  const port = await freePort();
+  const stdoutFile = path.join(dir, `run-${i}.jsonl`);
+  let durationMs = NaN;
+  const metrics = ['--metrics-address', `127.0.0.1:${port}`, '--metrics-linger', '5s'];
+  const running = runTimed([...prof, ...nodeArgs, 'bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', ...metrics, ...extra], {
     usageFile: path.join(dir, `run-${i}.time`),
-    stdoutFile: path.join(dir, `run-${i}.jsonl`),
+    stdoutFile,
     firstLine: (l) => l.includes('"event":"pod-step"') && l.includes('"step":"patch"'),
     onLine: (l) => {
       if (l.includes('"event":"pod-end"') && l.includes('"result":"upgraded"')) upgraded++;
-      else if (l.includes('"event":"rollout-end"')) phase = (JSON.parse(l) as { phase: string }).phase;
+      else if (l.includes('"event":"rollout-end"')) ({ phase, durationMs } = JSON.parse(l) as { phase: string; durationMs: number });
     },
   });
+  const exited = new AbortController();
+  const scraped = scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
+  const r = await running.finally(() => exited.abort());
+  const exposition = await scraped;
   // A run that stopped early is reported (exit code, pods upgraded), not thrown away: its CPU per pod still counts.
   if (r.code !== 0) console.log(`  kwave run exited ${r.code}: ${r.stderr.trim().slice(-500)}`);
   if (r.stderr.includes('Warning')) console.log(`  kwave printed on stderr: ${r.stderr.trim().slice(0, 500)}`);
@@ -138,6 +157,7 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
     upgraded,
     requestsPerPod: perPod(s, Math.max(1, upgraded)),
     maxNotReady: s.maxNotReady.default ?? 0,
+    ...(exposition === undefined ? {} : { api: apiFigures(exposition, durationMs / 1000) }),
     loadBefore,
   };
 }
@@ -203,6 +223,7 @@ async function benchSize(pods: number) {
         console.log(
           `  run ${i + 1}: ${run.phase}, ${run.upgraded} upgraded in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), kwave CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
         );
+        if (run.api) console.log(`  API as kwave saw it: ${apiLine(run.api)}`);
         if (BASELINE_SIZES.has(pods)) {
           const b = await kubectlLoop(sim, FROM_IMAGE, concurrency, waveSizes);
           baselines.push(b.wallSeconds);
@@ -241,6 +262,7 @@ async function benchSize(pods: number) {
       phase: last.phase,
       exitCodes: runs.map((r) => r.exitCode),
       upgraded: last.upgraded,
+      api: last.api,
       plan,
       kubectlLoopSeconds: baselines.length ? median(baselines) : undefined,
       kubectlOverKwave: baselines.length ? median(baselines) / wall : undefined,
@@ -273,3 +295,4 @@ for (const r of rows) {
     `| ${r.pods.toLocaleString('en')} / ${r.concurrency} | ${f(r.wallSeconds)} s | ${f(r.idealSeconds)} s | ${f(r.ratio, 2)} | ${r.kwavePeakRssMb} MB | ${f(r.kwaveCpuSeconds)} s (${f(r.kwaveCpuMsPerPod, 2)}) | ${f(r.firstPatchSeconds, 2)} s | ${f(r.simCpuSeconds)} s | ${f(r.writesPerPod, 2)} (${f(r.podWritesPerPod, 2)}) | ${f(r.readsPerPod, 3)} | ${f(plan.wallSeconds, 2)} s, ${plan.peakRssMb} MB | ${r.kubectlLoopSeconds === undefined ? '–' : `${f(r.kubectlLoopSeconds)} s (${f(r.kubectlOverKwave)}×)`} |`,
   );
 }
+for (const r of rows) if (r.api) console.log(`\n${r.pods.toLocaleString('en')} pods, the API server as kwave saw it: ${apiLine(r.api)}`);
