@@ -49,8 +49,13 @@ export class RunState {
     this.now = deps.now ?? Date.now;
   }
 
+  /** The last event's time and its ISO text: events come in bursts within one millisecond. */
+  private stamp = { ms: NaN, iso: '' };
+
   emit(body: RolloutEventBody): void {
-    this.deps.sink({ time: new Date(this.now()).toISOString(), plan: this.plan.name, ...body } as Parameters<EventSink>[0]);
+    const ms = this.now();
+    if (ms !== this.stamp.ms) this.stamp = { ms, iso: new Date(ms).toISOString() };
+    this.deps.sink({ time: this.stamp.iso, plan: this.plan.name, ...body } as Parameters<EventSink>[0]);
   }
 
   /** Why the run may write no more, when the hard abort came from a lost lease (its reason, KwaveError LEASE_LOST). */
