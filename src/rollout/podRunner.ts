@@ -153,6 +153,7 @@ export class PodRunner {
 
   private runFlow(p: SelectedPod, wave: number, direction: Direction, key: string, nodeLost: AbortSignal): Promise<PodOutcome> {
     const { plan, deps } = this.run;
+    let shown: { step: string; message: string } | undefined;
     const s = plan.strategy;
     return runPodFlow(
       { namespace: p.namespace, name: p.name, uid: p.uid },
@@ -174,9 +175,11 @@ export class PodRunner {
         signal: deps.abort ? AbortSignal.any([deps.abort, nodeLost]) : nodeLost,
         onStep: (step) => {
           this.nodes.flowAt(key, step.kind);
-          if (step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate')) {
-            this.run.emit({ event: 'pod-step', wave, pod: key, step: step.kind, message: step.message });
-          }
+          if (!(step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate'))) return;
+          // A wait looked at again with nothing new to say (the same step and message) is not repeated.
+          if (step.kind === shown?.step && step.message === shown.message) return;
+          shown = { step: step.kind, message: step.message };
+          this.run.emit({ event: 'pod-step', wave, pod: key, step: step.kind, message: step.message });
         },
       },
     );
