@@ -79,7 +79,7 @@ export class PodRunner {
           run.halt('failures', `the unavailability budget of ${req.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
           return false;
         }
-        // Held by pods left for their nodes (no image failed): nothing in this run frees it.
+        // Held only by pods waiting for their nodes (and failures), none in flight: nothing in this run frees it.
         if (req.inFlight === 0 && this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders, failed)) return false;
         if (!reported) {
           reported = true;
