@@ -93,5 +93,10 @@ export function canStart(req: StartRequest): boolean {
  * counted against the budget (see `StartRequest.unreadyNotInFlight`).
  */
 export function heldOnlyByFailures(holders: readonly string[], inFlight: number, failed: ReadonlySet<string>): boolean {
-  return inFlight === 0 && holders.length > 0 && holders.every((k) => failed.has(k));
+  return heldForGood(holders, inFlight, (k) => failed.has(k));
+}
+
+/** Nothing in flight, and every pod holding the budget is one that `staysOut` of service for the rest of the run. */
+export function heldForGood(holders: readonly string[], inFlight: number, staysOut: (key: string) => boolean): boolean {
+  return inFlight === 0 && holders.length > 0 && holders.every(staysOut);
 }

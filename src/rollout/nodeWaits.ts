@@ -153,19 +153,13 @@ export class NodeWaits {
   }
 
   /**
-   * `p` cannot start: the budget of `budget` is held by `holders`, none in flight, each either
-   * waiting for its node (left for the next run, or parked with its node still down) or failed,
-   * and at least one waiting. A pod left drained stays so until the next run, and a parked one
-   * until its node is back, which may be never: so `p` is left for the next run too, waiting for
-   * the first such holder's node. False (nothing done) when some holder is of neither kind.
+   * `p` cannot start and nothing in this run will free the budget (`heldForGood`: each of
+   * `holders` waits for its node or failed): a pod left drained stays so until the next run, and a
+   * parked one until its node is back, which may be never. So `p` is left for the next run too,
+   * waiting for the first holder's node. False (nothing done) when no holder waits for a node.
    */
-  leaveBehindBudgetHolders(p: SelectedPod, wave: number, direction: Direction, budget: number, holders: readonly string[], failed: ReadonlySet<string>): boolean {
-    let held: NodeWait | undefined;
-    for (const k of holders) {
-      const wait = this.waitingForNode(k);
-      if (!wait && !failed.has(k)) return false;
-      held ??= wait;
-    }
+  leaveBehindBudgetHolders(p: SelectedPod, wave: number, direction: Direction, budget: number, holders: readonly string[]): boolean {
+    const held = holders.map((k) => this.waitingForNode(k)).find((w) => w !== undefined);
     if (!held) return false;
     const key = podKey(p);
     const why = held.message.replace(/^rollback pending: /, '');
@@ -174,6 +168,11 @@ export class NodeWaits {
     this.leftForNodes.set(key, wait);
     this.run.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message });
     return true;
+  }
+
+  /** Whether the pod `key` waits for its node (left for the next run, or parked while its node cannot act). */
+  waitsForNode(key: string): boolean {
+    return this.waitingForNode(key) !== undefined;
   }
 
   /** How the pod `key` waits for its node: left for the next run, or parked while its node cannot act. */

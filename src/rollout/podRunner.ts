@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import { runPodFlow, type PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
-import { canStart, heldOnlyByFailures, startBlocker } from './budget.js';
+import { canStart, heldForGood, heldOnlyByFailures, startBlocker } from './budget.js';
 import { pdbBlocker, type PdbBlock } from './disruptionBudget.js';
 import type { WaveSummary } from './events.js';
 import type { NodeDown, NodeWaits } from './nodeWaits.js';
@@ -80,7 +80,8 @@ export class PodRunner {
           return false;
         }
         // Held only by pods waiting for their nodes (and failures), none in flight: nothing in this run frees it.
-        if (req.inFlight === 0 && this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders, failed)) return false;
+        const staysOut = (k: string) => failed.has(k) || this.nodes.waitsForNode(k);
+        if (heldForGood(holders, req.inFlight, staysOut) && this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders)) return false;
         if (!reported) {
           reported = true;
           run.emit({ event: 'budget-wait', wave, unavailable: req.unreadyNotInFlight + req.inFlight, budget: req.budget, holders: holders.slice(0, 5) });
