@@ -6,8 +6,9 @@ import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEve
 import { KubeError } from './kubeError.js';
 import { continueTokenAhead, forEachPage, listAllPages, type FetchPage, type PageSink } from './pagedList.js';
 import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
-import { Requester } from './requester.js';
+import { Requester, type CountedRequest } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
+import type { WireRequest } from './wire.js';
 import type { AccessAnswer, AccessQuestion, ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
 import { RequestCounter, type WorkloadResource } from './requestCounter.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
@@ -44,7 +45,13 @@ export interface ClusterOptions {
   rateLimit?: RateLimit;
 }
 
-type PodListener = (pod: V1Pod) => void;
+/** Who keeps pods current from the answers to kwave's own requests (the pod cache). */
+export interface PodObserver {
+  /** A pod a request of this Cluster returned. */
+  observe(pod: V1Pod): void;
+  /** The pod it holds at this version or a later one, if any: an answer of that version is then not parsed, the held pod is the answer. */
+  held(namespace: string, name: string, resourceVersion: string): V1Pod | undefined;
+}
 
 /** The lease and the rollout record go in the control lane. */
 const CONTROL = Object.freeze({ lane: 'control' as const });
@@ -62,7 +69,7 @@ export class Cluster {
   private readonly authentication: AuthenticationV1Api;
   private readonly deps: ClusterDeps;
   private readonly requester: Requester;
-  private readonly podListeners = new Set<PodListener>();
+  private readonly podObservers = new Set<PodObserver>();
   private eventSeq = 0;
 
   constructor(
@@ -101,13 +108,15 @@ export class Cluster {
   }
 
   /**
-   * Calls `listener` with every pod a request of this Cluster returned (GET, patches), so a pod
-   * cache can take in kwave's own writes before the watch delivers them. Returns the unsubscribe.
+   * Gives `observer` every pod a request of this Cluster returned (GET, patches), so a pod cache
+   * can take in kwave's own writes before the watch delivers them; an answer of a version the
+   * observer already holds (the watch was first) is not parsed: the held pod is the answer.
+   * Returns the unsubscribe.
    */
-  onPodObserved(listener: PodListener): () => void {
-    this.podListeners.add(listener);
+  onPodObserved(observer: PodObserver): () => void {
+    this.podObservers.add(observer);
     return () => {
-      this.podListeners.delete(listener);
+      this.podObservers.delete(observer);
     };
   }
 
@@ -225,8 +234,7 @@ export class Cluster {
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
   async getPod(namespace: string, name: string): Promise<V1Pod> {
-    const pod = await this.requester.wire({ verb: 'get', resource: 'pods', namespace }, { method: 'GET', path: podPath(namespace, name) });
-    return this.observed(checkedPod(pod));
+    return this.podAnswer({ verb: 'get', resource: 'pods', namespace }, name, { method: 'GET', path: podPath(namespace, name) });
   }
 
   /**
@@ -234,19 +242,17 @@ export class Cluster {
    * builds its own, carrying the resourceVersion it decided on).
    */
   async patchPod(namespace: string, name: string, body: object): Promise<V1Pod> {
-    const pod = await this.requester.wire({ verb: 'patch', resource: 'pods', namespace }, { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
-    return this.observed(checkedPod(pod));
+    return this.podAnswer({ verb: 'patch', resource: 'pods', namespace }, name, { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
   }
 
   /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
   async patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod> {
-    const pod = await this.requester.wire({ verb: 'patch', resource: 'pods/status', namespace }, {
+    return this.podAnswer({ verb: 'patch', resource: 'pods/status', namespace }, name, {
       method: 'PATCH',
       path: `${podPath(namespace, name)}/status`,
       body,
       contentType: PatchStrategy.StrategicMergePatch,
     });
-    return this.observed(checkedPod(pod));
   }
 
   /**
@@ -394,10 +400,19 @@ export class Cluster {
   // ---- plumbing -----------------------------------------------------------------------------
 
   /** A pod one of our requests returned, checked (our flow reads it unguarded) and shown to the listeners. */
-  private observed(pod: V1Pod): V1Pod {
-    const problem = podShapeProblem(pod);
+  /** A request answered with one pod: the pod an observer holds at the answer's version, else the answer decoded and observed. */
+  private async podAnswer(target: CountedRequest & { namespace: string }, name: string, req: WireRequest): Promise<V1Pod> {
+    let held: V1Pod | undefined;
+    const reuse = (rv: string) => {
+      for (const o of this.podObservers) if ((held = o.held(target.namespace, name, rv))) return held;
+      return undefined;
+    };
+    const raw = await this.requester.wire(target, { ...req, reuse });
+    if (held !== undefined && raw === held) return held;
+    const problem = podShapeProblem(raw);
     if (problem) throw new KubeError(500, 'BadResponse', `the API server answered with something that is not a pod: ${problem}`);
-    for (const l of this.podListeners) l(pod);
+    const pod = decodePod(raw);
+    for (const o of this.podObservers) o.observe(pod);
     return pod;
   }
 }

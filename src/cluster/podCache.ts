@@ -4,7 +4,9 @@
 //
 // The cache may lag behind a write kwave has just made. Objects returned by kwave's own requests
 // are fed in (`observe`, wired to Cluster.onPodObserved) when they are newer than what the cache
-// holds, so the next decision sees kwave's own write even before the watch delivers it.
+// holds, so the next decision sees kwave's own write even before the watch delivers it. When the
+// watch then delivers that same version, it is not parsed again (`known` of the watch query).
+
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
@@ -83,11 +85,20 @@ interface Waiter {
 
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
+/**
+ * How many versions taken in from kwave's own writes are remembered for the watch to pass over:
+ * each is forgotten when its event arrives; the bound only matters when events never do (a
+ * stream cut, then a relist), and it is far above the writes in flight at once.
+ */
+const KNOWN_VERSIONS = 4096;
+
 export class PodCache {
   /** Resolves once every namespace has been listed; rejects if a first list fails for good (e.g. 403). */
   readonly synced: Promise<void>;
   readonly stats: PodCacheStats = { lists: 0, watches: 0, expired: 0 };
   private readonly pods = new Map<string, V1Pod>();
+  /** Versions taken in from kwave's own writes whose watch events have not come yet (oldest first). */
+  private readonly written = new Set<string>();
   private readonly namespaces = new Map<string, ResumableListWatch<V1Pod>>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   /** Waits by the caller's signal: one abort listener per signal, however many pods wait on it. */
@@ -106,7 +117,7 @@ export class PodCache {
     const sleep = options.deps?.sleep ?? realSleep;
     const timer = options.deps?.timer ?? (sleep === realSleep ? realTimer : timerOnSleep(sleep));
     this.deps = { random: Math.random, now: () => Date.now(), ...options.deps, sleep, timer };
-    this.unsubscribe = source.onPodObserved((pod) => this.observe(pod));
+    this.unsubscribe = source.onPodObserved({ observe: (pod) => this.observe(pod), held: (ns, name, rv) => this.held(ns, name, rv) });
     for (const ns of new Set(options.namespaces)) this.namespaces.set(ns, this.listWatch(ns));
     this.synced = Promise.all([...this.namespaces.values()].map((lw) => lw.synced)).then(() => undefined);
     // Callers who never await `synced` must not crash the process with an unhandled rejection.
@@ -120,7 +131,7 @@ export class PodCache {
         what: `pods in ${ns}`,
         list: () => this.source.listPods(ns, { labelSelector }),
         watch: (query, onEvent, onDone) =>
-          this.source.watchPods(ns, { labelSelector, ...query }, (e) => onEvent('pod' in e ? { type: e.type, object: e.pod } : e), onDone),
+          this.source.watchPods(ns, { labelSelector, ...query, known: (rv) => this.written.delete(rv) }, (e) => onEvent('pod' in e ? { type: e.type, object: e.pod } : e), onDone),
         onList: (items) => this.replaceNamespace(ns, items),
         onChange: (type, pod) => {
           if (type === 'DELETED') this.remove(ns, pod, 'watch');
@@ -183,8 +194,21 @@ export class PodCache {
     const name = pod.metadata?.name;
     if (!ns || !name || this.closed) return false;
     const current = this.pods.get(keyOf(ns, name));
-    if (!current || !isKnownNewer(pod.metadata?.resourceVersion, current.metadata?.resourceVersion)) return false;
-    return this.upsert(ns, pod, 'write');
+    const rv = pod.metadata?.resourceVersion;
+    if (!current || !isKnownNewer(rv, current.metadata?.resourceVersion) || !this.upsert(ns, pod, 'write')) return false;
+    this.written.add(rv!);
+    if (this.written.size > KNOWN_VERSIONS) this.written.delete(this.written.values().next().value!);
+    return true;
+  }
+
+  /**
+   * The cached pod if it is at this version or a later one (the watch was first, maybe with the
+   * kubelet's next write too): what an answer of that version would change nothing in.
+   */
+  held(namespace: string, name: string, resourceVersion: string): V1Pod | undefined {
+    const pod = this.pods.get(keyOf(namespace, name));
+    const rv = pod?.metadata?.resourceVersion;
+    return rv === resourceVersion || isKnownNewer(rv, resourceVersion) ? pod : undefined;
   }
 
   /**

@@ -26,6 +26,11 @@ export interface WatchPodsQuery {
   timeoutSeconds?: number;
   /** Default true. */
   allowWatchBookmarks?: boolean;
+  /**
+   * True for a version whose object the caller already holds (the answer to its own write): that
+   * event reaches it as a BOOKMARK of the version, without being parsed (wire.ts, `known`).
+   */
+  known?: (resourceVersion: string) => boolean;
 }
 
 export type PodWatchEvent =

@@ -213,7 +213,7 @@ export class Requester {
     let stream: { abort: () => void } | undefined;
     try {
       await this.bucket.take(this.options.deps.sleep, this.closing.signal);
-      stream = await this.wireClient.watch({ method: 'GET', path, query: params }, (type, object) => onRaw(String(type), object), done);
+      stream = await this.wireClient.watch({ method: 'GET', path, query: params, known: query.known }, (type, object) => onRaw(String(type), object), done);
     } catch (err) {
       done(err);
     }

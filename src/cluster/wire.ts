@@ -33,6 +33,27 @@ export interface WireRequest {
   contentType?: string;
   /** Given the first bytes of a 2xx answer's body as soon as they arrive (once per attempt), before the rest is read. */
   onHead?: (head: string) => void;
+  /** An object the caller already holds at the answer's version: returned instead of parsing the answer again. */
+  reuse?: (resourceVersion: string) => unknown;
+  /** A watch's: a line whose object's version this says is known is handed on as a BOOKMARK of it, unparsed. */
+  known?: (resourceVersion: string) => boolean;
+}
+
+const VERSION_KEY = '"resourceVersion":"';
+
+/**
+ * The object's resourceVersion in an answer or a watch line, found without parsing it: the first
+ * `"resourceVersion":"` key. The API server writes metadata before the rest and resourceVersion
+ * before labels and annotations; inside a string value (a last-applied annotation) the quotes are
+ * escaped, so that text cannot match there. Undefined if absent or not a plain number.
+ */
+export function peekResourceVersion(line: string): string | undefined {
+  const at = line.indexOf(VERSION_KEY);
+  if (at === -1) return undefined;
+  const start = at + VERSION_KEY.length;
+  const end = line.indexOf('"', start);
+  const rv = end === -1 ? '' : line.slice(start, end);
+  return /^[0-9]+$/.test(rv) ? rv : undefined;
 }
 
 /** How much of an answer's first chunk `onHead` sees. */
@@ -115,6 +136,9 @@ export class WireClient {
     const prepared = await this.prepare(req);
     const answer = prepared.pool ? await this.exchangePooled(req, prepared.pool, prepared) : await this.exchangeNode(req, prepared);
     if (answer.status < 200 || answer.status >= 300) throw this.refusal(answer.status, answer.text, answer.headers);
+    const rv = req.reuse && peekResourceVersion(answer.text);
+    const held = rv ? req.reuse!(rv) : undefined;
+    if (held !== undefined) return held;
     try {
       return answer.text ? JSON.parse(answer.text) : undefined;
     } catch {
@@ -202,10 +226,15 @@ export class WireClient {
           return;
         }
         let rest = '';
+        const { known } = req;
         const line = (text: string) => {
           if (text.trim() === '') return;
           // As client-node's Watch: a line that is not JSON, or a handler that throws, is passed over.
           try {
+            // The caller holds this version already (its own write's answer): parsing and
+            // decoding it again would change nothing.
+            const rv = known && peekResourceVersion(text);
+            if (rv && known(rv)) return onEvent('BOOKMARK', { metadata: { resourceVersion: rv } });
             const event = JSON.parse(text) as { type?: unknown; object?: unknown };
             onEvent(event.type, event.object);
           } catch {

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { PodWatchEvent, WatchPodsQuery } from '../../src/cluster/cluster.js';
+import type { PodObserver, PodWatchEvent, WatchPodsQuery } from '../../src/cluster/cluster.js';
 import { checkedPod, podShapeProblem, watchEvent } from '../../src/cluster/decode.js';
 
 /** The pod kwave keeps, or why it refused the body. */
@@ -268,7 +268,7 @@ function instantSleep(ms: number, signal?: AbortSignal): Promise<boolean> {
 
 /** One list, then the hostile lines on the first watch (through the real line decoder), then quiet watches. */
 class StreamSource implements PodSource {
-  private listeners = new Set<(p: V1Pod) => void>();
+  private observers = new Set<PodObserver>();
   private resolveDrained!: () => void;
   readonly drained = new Promise<void>((r) => (this.resolveDrained = r));
   private watches = 0;
@@ -281,9 +281,9 @@ class StreamSource implements PodSource {
   async getPod(): Promise<V1Pod> {
     throw new KubeError(404, 'NotFound', 'not found');
   }
-  onPodObserved(l: (p: V1Pod) => void) {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
+  onPodObserved(o: PodObserver) {
+    this.observers.add(o);
+    return () => this.observers.delete(o);
   }
   async watchPods(_ns: string, _q: WatchPodsQuery, onEvent: (e: PodWatchEvent) => void, onDone: (e?: KubeError) => void) {
     this.watches++;

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { ListPodsOptions, PodList, PodWatchEvent, WatchPodsQuery } from '../../../src/cluster/cluster.js';
+import type { ListPodsOptions, PodList, PodObserver, PodWatchEvent, WatchPodsQuery } from '../../../src/cluster/cluster.js';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { PodCache, type PodChange, type PodSource } from '../../../src/cluster/podCache.js';
 
@@ -28,7 +28,7 @@ class ScriptedSource implements PodSource {
   listCalls = 0;
   watches: OpenWatch[] = [];
   private watchWaiters: ((w: OpenWatch) => void)[] = [];
-  private listeners = new Set<(p: V1Pod) => void>();
+  private observers = new Set<PodObserver>();
 
   async listPods(_ns: string, _o?: ListPodsOptions): Promise<PodList> {
     this.listCalls++;
@@ -39,12 +39,12 @@ class ScriptedSource implements PodSource {
   async getPod(): Promise<V1Pod> {
     throw new KubeError(404, 'NotFound', 'not found');
   }
-  onPodObserved(l: (p: V1Pod) => void): () => void {
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
+  onPodObserved(o: PodObserver): () => void {
+    this.observers.add(o);
+    return () => this.observers.delete(o);
   }
   written(p: V1Pod) {
-    for (const l of this.listeners) l(p);
+    for (const o of this.observers) o.observe(p);
   }
   async watchPods(_ns: string, query: WatchPodsQuery, onEvent: (e: PodWatchEvent) => void, onDone: (e?: KubeError) => void) {
     let done = false;
@@ -155,6 +155,28 @@ describe('PodCache (scripted source)', () => {
     w0.send({ type: 'MODIFIED', pod: pod('a', '16', 'uid-a', { later: 'x' }) });
     assert.equal(cache.get('ns', 'a')?.metadata?.annotations?.later, 'x');
     assert.equal(cache.resourceVersions().ns, '16');
+    cache.close();
+  });
+
+  test('the watch passes over the versions of its own writes it took in, once each, and only those', async () => {
+    const { source, make } = setup();
+    source.lists.push({ items: [pod('a', '10'), pod('b', '10')], resourceVersion: '10' });
+    const cache = make();
+    await cache.synced;
+    const w0 = await source.watch(0);
+    const known = w0.query.known!;
+    assert.equal(known('15'), false, 'nothing written yet');
+    source.written(pod('a', '15', 'uid-a', { mine: 'yes' }));
+    source.written(pod('zzz', '16')); // not a cached pod: not taken in, so its event must be parsed
+    w0.send({ type: 'MODIFIED', pod: pod('b', '17') });
+    source.written(pod('b', '17')); // the watch was first: the answer changes nothing
+    assert.equal(known('16'), false);
+    assert.equal(known('17'), false);
+    assert.equal(known('15'), true);
+    assert.equal(known('15'), false, 'forgotten once its event came');
+    assert.equal(cache.held('ns', 'a', '15')?.metadata?.annotations?.mine, 'yes', 'an answer at the version held is the held pod');
+    assert.equal(cache.held('ns', 'a', '14')?.metadata?.resourceVersion, '15', 'or at a later one');
+    assert.equal(cache.held('ns', 'a', '16'), undefined);
     cache.close();
   });
 

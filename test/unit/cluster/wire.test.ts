@@ -7,8 +7,21 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { WireClient } from '../../../src/cluster/wire.js';
+import { peekResourceVersion, WireClient } from '../../../src/cluster/wire.js';
 import { startSim } from '../../../src/sim/index.js';
+
+describe('peekResourceVersion', () => {
+  test("finds the object's version in a watch line without parsing it", () => {
+    const line = JSON.stringify({ type: 'MODIFIED', object: { kind: 'Pod', metadata: { name: 'a', resourceVersion: '1234', annotations: { x: '{"metadata":{"resourceVersion":"9"}}' } } } });
+    assert.equal(peekResourceVersion(line), '1234');
+    // In a string value the quotes are escaped: an annotation holding JSON cannot be taken for the key.
+    const later = JSON.stringify({ type: 'MODIFIED', object: { metadata: { annotations: { x: '{"resourceVersion":"9"}' }, resourceVersion: '77' } } });
+    assert.equal(peekResourceVersion(later), '77');
+    assert.equal(peekResourceVersion('{"type":"ERROR","object":{"kind":"Status","code":410}}'), undefined);
+    assert.equal(peekResourceVersion('{"object":{"metadata":{"resourceVersion":"opaque-token"}}}'), undefined);
+    assert.equal(peekResourceVersion('{"object":{"metadata":{"resourceVersion":"12'), undefined, 'cut short');
+  });
+});
 
 describe('WireClient', () => {
   test('a request answered 401 drops the reused credentials: the next one reads them again', async () => {
@@ -27,6 +40,25 @@ describe('WireClient', () => {
       (user as { token?: string }).token = good;
       const pod = (await get()) as { metadata?: { name?: string } };
       assert.equal(pod.metadata?.name, 'demo-0');
+    } finally {
+      wire.close();
+      await sim.close();
+    }
+  });
+
+  test("an answer at a version the caller holds is not parsed: the held object is returned", async () => {
+    const sim = await startSim({ pods: 1 });
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfig());
+    const wire = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
+    try {
+      const req = { method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' } as const;
+      const first = (await wire.send(req)) as { metadata: { resourceVersion: string } };
+      const held = { held: true };
+      const asked: string[] = [];
+      assert.equal(await wire.send({ ...req, reuse: (rv) => (asked.push(rv), rv === first.metadata.resourceVersion ? held : undefined) }), held);
+      assert.deepEqual(asked, [first.metadata.resourceVersion]);
+      assert.deepEqual(await wire.send({ ...req, reuse: () => undefined }), first, 'not held: parsed');
     } finally {
       wire.close();
       await sim.close();
