@@ -1,7 +1,9 @@
 // The API server's view of the store for lists: per resource, the objects sorted by key (namespace,
 // then name, the order etcd keeps them in), rebuilt only when the resource changes, and the
 // snapshots handed out with a `continue` token so the next pages read the same state, as an etcd
-// read at the first page's revision would.
+// read at the first page's revision would. A kept snapshot is let go as soon as its version leaves
+// the store's window, not when 32 newer ones push it out: until then it holds every object of its
+// resource as it was (50,000 pods listed once at a rollout's start stayed alive for the whole run).
 import { APPS_RESOURCES, type Change, type KubeObject, type Resource, type Store } from '../store.js';
 
 export interface Snapshot {
@@ -25,6 +27,8 @@ interface Index {
 export class ListCache {
   private readonly indexes = new Map<Resource, Index>();
   private readonly kept = new Map<string, Snapshot>();
+  /** No kept snapshot is older than this (it may be lower than the oldest after evictions). */
+  private oldestKept = Infinity;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -45,6 +49,17 @@ export class ListCache {
     else index.byKey.set(k, change.object);
     if (change.type !== 'MODIFIED') index.keys = null;
     index.items = null;
+    if (this.oldestKept < this.store.oldestResumableVersion) this.dropExpired();
+  }
+
+  /** Drops the kept snapshots that `recall` would refuse: their version has left the store's window. */
+  private dropExpired(): void {
+    const oldest = this.store.oldestResumableVersion;
+    this.oldestKept = Infinity;
+    for (const [id, snap] of this.kept) {
+      if (snap.rv < oldest) this.kept.delete(id);
+      else this.oldestKept = Math.min(this.oldestKept, snap.rv);
+    }
   }
 
   /** All objects of a resource now, sorted by key. */
@@ -61,6 +76,7 @@ export class ListCache {
     const id = `${resource}@${snapshot.rv}`;
     this.kept.delete(id);
     this.kept.set(id, snapshot);
+    this.oldestKept = Math.min(this.oldestKept, snapshot.rv);
     while (this.kept.size > this.maxKeptSnapshots) this.kept.delete(this.kept.keys().next().value!);
   }
 
