@@ -39,21 +39,58 @@ export interface WireRequest {
   known?: (resourceVersion: string) => boolean;
 }
 
-const VERSION_KEY = '"resourceVersion":"';
+const VERSION_KEY = Buffer.from('"resourceVersion":"');
+const QUOTE = 0x22;
+const NEWLINE = 0x0a;
 
 /**
- * The object's resourceVersion in an answer or a watch line, found without parsing it: the first
+ * The object's resourceVersion in an answer or a watch line, found without decoding it: the first
  * `"resourceVersion":"` key. The API server writes metadata before the rest and resourceVersion
  * before labels and annotations; inside a string value (a last-applied annotation) the quotes are
  * escaped, so that text cannot match there. Undefined if absent or not a plain number.
  */
-export function peekResourceVersion(line: string): string | undefined {
-  const at = line.indexOf(VERSION_KEY);
+export function peekResourceVersion(body: Buffer): string | undefined {
+  const at = body.indexOf(VERSION_KEY);
   if (at === -1) return undefined;
   const start = at + VERSION_KEY.length;
-  const end = line.indexOf('"', start);
-  const rv = end === -1 ? '' : line.slice(start, end);
-  return /^[0-9]+$/.test(rv) ? rv : undefined;
+  const end = body.indexOf(QUOTE, start);
+  if (end <= start) return undefined;
+  for (let i = start; i < end; i++) if (body[i]! < 0x30 || body[i]! > 0x39) return undefined;
+  return body.toString('latin1', start, end);
+}
+
+/**
+ * Cuts a byte stream into lines (without their newline) for `onLine`; `end` hands on an unfinished
+ * last one. Cut on bytes: a newline byte never occurs inside a multi-byte UTF-8 character, so each
+ * line decodes whole, and no chunk is copied into a string to be searched.
+ */
+export function lineSplitter(onLine: (line: Buffer) => void): { push(chunk: Buffer): void; end(): void } {
+  let pending: Buffer[] = [];
+  return {
+    push(chunk) {
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+        const piece = chunk.subarray(start, nl);
+        if (pending.length === 0) onLine(piece);
+        else {
+          onLine(Buffer.concat([...pending, piece]));
+          pending = [];
+        }
+        start = nl + 1;
+      }
+      if (start < chunk.length) pending.push(chunk.subarray(start));
+    },
+    end() {
+      if (pending.length) onLine(Buffer.concat(pending));
+      pending = [];
+    },
+  };
+}
+
+/** Whether a line holds only JSON whitespace (the server may send blank lines). */
+function blank(line: Buffer): boolean {
+  for (const b of line) if (b !== 0x20 && b !== 0x09 && b !== 0x0d && b !== NEWLINE) return false;
+  return true;
 }
 
 /** How much of an answer's first chunk `onHead` sees. */
@@ -85,11 +122,11 @@ interface Connection {
   pool: Pool | undefined;
 }
 
-/** A whole answer: status, headers (single values) and body text. */
+/** A whole answer: status, headers (single values) and body, not yet decoded. */
 interface Answer {
   status: number;
   headers: Record<string, string>;
-  text: string;
+  body: Buffer;
 }
 
 /** The TLS options client-node gives its agent (KubeConfig.applyToHTTPSOptions), for undici's tls.connect. */
@@ -135,12 +172,12 @@ export class WireClient {
   async send(req: WireRequest): Promise<unknown> {
     const prepared = await this.prepare(req);
     const answer = prepared.pool ? await this.exchangePooled(req, prepared.pool, prepared) : await this.exchangeNode(req, prepared);
-    if (answer.status < 200 || answer.status >= 300) throw this.refusal(answer.status, answer.text, answer.headers);
-    const rv = req.reuse && peekResourceVersion(answer.text);
+    if (answer.status < 200 || answer.status >= 300) throw this.refusal(answer.status, answer.body.toString('utf8'), answer.headers);
+    const rv = req.reuse && peekResourceVersion(answer.body);
     const held = rv ? req.reuse!(rv) : undefined;
     if (held !== undefined) return held;
     try {
-      return answer.text ? JSON.parse(answer.text) : undefined;
+      return answer.body.length ? JSON.parse(answer.body.toString('utf8')) : undefined;
     } catch {
       throw new KubeError(answer.status, 'BadResponse', `the API server answered ${answer.status} with a body that is not JSON`);
     }
@@ -152,18 +189,18 @@ export class WireClient {
     try {
       const res = await pool.request({ path: url.pathname + url.search, method: req.method, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const onHead = req.onHead && res.statusCode >= 200 && res.statusCode < 300 ? req.onHead : undefined;
-      let text: string;
+      let body: Buffer;
       if (onHead) {
         const chunks: Buffer[] = [];
         for await (const d of res.body as AsyncIterable<Buffer>) {
           if (chunks.length === 0) onHead(d.toString('latin1', 0, Math.min(d.length, HEAD_BYTES)));
           chunks.push(d);
         }
-        text = Buffer.concat(chunks).toString('utf8');
+        body = Buffer.concat(chunks);
       } else {
-        text = await res.body.text();
+        body = Buffer.from(await res.body.arrayBuffer());
       }
-      return { status: res.statusCode, headers: singleHeaders(res.headers), text };
+      return { status: res.statusCode, headers: singleHeaders(res.headers), body };
     } catch (err) {
       throw undiciFailure(err, req, timeoutMs);
     }
@@ -183,7 +220,7 @@ export class WireClient {
         res.on('error', (err) => reject(toKubeError(err)));
         res.on('end', () => {
           this.open.delete(request);
-          resolve({ status, headers: singleHeaders(res.headers), text: Buffer.concat(chunks).toString('utf8') });
+          resolve({ status, headers: singleHeaders(res.headers), body: Buffer.concat(chunks) });
         });
       });
       this.open.add(request);
@@ -214,44 +251,35 @@ export class WireClient {
       };
       const request = transport.request(url, { method: 'GET', headers, agent }, (res) => {
         const status = res.statusCode ?? 0;
-        res.setEncoding('utf8'); // a character split between two chunks is joined again
         if (status !== 200) {
-          let text = '';
-          res.on('data', (d: string) => (text += d));
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
           res.on('end', () => {
             this.open.delete(request);
-            reject(this.refusal(status, text, singleHeaders(res.headers)));
+            reject(this.refusal(status, Buffer.concat(chunks).toString('utf8'), singleHeaders(res.headers)));
           });
           res.on('error', (err) => reject(toKubeError(err)));
           return;
         }
-        let rest = '';
         const { known } = req;
-        const line = (text: string) => {
-          if (text.trim() === '') return;
+        const line = (bytes: Buffer) => {
+          if (blank(bytes)) return;
           // As client-node's Watch: a line that is not JSON, or a handler that throws, is passed over.
           try {
             // The caller holds this version already (its own write's answer): parsing and
             // decoding it again would change nothing.
-            const rv = known && peekResourceVersion(text);
+            const rv = known && peekResourceVersion(bytes);
             if (rv && known(rv)) return onEvent('BOOKMARK', { metadata: { resourceVersion: rv } });
-            const event = JSON.parse(text) as { type?: unknown; object?: unknown };
+            const event = JSON.parse(bytes.toString('utf8')) as { type?: unknown; object?: unknown };
             onEvent(event.type, event.object);
           } catch {
             // passed over
           }
         };
-        res.on('data', (chunk: string) => {
-          const text = rest + chunk;
-          let start = 0;
-          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-            line(text.slice(start, nl));
-            start = nl + 1;
-          }
-          rest = text.slice(start);
-        });
+        const lines = lineSplitter(line);
+        res.on('data', (chunk: Buffer) => lines.push(chunk));
         res.on('end', () => {
-          line(rest);
+          lines.end();
           end(undefined);
         });
         res.on('error', (err) => end(toKubeError(err)));

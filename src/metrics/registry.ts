@@ -116,6 +116,8 @@ export class KwaveMetrics {
   private readonly views = new Map<string, KwaveMetrics>();
   private readonly clusterNames: readonly string[] | undefined;
   private currentPhase: RolloutPhase = 'Pending';
+  /** What kwave_rollout_pods was last set to, by state: a pod's start or end moves two of them. */
+  private readonly podStates = new Map<PodState, number>();
 
   constructor(options: KwaveMetricsOptions, shared?: { registry: Registry; series: Series; cluster: string }) {
     this.plan = options.plan;
@@ -146,7 +148,7 @@ export class KwaveMetrics {
   private initializeSeries(): void {
     const b = this.base;
     const m = this.series;
-    for (const state of POD_STATES) m.pods.set({ ...b, state }, 0);
+    this.setPodStates({});
     this.setPhase('Pending');
     for (const result of ROLLBACK_RESULTS) m.rollbacks.inc({ ...b, result }, 0);
     m.wave.set(b, 0);
@@ -190,9 +192,14 @@ export class KwaveMetrics {
     this.series.wave.set(this.base, wave);
   }
 
-  /** Pod counts by state; states left out are set to 0. */
+  /** Pod counts by state; states left out are set to 0. Only the counts that changed are written (each write hashes its labels). */
   setPodStates(counts: Partial<Record<PodState, number>>): void {
-    for (const state of POD_STATES) this.series.pods.set({ ...this.base, state }, counts[state] ?? 0);
+    for (const state of POD_STATES) {
+      const n = counts[state] ?? 0;
+      if (this.podStates.get(state) === n) continue;
+      this.podStates.set(state, n);
+      this.series.pods.set({ ...this.base, state }, n);
+    }
   }
 
   /** How long an upgraded pod was not Ready during its upgrade. */

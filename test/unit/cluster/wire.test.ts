@@ -7,19 +7,37 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { peekResourceVersion, WireClient } from '../../../src/cluster/wire.js';
+import { lineSplitter, peekResourceVersion, WireClient } from '../../../src/cluster/wire.js';
 import { startSim } from '../../../src/sim/index.js';
 
+describe('lineSplitter', () => {
+  test('cuts lines on newline bytes, across chunks and inside a split UTF-8 character, and ends with the unfinished one', () => {
+    const lines: string[] = [];
+    const split = lineSplitter((l) => lines.push(l.toString('utf8')));
+    const bytes = Buffer.from('{"a":"é€😀"}\n\n{"b":1}\n{"c":"tail"}', 'utf8');
+    // Every cut, one byte at a time too: inside each multi-byte character and at each newline.
+    for (let i = 0; i < bytes.length; i++) split.push(bytes.subarray(i, i + 1));
+    split.end();
+    assert.deepEqual(lines, ['{"a":"é€😀"}', '', '{"b":1}', '{"c":"tail"}']);
+    const whole: string[] = [];
+    const once = lineSplitter((l) => whole.push(l.toString('utf8')));
+    once.push(bytes);
+    once.end();
+    assert.deepEqual(whole, lines);
+  });
+});
+
 describe('peekResourceVersion', () => {
+  const peek = (s: string) => peekResourceVersion(Buffer.from(s));
   test("finds the object's version in a watch line without parsing it", () => {
     const line = JSON.stringify({ type: 'MODIFIED', object: { kind: 'Pod', metadata: { name: 'a', resourceVersion: '1234', annotations: { x: '{"metadata":{"resourceVersion":"9"}}' } } } });
-    assert.equal(peekResourceVersion(line), '1234');
+    assert.equal(peek(line), '1234');
     // In a string value the quotes are escaped: an annotation holding JSON cannot be taken for the key.
     const later = JSON.stringify({ type: 'MODIFIED', object: { metadata: { annotations: { x: '{"resourceVersion":"9"}' }, resourceVersion: '77' } } });
-    assert.equal(peekResourceVersion(later), '77');
-    assert.equal(peekResourceVersion('{"type":"ERROR","object":{"kind":"Status","code":410}}'), undefined);
-    assert.equal(peekResourceVersion('{"object":{"metadata":{"resourceVersion":"opaque-token"}}}'), undefined);
-    assert.equal(peekResourceVersion('{"object":{"metadata":{"resourceVersion":"12'), undefined, 'cut short');
+    assert.equal(peek(later), '77');
+    assert.equal(peek('{"type":"ERROR","object":{"kind":"Status","code":410}}'), undefined);
+    assert.equal(peek('{"object":{"metadata":{"resourceVersion":"opaque-token"}}}'), undefined);
+    assert.equal(peek('{"object":{"metadata":{"resourceVersion":"12'), undefined, 'cut short');
   });
 });
 
