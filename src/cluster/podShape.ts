@@ -4,9 +4,14 @@
 // `null` list entry or a mapping where a list belongs.
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function optionalString(obj: Record<string, unknown>, key: string, where: string): string | undefined {
+/** Whether obj[key] is absent, null or a string. */
+const stringOrAbsent = (obj: Record<string, unknown>, key: string): boolean => {
   const v = obj[key];
-  return v === undefined || v === null || typeof v === 'string' ? undefined : `${where}.${key} is ${typeName(v)}, not a string`;
+  return v === undefined || v === null || typeof v === 'string';
+};
+
+function optionalString(obj: Record<string, unknown>, key: string, where: string): string | undefined {
+  return stringOrAbsent(obj, key) ? undefined : `${where}.${key} is ${typeName(obj[key])}, not a string`;
 }
 
 function typeName(v: unknown): string {
@@ -19,7 +24,7 @@ function stringMap(obj: Record<string, unknown>, key: string, where: string): st
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   if (!isRecord(v)) return `${where}.${key} is ${typeName(v)}, not a mapping`;
-  for (const k of Object.keys(v)) if (typeof v[k] !== 'string') return `${where}.${key}[${JSON.stringify(k)}] is ${typeName(v[k])}, not a string`;
+  for (const k in v) if (typeof v[k] !== 'string') return `${where}.${key}[${JSON.stringify(k)}] is ${typeName(v[k])}, not a string`;
   return undefined;
 }
 
@@ -31,10 +36,8 @@ function listOfRecords(obj: Record<string, unknown>, key: string, where: string,
   for (let i = 0; i < v.length; i++) {
     const item: unknown = v[i];
     if (!isRecord(item)) return `${where}.${key}[${i}] is ${typeName(item)}, not a mapping`;
-    for (const k of stringKeys) {
-      const bad = optionalString(item, k, `${where}.${key}[${i}]`);
-      if (bad) return bad;
-    }
+    // The place is spelled out only for a problem: this runs for every item of every pod.
+    for (const k of stringKeys) if (!stringOrAbsent(item, k)) return optionalString(item, k, `${where}.${key}[${i}]`);
   }
   return undefined;
 }
