@@ -8,7 +8,7 @@ import { KubeletCore } from './kubelet/core.js';
 import { StorePort } from './kubelet/storePort.js';
 import { setEmbeddedNodeReady } from './nodeController.js';
 import type { PodCondition } from './podStatus.js';
-import type { KubeObject, Store } from './store.js';
+import { frozenCopy, type KubeObject, type Store } from './store.js';
 
 export interface KubeletOptions {
   store: Store;
@@ -68,9 +68,11 @@ export class Kubelet {
     if (!nodeName) throw new Error(`pod ${manifest.metadata.name}: spec.nodeName is required`);
     const node = this.store.get('nodes', undefined, nodeName);
     if (!node) throw new Error(`pod ${manifest.metadata.name}: node ${nodeName} does not exist`);
-    const rt = this.core.runningPod(manifest, node);
-    const status = this.core.statusOf(rt, manifest, customConditions);
-    const created = this.port.createPod({ ...manifest, status });
+    // Frozen, the manifest and status are stored as they are, shared with the kubelet's runtime.
+    const frozen = frozenCopy(manifest);
+    const rt = this.core.runningPod(frozen, node);
+    const status = this.core.frozenStatus(rt, this.core.statusOf(rt, frozen, customConditions));
+    const created = this.port.createPod({ ...frozen, status });
     this.core.register(rt, created);
     return created;
   }

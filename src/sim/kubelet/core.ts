@@ -12,7 +12,7 @@ import { nodeImageList } from './nodeImages.js';
 import { PodIpam } from '../ipam.js';
 import { jsonEqual, jsonHash } from '../json.js';
 import type { ContainerStatus, PodCondition } from '../podStatus.js';
-import type { KubeObject } from '../store.js';
+import { frozenCopy, type KubeObject } from '../store.js';
 import { ContainerRuntimeModel } from './containers.js';
 import { nodeInternalIP, nodeNameOf, nodePodCIDR, podKey, podStatusFor, restartPolicyOf, rfc3339, specContainers, splitKey, type ContainerRuntime, type PodRuntime } from './pods.js';
 import { StaleWrite, type KubeletPort, type MaybeAsync } from './port.js';
@@ -299,10 +299,26 @@ export class KubeletCore {
     // A server may store a status in another spelling than written (defaults, field order):
     // the same status again on top of the kubelet's own last write is no change.
     if (rt.writtenVersion === pod.metadata.resourceVersion && jsonEqual(rt.writtenStatus, status)) return;
-    this.track(rt, this.port.writeStatus(pod, status), (rv) => {
+    const written = this.frozenStatus(rt, status);
+    this.track(rt, this.port.writeStatus(pod, written), (rv) => {
       rt.writtenVersion = rv;
-      rt.writtenStatus = status;
+      rt.writtenStatus = written;
     });
+  }
+
+  /**
+   * `status` frozen, and the runtime's container statuses replaced by their frozen copies in it
+   * (they are replaced, never changed in place): the in-memory store keeps frozen parts as they
+   * are, so the stored status, the kubelet's record of its last write and its runtime share one
+   * copy (at 50,000 pods, 2.7 KB a pod were held twice).
+   */
+  frozenStatus(rt: PodRuntime, status: Record<string, unknown>): Record<string, unknown> {
+    const frozen = frozenCopy(status);
+    for (const cs of (frozen.containerStatuses ?? []) as ContainerStatus[]) {
+      const c = rt.containers.get(cs.name);
+      if (c) c.status = cs;
+    }
+    return frozen;
   }
 
   /** The kubelet's final DELETE (grace 0, uid precondition) once the containers stopped. */
