@@ -2,8 +2,10 @@
 // base figure (as in the fixture) times the time scale, with a seeded jitter so that a run can be
 // reproduced exactly by passing the same seed.
 
+import { flatString } from './flatString.js';
+
 /** A time as the API server writes it: RFC 3339 in UTC, whole seconds (`2025-03-01T10:00:00Z`). */
-export const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
+export const rfc3339 = (d: Date): string => flatString(d.toISOString().replace(/\.\d+Z$/, 'Z'));
 
 /** Timers and the wall clock, injectable so tests could drive them. */
 export interface Clock {

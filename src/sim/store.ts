@@ -4,6 +4,7 @@
 // than the log's window is told it expired (410), as the real cacher does.
 import { randomUUID } from 'node:crypto';
 import { rfc3339 } from './clock.js';
+import { flatString } from './flatString.js';
 
 /** The resources the simulator serves, by their plural (as in URLs and audit logs). */
 export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases' | 'poddisruptionbudgets' | AppsResource;
@@ -142,7 +143,7 @@ export class Store {
     if (t.has(k)) throw new StoreError('AlreadyExists', resource, obj.metadata.name);
     const rv = ++this.version;
     // The caller keeps its object; the store keeps a frozen copy of what is not frozen already.
-    const stored = frozenCopy({ ...obj, metadata: { ...obj.metadata, uid: randomUUID(), creationTimestamp: rfc3339(this.now()), resourceVersion: String(rv) } });
+    const stored = frozenCopy({ ...obj, metadata: { ...obj.metadata, uid: flatString(randomUUID()), creationTimestamp: rfc3339(this.now()), resourceVersion: String(rv) } });
     t.set(k, stored);
     this.record({ type: 'ADDED', resource, object: stored, rv });
     return stored;

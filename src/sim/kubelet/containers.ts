@@ -5,6 +5,7 @@
 // crash (CrashLoopBackOff) or be slow to become ready. Time comes from the injected clock; every
 // step ends by telling the owner the pod changed, so that it reports the new status.
 import { backOffMs, goDuration, randomHex, type Clock, type SimTime, type Timing } from '../clock.js';
+import { flatString } from '../flatString.js';
 import { imageIdOf, parseImageRef, pullNotFoundError, type ImageInfo, type ImageRef, type ImageTable } from '../images.js';
 import type { ContainerStatus } from '../podStatus.js';
 import { exitsAtOnce, pullPolicy, rfc3339, type ContainerRuntime, type ContainerSpec, type PodRuntime } from './pods.js';
@@ -31,7 +32,7 @@ export class ContainerRuntimeModel {
   constructor(private readonly ctx: RuntimeContext) {}
 
   newContainerId(): string {
-    return `containerd://${randomHex(this.ctx.random, 64)}`;
+    return flatString(`containerd://${randomHex(this.ctx.random, 64)}`);
   }
 
   /** A container that has been running (and ready) for a while: how the world starts. */

@@ -51,7 +51,7 @@ export interface PodRuntime {
   inFlight?: boolean;
 }
 
-export const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+export { rfc3339 } from '../clock.js';
 export const podKey = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 
 export function splitKey(key: string): { namespace: string; name: string } {
