@@ -12,7 +12,7 @@ import type { JsonObject } from './apiserver/json.js';
 import type { Kubelet } from './kubelet.js';
 import { NODE_HEALTHY } from './nodeController.js';
 import type { PodCondition } from './podStatus.js';
-import type { KubeObject, Store } from './store.js';
+import { frozenCopy, type KubeObject, type Store } from './store.js';
 import { rfc3339 } from './clock.js';
 import { embeddedWorkload, isControllerKind, type ControllerKind } from './workloads.js';
 
@@ -134,6 +134,12 @@ function ownerOf(w: FixtureWorkload): Owner | undefined {
   return { ref: { apiVersion, kind, name, uid: randomUUID(), controller: true, blockOwnerDeletion: true }, labels };
 }
 
+/** What the DefaultTolerationSeconds admission plugin adds; frozen, one copy for every pod. */
+const DEFAULT_TOLERATIONS = frozenCopy([
+  { effect: 'NoExecute', key: 'node.kubernetes.io/not-ready', operator: 'Exists', tolerationSeconds: 300 },
+  { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 300 },
+]);
+
 /** A pod as the API server stores it after defaulting. */
 export function podManifest(w: FixtureWorkload, index: number, nodeName: string, owner?: Owner): KubeObject {
   const name = owner?.podName?.(index) ?? `${w.name}-${index}`;
@@ -164,10 +170,7 @@ export function podManifest(w: FixtureWorkload, index: number, nodeName: string,
       serviceAccount: 'default',
       serviceAccountName: 'default',
       terminationGracePeriodSeconds: 30,
-      tolerations: [
-        { effect: 'NoExecute', key: 'node.kubernetes.io/not-ready', operator: 'Exists', tolerationSeconds: 300 },
-        { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 300 },
-      ],
+      tolerations: DEFAULT_TOLERATIONS,
     },
   };
 }
