@@ -81,6 +81,10 @@ describe('once per frozen value', () => {
     assert.notEqual(frozenJson(next), frozenJson(pod));
     const odd = store.update('pods', { ...next, extra: undefined, status: { phase: 'Running', message: 'x' } }, next.metadata.resourceVersion);
     assert.equal(frozenJson(odd), JSON.stringify(odd), 'an undefined member is left out');
+    const specFirst = Object.freeze({ spec: pod.spec, kind: 'Pod', none: undefined });
+    assert.equal(frozenJson(specFirst), JSON.stringify(specFirst), 'the spec first, nothing but undefined after it');
+    const specLast = Object.freeze({ kind: 'Pod', spec: pod.spec });
+    assert.equal(frozenJson(specLast), JSON.stringify(specLast), 'the spec last');
     const patched = ops.patch(pods, 'default', 'a', undefined, SMP, JSON.stringify({ metadata: { annotations: { a: 'b' } } }), write);
     assert.equal(frozenJson(patched), JSON.stringify(patched));
   });
