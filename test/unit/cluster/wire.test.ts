@@ -83,6 +83,24 @@ describe('WireClient', () => {
     }
   });
 
+  test("without keep-alive (as with a proxy agent) the request takes Node's https with client-node's agent: answers, refusals and timeouts alike", async () => {
+    const sim = await startSim({ pods: 1, faults: 'latencyMs=1000' });
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfig());
+    const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: false });
+    const impatient = new WireClient(kc, { timeoutMs: 200, keepAlive: false });
+    try {
+      const pod = (await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' })) as { metadata?: { name?: string } };
+      assert.equal(pod.metadata?.name, 'demo-0');
+      await assert.rejects(wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/nope' }), (err: unknown) => err instanceof KubeError && err.code === 404);
+      await assert.rejects(impatient.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' }), (err: unknown) => err instanceof KubeError && err.reason === 'Timeout');
+    } finally {
+      wire.close();
+      impatient.close();
+      await sim.close();
+    }
+  });
+
   test('through the pool: a slow answer is a Timeout, close() fails what is still open, and nothing is sent once closed', async () => {
     const sim = await startSim({ pods: 1, faults: 'latencyMs=3000' });
     const kc = new KubeConfig();
