@@ -1,4 +1,5 @@
 // Small helpers over plain JSON values, shared by patches, validation and serialization.
+import { RecentMap } from './recentMap.js';
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
@@ -51,24 +52,34 @@ export function goFormat(value: unknown): string {
   return String(value);
 }
 
-const jsonCache = new WeakMap<object, string>();
-/** The text of frozen specs: status writes share the stored spec, so its text is reused too. */
-const specJsonCache = new WeakMap<object, string>();
+/** Texts of objects sent in a list, kept as long as the object: the next list of the same pods is cheap. */
+const listedJson = new WeakMap<object, string>();
+/**
+ * Texts of objects sent otherwise, lately: a write's watch events (one per watcher) and its
+ * answer share one text, made in the same turn. Not kept longer: most versions are sent once.
+ */
+const recentJson = new RecentMap<object, string>(1024);
+/** The text of frozen specs, lately: a pod's status writes that follow a spec change share its text. */
+const specJson = new RecentMap<object, string>(4096);
 
 /**
- * JSON text of a stored object. Stored snapshots are frozen, so their text is computed once and
- * reused by every list and watch that sends them: what keeps a 50,000-pod list cheap. A new
- * snapshot reuses the text of the spec it shares with the one before (the same bytes as
- * JSON.stringify: members in order, undefined ones left out).
+ * JSON text of a stored object (the same bytes as JSON.stringify: members in order, undefined
+ * ones left out). Stored snapshots are frozen, so their text is made once and reused: by every
+ * later list when `sent` is 'list' (what keeps a 50,000-pod list cheap), else by what sends it
+ * soon after (see recentJson). A new snapshot reuses the text of the spec it shares with the one
+ * before.
  */
-export function frozenJson(obj: object): string {
+export function frozenJson(obj: object, sent: 'list' | 'other' = 'other'): string {
   if (!Object.isFrozen(obj) || Array.isArray(obj)) return JSON.stringify(obj);
-  let text = jsonCache.get(obj);
+  const listed = listedJson.get(obj);
+  if (listed !== undefined) return listed;
+  let text = recentJson.get(obj);
   if (text === undefined) {
     const spec = (obj as { spec?: unknown }).spec;
     text = typeof spec === 'object' && spec !== null && Object.isFrozen(spec) ? withSpecText(obj as Record<string, unknown>, spec) : JSON.stringify(obj);
-    jsonCache.set(obj, text);
+    if (sent === 'other') recentJson.set(obj, text);
   }
+  if (sent === 'list') listedJson.set(obj, text);
   return text;
 }
 
@@ -78,8 +89,8 @@ export function frozenJson(obj: object): string {
  * object, and V8 keeps a concatenation as a tree of all its pieces (~1 KB of them a pod).
  */
 function withSpecText(obj: Record<string, unknown>, spec: object): string {
-  let specText = specJsonCache.get(spec);
-  if (specText === undefined) specJsonCache.set(spec, (specText = JSON.stringify(spec)));
+  let specText = specJson.get(spec);
+  if (specText === undefined) specJson.set(spec, (specText = JSON.stringify(spec)));
   const head = ['{'];
   const tail: string[] = [];
   let afterSpec = false;

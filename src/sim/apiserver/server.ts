@@ -246,7 +246,7 @@ function sendList(
   }
   const head = `{"kind":"${info.listKind}","apiVersion":"${apiVersionOf(info)}","metadata":${JSON.stringify(meta)},"items":[`;
   return streamJsonList(res, head, (function* () {
-    for (const o of page.items) yield frozenJson(o);
+    for (const o of page.items) yield frozenJson(o, 'list');
   })(), ']}');
 }
 
