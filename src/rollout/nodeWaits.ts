@@ -15,7 +15,7 @@ import type { SelectedPod } from './select.js';
 /** A node that cannot act, and why. */
 export type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
 
-/** A pod in flight: its node, the step it is at, and the switch that ends its flow when the node stops acting. */
+/** A pod in flight: its node, the step it is at, and the switch that ends its flow when the node stops acting (or the run is aborted). */
 interface Flow {
   node: string | undefined;
   step: string;
@@ -34,6 +34,10 @@ export class NodeWaits {
 
   constructor(private readonly run: RunState) {
     this.parkedLimit = pLimit(run.plan.strategy.concurrency);
+    // One listener for every flow, rather than an AbortSignal.any of two signals per pod.
+    run.deps.abort?.addEventListener('abort', () => {
+      for (const f of this.flows.values()) f.nodeLost.abort();
+    }, { once: true });
   }
 
   nodeOf(p: SelectedPod): string | undefined {
@@ -57,9 +61,10 @@ export class NodeWaits {
 
   // ---- flows in flight -----------------------------------------------------------------------
 
-  /** Counts `p`'s flow in flight; the signal aborts when its node stops acting (or a stop finds it down). */
+  /** Counts `p`'s flow in flight; the signal aborts when its node stops acting (or a stop finds it down), or the run is aborted. */
   flowStarted(key: string, p: SelectedPod): AbortController {
     const nodeLost = new AbortController();
+    if (this.run.deps.abort?.aborted) nodeLost.abort();
     this.flows.set(key, { node: this.nodeOf(p), step: 'started', nodeLost });
     return nodeLost;
   }

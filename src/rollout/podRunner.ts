@@ -173,7 +173,8 @@ export class PodRunner {
         writer: deps.writer,
         reader: deps.view,
         now: this.run.now,
-        signal: deps.abort ? AbortSignal.any([deps.abort, nodeLost]) : nodeLost,
+        // Aborted by a hard abort of the run too (NodeWaits).
+        signal: nodeLost,
         onStep: (step) => {
           this.nodes.flowAt(key, step.kind);
           if (!(step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate'))) return;
