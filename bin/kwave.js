@@ -5,12 +5,12 @@ import { setFlagsFromString } from 'node:v8';
 
 // V8 lets the heap grow to up to 4× what survived the last full collection before it collects
 // again; kwave's live data is small (about 66 MB at 10,000 pods) but its garbage is plentiful, so
-// most of its peak RSS was that headroom. Capped at 2×: at 10,000 pods peak RSS 458 → 304 MB for
-// the same CPU (bench/README.md). `kwave sim`, whose live heap is large (~450 MB serving 50,000
-// pods), at 1.5×: its peak 1,045 → 852 MB for the same CPU. Set here, for the CLI only: a program
-// that imports kwave as a library keeps its own heap settings, and a user's own flag
-// (node --heap-growing-percent=N) wins.
-if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${process.argv[2] === 'sim' ? 50 : 100}`);
+// most of its peak RSS was that headroom. Capped at 1.5×: `kwave run` at 10,000 pods peak RSS
+// 458 → 304 MB at 2× and 311 → 278 MB at 1.5× for 1–3 % more CPU, at 50,000 pods 680 → 559 MB;
+// `kwave sim` serving 50,000 pods 1,045 → 852 MB for the same CPU (bench/README.md). Set here,
+// for the CLI only: a program that imports kwave as a library keeps its own heap settings, and a
+// user's own flag (node --heap-growing-percent=N) wins.
+if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=50');
 
 const { main } = await import('../dist/cli/bundle.js');
 process.exitCode = await main(process.argv.slice(2));
