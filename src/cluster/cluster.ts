@@ -399,19 +399,22 @@ export class Cluster {
 
   // ---- plumbing -----------------------------------------------------------------------------
 
-  /** A pod one of our requests returned, checked (our flow reads it unguarded) and shown to the listeners. */
-  /** A request answered with one pod: the pod an observer holds at the answer's version, else the answer decoded and observed. */
+  /**
+   * A request answered with one pod: the pod an observer holds at the answer's version (or
+   * later), else the answer checked (our flow reads it unguarded), decoded and shown to the observers.
+   */
   private async podAnswer(target: CountedRequest & { namespace: string }, name: string, req: WireRequest): Promise<V1Pod> {
     let held: V1Pod | undefined;
-    const reuse = (rv: string) => {
-      for (const o of this.podObservers) if ((held = o.held(target.namespace, name, rv))) return held;
+    const reuse = (rv: string): V1Pod | undefined => {
+      for (const o of this.podObservers) {
+        held = o.held(target.namespace, name, rv);
+        if (held) return held;
+      }
       return undefined;
     };
     const raw = await this.requester.wire(target, { ...req, reuse });
     if (held !== undefined && raw === held) return held;
-    const problem = podShapeProblem(raw);
-    if (problem) throw new KubeError(500, 'BadResponse', `the API server answered with something that is not a pod: ${problem}`);
-    const pod = decodePod(raw);
+    const pod = checkedPod(raw);
     for (const o of this.podObservers) o.observe(pod);
     return pod;
   }

@@ -6,7 +6,6 @@
 // are fed in (`observe`, wired to Cluster.onPodObserved) when they are newer than what the cache
 // holds, so the next decision sees kwave's own write even before the watch delivers it. When the
 // watch then delivers that same version, it is not parsed again (`known` of the watch query).
-
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';

@@ -20,6 +20,7 @@
 // CPU at 1,000 pods). They stay on Node's https (a few long streams: nothing per request to save).
 import http from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Pool } from 'undici';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
@@ -132,13 +133,33 @@ interface Answer {
 /** The TLS options client-node gives its agent (KubeConfig.applyToHTTPSOptions), for undici's tls.connect. */
 const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername', 'ciphers', 'honorCipherOrder', 'ecdhCurve', 'clientCertEngine', 'crl', 'dhparam', 'secureOptions', 'secureProtocol', 'sessionIdContext'] as const;
 
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+const closedError = () => new KubeError(0, 'Closed', 'the cluster connection was closed');
+
+/**
+ * A body's bytes, whole; `onHead` (a 2xx answer's, WireRequest.onHead) is given the first bytes
+ * of its first chunk as soon as they arrive. For Node's answers and undici's bodies alike.
+ */
+function readBody(body: Readable, onHead?: (head: string) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    body.on('data', (d: Buffer) => {
+      if (chunks.length === 0) onHead?.(d.toString('latin1', 0, Math.min(d.length, HEAD_BYTES)));
+      chunks.push(d);
+    });
+    body.on('end', () => resolve(Buffer.concat(chunks)));
+    body.on('error', reject);
+  });
+}
+
 /** undici's timeouts and its own closing, as the KubeErrors the retries know. */
 function undiciFailure(err: unknown, req: WireRequest, timeoutMs: number): KubeError {
   const code = (err as { code?: unknown } | undefined)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new KubeError(0, 'Timeout', `no answer to ${req.method} ${req.path} within ${timeoutMs} ms`);
   }
-  if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') return new KubeError(0, 'Closed', 'the cluster connection was closed');
+  if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') return closedError();
   return toKubeError(err);
 }
 
@@ -172,7 +193,7 @@ export class WireClient {
   async send(req: WireRequest): Promise<unknown> {
     const prepared = await this.prepare(req);
     const answer = prepared.pool ? await this.exchangePooled(req, prepared.pool, prepared) : await this.exchangeNode(req, prepared);
-    if (answer.status < 200 || answer.status >= 300) throw this.refusal(answer.status, answer.body.toString('utf8'), answer.headers);
+    if (!isSuccess(answer.status)) throw this.refusal(answer.status, answer.body.toString('utf8'), answer.headers);
     const rv = req.reuse && peekResourceVersion(answer.body);
     const held = rv ? req.reuse!(rv) : undefined;
     if (held !== undefined) return held;
@@ -188,18 +209,7 @@ export class WireClient {
     const { timeoutMs } = this.options;
     try {
       const res = await pool.request({ path: url.pathname + url.search, method: req.method, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-      const onHead = req.onHead && res.statusCode >= 200 && res.statusCode < 300 ? req.onHead : undefined;
-      let body: Buffer;
-      if (onHead) {
-        const chunks: Buffer[] = [];
-        for await (const d of res.body as AsyncIterable<Buffer>) {
-          if (chunks.length === 0) onHead(d.toString('latin1', 0, Math.min(d.length, HEAD_BYTES)));
-          chunks.push(d);
-        }
-        body = Buffer.concat(chunks);
-      } else {
-        body = Buffer.from(await res.body.arrayBuffer());
-      }
+      const body = await readBody(res.body, isSuccess(res.statusCode) ? req.onHead : undefined);
       return { status: res.statusCode, headers: singleHeaders(res.headers), body };
     } catch (err) {
       throw undiciFailure(err, req, timeoutMs);
@@ -210,18 +220,11 @@ export class WireClient {
   private exchangeNode(req: WireRequest, { url, headers, payload, agent, transport }: Prepared): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       const request = transport.request(url, { method: req.method, headers, agent, timeout: this.options.timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
         const status = res.statusCode ?? 0;
-        const onHead = req.onHead && status >= 200 && status < 300 ? req.onHead : undefined;
-        res.on('data', (d: Buffer) => {
-          if (chunks.length === 0) onHead?.(d.toString('latin1', 0, Math.min(d.length, HEAD_BYTES)));
-          chunks.push(d);
-        });
-        res.on('error', (err) => reject(toKubeError(err)));
-        res.on('end', () => {
+        readBody(res, isSuccess(status) ? req.onHead : undefined).then((body) => {
           this.open.delete(request);
-          resolve({ status, headers: singleHeaders(res.headers), body: Buffer.concat(chunks) });
-        });
+          resolve({ status, headers: singleHeaders(res.headers), body });
+        }, (err: unknown) => reject(toKubeError(err)));
       });
       this.open.add(request);
       request.on('timeout', () => request.destroy(new KubeError(0, 'Timeout', `no answer to ${req.method} ${req.path} within ${this.options.timeoutMs} ms`)));
@@ -252,13 +255,10 @@ export class WireClient {
       const request = transport.request(url, { method: 'GET', headers, agent }, (res) => {
         const status = res.statusCode ?? 0;
         if (status !== 200) {
-          const chunks: Buffer[] = [];
-          res.on('data', (d: Buffer) => chunks.push(d));
-          res.on('end', () => {
+          readBody(res).then((body) => {
             this.open.delete(request);
-            reject(this.refusal(status, Buffer.concat(chunks).toString('utf8'), singleHeaders(res.headers)));
-          });
-          res.on('error', (err) => reject(toKubeError(err)));
+            reject(this.refusal(status, body.toString('utf8'), singleHeaders(res.headers)));
+          }, (err: unknown) => reject(toKubeError(err)));
           return;
         }
         const { known } = req;
@@ -314,10 +314,10 @@ export class WireClient {
   /** Destroys the requests still open and the pooled connections. */
   close(): void {
     this.closed = true;
-    for (const r of this.open) r.destroy(new KubeError(0, 'Closed', 'the cluster connection was closed'));
+    for (const r of this.open) r.destroy(closedError());
     this.open.clear();
     this.sharedAgent?.destroy();
-    void this.pool?.destroy(new KubeError(0, 'Closed', 'the cluster connection was closed'));
+    void this.pool?.destroy(closedError());
   }
 
   /** URL, headers (auth included), agent and body of a request, as client-node's typed calls would send it. */
