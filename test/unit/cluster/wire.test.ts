@@ -41,11 +41,17 @@ describe('peekResourceVersion', () => {
   });
 });
 
+/** A one-pod simulator (with `faults`) and a KubeConfig for it. */
+async function simWithConfig(faults?: string) {
+  const sim = await startSim({ pods: 1, faults });
+  const kc = new KubeConfig();
+  kc.loadFromString(sim.kubeconfig());
+  return { sim, kc };
+}
+
 describe('WireClient', () => {
   test('a request answered 401 drops the reused credentials: the next one reads them again', async () => {
-    const sim = await startSim({ pods: 1 });
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfig());
+    const { sim, kc } = await simWithConfig();
     const user = kc.getCurrentUser()!;
     const good = user.token;
     assert.ok(good, 'the simulator kubeconfig carries a bearer token');
@@ -65,9 +71,7 @@ describe('WireClient', () => {
   });
 
   test("an answer at a version the caller holds is not parsed: the held object is returned", async () => {
-    const sim = await startSim({ pods: 1 });
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfig());
+    const { sim, kc } = await simWithConfig();
     const wire = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
     try {
       const req = { method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' } as const;
@@ -84,9 +88,7 @@ describe('WireClient', () => {
   });
 
   test("without keep-alive (as with a proxy agent) the request takes Node's https with client-node's agent: answers, refusals and timeouts alike", async () => {
-    const sim = await startSim({ pods: 1, faults: 'latencyMs=1000' });
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfig());
+    const { sim, kc } = await simWithConfig('latencyMs=1000');
     const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: false });
     const impatient = new WireClient(kc, { timeoutMs: 200, keepAlive: false });
     try {
@@ -102,9 +104,7 @@ describe('WireClient', () => {
   });
 
   test('through the pool: a slow answer is a Timeout, close() fails what is still open, and nothing is sent once closed', async () => {
-    const sim = await startSim({ pods: 1, faults: 'latencyMs=3000' });
-    const kc = new KubeConfig();
-    kc.loadFromString(sim.kubeconfig());
+    const { sim, kc } = await simWithConfig('latencyMs=3000');
     const get = { method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' } as const;
     const impatient = new WireClient(kc, { timeoutMs: 200, keepAlive: true });
     const patient = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
