@@ -19,7 +19,7 @@ export interface RecordControl extends RemoteControl {
 const note = (r: { by: string; at: string } | undefined): ControlNote | undefined => (r ? { by: r.by, at: r.at } : undefined);
 
 export function followRecordControl(
-  cluster: Pick<Cluster, 'getConfigMap' | 'kubeConfig' | 'requests'>,
+  cluster: Pick<Cluster, 'getConfigMap' | 'watchConfigMaps'>,
   options: { namespace: string; plan: string; revision: string; identity: string; onError?: (err: KubeError) => void; onProblem?: (problem: string) => void },
 ): RecordControl {
   const stop = new AbortController();

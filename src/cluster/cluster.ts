@@ -1,12 +1,14 @@
 // The one door to the API server. Every request kwave makes goes through `Cluster`'s typed
-// calls; how each one goes out (rate limit, count, timeout, retry, KubeError) is requester.ts.
-// Writes are minimal patches built from a decision (requestBodies.ts).
-import { AuthenticationV1Api, CoordinationV1Api, CoreV1Api, PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
+// methods, as wire JSON over plain HTTPS (wire.ts); how each one goes out (rate limit, count,
+// timeout, retry, KubeError) is requester.ts. Writes are minimal patches built from a decision
+// (requestBodies.ts). From client-node kwave takes the kubeconfig (connection and auth), the
+// types, and nothing that would load its generated API and models.
+import { PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEvent } from './decode.js';
 import { KubeError } from './kubeError.js';
-import { continueTokenAhead, forEachPage, listAllPages, type FetchPage, type PageSink } from './pagedList.js';
-import { NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
-import { Requester, type CountedRequest } from './requester.js';
+import { continueTokenAhead, forEachPage, listAllPages, type FetchPage, type ListPage, type PageSink } from './pagedList.js';
+import { configMapPath, configMapsPath, eventsPath, leasePath, leasesPath, NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
+import { Requester, type CountedRequest, type LaneOptions } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
 import type { WireRequest } from './wire.js';
 import type { AccessAnswer, AccessQuestion, ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
@@ -35,7 +37,7 @@ export interface ClusterOptions {
   retry?: RetryPolicy;
   /** Abort a single request (not a watch) after this long; it then counts as a dropped connection. Default 30 s. */
   requestTimeoutMs?: number;
-  /** Share one keep-alive connection pool between requests (client-node makes a new TLS connection per request otherwise). Default true. */
+  /** Share keep-alive connection pools between requests (else a new TLS connection per request). Default true. */
   keepAlive?: boolean;
   /** Shared request counter (e.g. one per process for metrics); default a new one. */
   counter?: RequestCounter;
@@ -54,7 +56,7 @@ export interface PodObserver {
 }
 
 /** The lease and the rollout record go in the control lane. */
-const CONTROL = Object.freeze({ lane: 'control' as const });
+const CONTROL: LaneOptions = Object.freeze({ lane: 'control' });
 
 export interface LeaseCallOptions {
   /** Give up once this long has passed since the call (attempts, retries and their waits). */
@@ -64,9 +66,6 @@ export interface LeaseCallOptions {
 export class Cluster {
   readonly requests: RequestCounter;
   readonly defaultNamespace: string;
-  private readonly core: CoreV1Api;
-  private readonly coordination: CoordinationV1Api;
-  private readonly authentication: AuthenticationV1Api;
   private readonly deps: ClusterDeps;
   private readonly requester: Requester;
   private readonly podObservers = new Set<PodObserver>();
@@ -76,9 +75,6 @@ export class Cluster {
     readonly kubeConfig: KubeConfig,
     options: ClusterOptions = {},
   ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
-    this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
-    this.authentication = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.deps = { ...realClusterDeps, ...options.deps };
     this.requests = options.counter ?? new RequestCounter();
     this.defaultNamespace = options.defaultNamespace ?? 'default';
@@ -150,7 +146,7 @@ export class Cluster {
   private podPages(namespace: string, options: ListPodsOptions) {
     const limit = options.limit ?? 500;
     const fetchPage: FetchPage<unknown> = async (token, early) => {
-      const page = (await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
+      const answer = await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
         method: 'GET',
         path: podsPath(namespace),
         query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
@@ -158,9 +154,8 @@ export class Cluster {
           const next = continueTokenAhead(head);
           if (next !== undefined) early(next);
         },
-      })) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } } | undefined;
-      if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: the answer holds no items list`);
-      return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?.continue };
+      });
+      return listPage(answer, `list pods in ${namespace}`);
     };
     const decode = (items: unknown[]): V1Pod[] =>
       items.map((item, i) => {
@@ -181,10 +176,10 @@ export class Cluster {
 
   /** Every node with the list's resourceVersion, for a node watch to start from. Pages as listPods does. */
   async listNodeList(limit = 500): Promise<NodeList> {
-    return listAllPages(async (token) => {
-      const page = await this.requester.typed({ verb: 'list', resource: 'nodes' }, (opts) => this.core.listNodeWithHttpInfo({ limit, _continue: token }, opts));
-      return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?._continue };
-    }, (nodes) => nodes);
+    return listAllPages(
+      async (token) => listPage(await this.requester.wire({ verb: 'list', resource: 'nodes' }, { method: 'GET', path: NODES_PATH, query: { limit, continue: token } }), 'list nodes'),
+      (nodes) => nodes.map(decodeNode),
+    );
   }
 
   /** Streams node changes (cluster-scoped), as watchPods does for pods; one `watch nodes` request. */
@@ -199,9 +194,8 @@ export class Cluster {
 
   /** Every PDB of a namespace with the list's resourceVersion (PDBs are few: one page). */
   async listPdbs(namespace: string): Promise<PdbList> {
-    const page = (await this.requester.wire({ verb: 'list', resource: 'poddisruptionbudgets', namespace }, { method: 'GET', path: pdbsPath(namespace) })) as { items?: unknown[]; metadata?: { resourceVersion?: string } } | undefined;
-    if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `list poddisruptionbudgets in ${namespace}: the answer holds no items list`);
-    return { items: page.items.map(decodePdb), resourceVersion: page.metadata?.resourceVersion ?? '' };
+    const page = listPage(await this.requester.wire({ verb: 'list', resource: 'poddisruptionbudgets', namespace }, { method: 'GET', path: pdbsPath(namespace) }), `list poddisruptionbudgets in ${namespace}`);
+    return { items: page.items.map(decodePdb), resourceVersion: page.resourceVersion ?? '' };
   }
 
   /** Streams PDB changes in one namespace; one `watch poddisruptionbudgets` request. */
@@ -295,37 +289,41 @@ export class Cluster {
   /** Records a core/v1 Event (e.g. on a pod, for a failure or a rollback). */
   async createEvent(spec: EventSpec): Promise<CoreV1Event> {
     const namespace = spec.involvedObject.namespace;
-    // Wire JSON rather than the model class: the body builder owns the exact format.
-    const body = eventBody(spec, this.deps.date(), this.eventSeq++) as unknown as CoreV1Event;
-    return this.requester.typed({ verb: 'create', resource: 'events', namespace }, (opts) => this.core.createNamespacedEventWithHttpInfo({ namespace, body }, opts));
+    const body = eventBody(spec, this.deps.date(), this.eventSeq++);
+    return (await this.object({ verb: 'create', resource: 'events', namespace }, { method: 'POST', path: eventsPath(namespace), body })) as CoreV1Event;
   }
 
   // ---- configmaps (the rollout record) ------------------------------------------------------
 
   /** 404 → KubeError code 404. */
   async getConfigMap(namespace: string, name: string): Promise<V1ConfigMap> {
-    return this.requester.typed({ verb: 'get', resource: 'configmaps', namespace }, (opts) => this.core.readNamespacedConfigMapWithHttpInfo({ namespace, name }, opts), CONTROL);
+    return (await this.object({ verb: 'get', resource: 'configmaps', namespace }, { method: 'GET', path: configMapPath(namespace, name) }, CONTROL)) as V1ConfigMap;
   }
 
   /** 409 (reason AlreadyExists) when it exists. */
   async createConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
-    return this.requester.typed({ verb: 'create', resource: 'configmaps', namespace }, (opts) => this.core.createNamespacedConfigMapWithHttpInfo({ namespace, body }, opts), CONTROL);
+    return (await this.object({ verb: 'create', resource: 'configmaps', namespace }, { method: 'POST', path: configMapsPath(namespace), body }, CONTROL)) as V1ConfigMap;
+  }
+
+  /**
+   * Streams ConfigMap changes in a namespace (configMapWatch.ts narrows it to the record's name
+   * with a field selector), in the control lane; events as they come (an ERROR's Status included).
+   */
+  watchConfigMaps(namespace: string, query: WatchPodsQuery, onEvent: (type: string, object: unknown) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
+    return this.requester.watch({ verb: 'watch', resource: 'configmaps', namespace }, configMapsPath(namespace), query, onEvent, onDone, 'control');
   }
 
   /** PUT; with `metadata.resourceVersion` set, 409 if someone wrote in between. */
   async updateConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateConfigMap: metadata.name is required');
-    return this.requester.typed({ verb: 'update', resource: 'configmaps', namespace }, (opts) => this.core.replaceNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts), CONTROL);
+    return (await this.object({ verb: 'update', resource: 'configmaps', namespace }, { method: 'PUT', path: configMapPath(namespace, name), body }, CONTROL)) as V1ConfigMap;
   }
 
   /** JSON merge patch (null removes a key); add `metadata.resourceVersion` to make it conditional. */
   async patchConfigMap(namespace: string, name: string, body: ConfigMapMergePatch): Promise<V1ConfigMap> {
-    return this.requester.typed(
-      { verb: 'patch', resource: 'configmaps', namespace },
-      (opts) => this.core.patchNamespacedConfigMapWithHttpInfo({ namespace, name, body }, opts),
-      { contentType: PatchStrategy.MergePatch, lane: 'control' },
-    );
+    const req = { method: 'PATCH', path: configMapPath(namespace, name), body, contentType: PatchStrategy.MergePatch } as const;
+    return (await this.object({ verb: 'patch', resource: 'configmaps', namespace }, req, CONTROL)) as V1ConfigMap;
   }
 
   // ---- access reviews (may this identity do it?) --------------------------------------------
@@ -355,27 +353,20 @@ export class Cluster {
 
   /** 404 → KubeError code 404. acquireTime/renewTime come back as V1MicroTime (Date). */
   async getLease(namespace: string, name: string, options: LeaseCallOptions = {}): Promise<V1Lease> {
-    return leaseTimes(await this.requester.typed({ verb: 'get', resource: 'leases', namespace }, (opts) => this.coordination.readNamespacedLeaseWithHttpInfo({ namespace, name }, opts), { ...CONTROL, ...options }));
+    return leaseTimes((await this.object({ verb: 'get', resource: 'leases', namespace }, { method: 'GET', path: leasePath(namespace, name) }, { ...CONTROL, ...options })) as V1Lease);
   }
 
   /** 409 (AlreadyExists) when another runner created it first. */
   async createLease(namespace: string, body: V1Lease): Promise<V1Lease> {
-    const lease = leaseTimes(body);
-    return leaseTimes(await this.requester.typed({ verb: 'create', resource: 'leases', namespace }, (opts) => this.coordination.createNamespacedLeaseWithHttpInfo({ namespace, body: lease }, opts), CONTROL));
+    return leaseTimes((await this.object({ verb: 'create', resource: 'leases', namespace }, { method: 'POST', path: leasesPath(namespace), body: leaseTimes(body) }, CONTROL)) as V1Lease);
   }
 
   /** PUT; `metadata.resourceVersion` is required by the API for leases; 409 if someone renewed in between. */
   async updateLease(namespace: string, body: V1Lease, options: LeaseCallOptions = {}): Promise<V1Lease> {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateLease: metadata.name is required');
-    const lease = leaseTimes(body);
-    return leaseTimes(
-      await this.requester.typed(
-        { verb: 'update', resource: 'leases', namespace },
-        (opts) => this.coordination.replaceNamespacedLeaseWithHttpInfo({ namespace, name, body: lease }, opts),
-        { ...CONTROL, ...options },
-      ),
-    );
+    const req = { method: 'PUT', path: leasePath(namespace, name), body: leaseTimes(body) } as const;
+    return leaseTimes((await this.object({ verb: 'update', resource: 'leases', namespace }, req, { ...CONTROL, ...options })) as V1Lease);
   }
 
   // ---- who we are ---------------------------------------------------------------------------
@@ -387,9 +378,10 @@ export class Cluster {
    */
   async whoAmI(): Promise<string | undefined> {
     try {
-      const review = await this.requester.typed({ verb: 'create', resource: 'selfsubjectreviews' }, (opts) =>
-        this.authentication.createSelfSubjectReviewWithHttpInfo({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } }, opts),
-      );
+      const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+      const review = (await this.object({ verb: 'create', resource: 'selfsubjectreviews' }, { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', body })) as {
+        status?: { userInfo?: { username?: string } };
+      };
       return review.status?.userInfo?.username || undefined;
     } catch (err) {
       if (err instanceof KubeError && (err.code === 404 || err.code === 403)) return undefined;
@@ -398,6 +390,13 @@ export class Cluster {
   }
 
   // ---- plumbing -----------------------------------------------------------------------------
+
+  /** A request answered with one object (refused as BadResponse if the answer is none), as wire JSON. */
+  private async object(target: CountedRequest, req: WireRequest, options?: LaneOptions): Promise<object> {
+    const answer = await this.requester.wire(target, req, options);
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new KubeError(500, 'BadResponse', `${target.verb} ${target.resource}: the answer is not an object`);
+    return answer;
+  }
 
   /**
    * A request answered with one pod: the pod an observer holds at the answer's version (or
@@ -420,9 +419,16 @@ export class Cluster {
   }
 }
 
+/** One page of a list answer (refused as BadResponse without an items list). */
+function listPage(answer: unknown, what: string): ListPage<unknown> {
+  const page = answer as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } } | undefined;
+  if (!Array.isArray(page?.items)) throw new KubeError(500, 'BadResponse', `${what}: the answer holds no items list`);
+  return { items: page.items, resourceVersion: page.metadata?.resourceVersion, continue: page.metadata?.continue };
+}
+
 /**
- * client-node leaves MicroTime fields as strings when reading and would send a plain Date with
- * millisecond precision, which the API server refuses for MicroTime; normalize both ways.
+ * MicroTime fields come as strings, and a plain Date would go out with millisecond precision,
+ * which the API server refuses for MicroTime; V1MicroTime both ways (it writes microseconds).
  */
 function leaseTimes(lease: V1Lease): V1Lease {
   const spec = lease.spec;

@@ -2,12 +2,8 @@
 // resourceVersion with `fieldSelector=metadata.name=NAME`, and start over whenever the stream
 // ends (server timeout, dropped connection, 410 Expired). Each state is handed to `onChange`
 // once the server has it; a missing ConfigMap is `undefined`. No polling: between changes the
-// only traffic is the open watch.
-//
-// Lives beside cluster.ts (which owns typed requests) because client-node's `Watch` needs a raw
-// path; requests are still counted on the Cluster's RequestCounter.
-import { Watch, type V1ConfigMap } from '@kubernetes/client-node';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+// only traffic is the open watch (Cluster.watchConfigMaps).
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
 import { realSleep, type Sleep } from '../sleep.js';
@@ -23,13 +19,7 @@ export interface ConfigMapWatchOptions {
   sleep?: Sleep;
 }
 
-type ConfigMapApi = Pick<Cluster, 'getConfigMap' | 'kubeConfig' | 'requests'>;
-
-/** `/api/v1/namespaces/NS/configmaps` for the Watch. */
-function configMapsPath(namespace: string): string {
-  if (!namespace) throw new Error('configMapsPath: namespace must not be empty');
-  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps`;
-}
+type ConfigMapApi = Pick<Cluster, 'getConfigMap' | 'watchConfigMaps'>;
 
 type StreamEnd = { kind: 'closed' } | { kind: 'expired' } | { kind: 'error'; error: KubeError };
 
@@ -48,7 +38,6 @@ export async function watchConfigMap(
 ): Promise<void> {
   const { signal } = options;
   const sleep = options.sleep ?? realSleep;
-  const watcher = new Watch(cluster.kubeConfig);
   let failures = 0;
   let lastSeen: string | undefined;
   const report = (cm: V1ConfigMap | undefined) => {
@@ -79,7 +68,7 @@ export async function watchConfigMap(
     }
     const seen = (rv: string) => (from = rv);
     const opened = Date.now();
-    const end = await stream(watcher, cluster, namespace, name, from, options.timeoutSeconds ?? 300, report, seen, signal);
+    const end = await stream(cluster, namespace, name, from, options.timeoutSeconds ?? 300, report, seen, signal);
     if (signal.aborted) break;
     if (end.kind === 'closed') {
       // A stream that ends at once, again and again, must not become a busy loop.
@@ -106,7 +95,6 @@ async function getOrUndefined(cluster: ConfigMapApi, namespace: string, name: st
 
 /** One watch stream, from `resourceVersion` (or the start, with synthetic ADDED) to its end. */
 function stream(
-  watcher: Watch,
   cluster: ConfigMapApi,
   namespace: string,
   name: string,
@@ -119,29 +107,24 @@ function stream(
   return new Promise<StreamEnd>((resolve) => {
     let settled = false;
     let expired = false;
-    let controller: AbortController | undefined;
+    let handle: { abort: () => void } | undefined;
     const finish = (end: StreamEnd) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      controller?.abort();
+      handle?.abort();
       resolve(end);
     };
     const onAbort = () => finish({ kind: 'closed' });
     signal.addEventListener('abort', onAbort, { once: true });
 
-    const params = {
-      fieldSelector: `metadata.name=${name}`,
-      resourceVersion,
-      allowWatchBookmarks: true,
-      timeoutSeconds,
-    };
+    const query = { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds };
     const onEvent = (type: string, object: unknown) => {
       if (settled) return;
       const rv = (object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
       if (type !== 'ERROR' && typeof rv === 'string') seen(rv);
-      // Decoded to the shape typed calls return, so a watched object can be written back as is.
-      if (type === 'ADDED' || type === 'MODIFIED') report(ObjectSerializer.deserialize(object, 'V1ConfigMap', '') as V1ConfigMap);
+      // The wire JSON, as getConfigMap returns it: a watched object can be written back as is.
+      if (type === 'ADDED' || type === 'MODIFIED') report(object as V1ConfigMap);
       else if (type === 'DELETED') report(undefined);
       else if (type === 'ERROR') {
         const code = (object as { code?: unknown } | undefined)?.code;
@@ -151,21 +134,14 @@ function stream(
         } else finish({ kind: 'error', error: kubeErrorFromResponse(typeof code === 'number' ? code : 500, object) });
       }
     };
-    const onDone = (err: unknown) => {
+    const onDone = (err: KubeError | undefined) => {
       if (expired || !err) finish({ kind: 'closed' });
-      else finish({ kind: 'error', error: toKubeError(err) });
+      else finish({ kind: 'error', error: err });
     };
-    watcher.watch(configMapsPath(namespace), params, onEvent, onDone).then(
-      (c) => {
-        controller = c;
-        cluster.requests.record('watch', 'configmaps', 200);
-        if (settled) c.abort();
-      },
-      (err: unknown) => {
-        const e = toKubeError(err);
-        cluster.requests.record('watch', 'configmaps', e.code || 'error');
-        finish({ kind: 'error', error: e });
-      },
-    );
+    // A stream that could not open has called onDone already.
+    void cluster.watchConfigMaps(namespace, query, onEvent, onDone).then((h) => {
+      handle = h;
+      if (settled) h.abort();
+    });
   });
 }

@@ -8,10 +8,9 @@
 // gates, phase, conditions and container statuses. Times stay as the API's RFC 3339 strings
 // (podView.toMs reads both those and Dates). Values that repeat across pods are held once each
 // (stringPool.ts: a bounded cache, invisible to callers).
-// Nodes (a few per cluster) keep client-node's model shape, through its deserializer (not exported
-// from the package root: a deep import; client-node 1.4 declares no "exports" map).
+// Nodes and PodDisruptionBudgets (a few per cluster) are kept as the wire JSON, whole: the V1Node
+// and V1PodDisruptionBudget shapes, with times as strings.
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { KubeError, kubeErrorFromResponse } from './kubeError.js';
 import { podShapeProblem } from './podShape.js';
 import { StringPool } from './stringPool.js';
@@ -27,7 +26,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
-/** An API time as its string (a Date from a typed call becomes its ISO string). */
+/** An API time as its string (a Date, as a library caller may hand over, becomes its ISO string). */
 const time = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
@@ -124,16 +123,16 @@ export function decodePod(raw: unknown): V1Pod {
   return compact(view) as unknown as V1Pod;
 }
 
-/** A node as JSON (from a watch) → the V1Node shape the typed calls return. */
+/** A node as JSON (a list's item, a watch's object): the V1Node shape already, times as strings. */
 export function decodeNode(raw: unknown): V1Node {
-  return ObjectSerializer.deserialize(raw, 'V1Node', '') as V1Node;
+  return raw as V1Node;
 }
 
-/** A PodDisruptionBudget as JSON → the V1PodDisruptionBudget shape; refused (500 BadResponse) without a name. */
+/** A PodDisruptionBudget as JSON: the V1PodDisruptionBudget shape; refused (500 BadResponse) without a name. */
 export function decodePdb(raw: unknown): V1PodDisruptionBudget {
   const name = (raw as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name;
   if (typeof name !== 'string' || name === '') throw new KubeError(500, 'BadResponse', 'not a PodDisruptionBudget: no metadata.name');
-  return ObjectSerializer.deserialize(raw, 'V1PodDisruptionBudget', '') as V1PodDisruptionBudget;
+  return raw as V1PodDisruptionBudget;
 }
 
 /** A pod off the wire, refused with a KubeError (500 BadResponse) when it cannot be a pod. */

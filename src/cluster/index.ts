@@ -1,4 +1,4 @@
-// kwave's access to Kubernetes: connect, typed requests, retries, request counts, the pod cache.
+// kwave's access to Kubernetes: connect, requests, retries, request counts, the pod cache.
 export { connect, configSourceOf, chooseConfigSource, loadKubeConfig, selectContext, type ConnectOptions, type ConfigSource } from './connect.js';
 export {
   Cluster,

@@ -1,8 +1,7 @@
 // How one request to the API server goes out, for Cluster: each attempt waits its turn at the
 // client-side rate limit (TokenBucket), is counted (RequestCounter), times out, and is retried when
-// that is safe (retry.ts); it fails only with KubeError. Per-pod requests go over plain HTTPS
-// (wire.ts), watches too (wire.ts splits and parses their lines), the rest through client-node's
-// typed calls.
+// that is safe (retry.ts); it fails only with KubeError. Every request and watch goes over plain
+// HTTPS (wire.ts).
 //
 // Two lanes. The lease and the rollout record (`lane: 'control'`) have a token bucket and a
 // connection pool of their own, and are never queued: a 10,000-pod wave may put the pod lane's
@@ -14,18 +13,9 @@
 // most that many. The control lane is small by construction: a renewal every few seconds, a
 // record write at most once a second. Its requests may carry a time limit (`withinMs`): the
 // lease is worth renewing only until its renew deadline, so no attempt or retry outlives that.
-import https from 'node:https';
 import pLimit, { type LimitFunction } from 'p-limit';
-import {
-  Observable,
-  type ConfigurationOptions,
-  type HttpInfo,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
-import { KubeError, toKubeError, withTarget } from './kubeError.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { toKubeError, withTarget, type KubeError } from './kubeError.js';
 import { TokenBucket, type RateLimit } from './rateLimit.js';
 import type { KubeResource, KubeVerb, RequestCounter } from './requestCounter.js';
 import type { WatchHandle, WatchPodsQuery } from './requestShapes.js';
@@ -57,19 +47,14 @@ export interface CountedRequest {
   namespace?: string;
 }
 
-/** Which lane a typed request takes: `pods` (every request but these) or `control` (the lease and the rollout record). */
+/** Which lane a request takes: `pods` (every request but these) or `control` (the lease and the rollout record). */
 export type Lane = 'pods' | 'control';
 
-export interface TypedOptions {
-  contentType?: string;
+export interface LaneOptions {
   lane?: Lane;
   /** Give up (attempts and retries) once this long has passed since the call: the answer is worth nothing later. */
   withinMs?: number;
 }
-
-// Abort reasons, made once: abort() without a reason builds a DOMException each time.
-const REQUEST_TIMED_OUT = Object.freeze(new Error('request timed out'));
-const CLUSTER_CLOSED = Object.freeze(new Error('cluster closed'));
 
 /** Runs a request when its turn comes: a lane's slots (p-limit), or at once. */
 type Queue = <R>(send: () => Promise<R>) => Promise<R>;
@@ -80,13 +65,10 @@ export class Requester {
   private readonly bucket: TokenBucket;
   /** The control lane's own bucket, of the same size: its requests never wait behind pod traffic's debt. */
   private readonly controlBucket: TokenBucket;
-  private readonly wireClient: WireClient;
+  /** One connection pool per lane. */
+  private readonly wireClients: Record<Lane, WireClient>;
   /** The pod lane's requests at the server (FIFO beyond the limit). */
   private readonly podSlots: LimitFunction;
-  /** Typed requests under way, for close() to abort. */
-  private readonly inFlight = new Set<AbortController>();
-  /** One keep-alive pool per lane. */
-  private readonly agents: Partial<Record<Lane, https.Agent>> = {};
 
   constructor(
     kubeConfig: KubeConfig,
@@ -95,7 +77,8 @@ export class Requester {
     this.bucket = new TokenBucket(options.rateLimit, options.deps.now);
     this.controlBucket = new TokenBucket(options.rateLimit, options.deps.now);
     this.podSlots = pLimit(options.maxPodRequestsInFlight ?? MAX_POD_REQUESTS_IN_FLIGHT);
-    this.wireClient = new WireClient(kubeConfig, { timeoutMs: options.requestTimeoutMs, keepAlive: options.keepAlive });
+    const wireOptions = { timeoutMs: options.requestTimeoutMs, keepAlive: options.keepAlive };
+    this.wireClients = { pods: new WireClient(kubeConfig, wireOptions), control: new WireClient(kubeConfig, wireOptions) };
   }
 
   /** The client-side rate limit in force. */
@@ -124,58 +107,32 @@ export class Requester {
     });
   }
 
-  /** Stops retries in progress, aborts typed requests under way and closes pooled connections. */
+  /** Stops retries in progress and destroys the requests under way and the pooled connections. */
   close(): void {
     this.closing.abort();
-    for (const c of this.inFlight) c.abort(CLUSTER_CLOSED);
-    for (const agent of Object.values(this.agents)) agent.destroy();
-    this.wireClient.close();
+    for (const client of Object.values(this.wireClients)) client.close();
   }
 
-  /** A request over plain HTTPS (wire.ts): counted per attempt, rate-limited, retried per policy. */
-  wire(target: CountedRequest, req: WireRequest): Promise<unknown> {
-    const { deps } = this.options;
-    return withRetry(
-      async () => {
-        await this.bucket.take(deps.sleep, this.closing.signal);
-        // Once closed, send() fails at once: queued requests drain without reaching the server.
-        return this.counted(target, this.podSlots, () => this.wireClient.send(req), () => 200);
-      },
-      toKubeError,
-      deps,
-      { policy: this.options.retryPolicy, signal: this.closing.signal },
-    );
-  }
-
-  /** One typed client-node request: counted per attempt, retried per policy, failing with KubeError only. */
-  typed<T>(target: CountedRequest, send: (options: ConfigurationOptions) => Promise<HttpInfo<T>>, options: TypedOptions = {}): Promise<T> {
+  /**
+   * A request over plain HTTPS (wire.ts) in its lane: counted per attempt, rate-limited, retried
+   * per policy; with `withinMs`, no attempt or retry outlives that time limit.
+   */
+  wire(target: CountedRequest, req: WireRequest, options: LaneOptions = {}): Promise<unknown> {
     const { deps, requestTimeoutMs } = this.options;
-    const lane = options.lane ?? 'pods';
-    const bucket = lane === 'control' ? this.controlBucket : this.bucket;
-    const started = deps.now();
-    const policy = options.withinMs === undefined ? this.options.retryPolicy : { ...this.options.retryPolicy, deadlineMs: Math.min(this.options.retryPolicy.deadlineMs, options.withinMs) };
+    const control = options.lane === 'control';
+    const bucket = control ? this.controlBucket : this.bucket;
+    const client = this.wireClients[control ? 'control' : 'pods'];
+    const { withinMs } = options;
+    const started = withinMs === undefined ? 0 : deps.now();
+    const policy = withinMs === undefined ? this.options.retryPolicy : { ...this.options.retryPolicy, deadlineMs: Math.min(this.options.retryPolicy.deadlineMs, withinMs) };
     return withRetry(
       async () => {
         // Each attempt waits its turn: a retry is another request to the server.
         await bucket.take(deps.sleep, this.closing.signal);
-        // Its own controller, aborted by its timer or by close(): no listener on a shared signal.
-        // The timer starts when the request is sent, not while it waits for a pod-lane slot.
-        const sendOnce = async (): Promise<HttpInfo<T>> => {
-          if (this.closing.signal.aborted) throw new KubeError(0, 'Closed', 'the cluster connection is closed');
-          // No attempt outlives the caller's time limit.
-          const timeoutMs = options.withinMs === undefined ? requestTimeoutMs : Math.max(1, Math.min(requestTimeoutMs, options.withinMs - (deps.now() - started)));
-          const controller = new AbortController();
-          const timer = setTimeout(() => controller.abort(REQUEST_TIMED_OUT), timeoutMs);
-          this.inFlight.add(controller);
-          try {
-            return await send(this.requestOptions(controller.signal, lane, options.contentType));
-          } finally {
-            clearTimeout(timer);
-            this.inFlight.delete(controller);
-          }
-        };
-        const info = await this.counted(target, lane === 'control' ? unqueued : this.podSlots, sendOnce, (i) => i.httpStatusCode);
-        return info.data;
+        // The time limit starts when the request is sent, not while it waits for a pod-lane slot.
+        const send = () => client.send(withinMs === undefined ? req : { ...req, timeoutMs: Math.max(1, Math.min(requestTimeoutMs, withinMs - (deps.now() - started))) });
+        // Once closed, send() fails at once: queued requests drain without reaching the server.
+        return this.counted(target, control ? unqueued : this.podSlots, send, () => 200);
       },
       toKubeError,
       deps,
@@ -194,6 +151,7 @@ export class Requester {
     query: WatchPodsQuery,
     onRaw: (type: string, object: unknown) => void,
     onDone: (err: KubeError | undefined) => void,
+    lane: Lane = 'pods',
   ): Promise<WatchHandle> {
     let settled = false;
     let failure: KubeError | undefined;
@@ -212,8 +170,8 @@ export class Requester {
     };
     let stream: { abort: () => void } | undefined;
     try {
-      await this.bucket.take(this.options.deps.sleep, this.closing.signal);
-      stream = await this.wireClient.watch({ method: 'GET', path, query: params, known: query.known }, (type, object) => onRaw(String(type), object), done);
+      await (lane === 'control' ? this.controlBucket : this.bucket).take(this.options.deps.sleep, this.closing.signal);
+      stream = await this.wireClients[lane].watch({ method: 'GET', path, query: params, known: query.known }, (type, object) => onRaw(String(type), object), done);
     } catch (err) {
       done(err);
     }
@@ -222,23 +180,5 @@ export class Requester {
     if (failure) this.options.counter.record('watch', target.resource, failure.code || 'error');
     else this.options.counter.record('watch', target.resource, 200);
     return { abort: () => stream?.abort() };
-  }
-
-  /** Per-request middleware: a timeout, the lane's pooled agent, and the patch Content-Type. */
-  private requestOptions(signal: AbortSignal, lane: Lane, contentType?: string): ConfigurationOptions {
-    const pre = (ctx: RequestContext): Observable<RequestContext> => {
-      ctx.setSignal(signal);
-      if (contentType) ctx.setHeaderParam('Content-Type', contentType);
-      const agent = ctx.getAgent();
-      // client-node builds a fresh https.Agent for every request; reuse one with keep-alive (same
-      // TLS options) unless a proxy agent (a subclass) is in play.
-      if (this.options.keepAlive && agent && agent.constructor === https.Agent) {
-        const pooled = (this.agents[lane] ??= new https.Agent({ ...(agent as https.Agent).options, keepAlive: true }));
-        ctx.setAgent(pooled);
-      }
-      return new Observable(Promise.resolve(ctx));
-    };
-    const middleware: ObservableMiddleware = { pre, post: (res: ResponseContext) => new Observable(Promise.resolve(res)) };
-    return { middleware: [middleware], middlewareMergeStrategy: 'append' };
   }
 }

@@ -30,7 +30,6 @@ export function holderRecordApi(api: RecordApi, lock: Holder): RecordApi {
     getConfigMap: (namespace, name) => api.getConfigMap(namespace, name),
     createConfigMap: (namespace, body) => asHolder(lock, () => api.createConfigMap(namespace, body)),
     updateConfigMap: (namespace, body) => asHolder(lock, () => api.updateConfigMap(namespace, body)),
-    kubeConfig: api.kubeConfig,
-    requests: api.requests,
+    watchConfigMaps: (namespace, query, onEvent, onDone) => api.watchConfigMaps(namespace, query, onEvent, onDone),
   };
 }

@@ -20,7 +20,7 @@ import { RecordFolder } from './recordFolder.js';
 import { decodeApprovals, decodeRecord, encodeRecordData, recordConfigMap, recordLabels, type DecodedRecord } from './codec.js';
 
 /** The slice of Cluster the store needs (tests pass a fake). */
-export type RecordApi = Pick<Cluster, 'getConfigMap' | 'createConfigMap' | 'updateConfigMap' | 'kubeConfig' | 'requests'>;
+export type RecordApi = Pick<Cluster, 'getConfigMap' | 'createConfigMap' | 'updateConfigMap' | 'watchConfigMaps'>;
 
 export interface Timers {
   now: () => number;

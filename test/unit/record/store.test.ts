@@ -4,7 +4,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { RequestCounter } from '../../../src/cluster/requestCounter.js';
 import { newRecord, STATUS_KEY, type RolloutRecord } from '../../../src/record/record.js';
 import { approvalKey, decodeRecord, encodeApproval } from '../../../src/record/codec.js';
 import { RecordStore, type RecordApi, type Timers } from '../../../src/record/store.js';
@@ -32,8 +31,9 @@ class FakeConfigMaps {
   }
   api(): RecordApi {
     return {
-      kubeConfig: undefined as never,
-      requests: new RequestCounter(),
+      watchConfigMaps: () => {
+        throw new Error('these tests do not watch the record');
+      },
       getConfigMap: async (ns, name) => {
         this.calls.push('get');
         const cm = this.objects.get(this.key(ns, name));
