@@ -36,10 +36,14 @@ const rstr = (v: unknown): string | undefined => repeated.share(v);
 const rtime = (v: unknown): string | undefined => repeated.share(time(v));
 
 /**
- * The object without its undefined fields, so a picked object carries no empty keys. Built anew
- * rather than with `delete`, which would turn each object into a slow dictionary.
+ * The object without its undefined fields, so a picked object carries no empty keys: the object
+ * itself when it has none (most of a pod's parts), else built anew rather than with `delete`,
+ * which would turn it into a slow dictionary.
  */
 function compact<T extends Json>(o: T): T {
+  let complete = true;
+  for (const k in o) if (o[k] === undefined) complete = false;
+  if (complete) return o;
   const out: Json = {};
   for (const k in o) if (o[k] !== undefined) out[k] = o[k];
   return out as T;

@@ -126,10 +126,11 @@ interface Connection {
   pool: Pool | undefined;
 }
 
-/** A whole answer: status, headers (single values) and body, not yet decoded. */
+/** A whole answer: status, headers as received and body, not yet decoded. */
 interface Answer {
   status: number;
-  headers: Record<string, string>;
+  /** Read only for a refusal (singleHeaders): a 2xx answer's are never looked at. */
+  headers: Record<string, string | string[] | undefined>;
   body: Buffer;
 }
 
@@ -196,7 +197,7 @@ export class WireClient {
   async send(req: WireRequest): Promise<unknown> {
     const prepared = await this.prepare(req);
     const answer = prepared.pool ? await this.exchangePooled(req, prepared.pool, prepared) : await this.exchangeNode(req, prepared);
-    if (!isSuccess(answer.status)) throw this.refusal(answer.status, answer.body.toString('utf8'), answer.headers);
+    if (!isSuccess(answer.status)) throw this.refusal(answer.status, answer.body.toString('utf8'), singleHeaders(answer.headers));
     const rv = req.reuse && peekResourceVersion(answer.body);
     const held = rv ? req.reuse!(rv) : undefined;
     if (held !== undefined) return held;
@@ -215,7 +216,7 @@ export class WireClient {
     try {
       const res = await pool.request({ path: url.pathname + url.search, method: req.method, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal });
       const body = await readBody(res.body, isSuccess(res.statusCode) ? req.onHead : undefined);
-      return { status: res.statusCode, headers: singleHeaders(res.headers), body };
+      return { status: res.statusCode, headers: res.headers, body };
     } catch (err) {
       throw undiciFailure(err, req, timeoutMs);
     }
@@ -229,7 +230,7 @@ export class WireClient {
         const status = res.statusCode ?? 0;
         readBody(res, isSuccess(status) ? req.onHead : undefined).then((body) => {
           this.open.delete(request);
-          resolve({ status, headers: singleHeaders(res.headers), body });
+          resolve({ status, headers: res.headers, body });
         }, (err: unknown) => reject(toKubeError(err)));
       });
       this.open.add(request);

@@ -76,6 +76,9 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
   let pod = deps.reader.get(namespace, name) ?? (await deps.reader.getFresh(namespace, name));
   const uid = ref.uid ?? pod?.metadata?.uid;
   const watchedSinceMs = deps.now();
+  // One context for every decision of this flow, its clock set before each: a spread per step
+  // (its uid part included) was a tenth of the flow's own CPU at 10,000 pods. `decide` keeps none of it.
+  const decideCtx: DecideContext = { ...ctx, nowMs: watchedSinceMs, watchedSinceMs, ...(uid ? { uid } : {}) };
   let writes = 0;
 
   // A write's answer is the newest state of the pod; 409 → read again; 404 → gone.
@@ -93,7 +96,8 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
 
   for (;;) {
     if (deps.signal?.aborted) return { kind: 'aborted', message: 'stopped; run again to resume', writes };
-    const step = decide(pod, { ...ctx, nowMs: deps.now(), watchedSinceMs, ...(uid ? { uid } : {}) });
+    decideCtx.nowMs = deps.now();
+    const step = decide(pod, decideCtx);
     deps.onStep?.(step, pod);
     switch (step.kind) {
       case 'close-gate':

@@ -65,10 +65,19 @@ export function sameImage(a: string, b: string): boolean {
   return x.tag !== undefined && x.tag === y.tag;
 }
 
+/** Digests found, by text (the same few image IDs and references each time, as `normalized`). */
+const digests = new Map<string, string | null>();
+
 /** The digest in an image reference or image ID (`…@sha256:abc…` → `sha256:abc…`), if any. */
 export function digestOf(text: string): string | undefined {
-  const all = text.match(DIGEST_IN_TEXT);
-  return all ? all[all.length - 1] : undefined;
+  let digest = digests.get(text);
+  if (digest === undefined) {
+    const all = text.match(DIGEST_IN_TEXT);
+    digest = all ? all[all.length - 1]! : null;
+    if (digests.size >= MAX_NORMALIZED) digests.clear();
+    digests.set(text, digest);
+  }
+  return digest ?? undefined;
 }
 
 /**

@@ -147,12 +147,34 @@ export function decodeState(text: string): DecodedState {
   return { ok: true, state: { plan, revision, wave, startedAt, direction, containers } };
 }
 
-/** The pod's state annotation: absent, decoded, or malformed (with the reason and the raw text). */
+const ABSENT: StateReading = Object.freeze({ kind: 'absent' });
+
+// Every decision reads the pod's annotation again, and between kwave's writes it does not change
+// (the kubelet's five status writes of an upgrade carry the same text): each text is decoded once.
+// Bounded: a run holds one text per pod in flight; a full cache starts over.
+const readings = new Map<string, StateReading>();
+const MAX_READINGS = 4096;
+
+/**
+ * The pod's state annotation: absent, decoded, or malformed (with the reason and the raw text).
+ * The reading is shared by every pod version with the same text, so it is frozen.
+ */
 export function readState(pod: V1Pod): StateReading {
   const raw = annotation(pod, STATE_ANNOTATION);
-  if (raw === undefined) return { kind: 'absent' };
-  const decoded = decodeState(raw);
-  return decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw };
+  if (raw === undefined) return ABSENT;
+  let reading = readings.get(raw);
+  if (reading === undefined) {
+    const decoded = decodeState(raw);
+    reading = deepFreeze<StateReading>(decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw });
+    if (readings.size >= MAX_READINGS) readings.clear();
+    readings.set(raw, reading);
+  }
+  return reading;
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
+  return Object.freeze(o);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
