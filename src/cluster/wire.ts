@@ -23,7 +23,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
 
 export interface WireRequest {
@@ -126,11 +126,11 @@ interface Connection {
   pool: Pool | undefined;
 }
 
-/** A whole answer: status, headers as received and body, not yet decoded. */
+/** A whole answer: status, headers and body, not yet decoded. */
 interface Answer {
   status: number;
-  /** Read only for a refusal (singleHeaders): a 2xx answer's are never looked at. */
-  headers: Record<string, string | string[] | undefined>;
+  /** Single-valued headers, made only for a refusal: a 2xx answer's are never looked at. */
+  headers: () => Record<string, string>;
   body: Buffer;
 }
 
@@ -174,6 +174,19 @@ function singleHeaders(headers: Record<string, string | string[] | undefined>): 
   return out;
 }
 
+/** undici's raw headers (name, value, name, value…) as single-valued headers, lower-case names; repeated ones are not read, as in singleHeaders. */
+function rawHeaderRecord(raw: Buffer[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const repeated = new Set<string>();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    if (name in out) repeated.add(name);
+    out[name] = raw[i + 1]!.toString('latin1');
+  }
+  for (const name of repeated) delete out[name];
+  return out;
+}
+
 /** A request made ready to send: URL, headers with auth, body, and what carries it. */
 interface Prepared extends Pick<Connection, 'agent' | 'transport' | 'pool'> {
   url: URL;
@@ -197,7 +210,7 @@ export class WireClient {
   async send(req: WireRequest): Promise<unknown> {
     const prepared = await this.prepare(req);
     const answer = prepared.pool ? await this.exchangePooled(req, prepared.pool, prepared) : await this.exchangeNode(req, prepared);
-    if (!isSuccess(answer.status)) throw this.refusal(answer.status, answer.body.toString('utf8'), singleHeaders(answer.headers));
+    if (!isSuccess(answer.status)) throw this.refusal(answer.status, answer.body.toString('utf8'), answer.headers());
     const rv = req.reuse && peekResourceVersion(answer.body);
     const held = rv ? req.reuse!(rv) : undefined;
     if (held !== undefined) return held;
@@ -208,18 +221,67 @@ export class WireClient {
     }
   }
 
-  /** One request and its whole answer through the undici pool. */
-  private async exchangePooled(req: WireRequest, pool: Pool, { url, headers, payload }: Prepared): Promise<Answer> {
+  /**
+   * One request and its whole answer through the undici pool, by `dispatch` and a handler of its
+   * callbacks: `pool.request` would wrap each answer in a body stream, an async resource and
+   * their promises (a fifth of a request's client CPU, measured with 500 PATCHes in flight).
+   * undici 7's Pool takes the callbacks its core calls (onConnect, onHeaders, onData,
+   * onComplete, onError), which its types mark deprecated in favour of a controller API that
+   * Pool.dispatch refuses unwrapped.
+   */
+  private exchangePooled(req: WireRequest, pool: Pool, { url, headers, payload }: Prepared): Promise<Answer> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    // An exact limit costs a timer signal: only the few requests that ask for one (the lease's).
-    const signal = req.timeoutMs === undefined ? undefined : AbortSignal.timeout(req.timeoutMs);
-    try {
-      const res = await pool.request({ path: url.pathname + url.search, method: req.method, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal });
-      const body = await readBody(res.body, isSuccess(res.statusCode) ? req.onHead : undefined);
-      return { status: res.statusCode, headers: res.headers, body };
-    } catch (err) {
-      throw undiciFailure(err, req, timeoutMs);
-    }
+    return new Promise<Answer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let status = 0;
+      let raw: Buffer[] = [];
+      let settled = false;
+      let abort: ((err: Error) => void) | undefined;
+      // An exact limit, from now: only the few requests that ask for one (the lease's).
+      let timedOut: KubeError | undefined;
+      const timer =
+        req.timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              timedOut = new KubeError(0, 'Timeout', `no answer to ${req.method} ${req.path} within ${timeoutMs} ms`);
+              abort?.(timedOut);
+              fail(timedOut);
+            }, req.timeoutMs);
+      const fail = (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(undiciFailure(err, req, timeoutMs));
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect: (abortRequest) => {
+          abort = abortRequest;
+          if (timedOut) abortRequest(timedOut);
+        },
+        onHeaders: (statusCode, rawHeaders) => {
+          status = statusCode;
+          raw = rawHeaders;
+          return true;
+        },
+        onData: (chunk) => {
+          if (chunks.length === 0 && isSuccess(status)) req.onHead?.(chunk.toString('latin1', 0, Math.min(chunk.length, HEAD_BYTES)));
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete: () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status, headers: () => rawHeaderRecord(raw), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+        },
+        onError: fail,
+      };
+      try {
+        pool.dispatch({ path: url.pathname + url.search, method: req.method, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, handler);
+      } catch (err) {
+        fail(err);
+      }
+    });
   }
 
   /** One request and its whole answer through Node's http(s).request with the connection's agent. */
@@ -230,7 +292,7 @@ export class WireClient {
         const status = res.statusCode ?? 0;
         readBody(res, isSuccess(status) ? req.onHead : undefined).then((body) => {
           this.open.delete(request);
-          resolve({ status, headers: res.headers, body });
+          resolve({ status, headers: () => singleHeaders(res.headers), body });
         }, (err: unknown) => reject(toKubeError(err)));
       });
       this.open.add(request);

@@ -3,7 +3,7 @@
 // the executor calls them and never touches prom-client directly.
 import { FAILURE_REASONS } from '../inplace/completion.js';
 import { GATE_CHECK_RESULTS, MEASUREMENT_PHASES, type GateCheckResult } from '../gates/types.js';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
 import { ROLLOUT_PHASES, type RolloutPhase } from '../rollout/events.js';
 import { POD_STATES, type PodState } from '../rollout/podEnd.js';
 import { NOTIFY_RESULTS, type NotifyResult } from '../notify/notifier.js';
@@ -113,6 +113,8 @@ export class KwaveMetrics {
   readonly cluster: string | undefined;
   private readonly series: Series;
   private readonly base: Base;
+  private readonly requestLabelSets = new Map<string, { withCode: LabelValues<string>; withoutCode: LabelValues<string> }>();
+  private unavailable: [number, number] = [NaN, NaN];
   private readonly views = new Map<string, KwaveMetrics>();
   private readonly clusterNames: readonly string[] | undefined;
   private currentPhase: RolloutPhase = 'Pending';
@@ -208,6 +210,9 @@ export class KwaveMetrics {
   }
 
   setUnavailable(unavailable: number, maxUnavailable: number): void {
+    // Told on every change of a selected pod: the gauges are set only when the figures move.
+    if (unavailable === this.unavailable[0] && maxUnavailable === this.unavailable[1]) return;
+    this.unavailable = [unavailable, maxUnavailable];
     this.series.unavailable.set(this.base, unavailable);
     this.series.maxUnavailable.set(this.base, maxUnavailable);
   }
@@ -244,8 +249,20 @@ export class KwaveMetrics {
    * (connection refused, timeout), so errors still show under `code!~"2.."`.
    */
   kubeRequest(verb: string, resource: string, code: number | string, seconds?: number): void {
-    this.series.kubeRequests.inc({ ...this.base, verb, resource, code: String(code) });
-    if (seconds !== undefined) this.series.kubeRequestDuration.observe({ ...this.base, verb, resource }, seconds);
+    const labels = this.requestLabels(verb, resource, String(code));
+    this.series.kubeRequests.inc(labels.withCode);
+    if (seconds !== undefined) this.series.kubeRequestDuration.observe(labels.withoutCode, seconds);
+  }
+
+  /** The label sets of a kind of request, made once each: three requests a pod went through here. */
+  private requestLabels(verb: string, resource: string, code: string): { withCode: LabelValues<string>; withoutCode: LabelValues<string> } {
+    const key = `${verb} ${resource} ${code}`;
+    let labels = this.requestLabelSets.get(key);
+    if (!labels) {
+      labels = { withCode: { ...this.base, verb, resource, code }, withoutCode: { ...this.base, verb, resource } };
+      this.requestLabelSets.set(key, labels);
+    }
+    return labels;
   }
 
   /** One notification ended (spec.notify). */

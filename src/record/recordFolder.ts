@@ -4,28 +4,32 @@
 // applyEvent gives the same record (reducer.ts defines both; the property test checks it).
 import type { RolloutEvent } from '../rollout/events.js';
 import type { InFlightPod, RolloutRecord } from './record.js';
-import { applyEventBesidesInFlight, changeInFlightMap, inFlightChange } from './reducer.js';
+import { changeInFlightMap, foldBesidesInFlight, inFlightChange } from './reducer.js';
 
 export class RecordFolder {
+  /** The record but for its pods in flight and `updatedAt`, kept apart: most events (a pod's step) change nothing else. */
   private base: RolloutRecord;
+  private updatedAt: string;
   private readonly inFlight = new Map<string, InFlightPod>();
   private made: RolloutRecord | undefined;
 
   constructor(record: RolloutRecord) {
     this.base = record;
+    this.updatedAt = record.updatedAt;
     for (const p of record.inFlight) this.inFlight.set(p.pod, p);
     this.made = record;
   }
 
   apply(event: RolloutEvent): void {
-    this.base = applyEventBesidesInFlight(this.base, event);
+    this.base = foldBesidesInFlight(this.base, event);
+    this.updatedAt = event.time;
     changeInFlightMap(this.inFlight, inFlightChange(event));
     this.made = undefined;
   }
 
   /** The record as folded so far (the same object until the next event). */
   get record(): RolloutRecord {
-    return (this.made ??= { ...this.base, inFlight: [...this.inFlight.values()] });
+    return (this.made ??= { ...this.base, updatedAt: this.updatedAt, inFlight: [...this.inFlight.values()] });
   }
 
   /** The record's revision, without making the record. */

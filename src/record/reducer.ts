@@ -281,8 +281,12 @@ export function applyEvent(record: RolloutRecord, event: RolloutEvent): RolloutR
 
 /** applyEvent but for the list of pods in flight (left as it was), for a folder that keeps that list its own way (recordFolder.ts). */
 export function applyEventBesidesInFlight(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
-  const next = withHistory(fold(record, event), event);
-  return { ...next, updatedAt: event.time };
+  return { ...foldBesidesInFlight(record, event), updatedAt: event.time };
+}
+
+/** applyEventBesidesInFlight but for `updatedAt` (left as it was): the record itself when the event changes nothing else (a pod's step). */
+export function foldBesidesInFlight(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
+  return withHistory(fold(record, event), event);
 }
 
 /** What an event does to the pods in flight: a run starts with none; a pod enters at its start (last), moves on a step, leaves at its end. */
