@@ -10,7 +10,17 @@ import { setFlagsFromString } from 'node:v8';
 // `kwave sim` serving 50,000 pods 1,045 → 852 MB for the same CPU (bench/README.md). Set here,
 // for the CLI only: a program that imports kwave as a library keeps its own heap settings, and a
 // user's own flag (node --heap-growing-percent=N) wins.
-if (!`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.includes('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=50');
+const userFlags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+if (!userFlags.includes('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=50');
+
+// undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it with its baseline
+// compiler (Liftoff) first and then again, on a background thread, with its optimizing one
+// (TurboFan): llhttp's parser is one very large function, and that second compile alone peaked at
+// about 36 MB of the process's memory and 50-80 ms of CPU at every start of a command that
+// connects. Liftoff's code is slower, but parsing the headers of a few requests a pod is a small
+// part of any command: `kwave plan` with no pods 113 -> 77 MB, 0.29 -> 0.22 s of CPU
+// (bench/README.md). A user's own --liftoff or --wasm flag wins.
+if (!/--(no-)?(liftoff|wasm)/.test(userFlags)) setFlagsFromString('--liftoff-only');
 
 const { main } = await import('../dist/cli/bundle.js');
 process.exitCode = await main(process.argv.slice(2));
