@@ -136,14 +136,16 @@ export class Cluster {
   /**
    * As listPods, but each page's pods go to `onPage` as the page arrives, and are not held here:
    * a caller that keeps less of each pod than its view holds far fewer pods' worth of memory.
+   * `view` makes each pod's view once its shape is checked (decode.ts: decodePod, or the cheaper
+   * decodePodBrief for a caller that reads only its fields).
    */
-  async listPodsByPage(namespace: string, options: ListPodsOptions, onPage: PageSink<V1Pod>): Promise<{ resourceVersion: string }> {
-    const { fetchPage, decode } = this.podPages(namespace, options);
+  async listPodsByPage(namespace: string, options: ListPodsOptions, onPage: PageSink<V1Pod>, view: (raw: unknown) => V1Pod = decodePod): Promise<{ resourceVersion: string }> {
+    const { fetchPage, decode } = this.podPages(namespace, options, view);
     return forEachPage(fetchPage, decode, onPage);
   }
 
   /** How a pod list's pages are asked for (wire JSON) and decoded (refused if an item cannot be a pod). */
-  private podPages(namespace: string, options: ListPodsOptions) {
+  private podPages(namespace: string, options: ListPodsOptions, view: (raw: unknown) => V1Pod = decodePod) {
     const limit = options.limit ?? 500;
     const fetchPage: FetchPage<unknown> = async (token, early) => {
       const answer = await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
@@ -161,7 +163,7 @@ export class Cluster {
       items.map((item, i) => {
         const problem = podShapeProblem(item);
         if (problem) throw new KubeError(500, 'BadResponse', `list pods in ${namespace}: item ${i}: ${problem}`);
-        return decodePod(item);
+        return view(item);
       });
     return { fetchPage, decode };
   }

@@ -7,6 +7,7 @@ import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-no
 import { ExitCode } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
+import { decodePodBrief } from '../../cluster/decode.js';
 import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
 import { assembleSelection, intakeOf, zonesOf, type FleetIntake, type FleetSelection } from '../../rollout/select.js';
@@ -55,7 +56,7 @@ function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
       return decoded?.ok ? decoded.record : undefined;
     },
     listPods: async (namespace, labelSelector, onPage) => {
-      await cluster.listPodsByPage(namespace, { labelSelector, limit: PAGE_SIZE }, onPage);
+      await cluster.listPodsByPage(namespace, { labelSelector, limit: PAGE_SIZE }, onPage, decodePodBrief);
     },
     listNodes: () => cluster.listNodes(),
     listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
