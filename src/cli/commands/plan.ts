@@ -3,7 +3,7 @@
 // and the problems that would refuse the run. Only reads: nothing is written to the cluster.
 // Exit 0 when the run would go (or has nothing to do), 2 when the plan is invalid or a problem
 // would refuse the run.
-import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { V1Node, V1ObjectMeta, V1Pod, V1PodCondition, V1PodDisruptionBudget, V1PodStatus } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
@@ -79,16 +79,44 @@ async function readZones(sources: PlanSources, order: Plan['strategy']['order'])
 
 /**
  * What the dry run still reads of a pod once it is classified: names and labels, owners
- * (spec.owners), deletion and readiness (PDB arithmetic). At 50,000 pods the whole views were
- * most of the command's memory.
+ * (spec.owners), deletion and whether it is Ready (PDB arithmetic: podView.isPodReady). At 50,000
+ * pods the whole views were most of the command's memory.
  */
-function plannedView(pod: V1Pod): V1Pod {
-  const md = pod.metadata;
-  const ready = podCondition(pod, 'Ready');
-  return {
-    metadata: { name: md?.name, namespace: md?.namespace, labels: md?.labels, ownerReferences: md?.ownerReferences, deletionTimestamp: md?.deletionTimestamp },
-    status: ready ? { conditions: [ready] } : {},
+type PlannedView = (pod: V1Pod) => V1Pod;
+
+/**
+ * A fresh PlannedView for one listing. Pods that share a value share its object: the Ready
+ * condition is kept as its status alone (one frozen status per value), and a pod whose labels
+ * equal those of the pod kept before it (a workload's pods come one after the other) shares that
+ * pod's labels object. 50,000 simulator pods: 300 -> 120 bytes a pod.
+ */
+function plannedViews(): PlannedView {
+  const statuses = new Map<string, V1PodStatus>();
+  const noStatus: V1PodStatus = Object.freeze({});
+  let lastLabels: Record<string, string> | undefined;
+  return (pod) => {
+    const md = pod.metadata!;
+    const metadata: V1ObjectMeta = { name: md.name!, namespace: md.namespace! };
+    if (md.labels) metadata.labels = lastLabels = sameLabels(md.labels, lastLabels) ? lastLabels : md.labels;
+    if (md.ownerReferences) metadata.ownerReferences = md.ownerReferences;
+    if (md.deletionTimestamp) metadata.deletionTimestamp = md.deletionTimestamp;
+    const ready = podCondition(pod, 'Ready')?.status;
+    if (ready === undefined) return { metadata, status: noStatus };
+    let status = statuses.get(ready);
+    if (!status) statuses.set(ready, (status = Object.freeze({ conditions: Object.freeze([Object.freeze({ type: 'Ready', status: ready })]) as V1PodCondition[] })));
+    return { metadata, status };
   };
+}
+
+function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>> | undefined): b is Record<string, string> {
+  if (!b) return false;
+  let keys = 0;
+  for (const k in a) {
+    if (a[k] !== b[k]) return false;
+    keys++;
+  }
+  for (const _ in b) keys--;
+  return keys === 0;
 }
 
 /**
@@ -115,10 +143,11 @@ async function fromEachPage<T>(sources: PlanSources, namespaces: readonly string
 
 /**
  * The selection and the nodes' zones. The pods are classified page by page as the list comes,
- * and of each only plannedView is kept; the classification is dropped once the selection is made.
+ * and of each only its PlannedView is kept; the classification is dropped once the selection is made.
  */
 async function readSelection(plan: Plan, sources: PlanSources): Promise<{ selection: FleetSelection; zones: Awaited<ReturnType<typeof readZones>> }> {
-  const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [intakeOf(plan, pods, plannedView)]);
+  const keep = plannedViews();
+  const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [intakeOf(plan, pods, keep)]);
   const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
   let zones;
   try {

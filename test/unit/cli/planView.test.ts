@@ -131,6 +131,28 @@ describe('dryRun', () => {
     assert.match(text, / {2}default\/web-0 +node-1 +\?\n/);
   });
 
+  test('PDBs count the plan\'s pods by their own labels, also where pods in a row share them', async () => {
+    // Labels by pod: a a b b a b; the PDB selects tier=b. A pod whose labels equal the one before
+    // it shares that pod's object in what the dry run keeps; one that differs must not.
+    const tiers = ['a', 'a', 'b', 'b', 'a', 'b'];
+    const listed = pods(6).map((pod, i) => {
+      pod.metadata!.labels = { app: 'web', tier: tiers[i]! };
+      return pod;
+    });
+    const s: PlanSources = {
+      listPods: async (_ns, _selector, onPage) => {
+        onPage(structuredClone(listed.slice(0, 3)), true);
+        onPage(structuredClone(listed.slice(3)), false);
+      },
+      listNodes: async () => [],
+      listPdbs: async () => [{ metadata: { name: 'tier-b', namespace: 'default' }, spec: { selector: { matchLabels: { tier: 'b' } }, maxUnavailable: 0 } }],
+    };
+    const r = await dryRun(plan('{ waves: ["100%"] }'), s);
+    const pdb = r.problems.filter((x) => x.kind === 'pdb-never');
+    assert.equal(pdb.length, 1);
+    assert.match(pdb[0]!.message, /PodDisruptionBudget default\/tier-b \(maxUnavailable 0\) selects 3 pods of the plan/);
+  });
+
   test('other API errors stop it with a message naming what failed', async () => {
     await assert.rejects(dryRun(p, sources(async () => Promise.reject(new KubeError(500, 'InternalError', 'boom')))), (err: unknown) => {
       assert.ok(err instanceof KwaveError);
