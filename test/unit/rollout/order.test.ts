@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { naturalCompare, orderPods, type PodPlacement } from '../../../src/rollout/order.js';
+import { naturalCompare, naturalCompareInPlace, orderPods, type PodPlacement } from '../../../src/rollout/order.js';
 
 const names = (pods: PodPlacement[]) => pods.map((p) => `${p.namespace}/${p.name}`);
 const pod = (name: string, node?: string, zone?: string, namespace = 'default'): PodPlacement => ({ namespace, name, node, zone });
@@ -24,6 +24,26 @@ describe('naturalCompare', () => {
         assert.equal(naturalCompare(a, b) === 0, a === b);
       }),
     );
+  });
+});
+
+describe('naturalCompareInPlace', () => {
+  const sign = (n: number) => Math.sign(n);
+  test('orders every pair as naturalCompare does', () => {
+    const unit = fc.oneof(fc.constantFrom('a', 'b', '-', '0', '00', '1', '9', '10', '99999999999999999999'), fc.string({ unit: 'binary', maxLength: 2 }));
+    const text = fc.array(unit, { maxLength: 6 }).map((u) => u.join(''));
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        assert.equal(sign(naturalCompareInPlace(a, b)), sign(naturalCompare(a, b)));
+        assert.equal(sign(naturalCompareInPlace(b, a)), sign(naturalCompare(b, a)));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+  test('the cases worked in naturalCompare', () => {
+    for (const [a, b] of [['web-2', 'web-10'], ['web-10', 'web-10a'], ['web-01', 'web-1'], ['n-99999999999999999999', 'n-100000000000000000000'], ['', 'a'], ['a', ''], ['demo-9', 'demo-10'], ['x1', 'x01'], ['1a', 'a1']] as const) {
+      assert.equal(sign(naturalCompareInPlace(a, b)), sign(naturalCompare(a, b)), `${a} vs ${b}`);
+    }
   });
 });
 
