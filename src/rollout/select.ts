@@ -150,8 +150,10 @@ export function assembleSelection(plan: Plan, intake: FleetIntake, zones: NodeZo
   const selected: SelectedPod[] = [];
   const facts = new Map<SelectedPod, ClassifiedPod>();
   for (const c of intake.pods) {
-    const zone = c.node ? zones.get(c.node) : undefined;
-    const s: SelectedPod = { namespace: c.namespace, name: c.name, uid: c.uid, ...(c.node ? { node: c.node } : {}), ...(zone ? { zone } : {}), pod: c.pod };
+    const { namespace, name, uid, node, pod } = c;
+    const zone = node ? zones.get(node) : undefined;
+    // Spelled out, not spread: the spreads made two objects a pod more, 50,000 at once.
+    const s: SelectedPod = !node ? { namespace, name, uid, pod } : zone ? { namespace, name, uid, node, zone, pod } : { namespace, name, uid, node, pod };
     selected.push(s);
     facts.set(s, c);
   }
