@@ -76,9 +76,10 @@ export class Requester {
   ) {
     this.bucket = new TokenBucket(options.rateLimit, options.deps.now);
     this.controlBucket = new TokenBucket(options.rateLimit, options.deps.now);
-    this.podSlots = pLimit(options.maxPodRequestsInFlight ?? MAX_POD_REQUESTS_IN_FLIGHT);
+    const podSlots = options.maxPodRequestsInFlight ?? MAX_POD_REQUESTS_IN_FLIGHT;
+    this.podSlots = pLimit(podSlots);
     const wireOptions = { timeoutMs: options.requestTimeoutMs, keepAlive: options.keepAlive };
-    this.wireClients = { pods: new WireClient(kubeConfig, wireOptions), control: new WireClient(kubeConfig, wireOptions) };
+    this.wireClients = { pods: new WireClient(kubeConfig, { ...wireOptions, connections: podSlots }), control: new WireClient(kubeConfig, wireOptions) };
   }
 
   /** The client-side rate limit in force. */
