@@ -12,7 +12,6 @@ import { KubeError } from './kubeError.js';
 import { Listeners } from './listeners.js';
 import { loopTuning, ResumableListWatch, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
 import { isKnownNewer, isKnownOlder } from './resourceVersion.js';
-import { shareUnchangedParts } from './sharedParts.js';
 import { realSleep, type Sleep } from '../sleep.js';
 
 /** What the cache needs of a Cluster. */
@@ -326,8 +325,6 @@ export class PodCache {
       const prevRv = previous.metadata?.resourceVersion;
       if (isKnownOlder(rv, prevRv) || (rv !== undefined && rv === prevRv)) return false;
     }
-    // The parts this version did not change stay the held version's objects (sharedParts.ts).
-    if (previous) shareUnchangedParts(previous, pod);
     this.pods.set(key, pod);
     this.notify(key, { type: previous ? 'modified' : 'added', pod, previous, source });
     return true;
