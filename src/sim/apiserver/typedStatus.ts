@@ -151,8 +151,28 @@ function parseRfc3339(value: string): number | string {
   return Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fractionMs) - offsetMinutes * 60_000;
 }
 
+/** `2006-01-02T15:04:05Z`: the spelling every writer of the simulated cluster uses. */
+const WHOLE_SECONDS_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+
+/**
+ * A time already in the decoded spelling, with every field in range: it decodes to itself. Most
+ * times of a status patch are (the kubelet's, kwave's), and parsing them was ~5 % of the
+ * simulator's CPU in a rollout. Years before 100 take the long way (Date.UTC reads them as 19xx).
+ */
+function isDecodedTime(value: string): boolean {
+  const m = WHOLE_SECONDS_UTC.exec(value);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (year < 100 || month < 1 || month > 12 || day < 1 || day > DAYS_IN[month - 1]!) return false;
+  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return false;
+  return Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6]) <= 59;
+}
+
 /** metav1.Time on the wire: RFC 3339 in, UTC whole seconds out. */
 function decodeTime(value: string): string {
+  if (isDecodedTime(value)) return value;
   const ms = parseRfc3339(value);
   if (typeof ms === 'string') throw new TypeMismatch(ms, ms);
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
