@@ -4,8 +4,21 @@
 
 import { flatString } from './flatString.js';
 
-/** A time as the API server writes it: RFC 3339 in UTC, whole seconds (`2025-03-01T10:00:00Z`). */
-export const rfc3339 = (d: Date): string => flatString(d.toISOString().replace(/\.\d+Z$/, 'Z'));
+let lastSecond = NaN;
+let lastText = '';
+
+/**
+ * A time as the API server writes it: RFC 3339 in UTC, whole seconds (`2025-03-01T10:00:00Z`).
+ * The text of the last second is kept: a busy simulator asks for the same second thousands of times.
+ */
+export function rfc3339(d: Date): string {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = flatString(d.toISOString().replace(/\.\d+Z$/, 'Z')); // an invalid date throws here, as before
+    lastSecond = second;
+  }
+  return lastText;
+}
 
 /** Timers and the wall clock, injectable so tests could drive them. */
 export interface Clock {

@@ -1,6 +1,7 @@
 // Pure functions from what the kubelet knows about a pod's containers to the pod's status: its
 // conditions (with lastTransitionTime kept unless the status flips), its phase, and Ready as the
 // kubelet derives it: containers ready AND every readiness-gate condition True.
+import { sameMembers } from './json.js';
 
 export interface WaitingState {
   reason: string;
@@ -112,7 +113,7 @@ export interface ConditionInputs {
  * The pod's conditions: the ones others set (readiness gates, DisruptionTarget …) first and
  * untouched, then the kubelet's own in the order it writes them.
  */
-export function podConditions(previous: readonly PodCondition[], inputs: ConditionInputs, now: string): PodCondition[] {
+export function podConditions(previous: readonly PodCondition[], inputs: ConditionInputs, now: string): readonly PodCondition[] {
   const custom = previous.filter((c) => !KUBELET_OWNED.has(c.type));
   const containers: ConditionValue = inputs.completed ? { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' } : containersReady(inputs.specNames, inputs.statuses);
   const values: ConditionValue[] = [
@@ -122,7 +123,18 @@ export function podConditions(previous: readonly PodCondition[], inputs: Conditi
     containers,
     { type: 'PodScheduled', status: 'True' },
   ];
-  return [...custom, ...values.map((v) => settle(v, previous, now))];
+  const out = [...custom, ...values.map((v) => sameAsBefore(settle(v, previous, now), previous))];
+  return out.length === previous.length && out.every((c, i) => c === previous[i]) ? previous : out;
+}
+
+/**
+ * The condition as it was when nothing about it changed (same members, same order), else the new
+ * one: the stored (frozen) condition is kept, so the status written shares it, and what decodes
+ * and serialises the status meets it again instead of a copy (most writes change one condition).
+ */
+function sameAsBefore(next: PodCondition, previous: readonly PodCondition[]): PodCondition {
+  const prev = previous.find((c) => c.type === next.type);
+  return prev !== undefined && sameMembers(prev, next) ? prev : next;
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { ImageRef } from '../images.js';
 import { podConditions, podPhase, type ContainerStatus, type PodCondition } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
+import { sameMembers } from '../json.js';
 
 /** The parts of a container spec the kubelet reads. */
 export interface ContainerSpec {
@@ -120,11 +121,28 @@ export function podStatusFor(rt: PodRuntime, pod: KubeObject, conditionsNow: rea
     phase,
     conditions: podConditions(conditionsNow, { specNames: specs.map((s) => s.name), statuses, gates: readinessGates(pod), sandboxReady: rt.sandboxReady && !completed, completed }, now),
     hostIP: rt.hostIP,
-    hostIPs: [{ ip: rt.hostIP }],
+    hostIPs: oneIP(old.hostIPs, rt.hostIP),
     podIP: rt.podIP,
-    podIPs: [{ ip: rt.podIP }],
+    podIPs: oneIP(old.podIPs, rt.podIP),
     startTime: rt.startTime,
-    containerStatuses: statuses,
+    containerStatuses: sameItems(old.containerStatuses, statuses) ? old.containerStatuses : statuses,
     qosClass: old.qosClass ?? 'BestEffort',
   };
+}
+
+// The parts of the stored status that did not change are kept as they are (frozen, shared by the
+// versions of the pod), not rebuilt: fewer objects made per write, and fewer to decode or compare.
+
+/** `[{ ip }]`, the stored list when it is just that. */
+function oneIP(stored: unknown, ip: string): readonly { ip: string }[] {
+  if (Array.isArray(stored) && stored.length === 1) {
+    const only: unknown = stored[0];
+    if (typeof only === 'object' && only !== null && sameMembers(only, { ip })) return stored as { ip: string }[];
+  }
+  return [{ ip }];
+}
+
+/** `stored` is a list holding the very same items as `items`. */
+function sameItems(stored: unknown, items: readonly unknown[]): boolean {
+  return Array.isArray(stored) && stored.length === items.length && items.every((x, i) => x === stored[i]);
 }
