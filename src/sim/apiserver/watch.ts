@@ -50,12 +50,18 @@ export interface WatchDeps {
   bookmarkIntervalMs: number;
 }
 
-/** Writes lines in order, as fast as the client takes them; the first source is drained first. */
+/**
+ * Writes lines in order, as fast as the client takes them; the first source is drained first.
+ * Lines pushed in one turn of the event loop go out together in one write on the next (the
+ * kubelet's batch of status writes, the answers to a burst of patches): one chunk, one TLS record
+ * and one socket write for all of them, instead of one per change.
+ */
 class LinePump {
   private readonly queue: string[] = [];
   private head = 0;
   private running = false;
   private ending = false;
+  private scheduled: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -64,7 +70,10 @@ class LinePump {
 
   push(line: string): void {
     this.queue.push(line);
-    void this.pump();
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      void this.pump();
+    });
   }
 
   /** Ends the response once everything queued has been written. */
@@ -95,11 +104,16 @@ class LinePump {
     this.running = true;
     try {
       while (!this.res.destroyed) {
-        let buf = '';
+        const lines: string[] = [];
+        let size = 0;
         let line: string | undefined;
-        while (buf.length < 256 * 1024 && (line = this.next()) !== undefined) buf += line;
-        if (buf === '') break;
-        if (!this.res.write(buf)) await drained(this.res);
+        while (size < 256 * 1024 && (line = this.next()) !== undefined) {
+          lines.push(line);
+          size += line.length;
+        }
+        if (size === 0) break;
+        // Encoded once here: written as a string, it was walked twice (the chunk's length, then the bytes).
+        if (!this.res.write(Buffer.from(lines.join('')))) await drained(this.res);
       }
       if (this.ending && !this.res.destroyed && !this.res.writableEnded) this.res.end();
     } finally {
