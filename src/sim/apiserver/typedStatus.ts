@@ -11,10 +11,34 @@ import { frozenCopy } from '../store.js';
 import { deepEqual, isObject, type Json, type JsonObject } from './json.js';
 
 /** The shapes a status field can have; `raw` is kept as sent (quantities, nested specs). */
-type FieldType = 'string' | 'bool' | 'int' | 'time' | 'raw' | { struct: string; fields: Readonly<Record<string, FieldType>> } | { list: FieldType };
+type FieldType = 'string' | 'bool' | 'int' | 'time' | 'raw' | StructType | ListType;
 
-const struct = (name: string, fields: Record<string, FieldType>): FieldType => ({ struct: name, fields });
-const list = (of: FieldType): FieldType => ({ list: of });
+/** Frozen values of a struct or list type already decoded, and their decoded form. */
+type Decoded = WeakMap<object, Json>;
+
+interface StructType {
+  struct: string;
+  fields: Readonly<Record<string, FieldType>>;
+  /** Its non-pointer metav1.Time fields: always encoded, as null when unset (omitempty does not omit structs). */
+  nullTimes: readonly string[];
+  decoded: Decoded;
+}
+
+interface ListType {
+  list: FieldType;
+  decoded: Decoded;
+}
+
+const struct = (name: string, fields: Record<string, FieldType>): StructType => ({
+  struct: name,
+  fields,
+  nullTimes: Object.keys(fields).filter((k) => fields[k] === 'time' && !POINTER_TIMES.has(k)),
+  decoded: new WeakMap(),
+});
+const list = (of: FieldType): ListType => ({ list: of, decoded: new WeakMap() });
+
+/** metav1.Time fields that are pointers (*metav1.Time) in PodStatus, so left out when unset. */
+const POINTER_TIMES = new Set(['startTime']);
 
 const CONTAINER_STATE = struct('ContainerState', {
   waiting: struct('ContainerStateWaiting', { reason: 'string', message: 'string' }),
@@ -200,14 +224,17 @@ function goTypeOf(type: FieldType): string {
   return `v1.${type.struct}`;
 }
 
-/** Where a field sits: the struct holding it and the JSON path from the object's root. */
+/**
+ * Where a field sits: the struct holding it, and its JSON path from the object's root (the
+ * parent's path and its key, joined only for an error message: decoding visits every field).
+ */
 interface At {
   struct: string;
-  path: string;
+  parent: At | undefined;
+  key: string;
 }
 
-/** Per struct or list type, the decoded form of frozen (stored) values already decoded once. */
-const decodedFrozen = new WeakMap<object, WeakMap<object, Json | undefined>>();
+const pathOf = (at: At): string => (at.parent ? `${pathOf(at.parent)}.${at.key}` : at.key);
 
 /**
  * The decoded value, or undefined when the field is dropped (null for a non-pointer scalar). A
@@ -216,19 +243,19 @@ const decodedFrozen = new WeakMap<object, WeakMap<object, Json | undefined>>();
  */
 function decode(type: FieldType, value: Json, at: At): Json | undefined {
   if (typeof type === 'string' || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return decodeFresh(type, value, at);
-  let cache = decodedFrozen.get(type);
-  if (!cache) decodedFrozen.set(type, (cache = new WeakMap()));
-  if (cache.has(value)) return cache.get(value);
+  // A struct or a list decodes to an object or a list (or throws): never undefined.
+  const known = type.decoded.get(value);
+  if (known !== undefined) return known;
   const fresh = decodeFresh(type, value, at);
-  const decoded = deepEqual(fresh, value) ? value : frozenCopy(fresh);
-  cache.set(value, decoded);
+  const decoded = deepEqual(fresh, value) ? value : frozenCopy(fresh)!;
+  type.decoded.set(value, decoded);
   return decoded;
 }
 
 function decodeFresh(type: FieldType, value: Json, at: At): Json | undefined {
   if (type === 'raw') return value;
   if (value === null) return type === 'time' ? null : undefined;
-  const mismatch = (converter: string) => new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${at.path} of type ${goTypeOf(type)}`, converter);
+  const mismatch = (converter: string) => new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${pathOf(at)} of type ${goTypeOf(type)}`, converter);
   if (type === 'string') {
     if (typeof value !== 'string') throw mismatch('unrecognized type: string');
     return value;
@@ -239,7 +266,7 @@ function decodeFresh(type: FieldType, value: Json, at: At): Json | undefined {
   }
   if (type === 'int') {
     // A fraction is refused by the JSON decoder; the converter (numbers as float64) would truncate it.
-    if (typeof value === 'number' && !Number.isInteger(value)) throw new TypeMismatch(`json: cannot unmarshal number ${value} into Go struct field ${at.struct}.${at.path} of type int32`, `cannot convert float64 to int32`);
+    if (typeof value === 'number' && !Number.isInteger(value)) throw new TypeMismatch(`json: cannot unmarshal number ${value} into Go struct field ${at.struct}.${pathOf(at)} of type int32`, `cannot convert float64 to int32`);
     if (typeof value !== 'number') throw mismatch('unrecognized type: int32');
     return value;
   }
@@ -253,26 +280,20 @@ function decodeFresh(type: FieldType, value: Json, at: At): Json | undefined {
   }
   if (!isObject(value)) throw mismatch(`cannot restore struct from: ${unstructuredKind(value)}`);
   const out: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
     const fieldType = type.fields[key];
     if (fieldType === undefined) continue; // unknown to the type: dropped, as the decoder does
-    const decoded = decode(fieldType, item, { struct: type.struct, path: `${at.path}.${key}` });
+    const decoded = decode(fieldType, value[key]!, { struct: type.struct, parent: at, key });
     if (decoded !== undefined) out[key] = decoded;
   }
-  // A non-pointer metav1.Time is always encoded, as null when unset (omitempty does not omit structs).
-  for (const [key, fieldType] of Object.entries(type.fields)) {
-    if (fieldType === 'time' && !(key in out) && !POINTER_TIMES.has(key)) out[key] = null;
-  }
+  for (const key of type.nullTimes) if (!(key in out)) out[key] = null;
   return out;
 }
-
-/** metav1.Time fields that are pointers (*metav1.Time) in PodStatus, so left out when unset. */
-const POINTER_TIMES = new Set(['startTime']);
 
 /** The pod with its status decoded (see the header); throws TypeMismatch. */
 export function decodePodStatus(pod: JsonObject): JsonObject {
   if (pod.status === undefined) return pod;
-  const status = decode(POD_STATUS, pod.status, { struct: 'Pod', path: 'status' });
+  const status = decode(POD_STATUS, pod.status, { struct: 'Pod', parent: undefined, key: 'status' });
   const out = { ...pod };
   if (status === undefined) delete out.status;
   else out.status = status;
