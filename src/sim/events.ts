@@ -55,9 +55,25 @@ export function eventBody(name: string, e: EventInput, at: string): KubeObject {
   } as unknown as KubeObject;
 }
 
+/** An Event the recorder wrote; `seq` is its place in the order of use. */
+interface Recorded {
+  namespace: string;
+  name: string;
+  seq: number;
+}
+
 export class EventRecorder {
-  /** Dedup key → event name, oldest first (Map keeps insertion order). */
-  private readonly names = new Map<string, { namespace: string; name: string }>();
+  /** Dedup key → the event recorded for it. */
+  private readonly names = new Map<string, Recorded>();
+  /**
+   * Dedup keys, least recently used first, with the `seq` they had when queued: a key used again
+   * is queued again, and its older place is skipped. (Taking the first key of the Map, deleting
+   * it and re-inserting a used key left deleted slots that every later look for the first key
+   * walked past: ~20,000 per Event once the store was full.)
+   */
+  private order: { k: string; seq: number }[] = [];
+  private head = 0;
+  private seq = 0;
 
   constructor(
     private readonly store: Store,
@@ -76,13 +92,16 @@ export class EventRecorder {
       if (existing) {
         this.store.update('events', { ...existing, count: ((existing.count as number | undefined) ?? 1) + 1, lastTimestamp: at });
         // Move to the end: recently repeated events are the last to be dropped.
-        this.names.delete(k);
-        this.names.set(k, known);
+        known.seq = ++this.seq;
+        this.order.push({ k, seq: known.seq });
+        this.trim();
         return;
       }
       const name = `${meta.name}.${this.nanosHex()}`;
       this.store.create('events', eventBody(name, e, at));
-      this.names.set(k, { namespace, name });
+      const seq = ++this.seq;
+      this.names.set(k, { namespace, name, seq });
+      this.order.push({ k, seq });
       this.trim();
     } catch (err) {
       // Someone deleted the event (or its namespace) meanwhile: events are best effort, as in Kubernetes.
@@ -92,9 +111,19 @@ export class EventRecorder {
 
   private trim(): void {
     while (this.names.size > this.maxEvents) {
-      const [k, ref] = this.names.entries().next().value as [string, { namespace: string; name: string }];
+      const { k, seq } = this.order[this.head++]!;
+      const ref = this.names.get(k);
+      if (ref?.seq !== seq) continue; // used again since: queued again further on
       this.names.delete(k);
       if (this.store.get('events', ref.namespace, ref.name)) this.store.remove('events', ref.namespace, ref.name);
+    }
+    // Compacted now and then: the places left behind (trimmed, or used again) are dropped.
+    if (this.order.length - this.head > 2 * this.names.size + 1024) {
+      this.order = this.order.slice(this.head).filter((e) => this.names.get(e.k)?.seq === e.seq);
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
   }
 
