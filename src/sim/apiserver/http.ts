@@ -5,15 +5,40 @@ import { ApiError, failure, type Status } from './status.js';
 
 const MAX_BODY = 3 * 1024 * 1024;
 
-export async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728', {}));
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * The request's body as text. Read with listeners, not `for await`: a stream's async iterator
+ * (its promise per chunk, its end-of-stream watcher) was ~3 % of the simulator's CPU at ~1,200
+ * small bodies a second. Too large a body is refused and the request destroyed, as leaving the
+ * iterator did.
+ */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        fail(new ApiError(failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728', {})));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', fail);
+    req.on('close', () => fail(new Error('the request was closed before its body ended')));
+  });
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
