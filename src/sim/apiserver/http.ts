@@ -37,7 +37,10 @@ export function readBody(req: IncomingMessage): Promise<string> {
       resolve(Buffer.concat(chunks).toString('utf8'));
     });
     req.on('error', fail);
-    req.on('close', () => fail(new Error('the request was closed before its body ended')));
+    // 'close' follows 'end' on every request: the Error (a stack trace) is made only when it did not.
+    req.on('close', () => {
+      if (!settled) fail(new Error('the request was closed before its body ended'));
+    });
   });
 }
 
