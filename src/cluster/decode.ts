@@ -84,13 +84,19 @@ function containerStatus(c: Json): Json {
   });
 }
 
-/** A pod (wire JSON, or a client-node model object) → the small V1Pod-shaped view kwave keeps. */
-export function decodePod(raw: unknown): V1Pod {
+/** A pod's members as objects ({} where absent or not an object) and its owners, picked: what both decoders start from. */
+function podParts(raw: unknown): { pod: Json; md: Json; spec: Json; status: Json; owners: Json[] } {
   const pod = isObject(raw) ? raw : {};
   const md = isObject(pod.metadata) ? pod.metadata : {};
   const spec = isObject(pod.spec) ? pod.spec : {};
   const status = isObject(pod.status) ? pod.status : {};
   const owners = list(md.ownerReferences).map((o) => compact({ apiVersion: rstr(o.apiVersion), kind: rstr(o.kind), name: rstr(o.name), uid: rstr(o.uid), controller: bool(o.controller) }));
+  return { pod, md, spec, status, owners };
+}
+
+/** A pod (wire JSON, or a client-node model object) → the small V1Pod-shaped view kwave keeps. */
+export function decodePod(raw: unknown): V1Pod {
+  const { pod, md, spec, status, owners } = podParts(raw);
   const view = {
     apiVersion: rstr(pod.apiVersion),
     kind: rstr(pod.kind),
@@ -188,11 +194,7 @@ export function watchEvent<T>(type: unknown, object: unknown, decode: (raw: unkn
  * labels, owners, conditions) are pooled as decodePod pools them; the others die with their page.
  */
 export function decodePodBrief(raw: unknown): V1Pod {
-  const pod = isObject(raw) ? raw : {};
-  const md = isObject(pod.metadata) ? pod.metadata : {};
-  const spec = isObject(pod.spec) ? pod.spec : {};
-  const status = isObject(pod.status) ? pod.status : {};
-  const owners = list(md.ownerReferences).map((o) => compact({ apiVersion: rstr(o.apiVersion), kind: rstr(o.kind), name: rstr(o.name), uid: rstr(o.uid), controller: bool(o.controller) }));
+  const { md, spec, status, owners } = podParts(raw);
   const metadata: Json = {};
   if (typeof md.name === 'string') metadata.name = md.name;
   const namespace = rstr(md.namespace);
