@@ -182,7 +182,7 @@ function singleHeaders(headers: Record<string, string | string[] | undefined>): 
 }
 
 /** undici's raw headers (name, value, name, value…) as single-valued headers, lower-case names; repeated ones are not read, as in singleHeaders. */
-function rawHeaderRecord(raw: Buffer[]): Record<string, string> {
+export function rawHeaderRecord(raw: Buffer[]): Record<string, string> {
   const out: Record<string, string> = {};
   const repeated = new Set<string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { lineSplitter, peekResourceVersion, WireClient } from '../../../src/cluster/wire.js';
+import { lineSplitter, peekResourceVersion, rawHeaderRecord, WireClient } from '../../../src/cluster/wire.js';
 import { startSim } from '../../../src/sim/index.js';
 
 describe('lineSplitter', () => {
@@ -24,6 +24,14 @@ describe('lineSplitter', () => {
     once.push(bytes);
     once.end();
     assert.deepEqual(whole, lines);
+  });
+});
+
+describe('rawHeaderRecord', () => {
+  test("undici's raw headers become single-valued ones with lower-case names; a repeated one is not read", () => {
+    const raw = ['Retry-After', '7', 'Content-Type', 'application/json', 'Warning', 'a', 'warning', 'b'].map((t) => Buffer.from(t, 'latin1'));
+    assert.deepEqual(rawHeaderRecord(raw), { 'retry-after': '7', 'content-type': 'application/json' });
+    assert.deepEqual(rawHeaderRecord([]), {});
   });
 });
 
@@ -100,6 +108,27 @@ describe('WireClient', () => {
       wire.close();
       impatient.close();
       await sim.close();
+    }
+  });
+
+  test("through the pool: a refusal is a KubeError with its status and retry delay, and a request's exact time limit is kept", async () => {
+    const { sim, kc } = await simWithConfig('errorRate=1,errorCodes=429,retryAfterSeconds=7');
+    const wire = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
+    try {
+      await assert.rejects(wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' }), (err: unknown) => err instanceof KubeError && err.code === 429 && err.retryAfterSeconds === 7);
+    } finally {
+      wire.close();
+      await sim.close();
+    }
+    const slow = await simWithConfig('latencyMs=3000');
+    const lease = new WireClient(slow.kc, { timeoutMs: 10_000, keepAlive: true });
+    try {
+      const started = Date.now();
+      await assert.rejects(lease.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0', timeoutMs: 150 }), (err: unknown) => err instanceof KubeError && err.reason === 'Timeout' && /within 150 ms/.test(err.message));
+      assert.ok(Date.now() - started < 1000, 'the exact limit, not the pool\'s coarse timers');
+    } finally {
+      lease.close();
+      await slow.sim.close();
     }
   });
 
