@@ -276,15 +276,13 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
  * not in the counts, so the counts still say what the upgrade did.
  */
 export function applyEvent(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
-  return { ...applyEventBesidesInFlight(record, event), inFlight: changedList(record.inFlight, inFlightChange(event)) };
+  return { ...foldBesidesInFlight(record, event), updatedAt: event.time, inFlight: changedList(record.inFlight, inFlightChange(event)) };
 }
 
-/** applyEvent but for the list of pods in flight (left as it was), for a folder that keeps that list its own way (recordFolder.ts). */
-export function applyEventBesidesInFlight(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
-  return { ...foldBesidesInFlight(record, event), updatedAt: event.time };
-}
-
-/** applyEventBesidesInFlight but for `updatedAt` (left as it was): the record itself when the event changes nothing else (a pod's step). */
+/**
+ * applyEvent but for the pods in flight and `updatedAt` (both left as they were), for a folder that
+ * keeps those its own way (recordFolder.ts): the record itself when the event changes nothing else (a pod's step).
+ */
 export function foldBesidesInFlight(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
   return withHistory(fold(record, event), event);
 }
