@@ -13,6 +13,7 @@ export interface NormalizedImage {
 
 // The grammar (and which first component is a registry) is plan/imageRef.ts's, shared.
 import { splitImageReference } from '../plan/imageRef.js';
+import { textMemo } from './textMemo.js';
 
 const SCHEME = /^[a-z-]+:\/\//;
 const BARE_DIGEST = /^sha(?:256|384|512):[a-f0-9]+$/;
@@ -22,18 +23,10 @@ const DEFAULT_DOMAIN = 'docker.io';
 // Every watch event of every pod compares its images (spec, status) with the plan's: the same few
 // strings each time, so each is cut once. Bounded: a run meets a handful of distinct references,
 // and a cache that fills up (image IDs of many builds) starts over.
-const normalized = new Map<string, Readonly<NormalizedImage>>();
 const MAX_NORMALIZED = 1024;
 
 /** `nginx:1.25` → `{repository: 'docker.io/library/nginx', tag: '1.25'}`; no tag or digest → `latest`. The result is shared: do not change it. */
-export function normalizeImage(ref: string): Readonly<NormalizedImage> {
-  const known = normalized.get(ref);
-  if (known) return known;
-  if (normalized.size >= MAX_NORMALIZED) normalized.clear();
-  const result = Object.freeze(cutImage(ref));
-  normalized.set(ref, result);
-  return result;
-}
+export const normalizeImage: (ref: string) => Readonly<NormalizedImage> = textMemo((ref) => Object.freeze(cutImage(ref)), MAX_NORMALIZED);
 
 function cutImage(ref: string): NormalizedImage {
   const rest = ref.trim().replace(SCHEME, '');
@@ -65,20 +58,11 @@ export function sameImage(a: string, b: string): boolean {
   return x.tag !== undefined && x.tag === y.tag;
 }
 
-/** Digests found, by text (the same few image IDs and references each time, as `normalized`). */
-const digests = new Map<string, string | null>();
-
 /** The digest in an image reference or image ID (`…@sha256:abc…` → `sha256:abc…`), if any. */
-export function digestOf(text: string): string | undefined {
-  let digest = digests.get(text);
-  if (digest === undefined) {
-    const all = text.match(DIGEST_IN_TEXT);
-    digest = all ? all[all.length - 1]! : null;
-    if (digests.size >= MAX_NORMALIZED) digests.clear();
-    digests.set(text, digest);
-  }
-  return digest ?? undefined;
-}
+export const digestOf: (text: string) => string | undefined = textMemo((text) => {
+  const all = text.match(DIGEST_IN_TEXT);
+  return all ? all[all.length - 1] : undefined;
+}, MAX_NORMALIZED);
 
 /**
  * Whether two image IDs name the same image content: by digest when both carry one (runtimes

@@ -3,6 +3,7 @@
 // upgrade (or rollback) stands. Decoding never throws: a damaged annotation is reported as data.
 import type { V1Pod } from '@kubernetes/client-node';
 import { annotation } from './podView.js';
+import { textMemo } from './textMemo.js';
 
 export const STATE_ANNOTATION = 'kwave.dev/in-place-state';
 
@@ -152,8 +153,10 @@ const ABSENT: StateReading = Object.freeze({ kind: 'absent' });
 // Every decision reads the pod's annotation again, and between kwave's writes it does not change
 // (the kubelet's five status writes of an upgrade carry the same text): each text is decoded once.
 // Bounded: a run holds one text per pod in flight; a full cache starts over.
-const readings = new Map<string, StateReading>();
-const MAX_READINGS = 4096;
+const reading = textMemo((raw): StateReading => {
+  const decoded = decodeState(raw);
+  return deepFreeze<StateReading>(decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw });
+}, 4096);
 
 /**
  * The pod's state annotation: absent, decoded, or malformed (with the reason and the raw text).
@@ -161,15 +164,7 @@ const MAX_READINGS = 4096;
  */
 export function readState(pod: V1Pod): StateReading {
   const raw = annotation(pod, STATE_ANNOTATION);
-  if (raw === undefined) return ABSENT;
-  let reading = readings.get(raw);
-  if (reading === undefined) {
-    const decoded = decodeState(raw);
-    reading = deepFreeze<StateReading>(decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw });
-    if (readings.size >= MAX_READINGS) readings.clear();
-    readings.set(raw, reading);
-  }
-  return reading;
+  return raw === undefined ? ABSENT : reading(raw);
 }
 
 function deepFreeze<T extends object>(o: T): T {
