@@ -13,6 +13,7 @@
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { KubeError, kubeErrorFromResponse } from './kubeError.js';
 import { podShapeProblem } from './podShape.js';
+import { PartPool } from './partPool.js';
 import { StringPool } from './stringPool.js';
 
 export { podShapeProblem };
@@ -34,6 +35,15 @@ const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []
 const repeated = new StringPool();
 const rstr = (v: unknown): string | undefined => repeated.share(v);
 const rtime = (v: unknown): string | undefined => repeated.share(time(v));
+
+/** Parts that repeat across pods (conditions, containers, tolerations, labels, owners) are held once each (partPool.ts). */
+const parts = new PartPool();
+
+/** Each flat item shared, then the list of the shared items. */
+function sharedItems(kind: string, items: Json[]): Json[] {
+  for (let i = 0; i < items.length; i++) items[i] = parts.shareObject(kind, items[i]!);
+  return parts.shareList(kind, items);
+}
 
 /**
  * The object without its undefined fields, so a picked object carries no empty keys: the object
@@ -61,13 +71,15 @@ function stringMap(v: unknown, keep: (key: string) => boolean, share: boolean): 
 function containerState(v: unknown): Json | undefined {
   if (!isObject(v)) return undefined;
   const out: Json = {};
-  if (isObject(v.waiting)) out.waiting = compact({ reason: rstr(v.waiting.reason), message: str(v.waiting.message) });
-  if (isObject(v.running)) out.running = compact({ startedAt: rtime(v.running.startedAt) });
+  if (isObject(v.waiting)) out.waiting = parts.shareObject('waiting', compact({ reason: rstr(v.waiting.reason), message: rstr(v.waiting.message) }));
+  if (isObject(v.running)) out.running = parts.shareObject('running', compact({ startedAt: rtime(v.running.startedAt) }));
   if (isObject(v.terminated)) {
+    // A terminated state names its container: one pod's, not worth sharing.
     const t = v.terminated;
     out.terminated = compact({ exitCode: num(t.exitCode), reason: rstr(t.reason), message: str(t.message), startedAt: rtime(t.startedAt), finishedAt: rtime(t.finishedAt), containerID: str(t.containerID) });
+    return out;
   }
-  return out;
+  return parts.shareObject('state', out);
 }
 
 function containerStatus(c: Json): Json {
@@ -84,13 +96,28 @@ function containerStatus(c: Json): Json {
   });
 }
 
+/** A pod's conditions, shared. */
+const podConditions = (raw: unknown): Json[] =>
+  sharedItems(
+    'condition',
+    list(raw).map((c) => compact({ type: rstr(c.type), status: rstr(c.status), reason: rstr(c.reason), message: rstr(c.message), lastTransitionTime: rtime(c.lastTransitionTime) })),
+  );
+
+/** A pod's labels, shared (the pods of one template carry the same). */
+function sharedLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
+  return labels && parts.shareObject('labels', labels);
+}
+
 /** A pod's members as objects ({} where absent or not an object) and its owners, picked: what both decoders start from. */
 function podParts(raw: unknown): { pod: Json; md: Json; spec: Json; status: Json; owners: Json[] } {
   const pod = isObject(raw) ? raw : {};
   const md = isObject(pod.metadata) ? pod.metadata : {};
   const spec = isObject(pod.spec) ? pod.spec : {};
   const status = isObject(pod.status) ? pod.status : {};
-  const owners = list(md.ownerReferences).map((o) => compact({ apiVersion: rstr(o.apiVersion), kind: rstr(o.kind), name: rstr(o.name), uid: rstr(o.uid), controller: bool(o.controller) }));
+  const owners = sharedItems(
+    'owner',
+    list(md.ownerReferences).map((o) => compact({ apiVersion: rstr(o.apiVersion), kind: rstr(o.kind), name: rstr(o.name), uid: rstr(o.uid), controller: bool(o.controller) })),
+  );
   return { pod, md, spec, status, owners };
 }
 
@@ -106,25 +133,29 @@ export function decodePod(raw: unknown): V1Pod {
       uid: str(md.uid),
       resourceVersion: str(md.resourceVersion),
       deletionTimestamp: time(md.deletionTimestamp),
-      labels: stringMap(md.labels, () => true, true),
+      labels: sharedLabels(stringMap(md.labels, () => true, true)),
       annotations: stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX), false),
       ownerReferences: owners.length ? owners : undefined,
     }),
     spec: compact({
       nodeName: rstr(spec.nodeName),
-      containers: list(spec.containers).map((c) => compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) })),
-      readinessGates: Array.isArray(spec.readinessGates) ? list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) })) : undefined,
+      containers: sharedItems(
+        'container',
+        list(spec.containers).map((c) => compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) })),
+      ),
+      readinessGates: Array.isArray(spec.readinessGates) ? sharedItems('gate', list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) }))) : undefined,
       // Pre-pull copies them onto its puller pods.
       tolerations: Array.isArray(spec.tolerations)
-        ? list(spec.tolerations).map((t) => compact({ key: rstr(t.key), operator: rstr(t.operator), value: rstr(t.value), effect: rstr(t.effect), tolerationSeconds: num(t.tolerationSeconds) }))
+        ? sharedItems(
+            'toleration',
+            list(spec.tolerations).map((t) => compact({ key: rstr(t.key), operator: rstr(t.operator), value: rstr(t.value), effect: rstr(t.effect), tolerationSeconds: num(t.tolerationSeconds) })),
+          )
         : undefined,
-      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) })) : undefined,
+      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? sharedItems('pullSecret', list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) }))) : undefined,
     }),
     status: compact({
       phase: rstr(status.phase),
-      conditions: Array.isArray(status.conditions)
-        ? list(status.conditions).map((c) => compact({ type: rstr(c.type), status: rstr(c.status), reason: rstr(c.reason), message: str(c.message), lastTransitionTime: rtime(c.lastTransitionTime) }))
-        : undefined,
+      conditions: Array.isArray(status.conditions) ? podConditions(status.conditions) : undefined,
       containerStatuses: Array.isArray(status.containerStatuses) ? list(status.containerStatuses).map(containerStatus) : undefined,
     }),
   };
@@ -202,7 +233,7 @@ export function decodePodBrief(raw: unknown): V1Pod {
   if (typeof md.uid === 'string') metadata.uid = md.uid;
   const deletion = time(md.deletionTimestamp);
   if (deletion !== undefined) metadata.deletionTimestamp = deletion;
-  const labels = stringMap(md.labels, () => true, true);
+  const labels = sharedLabels(stringMap(md.labels, () => true, true));
   if (labels) metadata.labels = labels;
   const annotations = stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX), false);
   if (annotations) metadata.annotations = annotations;
@@ -220,9 +251,7 @@ export function decodePodBrief(raw: unknown): V1Pod {
   if (Array.isArray(spec.readinessGates)) podSpec.readinessGates = list(spec.readinessGates).map((g) => (typeof g.conditionType === 'string' ? { conditionType: g.conditionType } : {}));
   view.spec = podSpec;
   const podStatus: Json = {};
-  if (Array.isArray(status.conditions)) {
-    podStatus.conditions = list(status.conditions).map((c) => compact({ type: rstr(c.type), status: rstr(c.status), reason: rstr(c.reason), message: str(c.message), lastTransitionTime: rtime(c.lastTransitionTime) }));
-  }
+  if (Array.isArray(status.conditions)) podStatus.conditions = podConditions(status.conditions);
   if (Array.isArray(status.containerStatuses)) {
     podStatus.containerStatuses = list(status.containerStatuses).map((c) => {
       const out: Json = {};

@@ -1,0 +1,63 @@
+// One frozen copy of each pod part that repeats across pods: a condition, the conditions of pods
+// whose transitions fell in the same seconds, a node's tolerations, a template's containers, the
+// labels of a ReplicaSet's pods. JSON.parse makes new objects for every pod and every version;
+// held in the pod cache they were most of its heap (at 50,000 pods, conditions and the small
+// arrays around them were 40 of 130 MB), and the copies of the pods in flight were most of what
+// each young-generation collection had to move. decode.ts builds a part, then asks the pool for
+// the copy it holds: the new one dies young.
+//
+// Parts are found by their content through a tree of Maps, one level a member (field name, then
+// value; or item): no key to build and hash, and the values are mostly pooled strings whose
+// hashes V8 keeps. Held parts are frozen: a reader that changed a shared part would throw, not
+// corrupt other pods. Bounded: past `maxNodes` nodes the pool starts over.
+
+type Node = Map<unknown, unknown>;
+
+/** Where a node keeps the part whose content is the path to it. */
+const HELD = Symbol('held');
+
+export class PartPool {
+  private root: Node = new Map();
+  private nodes = 0;
+
+  constructor(private readonly maxNodes = 65536) {}
+
+  /** The held copy of the flat object `fresh` (values, or parts already shared), else `fresh`, frozen and held. */
+  shareObject<T extends object>(kind: string, fresh: T): T {
+    let node = this.child(this.root, kind);
+    for (const k in fresh) node = this.child(this.child(node, k), (fresh as Record<string, unknown>)[k]);
+    return this.held(node, fresh);
+  }
+
+  /** The held copy of the list `fresh` (of values, or parts already shared), else `fresh`, frozen and held. */
+  shareList<T>(kind: string, fresh: T[]): T[] {
+    let node = this.child(this.child(this.root, kind), fresh.length);
+    for (let i = 0; i < fresh.length; i++) node = this.child(node, fresh[i]);
+    return this.held(node, fresh);
+  }
+
+  get size(): number {
+    return this.nodes;
+  }
+
+  private held<T extends object>(node: Node, fresh: T): T {
+    const held = node.get(HELD);
+    if (held !== undefined) return held as T;
+    node.set(HELD, Object.freeze(fresh));
+    return fresh;
+  }
+
+  private child(node: Node, member: unknown): Node {
+    let child = node.get(member) as Node | undefined;
+    if (child !== undefined) return child;
+    if (this.nodes >= this.maxNodes) {
+      // Start over; the walk in progress ends in the dropped tree, harmlessly.
+      this.root = new Map();
+      this.nodes = 0;
+    }
+    child = new Map();
+    node.set(member, child);
+    this.nodes++;
+    return child;
+  }
+}
