@@ -71,7 +71,9 @@ export interface OpenCluster {
   budgets: Awaited<ReturnType<typeof followDisruptionBudgets>>;
   pullers: ReturnType<typeof prePuller> | undefined;
   zones: Map<string, string>;
-  selection: FleetSelection | undefined;
+  /** `--force`: the pods another revision left mid-flight, to roll back first. Not the selection
+   * itself: held for the whole run, it kept a second view of every pod (the runner selects anew). */
+  forced: ForcedRollback[] | undefined;
   /** The selected pods' owners (spec.owners), for after the run. */
   owners: OwnerEntry[];
   /** ` in cluster eu-1` for a multi-cluster plan's messages, else empty. */
@@ -138,7 +140,8 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   if (selection) selection.problems.push(...owners.problems);
   const refusal = selection && refusalOf(selection, o.force);
   if (refusal) throw new KwaveError('REFUSED', target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`, ExitCode.BAD_INPUT);
-  return { target, cluster, lock, cache, nodes, budgets, pullers, zones, selection, owners: owners.entries, where, abort };
+  const forced = selection && o.force ? forcedRollbacks(selection) : undefined;
+  return { target, cluster, lock, cache, nodes, budgets, pullers, zones, forced, owners: owners.entries, where, abort };
 }
 
 export interface ReadyCluster extends OpenCluster {
@@ -236,7 +239,7 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
     deps.resumeHalt = standing.halt;
     say(standingHaltLine(standing));
   }
-  if (open.selection && o.force) deps.force = forcedRollbacks(open.selection);
+  if (open.forced) deps.force = open.forced;
   return { ...open, records, deps };
 }
 
