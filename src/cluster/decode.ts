@@ -74,10 +74,9 @@ function containerState(v: unknown): Json | undefined {
   if (isObject(v.waiting)) out.waiting = parts.shareObject('waiting', compact({ reason: rstr(v.waiting.reason), message: rstr(v.waiting.message) }));
   if (isObject(v.running)) out.running = parts.shareObject('running', compact({ startedAt: rtime(v.running.startedAt) }));
   if (isObject(v.terminated)) {
-    // A terminated state names its container: one pod's, not worth sharing.
+    // Its exit code and reason, for a crash's message; its times and container ID, no decision reads.
     const t = v.terminated;
-    out.terminated = compact({ exitCode: num(t.exitCode), reason: rstr(t.reason), message: str(t.message), startedAt: rtime(t.startedAt), finishedAt: rtime(t.finishedAt), containerID: str(t.containerID) });
-    return out;
+    out.terminated = parts.shareObject('terminated', compact({ exitCode: num(t.exitCode), reason: rstr(t.reason), message: rstr(t.message) }));
   }
   return parts.shareObject('state', out);
 }
@@ -91,8 +90,9 @@ function containerStatus(c: Json): Json {
     ready: bool(c.ready),
     started: bool(c.started),
     restartCount: num(c.restartCount),
+    // Not lastState: no decision reads the container before the last one (it held a third
+    // container ID a pod once upgraded, ~100 bytes).
     state: containerState(c.state),
-    lastState: containerState(c.lastState),
   });
 }
 
@@ -102,6 +102,29 @@ const podConditions = (raw: unknown): Json[] =>
     'condition',
     list(raw).map((c) => compact({ type: rstr(c.type), status: rstr(c.status), reason: rstr(c.reason), message: rstr(c.message), lastTransitionTime: rtime(c.lastTransitionTime) })),
   );
+
+/** The spec's parts kwave reads, each shared, and so the whole (the pods of one template on one node). */
+function podSpec(spec: Json): Json {
+  return parts.shareObject(
+    'spec',
+    compact({
+      nodeName: rstr(spec.nodeName),
+      containers: sharedItems(
+        'container',
+        list(spec.containers).map((c) => compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) })),
+      ),
+      readinessGates: Array.isArray(spec.readinessGates) ? sharedItems('gate', list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) }))) : undefined,
+      // Pre-pull copies them onto its puller pods.
+      tolerations: Array.isArray(spec.tolerations)
+        ? sharedItems(
+            'toleration',
+            list(spec.tolerations).map((t) => compact({ key: rstr(t.key), operator: rstr(t.operator), value: rstr(t.value), effect: rstr(t.effect), tolerationSeconds: num(t.tolerationSeconds) })),
+          )
+        : undefined,
+      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? sharedItems('pullSecret', list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) }))) : undefined,
+    }),
+  );
+}
 
 /** A pod's labels, shared (the pods of one template carry the same). */
 function sharedLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
@@ -137,22 +160,7 @@ export function decodePod(raw: unknown): V1Pod {
       annotations: stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX), false),
       ownerReferences: owners.length ? owners : undefined,
     }),
-    spec: compact({
-      nodeName: rstr(spec.nodeName),
-      containers: sharedItems(
-        'container',
-        list(spec.containers).map((c) => compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) })),
-      ),
-      readinessGates: Array.isArray(spec.readinessGates) ? sharedItems('gate', list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) }))) : undefined,
-      // Pre-pull copies them onto its puller pods.
-      tolerations: Array.isArray(spec.tolerations)
-        ? sharedItems(
-            'toleration',
-            list(spec.tolerations).map((t) => compact({ key: rstr(t.key), operator: rstr(t.operator), value: rstr(t.value), effect: rstr(t.effect), tolerationSeconds: num(t.tolerationSeconds) })),
-          )
-        : undefined,
-      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? sharedItems('pullSecret', list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) }))) : undefined,
-    }),
+    spec: podSpec(spec),
     status: compact({
       phase: rstr(status.phase),
       conditions: Array.isArray(status.conditions) ? podConditions(status.conditions) : undefined,

@@ -133,6 +133,10 @@ export class PodRunner {
     } finally {
       this.nodes.flowEnded(key);
       run.budget.release(key);
+      // The selection holds the pod as it was before its upgrade, the cache as it is now: once its
+      // flow is over, the selection holds the cache's (nothing reads the old one after this),
+      // instead of a second, stale view of every pod the run changed.
+      p.pod = run.deps.view.get(p.namespace, p.name) ?? p.pod;
     }
     outcome = this.nodes.nodeLostOutcome(p, outcome, nodeLost.signal.aborted && !run.deps.abort?.aborted);
     const result = resultOf(outcome, direction);
