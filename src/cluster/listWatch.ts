@@ -123,15 +123,8 @@ export class ResumableListWatch<T extends { metadata?: { resourceVersion?: strin
     while (!this.closed) {
       if (this.rv === undefined) {
         try {
-          const list = await this.spec.list();
+          await this.listOnce();
           if (this.closed) return;
-          this.options.stats.lists++;
-          this.spec.onList(list.items);
-          this.rv = list.resourceVersion;
-          if (!this.isSynced) {
-            this.isSynced = true;
-            this.resolveSynced();
-          }
         } catch (thrown) {
           if (this.closed) return;
           const err = toKubeError(thrown);
@@ -152,6 +145,23 @@ export class ResumableListWatch<T extends { metadata?: { resourceVersion?: strin
       }
       failures = outcome.productive ? 0 : failures + 1;
       if (failures > 0) await deps.sleep(backoffDelay(failures, this.backoff, deps.random), this.options.signal);
+    }
+  }
+
+  /**
+   * One list: its items to `onList`, its version to `rv`. A method of its own so that the list
+   * dies with it: held in run()'s frame, which waits on the watches for the whole run, it kept
+   * the first view of every pod alive (50,000 pods: ~40 MB).
+   */
+  private async listOnce(): Promise<void> {
+    const list = await this.spec.list();
+    if (this.closed) return;
+    this.options.stats.lists++;
+    this.spec.onList(list.items);
+    this.rv = list.resourceVersion;
+    if (!this.isSynced) {
+      this.isSynced = true;
+      this.resolveSynced();
     }
   }
 
