@@ -18,6 +18,7 @@ export interface SelectedPod {
   uid: string;
   node?: string;
   zone?: string;
+  /** The pod as selected; the runner puts the cache's view here once the pod's flow ends (podRunner.ts). */
   pod: V1Pod;
 }
 
