@@ -2,9 +2,9 @@
 // whose transitions fell in the same seconds, a node's tolerations, a template's containers, the
 // labels of a ReplicaSet's pods. JSON.parse makes new objects for every pod and every version;
 // held in the pod cache they were much of its heap (at the start of a 50,000-pod run, conditions
-// 17 MB and small arrays 20 MB of 130 MB), and the copies of the pods in flight were most of what
-// each young-generation collection had to move. decode.ts builds a part, then asks the pool for
-// the copy it holds: the new one dies young.
+// 17 MB and small arrays 20 MB of 130 MB), and each young-generation collection moved the new
+// copies of the pods in flight (its pauses fell 15 % at 10,000 pods). decode.ts builds a part,
+// then asks the pool for the copy it holds: the new one dies young.
 //
 // Parts are found by their content through a tree of Maps, one level a member (field name, then
 // value; or item): no key to build and hash, and the values are mostly pooled strings whose
