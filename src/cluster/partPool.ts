@@ -10,8 +10,8 @@
 // value; or item): no key to build and hash, and the values are mostly pooled strings whose
 // hashes V8 keeps. Held parts are frozen: a reader that changed a shared part would throw, not
 // corrupt other pods. Bounded: past `maxNodes` nodes (a Map each, ~150-200 bytes) the pool starts
-// over; a rollout on the simulator needed 1,134 of them at 10,000 pods, 4,548 at 50,000; values unique to a pod
-// (a crash loop's back-off message, say) only fill it sooner.
+// over; a rollout on the simulator needed 1,134 of them at 10,000 pods, 4,548 at 50,000; values
+// unique to a pod (a crash loop's back-off message, say) only fill it sooner.
 
 type Node = Map<unknown, unknown>;
 
