@@ -6,8 +6,7 @@
 // 66 MB. The library (dist/index.js) stays unbundled.
 // The dependencies are bundled in; those written as CommonJS call require(), given here through
 // createRequire (resolved from dist/cli/chunks/, so a require() left dynamic still finds node_modules).
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // client-node's package declares no `sideEffects`, so esbuild keeps every module its index
@@ -32,7 +31,7 @@ const clientNodeTreeShaken = {
 // Chunks are named by their content's hash: those of an earlier build go first.
 rmSync('dist/cli/chunks', { recursive: true, force: true });
 
-await build({
+const { metafile } = await build({
   entryPoints: ['dist/cli/main.js'],
   outdir: 'dist/cli',
   entryNames: 'bundle',
@@ -45,6 +44,7 @@ await build({
   plugins: [clientNodeTreeShaken],
   banner: { js: "import { createRequire as kwaveCreateRequire } from 'node:module'; const require = kwaveCreateRequire(import.meta.url);" },
   logLevel: 'warning',
+  metafile: true,
 });
 
 // V8 keeps each loaded chunk's source text for as long as the process runs (functions are
@@ -53,12 +53,9 @@ await build({
 // (an em dash or a "−" in a JSDoc of client-node's or ours): `kwave run` held its 2.9 MB of
 // sources as 5.8 MB. Escaping those characters too changes no code (in a comment it is text, in a
 // string, regular expression or identifier the same character) and keeps the sources in one byte.
-for (const dir of ['dist/cli', 'dist/cli/chunks']) {
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.js')) continue;
-    const file = join(dir, name);
-    const text = readFileSync(file, 'utf8');
-    const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    if (ascii !== text) writeFileSync(file, ascii);
-  }
+// Only the files this build wrote: dist/cli also holds tsc's output, which the bundle replaces.
+for (const file of Object.keys(metafile.outputs)) {
+  const text = readFileSync(file, 'utf8');
+  const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (ascii !== text) writeFileSync(file, ascii);
 }

@@ -6,8 +6,8 @@
 // last-applied annotations…) costs tens of KB to hold. What is kept is bounded per pod: names,
 // labels, kwave's own annotations, owners, node, containers' name/image/pull policy, readiness
 // gates, phase, conditions and container statuses. Times stay as the API's RFC 3339 strings
-// (podView.toMs reads both those and Dates). Values that repeat across pods are held once each
-// (stringPool.ts: a bounded cache, invisible to callers).
+// (podView.toMs reads both those and Dates). Values and parts that repeat across pods are held
+// once each (stringPool.ts, partPool.ts: bounded caches; the parts are frozen).
 // Nodes and PodDisruptionBudgets (a few per cluster) are kept as the wire JSON, whole: the V1Node
 // and V1PodDisruptionBudget shapes, with times as strings.
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
