@@ -1,5 +1,6 @@
 // What the simulator reports at /sim/stats: API requests by "VERB RESOURCE[/SUBRESOURCE]" (verbs
-// as in Kubernetes audit logs), and per namespace how many pods are not Ready now, the most seen
+// as in Kubernetes audit logs), how many of them were refused (answered 4xx/5xx: a 409 Conflict
+// is an attempt, not a write), and per namespace how many pods are not Ready now, the most seen
 // at once, and how long each pod was not Ready (unreadySeconds: p50, p95 and max over the pods
 // that were not Ready at some time since the reset; a pod still not Ready counts up to now), so
 // tests can check kwave's budget and drained windows from outside kwave.
@@ -12,6 +13,8 @@ export interface UnreadySeconds {
 
 export interface StatsSnapshot {
   requests: Record<string, number>;
+  /** Of `requests`, those answered with an error status, by the same keys. */
+  refused: Record<string, number>;
   maxNotReady: Record<string, number>;
   notReady: Record<string, number>;
   /** The most pods not Ready at once over every namespace together (a plan's budget spans its namespaces). */
@@ -27,8 +30,13 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
+const increment = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+
+const sortedRecord = (counts: Map<string, number>) => Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
 export class SimStats {
   private requests = new Map<string, number>();
+  private refused = new Map<string, number>();
   /** Per namespace: the pods (by name) that are not Ready now, with since when (ms). */
   private readonly unready = new Map<string, Map<string, number>>();
   private maxNotReady = new Map<string, number>();
@@ -44,8 +52,12 @@ export class SimStats {
 
   /** Counts one API request, e.g. `countRequest('patch', 'pods/status')`. */
   countRequest(verb: string, resource: string): void {
-    const k = `${verb} ${resource}`;
-    this.requests.set(k, (this.requests.get(k) ?? 0) + 1);
+    increment(this.requests, `${verb} ${resource}`);
+  }
+
+  /** Counts one request (already counted by countRequest) answered with an error status. */
+  countRefused(verb: string, resource: string): void {
+    increment(this.refused, `${verb} ${resource}`);
   }
 
   /** Records whether a pod is Ready now (or gone: `ready = true` removes it from the count). */
@@ -79,6 +91,7 @@ export class SimStats {
   /** Zeroes request counts and unready times; high-water marks restart from the pods not Ready now. */
   reset(): void {
     this.requests = new Map();
+    this.refused = new Map();
     this.maxNotReady = new Map([...this.unready].map(([ns, set]) => [ns, set.size]));
     this.maxNotReadyTotal = this.notReadyTotal();
     this.unreadyMs = new Map();
@@ -96,7 +109,8 @@ export class SimStats {
   snapshot(): StatsSnapshot {
     const namespaces = [...new Set([...this.unready.keys(), ...this.maxNotReady.keys(), ...this.unreadyMs.keys()])].sort();
     return {
-      requests: Object.fromEntries([...this.requests].sort(([a], [b]) => a.localeCompare(b))),
+      requests: sortedRecord(this.requests),
+      refused: sortedRecord(this.refused),
       maxNotReady: Object.fromEntries(namespaces.map((ns) => [ns, this.maxNotReady.get(ns) ?? 0])),
       notReady: Object.fromEntries(namespaces.map((ns) => [ns, this.unready.get(ns)?.size ?? 0])),
       maxNotReadyTotal: this.maxNotReadyTotal,

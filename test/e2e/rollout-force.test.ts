@@ -97,6 +97,7 @@ describe('kwave run --force', () => {
       // The cluster: only the two rollback patches were tried (one refused), nothing of the new revision.
       const stats = await fleet.stats();
       assert.equal(stats.requests['patch pods'], 2, JSON.stringify(stats.requests));
+      assert.equal(stats.refused['patch pods'], 1, JSON.stringify(stats.refused));
       const after = await fleet.pods();
       for (const p of after.values()) assert.notEqual(p.specImage, 'nginx:1.25.3', `${p.name} untouched by the new revision`);
       assert.equal(after.get(refusedPod)!.specImage, 'nginx:slow', 'the refused rollback changed nothing');

@@ -70,11 +70,17 @@ async function checkCompleted(fleet: Fleet, plan: string, before: Map<string, Po
     assert.equal(p.ready, true, `${name}: Ready`);
   }
   const stats = await fleet.stats();
-  // One image patch per pod over all six processes: none patched twice.
-  assert.equal(stats.requests['patch pods'], PODS, JSON.stringify(stats.requests));
+  // One image patch accepted per pod over all six processes: none patched twice. A refused one
+  // is an attempt, not an upgrade: a run killed just after sending its patch, and the restarted
+  // run reading the pod before the API server wrote that patch, sends its own with the old
+  // resourceVersion and gets 409 Conflict (a count of 41 for 40 pods, once, on the real backend
+  // under load). At most one such attempt a pod in flight at a kill (5 kills, concurrency 5).
+  const refused = stats.refused['patch pods'] ?? 0;
+  assert.equal(stats.requests['patch pods']! - refused, PODS, JSON.stringify(stats));
+  assert.ok(refused <= 5 * 5, JSON.stringify(stats));
   assert.ok((stats.maxNotReady.default ?? 0) <= 5, `maxNotReady ${stats.maxNotReady.default}`);
   assert.equal((await fleet.status(plan)).phase, 'Completed');
-  return `patch pods ${stats.requests['patch pods']}, patch pods/status ${stats.requests['patch pods/status']}, maxNotReady ${stats.maxNotReady.default}`;
+  return `patch pods ${stats.requests['patch pods']} (${refused} refused), patch pods/status ${stats.requests['patch pods/status']}, maxNotReady ${stats.maxNotReady.default}`;
 }
 
 describe('kwave run: SIGKILL at five moments, restarted each time', () => {

@@ -83,4 +83,18 @@ describe('kwave sim --control-plane real', { skip }, () => {
     assert.equal(stats.requests['patch pods/status'], 40, JSON.stringify(stats.requests));
     assert.ok((stats.maxNotReady.default ?? 0) <= 5, `maxUnavailable held: ${JSON.stringify(stats.maxNotReady)}`);
   });
+
+  test('/sim/stats counts a refused request under `refused` too, by its answer in the audit log', async () => {
+    const first = (await kubectl('get', 'pods', '-o', 'name')).split('\n')[0]!.replace('pod/', '');
+    await fetch(`${metricsUrl}/sim/stats/reset`, { method: 'POST' });
+    await assert.rejects(kubectl('get', 'pod', 'no-such-pod'), /NotFound/);
+    await kubectl('get', 'pod', first, '-o', 'name');
+    // The audit line of a request is written as it completes: a bound, not a sleep.
+    const deadline = Date.now() + 30_000;
+    let stats: { requests: Record<string, number>; refused: Record<string, number> };
+    do stats = (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as typeof stats;
+    while ((stats.requests['get pods'] ?? 0) < 2 && Date.now() < deadline && (await new Promise((r) => setTimeout(r, 100)), true));
+    assert.equal(stats.requests['get pods'], 2, JSON.stringify(stats));
+    assert.equal(stats.refused['get pods'], 1, JSON.stringify(stats));
+  });
 });

@@ -116,8 +116,25 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
   const query = url.searchParams;
   const verb = verbOf(method, r, query);
   if (!verb) throw methodNotAllowed();
-  deps.stats.countRequest(verb, r.subresource ? `${r.info.plural}/${r.subresource}` : r.info.plural);
+  const resource = r.subresource ? `${r.info.plural}/${r.subresource}` : r.info.plural;
+  deps.stats.countRequest(verb, resource);
+  try {
+    await serveResource(req, res, deps, { route: r, verb, resource, query });
+  } catch (err) {
+    deps.stats.countRefused(verb, resource);
+    throw err;
+  }
+}
 
+interface ResourceRequest {
+  route: ResourceRoute;
+  verb: Verb;
+  /** "pods/status": the resource as /sim/stats keys it. */
+  resource: string;
+  query: URLSearchParams;
+}
+
+async function serveResource(req: IncomingMessage, res: ServerResponse, deps: HandlerDeps, { route: r, verb, resource, query }: ResourceRequest): Promise<void> {
   const delay = injectedDelay(deps.faults);
   if (delay) await delay;
   const fault = injectedError(deps.faults, deps.random);
@@ -126,7 +143,6 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
   const info = r.info;
   const namespace = info.namespaced ? r.namespace : undefined;
   const now = deps.now;
-  const resource = r.subresource ? `${info.plural}/${r.subresource}` : info.plural;
   deps.admission.admit(verb, resource, info.kind, r.name);
   const answered = () => deps.admission.afterWrite(verb, resource, r.name);
   switch (verb) {

@@ -1,8 +1,8 @@
-// /sim/stats on the real backend: `requests` read from the apiserver's audit log, by user, for
-// every client but the node agent and the control plane's own components (any `system:` user:
-// controller-manager, scheduler, the apiserver's loopback client, controllers' service
-// accounts); `maxNotReady`/`notReady` from the agent's pod watch, as the embedded backend
-// derives them from its store.
+// /sim/stats on the real backend: `requests` (and `refused`, by the answer's code) read from the
+// apiserver's audit log, by user, for every client but the node agent and the control plane's
+// own components (any `system:` user: controller-manager, scheduler, the apiserver's loopback
+// client, controllers' service accounts); `maxNotReady`/`notReady` from the agent's pod watch, as
+// the embedded backend derives them from its store.
 import { AuditTail, requestKey } from '../controlPlane/index.js';
 import { SimStats, type StatsSnapshot } from '../stats.js';
 
@@ -26,7 +26,10 @@ export class RealStats {
       const key = requestKey(r);
       if (!key) continue;
       const space = key.indexOf(' ');
-      this.counts.countRequest(key.slice(0, space), key.slice(space + 1));
+      const verb = key.slice(0, space);
+      const resource = key.slice(space + 1);
+      this.counts.countRequest(verb, resource);
+      if (r.code !== undefined && r.code >= 400) this.counts.countRefused(verb, resource);
     }
   }
 

@@ -69,7 +69,7 @@ describe('readiness in /sim/stats', () => {
       patchImage(h.store, 'default', 'demo-2', 'nginx', 'nginx:broken');
       await waitForPod(h.store, 'default', 'demo-2', (p) => condition(p, 'Ready')?.status === 'False');
       const { unreadySeconds, ...counts } = stats.snapshot();
-      assert.deepEqual(counts, { requests: {}, maxNotReady: { default: 2 }, notReady: { default: 1 }, maxNotReadyTotal: 2 });
+      assert.deepEqual(counts, { requests: {}, refused: {}, maxNotReady: { default: 2 }, notReady: { default: 1 }, maxNotReadyTotal: 2 });
       // Three pods were not Ready for a while; /sim/stats measures real time.
       assert.ok(unreadySeconds.default!.max >= 0.005, `max ${unreadySeconds.default!.max}`);
       assert.ok(unreadySeconds.default!.p50 <= unreadySeconds.default!.max);
