@@ -19,6 +19,7 @@ import { loadPlanOrReport } from '../loadPlan.js';
 import { clusterWorkloadReader, discoverOwners, updatePermissionProblems, type ReadWorkload } from '../owners.js';
 import { ownerProblems, type OwnerEntry } from '../../rollout/owners.js';
 import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
+import { writeJsonInPieces } from '../output/jsonPieces.js';
 import { KwaveError } from '../../errors.js';
 import { orderSteps } from '../../rollout/clusterOrder.js';
 import { decodeRecord } from '../../record/codec.js';
@@ -202,7 +203,10 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const cluster = connectFor(common, io.env, plan);
   try {
     const report = await dryRun(plan, clusterSources(cluster, plan));
-    if (common.output === 'json') io.stdout.write(JSON.stringify(report) + '\n');
+    if (common.output === 'json') {
+      writeJsonInPieces((text) => io.stdout.write(text), report);
+      io.stdout.write('\n');
+    }
     else io.stdout.write(renderPlanText(report, { all: opts.all === true }).join('\n') + '\n');
     return report.refused ? ExitCode.BAD_INPUT : ExitCode.OK;
   } finally {
