@@ -90,10 +90,13 @@ describe('kwave sim --control-plane real', { skip }, () => {
     await assert.rejects(kubectl('get', 'pod', 'no-such-pod'), /NotFound/);
     await kubectl('get', 'pod', first, '-o', 'name');
     // The audit line of a request is written as it completes: a bound, not a sleep.
+    const read = async () => (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as { requests: Record<string, number>; refused: Record<string, number> };
     const deadline = Date.now() + 30_000;
-    let stats: { requests: Record<string, number>; refused: Record<string, number> };
-    do stats = (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as typeof stats;
-    while ((stats.requests['get pods'] ?? 0) < 2 && Date.now() < deadline && (await new Promise((r) => setTimeout(r, 100)), true));
+    let stats = await read();
+    while ((stats.requests['get pods'] ?? 0) < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      stats = await read();
+    }
     assert.equal(stats.requests['get pods'], 2, JSON.stringify(stats));
     assert.equal(stats.refused['get pods'], 1, JSON.stringify(stats));
   });
