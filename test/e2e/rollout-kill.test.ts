@@ -70,17 +70,22 @@ async function checkCompleted(fleet: Fleet, plan: string, before: Map<string, Po
     assert.equal(p.ready, true, `${name}: Ready`);
   }
   const stats = await fleet.stats();
-  // One image patch accepted per pod over all six processes: none patched twice. A refused one
-  // is an attempt, not an upgrade: a run killed just after sending its patch, and the restarted
-  // run reading the pod before the API server wrote that patch, sends its own with the old
-  // resourceVersion and gets 409 Conflict (a count of 41 for 40 pods, once, on the real backend
-  // under load). At most one such attempt a pod in flight at a kill (5 kills, concurrency 5).
+  // One image patch per pod over all six processes, none accepted twice (restartCount + 1 above is
+  // the exact check). The embedded backend's kills land after a write: one sent a pod. On the real
+  // backend, seeded kills blur sent patches into accepted and refused: a run killed just after
+  // sending its patch, and the restarted run reading the pod before that patch was written, sends
+  // its own with the old resourceVersion and gets 409 Conflict; and kube-apiserver writes the
+  // patch of a client gone before the answer, yet logs the request with an error status (its
+  // timeout filter answers a cancelled request; the handler finishes). Seen under load: 41 sent, 2
+  // refused, 40 pods. So: at least one sent a pod, at most one accepted a pod, at most one extra a
+  // pod in flight at a kill (5 kills, concurrency 5).
+  const sent = stats.requests['patch pods'] ?? 0;
   const refused = stats.refused['patch pods'] ?? 0;
-  assert.equal(stats.requests['patch pods']! - refused, PODS, JSON.stringify(stats));
-  assert.ok(refused <= 5 * 5, JSON.stringify(stats));
+  if (BACKEND === 'embedded') assert.equal(sent, PODS, JSON.stringify(stats.requests));
+  assert.ok(sent >= PODS && sent - refused <= PODS && sent - PODS <= 5 * 5, JSON.stringify(stats));
   assert.ok((stats.maxNotReady.default ?? 0) <= 5, `maxNotReady ${stats.maxNotReady.default}`);
   assert.equal((await fleet.status(plan)).phase, 'Completed');
-  return `patch pods ${stats.requests['patch pods']} (${refused} refused), patch pods/status ${stats.requests['patch pods/status']}, maxNotReady ${stats.maxNotReady.default}`;
+  return `patch pods ${sent} (${refused} refused), patch pods/status ${stats.requests['patch pods/status']}, maxNotReady ${stats.maxNotReady.default}`;
 }
 
 describe('kwave run: SIGKILL at five moments, restarted each time', () => {
