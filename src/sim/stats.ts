@@ -1,9 +1,10 @@
 // What the simulator reports at /sim/stats: API requests by "VERB RESOURCE[/SUBRESOURCE]" (verbs
 // as in Kubernetes audit logs), how many of them were refused (answered 4xx/5xx: a 409 Conflict
-// is an attempt, not a write), and per namespace how many pods are not Ready now, the most seen
-// at once, and how long each pod was not Ready (unreadySeconds: p50, p95 and max over the pods
-// that were not Ready at some time since the reset; a pod still not Ready counts up to now), so
-// tests can check kwave's budget and drained windows from outside kwave.
+// is an attempt, not a write; though kube-apiserver logs the write of a client gone before its
+// answer with an error status too), and per namespace how many pods are not Ready now, the most
+// seen at once, and how long each pod was not Ready (unreadySeconds: p50, p95 and max over the
+// pods that were not Ready at some time since the reset; a pod still not Ready counts up to now),
+// so tests can check kwave's budget and drained windows from outside kwave.
 
 export interface UnreadySeconds {
   p50: number;

@@ -206,8 +206,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
     if (common.output === 'json') {
       writeJsonInPieces((text) => io.stdout.write(text), report);
       io.stdout.write('\n');
-    }
-    else io.stdout.write(renderPlanText(report, { all: opts.all === true }).join('\n') + '\n');
+    } else io.stdout.write(renderPlanText(report, { all: opts.all === true }).join('\n') + '\n');
     return report.refused ? ExitCode.BAD_INPUT : ExitCode.OK;
   } finally {
     cluster.close();
