@@ -33,7 +33,7 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 
 const increment = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
-const sortedRecord = (counts: Map<string, number>) => Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const sortedRecord = (counts: Map<string, number>) => Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
 
 export class SimStats {
   private requests = new Map<string, number>();

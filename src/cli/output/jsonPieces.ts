@@ -37,11 +37,16 @@ export function writeJsonInPieces(write: (text: string) => void, value: object):
     }
     let sep = '{';
     for (const [key, member] of Object.entries(v as object)) {
-      const text = whole(member, depth + 1) ? JSON.stringify(member) : '';
-      if (text === undefined) continue; // left out of an object, as JSON.stringify does
-      emit(`${sep}${JSON.stringify(key)}:${text}`);
+      const name = `${sep}${JSON.stringify(key)}:`;
+      if (whole(member, depth + 1)) {
+        const text = JSON.stringify(member);
+        if (text === undefined) continue; // left out of an object, as JSON.stringify does
+        emit(name + text);
+      } else {
+        emit(name);
+        visit(member, depth + 1);
+      }
       sep = ',';
-      if (text === '') visit(member, depth + 1);
     }
     emit(sep === '{' ? '{}' : '}');
   };
