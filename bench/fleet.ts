@@ -5,8 +5,11 @@
 // from /sim/stats, time to the first pod patched, and `kwave plan`'s time and RSS; at the sizes
 // asked, the kubectl loop a user would write instead (bench/fleet/kubectl-loop.sh) on the same
 // simulator, back to the old image. Prints a table and writes one JSON file per size.
+// `--client bare` runs bench/fleet/bare-client.mjs instead of `kwave run`: kwave's cluster module
+// doing the same waves with none of kwave's engine, the floor that module puts under a pod (its
+// rows stand where kwave's would; no `kwave plan`, no kubectl loop; files fleet-N-bare.json).
 //
-//   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real]
+//   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real] [--client kwave|bare]
 //                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."] [--kwave-node-args "--max-semi-space-size=1"]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +29,7 @@ const { values: flags } = parseArgs({
     repeat: { type: 'string', default: '1' },
     baseline: { type: 'string', default: '1000' },
     'control-plane': { type: 'string', default: 'embedded' },
+    client: { type: 'string', default: 'kwave' },
     concurrency: { type: 'string' },
     out: { type: 'string', default: 'bench/results' },
     'cpu-prof': { type: 'string' },
@@ -38,6 +42,10 @@ const SIZES = flags.pods.split(',').map(Number);
 const REPEAT = Math.max(1, Number(flags.repeat));
 const BASELINE_SIZES = new Set(flags.baseline.split(',').filter(Boolean).map(Number));
 const CONTROL_PLANE = flags['control-plane'];
+const BARE = flags.client === 'bare';
+if (!BARE && flags.client !== 'kwave') throw new Error(`--client: kwave or bare, not ${flags.client}`);
+/** What the figures called kwave's are of. */
+const who = BARE ? 'bare client' : 'kwave';
 const NODES = 3;
 const FROM_IMAGE = 'nginx:1.14.2';
 const TO_IMAGE = 'nginx:1.25.3';
@@ -114,7 +122,7 @@ interface RunFigures {
   loadBefore: string;
 }
 
-async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: number, i: number): Promise<RunFigures> {
+async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: number, i: number, bare: { concurrency: number; waveSizes: number[] }): Promise<RunFigures> {
   await resetStats(sim);
   const loadBefore = loadNote();
   const simCpu0 = cpuSecondsOf(sim.child.pid!);
@@ -128,17 +136,22 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   const stdoutFile = path.join(dir, `run-${i}.jsonl`);
   let durationMs = NaN;
   const metrics = ['--metrics-address', `127.0.0.1:${port}`, '--metrics-linger', '5s'];
-  const running = runTimed([...prof, ...nodeArgs, 'bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', ...metrics, ...extra], {
+  // The bare client with the V8 flags bin/kwave.js sets for kwave's own commands.
+  const command = BARE
+    ? ['--heap-growing-percent=50', '--liftoff-only', 'bench/fleet/bare-client.mjs', sim.kubeconfig, String(bare.concurrency), TO_IMAGE, ...bare.waveSizes.map(String)]
+    : ['bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', ...metrics, ...extra];
+  const running = runTimed([...prof, ...nodeArgs, ...command], {
     usageFile: path.join(dir, `run-${i}.time`),
     stdoutFile,
     firstLine: (l) => l.includes('"event":"pod-step"') && l.includes('"step":"patch"'),
     onLine: (l) => {
       if (l.includes('"event":"pod-end"') && l.includes('"result":"upgraded"')) upgraded++;
       else if (l.includes('"event":"rollout-end"')) ({ phase, durationMs } = JSON.parse(l) as { phase: string; durationMs: number });
+      else if (BARE && l.startsWith('{"upgraded"')) ({ upgraded } = JSON.parse(l) as { upgraded: number });
     },
   });
   const exited = new AbortController();
-  const scraped = scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
+  const scraped = BARE ? Promise.resolve(undefined) : scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
   const r = await running.finally(() => exited.abort());
   const exposition = await scraped;
   // A run that stopped early is reported (exit code, pods upgraded), not thrown away: its CPU per pod still counts.
@@ -217,14 +230,14 @@ async function benchSize(pods: number) {
       }
       try {
         sims.push({ startSeconds: sim.startSeconds, rssAfterStartMb: mb(memoryOf(sim.child.pid!).rssBytes) });
-        if (i === 0) plan = await kwavePlan(sim, dir, up);
-        const run = await kwaveRun(sim, dir, up, pods, i);
+        if (i === 0 && !BARE) plan = await kwavePlan(sim, dir, up);
+        const run = await kwaveRun(sim, dir, up, pods, i, { concurrency, waveSizes });
         runs.push(run);
         console.log(
-          `  run ${i + 1}: ${run.phase}, ${run.upgraded} upgraded in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), kwave CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
+          `  run ${i + 1}: ${run.phase ?? who}, ${run.upgraded} upgraded in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), ${who} CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
         );
         if (run.api) console.log(`  API as kwave saw it: ${apiLine(run.api)}`);
-        if (BASELINE_SIZES.has(pods)) {
+        if (BASELINE_SIZES.has(pods) && !BARE) {
           const b = await kubectlLoop(sim, FROM_IMAGE, concurrency, waveSizes);
           baselines.push(b.wallSeconds);
           console.log(`  kubectl loop: ${b.wallSeconds.toFixed(1)} s (${(b.wallSeconds / run.wallSeconds).toFixed(1)}× kwave), reads/pod ${b.requestsPerPod.reads.toFixed(1)}; ${loadNote()}`);
@@ -271,7 +284,7 @@ async function benchSize(pods: number) {
       date: new Date().toISOString(),
     };
     mkdirSync(flags.out, { recursive: true });
-    writeFileSync(path.join(flags.out, `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}.json`), JSON.stringify(row, null, 2) + '\n');
+    writeFileSync(path.join(flags.out, `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}${BARE ? '-bare' : ''}.json`), JSON.stringify(row, null, 2) + '\n');
     return row;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -279,7 +292,7 @@ async function benchSize(pods: number) {
 }
 
 requireGnuTime();
-console.log(`fleet benchmark: sizes ${SIZES.join(', ')}, repeats ${REPEAT}, control plane ${CONTROL_PLANE}; ${loadNote()}`);
+console.log(`fleet benchmark: sizes ${SIZES.join(', ')}, repeats ${REPEAT}, control plane ${CONTROL_PLANE}${BARE ? ', the bare client (no engine) in place of kwave run' : ''}; ${loadNote()}`);
 const rows: NonNullable<Awaited<ReturnType<typeof benchSize>>>[] = [];
 for (const pods of SIZES) {
   console.log(`\n${pods} pods, concurrency ${concurrencyFor(pods)}`);
@@ -287,12 +300,12 @@ for (const pods of SIZES) {
   if (row) rows.push(row);
 }
 const f = (n: unknown, d = 1) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(d) : '–');
-console.log('\n| pods / concurrency | wall | ideal | ratio | kwave RSS | kwave CPU (ms/pod) | first patch | sim CPU | writes/pod (pods) | reads/pod | `kwave plan` | kubectl loop |');
+console.log(`\n| pods / concurrency | wall | ideal | ratio | ${who} RSS | ${who} CPU (ms/pod) | first patch | sim CPU | writes/pod (pods) | reads/pod | \`kwave plan\` | kubectl loop |`);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  const plan = r.plan!;
+  const plan = r.plan;
   console.log(
-    `| ${r.pods.toLocaleString('en')} / ${r.concurrency} | ${f(r.wallSeconds)} s | ${f(r.idealSeconds)} s | ${f(r.ratio, 2)} | ${r.kwavePeakRssMb} MB | ${f(r.kwaveCpuSeconds)} s (${f(r.kwaveCpuMsPerPod, 2)}) | ${f(r.firstPatchSeconds, 2)} s | ${f(r.simCpuSeconds)} s | ${f(r.writesPerPod, 2)} (${f(r.podWritesPerPod, 2)}) | ${f(r.readsPerPod, 3)} | ${f(plan.wallSeconds, 2)} s, ${plan.peakRssMb} MB | ${r.kubectlLoopSeconds === undefined ? '–' : `${f(r.kubectlLoopSeconds)} s (${f(r.kubectlOverKwave)}×)`} |`,
+    `| ${r.pods.toLocaleString('en')} / ${r.concurrency} | ${f(r.wallSeconds)} s | ${f(r.idealSeconds)} s | ${f(r.ratio, 2)} | ${r.kwavePeakRssMb} MB | ${f(r.kwaveCpuSeconds)} s (${f(r.kwaveCpuMsPerPod, 2)}) | ${f(r.firstPatchSeconds, 2)} s | ${f(r.simCpuSeconds)} s | ${f(r.writesPerPod, 2)} (${f(r.podWritesPerPod, 2)}) | ${f(r.readsPerPod, 3)} | ${plan ? `${f(plan.wallSeconds, 2)} s, ${plan.peakRssMb} MB` : '–'} | ${r.kubectlLoopSeconds === undefined ? '–' : `${f(r.kubectlLoopSeconds)} s (${f(r.kubectlOverKwave)}×)`} |`,
   );
 }
 for (const r of rows) if (r.api) console.log(`\n${r.pods.toLocaleString('en')} pods, the API server as kwave saw it: ${apiLine(r.api)}`);
