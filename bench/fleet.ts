@@ -10,7 +10,7 @@
 // rows stand where kwave's would; no `kwave plan`, no kubectl loop; files fleet-N-bare.json).
 //
 //   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real] [--client kwave|bare]
-//                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."] [--kwave-node-args "--max-semi-space-size=1"]
+//                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."] [--kwave-node-args "--max-semi-space-size=1"] [--sim-node-args "..."]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
@@ -36,6 +36,7 @@ const { values: flags } = parseArgs({
     'sim-cpu-prof': { type: 'string' },
     'kwave-args': { type: 'string', default: '' },
     'kwave-node-args': { type: 'string', default: '' },
+    'sim-node-args': { type: 'string', default: '' },
   },
 });
 const SIZES = flags.pods.split(',').map(Number);
@@ -220,7 +221,8 @@ async function benchSize(pods: number) {
       let sim: SimProcess;
       try {
         const simProf = flags['sim-cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['sim-cpu-prof'])] : [];
-        sim = await startSimProcess(simArgs, path.join(dir, `kubeconfig-${i}`), 600_000, simProf);
+        const simNodeArgs = flags['sim-node-args'].split(' ').filter(Boolean);
+        sim = await startSimProcess(simArgs, path.join(dir, `kubeconfig-${i}`), 600_000, [...simProf, ...simNodeArgs]);
       } catch (err) {
         if (CONTROL_PLANE !== 'embedded') {
           console.log(`  skipped: the simulator does not start with --control-plane ${CONTROL_PLANE} (${(err as Error).message.split('\n')[0]})`);

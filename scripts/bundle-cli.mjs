@@ -1,5 +1,5 @@
-// The CLI bundled by esbuild from dist/: dist/cli/bundle.js (bin/kwave.js runs it) and the
-// chunks it loads, dist/cli/chunks/ (each command is loaded when it runs; code they share is a
+// The CLI bundled by esbuild from dist/: dist/cli/bundle.js (bin/kwave.js runs it),
+// dist/cli/sim-worker.js (the thread `kwave sim` serves from) and the chunks they load, dist/cli/chunks/ (each command is loaded when it runs; code they share is a
 // chunk of its own). Why: loaded file by file, client-node alone is about 1,000 modules (its
 // generated API and models): 0.8 s of CPU and 75 MB before kwave does anything, at every start.
 // Bundled, with only the parts of client-node kwave uses, `kwave --version` takes 0.28 s and
@@ -32,9 +32,10 @@ const clientNodeTreeShaken = {
 rmSync('dist/cli/chunks', { recursive: true, force: true });
 
 const { metafile } = await build({
-  entryPoints: ['dist/cli/main.js'],
+  // The CLI, and the worker thread `kwave sim` serves its clusters from (src/cli/commands/sim.ts).
+  entryPoints: { bundle: 'dist/cli/main.js', 'sim-worker': 'dist/cli/commands/simWorker.js' },
   outdir: 'dist/cli',
-  entryNames: 'bundle',
+  entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
   bundle: true,

@@ -2,12 +2,13 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { ExitCode, KwaveError } from '../../errors.js';
+import { packagePath } from '../../packageRoot.js';
 import { parseFaults } from '../../sim/faults.js';
-import { startSim } from '../../sim/index.js';
-import { startSimClusters, type SimClusters } from '../../sim/clusters.js';
 import { FAULTS_EMBEDDED_ONLY, startRealSim } from '../../sim/real/index.js';
 import type { CommandContext } from '../context.js';
+import type { ServedCluster, SimWorkerCommand, SimWorkerMessage, SimWorkerRequest } from './simWorker.js';
 
 function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
@@ -27,6 +28,49 @@ function share(value: unknown, flag: string): number {
   return n;
 }
 
+/**
+ * The young generation of the embedded clusters' heap (simWorker.ts), in MB: V8 makes it of three
+ * semi-spaces, so semi-spaces of 64 MB where the main thread's are 16. With 500 pods in flight
+ * much of the simulator's garbage (requests, versions, watch lines) outlived the small
+ * generation's collections and was copied and promoted. Measured with `npm run bench` (the
+ * simulator's CPU; bench/README.md): 10,000 pods 12.0 → 10.5 s, 50,000 pods 57.6 → 49.2 s, its
+ * peak RSS 797 → 889 MB; 32 MB semi-spaces gave 11.5 s at 10,000, 128 MB 10.8 s.
+ */
+const SIM_YOUNG_GENERATION_MB = 192;
+
+interface Served {
+  clusters: ServedCluster[];
+  /** Rejects if the simulator's thread fails after it started (it serves nothing then). */
+  crashed: Promise<never>;
+  close(): Promise<void>;
+}
+
+/** Starts the embedded clusters in their worker thread; resolves once they serve. */
+function serveInWorker(request: SimWorkerRequest): Promise<Served> {
+  const worker = new Worker(packagePath('dist/cli/sim-worker.js'), { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: SIM_YOUNG_GENERATION_MB } });
+  const ended = new Promise<never>((_, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the simulator's thread exited (code ${code})`)));
+  });
+  // Also ends (rejects) at the normal exit after close, when no one waits for it any more.
+  ended.catch(() => {});
+  const next = () => Promise.race([new Promise<SimWorkerMessage>((resolve) => worker.once('message', resolve)), ended]);
+  return next().then((m) => {
+    if (m.type === 'failed') throw m.kwave ? new KwaveError(m.kwave.code, m.message, m.kwave.exitCode, m.kwave.pos) : new Error(m.message);
+    if (m.type !== 'started') throw new Error(`the simulator's thread said ${m.type} before it started`);
+    const closed = next().then(() => worker.terminate());
+    closed.catch(() => {}); // a crash is reported through `crashed`
+    return {
+      clusters: m.clusters,
+      crashed: ended,
+      close: async () => {
+        worker.postMessage({ type: 'close' } satisfies SimWorkerCommand);
+        await closed;
+      },
+    };
+  });
+}
+
 /** The first of SIGINT/SIGTERM (listening stops then, or on `cancel`). */
 function nextSignal(): { received: Promise<NodeJS.Signals>; cancel(): void } {
   let cancel = () => {};
@@ -43,6 +87,16 @@ function nextSignal(): { received: Promise<NodeJS.Signals>; cancel(): void } {
     process.on('SIGTERM', on);
   });
   return { received, cancel };
+}
+
+/** The signal that stops the simulator; throws instead if its thread fails first. */
+async function untilSignal(signal: ReturnType<typeof nextSignal>, crashed: Promise<never> | undefined): Promise<NodeJS.Signals> {
+  if (!crashed) return signal.received;
+  try {
+    return await Promise.race([signal.received, crashed]);
+  } finally {
+    signal.cancel();
+  }
 }
 
 export async function run(ctx: CommandContext, _args: string[], opts: Record<string, unknown>): Promise<number> {
@@ -73,29 +127,35 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   // Listen from the start: a signal during a long start (50,000 pods) stops it once it is up.
   const signal = nextSignal();
   if (opts.clusters !== undefined) return serveClusters(ctx, { clusters, pods, fixture: opts.fixture as string | undefined, port, metricsPort, kubeconfigOut, ownKubeconfig, faultSpec, timeScale, jitter }, signal);
-  let sim: Awaited<ReturnType<typeof startSim>> | Awaited<ReturnType<typeof startRealSim>>;
+  // The real control plane's node agent stays on this thread: its own cost is small beside
+  // kube-apiserver's and etcd's.
+  let served: ServedCluster & { realControlPlane?: string; crashed?: Promise<never>; close(): Promise<void> };
   try {
     const fixture = opts.fixture as string | undefined;
-    sim =
-      controlPlane === 'real'
-        ? await startRealSim({ pods, fixture, metricsPort, kubeconfigOut, timeScale, jitter, onWarning: (m) => ctx.io.stderr.write(`node agent: ${m}\n`) })
-        : await startSim({ pods, fixture, port, metricsPort, kubeconfigOut, faults: faultSpec, timeScale, jitter });
+    if (controlPlane === 'real') {
+      const sim = await startRealSim({ pods, fixture, metricsPort, kubeconfigOut, timeScale, jitter, onWarning: (m) => ctx.io.stderr.write(`node agent: ${m}\n`) });
+      const realControlPlane = `real control plane ${sim.controlPlane.version} up in ${(sim.timings.controlPlaneMs / 1000).toFixed(1)} s; pods Running and Ready ${(sim.timings.worldMs / 1000).toFixed(1)} s later`;
+      served = { url: sim.url, metricsUrl: sim.metricsUrl, world: sim.world, realControlPlane, close: () => sim.close() };
+    } else {
+      const sim = await serveInWorker({ kind: 'one', options: { pods, fixture, port, metricsPort, kubeconfigOut, faults: faultSpec, timeScale, jitter } });
+      served = { ...sim.clusters[0]!, crashed: sim.crashed, close: () => sim.close() };
+    }
   } catch (err) {
     signal.cancel();
     throw err;
   }
   const { stdout } = ctx.io;
   if (ctx.common.output === 'json') {
-    stdout.write(JSON.stringify({ event: 'started', url: sim.url, metricsUrl: sim.metricsUrl, kubeconfig: kubeconfigOut, ...sim.world }) + '\n');
+    stdout.write(JSON.stringify({ event: 'started', url: served.url, metricsUrl: served.metricsUrl, kubeconfig: kubeconfigOut, ...served.world }) + '\n');
   } else {
-    stdout.write(`listening on ${sim.url}\n`);
-    stdout.write(`metrics on ${sim.metricsUrl}\n`);
+    stdout.write(`listening on ${served.url}\n`);
+    stdout.write(`metrics on ${served.metricsUrl}\n`);
     stdout.write(`kubeconfig written to ${kubeconfigOut}\n`);
-    stdout.write(`${sim.world.pods} pods on ${sim.world.nodes} nodes; try: kubectl --kubeconfig ${kubeconfigOut} get pods -o wide\n`);
-    if ('backend' in sim) stdout.write(`real control plane ${sim.controlPlane.version} up in ${(sim.timings.controlPlaneMs / 1000).toFixed(1)} s; pods Running and Ready ${(sim.timings.worldMs / 1000).toFixed(1)} s later\n`);
+    stdout.write(`${served.world.pods} pods on ${served.world.nodes} nodes; try: kubectl --kubeconfig ${kubeconfigOut} get pods -o wide\n`);
+    if (served.realControlPlane) stdout.write(`${served.realControlPlane}\n`);
   }
-  const received = await signal.received;
-  await sim.close();
+  const received = await untilSignal(signal, served.crashed);
+  await served.close();
   if (ownKubeconfig) await rm(kubeconfigOut, { force: true });
   if (ctx.common.output === 'json') stdout.write(JSON.stringify({ event: 'stopped', signal: received }) + '\n');
   else stdout.write(`${received}: stopped\n`);
@@ -117,27 +177,30 @@ interface ClustersRun {
 
 /** `kwave sim --clusters N`: N embedded clusters, one kubeconfig with contexts sim-1 … sim-N. */
 async function serveClusters(ctx: CommandContext, r: ClustersRun, signal: ReturnType<typeof nextSignal>): Promise<number> {
-  let sims: SimClusters;
+  let sims: Served;
   try {
-    sims = await startSimClusters({ clusters: r.clusters, pods: r.pods, fixture: r.fixture, port: r.port, metricsPort: r.metricsPort, kubeconfigOut: r.kubeconfigOut, faults: r.faultSpec, timeScale: r.timeScale, jitter: r.jitter });
+    sims = await serveInWorker({
+      kind: 'clusters',
+      options: { clusters: r.clusters, pods: r.pods, fixture: r.fixture, port: r.port, metricsPort: r.metricsPort, kubeconfigOut: r.kubeconfigOut, faults: r.faultSpec, timeScale: r.timeScale, jitter: r.jitter },
+    });
   } catch (err) {
     signal.cancel();
     throw err;
   }
   const { stdout } = ctx.io;
   if (ctx.common.output === 'json') {
-    const clusters = sims.clusters.map((c) => ({ name: c.name, context: c.name, url: c.sim.url, metricsUrl: c.sim.metricsUrl, ...c.sim.world }));
+    const clusters = sims.clusters.map((c) => ({ name: c.name, context: c.name, url: c.url, metricsUrl: c.metricsUrl, ...c.world }));
     stdout.write(JSON.stringify({ event: 'started', kubeconfig: r.kubeconfigOut, clusters }) + '\n');
   } else {
     for (const c of sims.clusters) {
-      stdout.write(`${c.name}: listening on ${c.sim.url}\n`);
-      stdout.write(`${c.name}: metrics on ${c.sim.metricsUrl}\n`);
-      stdout.write(`${c.name}: ${c.sim.world.pods} pods on ${c.sim.world.nodes} nodes\n`);
+      stdout.write(`${c.name}: listening on ${c.url}\n`);
+      stdout.write(`${c.name}: metrics on ${c.metricsUrl}\n`);
+      stdout.write(`${c.name}: ${c.world.pods} pods on ${c.world.nodes} nodes\n`);
     }
     stdout.write(`kubeconfig written to ${r.kubeconfigOut} (contexts ${sims.clusters.map((c) => c.name).join(', ')})\n`);
     stdout.write(`try: kubectl --kubeconfig ${r.kubeconfigOut} --context ${sims.clusters[0]!.name} get pods -o wide\n`);
   }
-  const received = await signal.received;
+  const received = await untilSignal(signal, sims.crashed);
   await sims.close();
   if (r.ownKubeconfig) await rm(r.kubeconfigOut, { force: true });
   if (ctx.common.output === 'json') stdout.write(JSON.stringify({ event: 'stopped', signal: received }) + '\n');
