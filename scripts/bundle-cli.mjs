@@ -33,7 +33,7 @@ rmSync('dist/cli/chunks', { recursive: true, force: true });
 
 const { metafile } = await build({
   // The CLI, and the worker thread `kwave sim` serves its clusters from (src/cli/commands/sim.ts).
-  entryPoints: { bundle: 'dist/cli/main.js', 'sim-worker': 'dist/cli/commands/simWorker.js' },
+  entryPoints: { bundle: 'dist/cli/main.js', 'sim-worker': 'dist/cli/simWorker.js' },
   outdir: 'dist/cli',
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',

@@ -2,13 +2,12 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { packagePath } from '../../packageRoot.js';
 import { parseFaults } from '../../sim/faults.js';
 import { FAULTS_EMBEDDED_ONLY, startRealSim } from '../../sim/real/index.js';
 import type { CommandContext } from '../context.js';
-import type { ServedCluster, SimWorkerCommand, SimWorkerMessage, SimWorkerRequest } from './simWorker.js';
+import { serveInWorker, type Served } from '../simThread.js';
+import type { ServedCluster } from '../simWorker.js';
 
 function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
@@ -26,49 +25,6 @@ function share(value: unknown, flag: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n >= 1) throw new KwaveError('USAGE', `${flag}: expected a number from 0 to below 1, found "${String(value)}"`);
   return n;
-}
-
-/**
- * The young generation of the embedded clusters' heap (simWorker.ts), in MB: V8 makes it of three
- * semi-spaces, so semi-spaces of 64 MB where the main thread's are 16. With 500 pods in flight
- * much of the simulator's garbage (requests, versions, watch lines) outlived the small
- * generation's collections and was copied and promoted. Measured with `npm run bench` (the
- * simulator's CPU; bench/README.md): 10,000 pods 12.0 → 10.5 s, 50,000 pods 57.6 → 49.2 s, its
- * peak RSS 797 → 889 MB; 32 MB semi-spaces gave 11.5 s at 10,000, 128 MB 10.8 s.
- */
-const SIM_YOUNG_GENERATION_MB = 192;
-
-interface Served {
-  clusters: ServedCluster[];
-  /** Rejects if the simulator's thread fails after it started (it serves nothing then). */
-  crashed: Promise<never>;
-  close(): Promise<void>;
-}
-
-/** Starts the embedded clusters in their worker thread; resolves once they serve. */
-function serveInWorker(request: SimWorkerRequest): Promise<Served> {
-  const worker = new Worker(packagePath('dist/cli/sim-worker.js'), { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: SIM_YOUNG_GENERATION_MB } });
-  const ended = new Promise<never>((_, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the simulator's thread exited (code ${code})`)));
-  });
-  // Also ends (rejects) at the normal exit after close, when no one waits for it any more.
-  ended.catch(() => {});
-  const next = () => Promise.race([new Promise<SimWorkerMessage>((resolve) => worker.once('message', resolve)), ended]);
-  return next().then((m) => {
-    if (m.type === 'failed') throw m.kwave ? new KwaveError(m.kwave.code, m.message, m.kwave.exitCode, m.kwave.pos) : new Error(m.message);
-    if (m.type !== 'started') throw new Error(`the simulator's thread said ${m.type} before it started`);
-    const closed = next().then(() => worker.terminate());
-    closed.catch(() => {}); // a crash is reported through `crashed`
-    return {
-      clusters: m.clusters,
-      crashed: ended,
-      close: async () => {
-        worker.postMessage({ type: 'close' } satisfies SimWorkerCommand);
-        await closed;
-      },
-    };
-  });
 }
 
 /** The first of SIGINT/SIGTERM (listening stops then, or on `cancel`). */

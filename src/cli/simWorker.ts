@@ -1,12 +1,12 @@
-// The worker thread that serves `kwave sim`'s embedded clusters (sim.ts starts it): started with
-// the options, it posts what serves where, then closes the clusters when told and posts that.
-// A thread of its own because a V8 heap's young generation is sized only when the heap is made:
-// this one's is larger than the main thread's (sim.ts says why and by how much).
+// The worker thread that serves `kwave sim`'s embedded clusters (simThread.ts starts it): started
+// with the options, it posts what serves where, then closes the clusters when told and posts
+// that. A thread of its own because a V8 heap's young generation is sized only when the heap is
+// made: this one's is larger than the main thread's (simThread.ts says why and by how much).
 import { parentPort, workerData } from 'node:worker_threads';
-import { KwaveError } from '../../errors.js';
-import { startSimClusters, type SimClustersOptions } from '../../sim/clusters.js';
-import { startSim, type SimOptions } from '../../sim/index.js';
-import type { WorldSummary } from '../../sim/world.js';
+import { KwaveError } from '../errors.js';
+import { startSimClusters, type SimClustersOptions } from '../sim/clusters.js';
+import { startSim, type SimOptions } from '../sim/index.js';
+import type { WorldSummary } from '../sim/world.js';
 
 /** What the worker serves: one cluster, or several (`--clusters`). */
 export type SimWorkerRequest = { kind: 'one'; options: SimOptions } | { kind: 'clusters'; options: SimClustersOptions };
