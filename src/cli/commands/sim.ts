@@ -1,4 +1,5 @@
-// `kwave sim`: runs the simulated cluster until SIGINT/SIGTERM, then closes it and exits 0.
+// `kwave sim`: runs the simulated cluster until SIGINT/SIGTERM, then closes it and exits 0. Its embedded
+// clusters are served from a thread of their own (simThread.ts says why).
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
