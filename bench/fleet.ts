@@ -123,7 +123,7 @@ interface RunFigures {
   loadBefore: string;
 }
 
-async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: number, i: number, bare: { concurrency: number; waveSizes: number[] }): Promise<RunFigures> {
+async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: number, i: number, waves: { concurrency: number; waveSizes: number[] }): Promise<RunFigures> {
   await resetStats(sim);
   const loadBefore = loadNote();
   const simCpu0 = cpuSecondsOf(sim.child.pid!);
@@ -139,7 +139,7 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   const metrics = ['--metrics-address', `127.0.0.1:${port}`, '--metrics-linger', '5s'];
   // The bare client with the V8 flags bin/kwave.js sets for kwave's own commands.
   const command = BARE
-    ? ['--heap-growing-percent=50', '--liftoff-only', 'bench/fleet/bare-client.mjs', sim.kubeconfig, String(bare.concurrency), TO_IMAGE, ...bare.waveSizes.map(String)]
+    ? ['--heap-growing-percent=50', '--liftoff-only', 'bench/fleet/bare-client.mjs', sim.kubeconfig, String(waves.concurrency), TO_IMAGE, ...waves.waveSizes.map(String)]
     : ['bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', ...metrics, ...extra];
   const running = runTimed([...prof, ...nodeArgs, ...command], {
     usageFile: path.join(dir, `run-${i}.time`),
