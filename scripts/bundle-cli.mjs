@@ -1,7 +1,8 @@
 // The CLI bundled by esbuild from dist/: dist/cli/bundle.js (bin/kwave.js runs it),
 // dist/cli/sim-worker.js (the thread `kwave sim` serves from) and the chunks they load,
-// dist/cli/chunks/ (each command is loaded when it runs; code they share is a chunk of its own). Why: loaded file by file, client-node alone is about 1,000 modules (its
-// generated API and models): 0.8 s of CPU and 75 MB before kwave does anything, at every start.
+// dist/cli/chunks/ (each command is loaded when it runs; code they share is a chunk of its own).
+// Why: loaded file by file, client-node alone is about 1,000 modules (its generated API and
+// models): 0.8 s of CPU and 75 MB before kwave does anything, at every start.
 // Bundled, with only the parts of client-node kwave uses, `kwave --version` takes 0.28 s and
 // 66 MB. The library (dist/index.js) stays unbundled.
 // The dependencies are bundled in; those written as CommonJS call require(), given here through
