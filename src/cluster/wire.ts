@@ -25,7 +25,8 @@ import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Dispatcher, Pool } from 'undici';
 // The pool's module alone, not undici's index: that loads all of undici (fetch, WebSocket, caches,
-// mocks), +19 MB of RSS at every start where the pool alone is +11 MB. Typed by undiciPool.d.ts.
+// mocks), +19 MB of RSS at every start where the pool alone is +11 MB. The path is undici 7's file
+// layout, not its API: the wire tests fail at import if it moves. Typed by undiciPool.d.ts.
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
 
