@@ -43,6 +43,21 @@ async function heldAnswers(fleet: Fleet, run: RunningKwave, count: number): Prom
   }
 }
 
+/**
+ * Resolves once the plan's record says it waits for an approval (a bound, not a sleep). The run
+ * prints `gate-approval-wait` as that record write goes out: a kill at once may land before the
+ * write, and `kwave approve`, which reads the record, then finds no wave waiting.
+ */
+async function approvalRecorded(fleet: Fleet, run: RunningKwave, file: string): Promise<void> {
+  const deadline = Date.now() + BOUND_MS;
+  for (;;) {
+    const status = await fleet.status(file);
+    if ((status.waiting as { kind?: unknown } | undefined)?.kind === 'approval') return;
+    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`the record never showed the approval wait: ${JSON.stringify(status)}\n${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function kill(run: RunningKwave, n: number): Promise<void> {
   run.child.kill('SIGKILL');
   const exit = await exitOf(run);
@@ -125,6 +140,7 @@ describe('kwave run: SIGKILL at five moments, restarted each time', () => {
     // 3. Waiting for approval after wave 1.
     run = fleet.start(['run', file]);
     await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1');
+    await approvalRecorded(fleet, run, file);
     pods = await fleet.pods();
     assert.equal(count(pods, (p) => p.imageID === NEW_ID && p.gate === 'True'), 1, 'wave 1 done');
     assert.equal(count(pods, (p) => p.imageID === OLD_ID && p.restartCount === 0), PODS - 1, 'the rest untouched');
