@@ -1,8 +1,8 @@
-// The bare client of `npm run bench -- --client bare` (bench/fleet.ts): kwave's cluster module (HTTPS, decoding, the pod cache) doing
-// a pod's six protocol steps as plain async code, with none of kwave's engine (decisions, the
-// record, budgets, events, metrics, output). What it costs a pod is the floor that module puts
-// under `kwave run`. Runs on the built module (dist/), as `kwave run` does; the pod's fields are
-// read, and the bodies built, with kwave's own helpers.
+// The bare client of `npm run bench -- --client bare` (bench/fleet.ts): kwave's cluster module
+// (HTTPS, decoding, the pod cache) doing a pod's six protocol steps as plain async code, with none
+// of kwave's engine (decisions, the record, budgets, events, metrics, output). What it costs a pod
+// is the floor that module puts under `kwave run`. Runs on the built module (dist/), as `kwave run`
+// does; the pod's fields are read, and the bodies built, with kwave's own helpers.
 //
 //   node bench/fleet/bare-client.mjs KUBECONFIG CONCURRENCY IMAGE WAVE_SIZE...
 // Prints one JSON line: pods upgraded, and the process's own CPU seconds.

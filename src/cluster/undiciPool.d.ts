@@ -1,6 +1,5 @@
-// undici's Pool module on its own (see wire.ts's import): its class, typed as undici's own.
+// undici's Pool module on its own (see wire.ts's import): undici's own Pool, class and type.
 declare module 'undici/lib/dispatcher/pool.js' {
-  import type { Pool } from 'undici';
-  const PoolClass: typeof Pool;
-  export default PoolClass;
+  import { Pool } from 'undici';
+  export default Pool;
 }

@@ -23,11 +23,11 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 // The pool's module alone, not undici's index: that loads all of undici (fetch, WebSocket, caches,
 // mocks), +19 MB of RSS at every start where the pool alone is +11 MB. The path is undici 7's file
 // layout, not its API: the wire tests fail at import if it moves. Typed by undiciPool.d.ts.
-import PoolClass from 'undici/lib/dispatcher/pool.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
 
 export interface WireRequest {
@@ -449,7 +449,7 @@ export class WireClient {
       const tls: Record<string, unknown> = {};
       const given = agent instanceof https.Agent ? agent.options : {};
       for (const k of TLS_OPTIONS) if (given[k] !== undefined) tls[k] = given[k];
-      this.pool = new PoolClass(new URL(server).origin, { connect: tls, ...(this.options.connections === undefined ? {} : { connections: this.options.connections }) });
+      this.pool = new Pool(new URL(server).origin, { connect: tls, ...(this.options.connections === undefined ? {} : { connections: this.options.connections }) });
     }
     return this.pool;
   }

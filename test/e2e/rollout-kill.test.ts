@@ -17,6 +17,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AdmissionRule } from '../../src/sim/apiserver/admission.js';
+import { realSleep } from '../../src/sleep.js';
 import { endOf, exitOf, planYaml, seededRandom, startFleet, type Fleet, type PodView, type RunningKwave } from './helpers/rolloutCli.js';
 import { BACKEND } from './helpers/backend.js';
 import { NEW_ID, OLD_ID } from './helpers/images.js';
@@ -31,31 +32,44 @@ async function admission(fleet: Fleet, rules: AdmissionRule[]): Promise<void> {
   assert.equal(res.status, 200, await res.text());
 }
 
-/** Resolves once `count` answers are held (a bound, not a sleep); fails if the run ends first. */
-async function heldAnswers(fleet: Fleet, run: RunningKwave, count: number): Promise<void> {
+/** Resolves once `reached` says so (a bound, not a sleep); fails with `what()` if the run ends first or the bound passes. */
+async function until(run: RunningKwave, reached: () => Promise<boolean>, what: () => string): Promise<void> {
   const deadline = Date.now() + BOUND_MS;
-  for (;;) {
-    const { held } = (await (await fetch(`${fleet.sim.metricsUrl}/sim/admission`)).json()) as { held: number };
-    if (held === count) return;
-    assert.ok(held < count, `more answers held than asked for: ${held}`);
-    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`${count} held answers never came (${held})\n${run.stderr()}\n${run.stdout().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 20));
+  while (!(await reached())) {
+    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`${what()}\n${run.stderr()}`);
+    await realSleep(20);
   }
 }
 
+/** Resolves once `count` answers are held; fails if the run ends first. */
+async function heldAnswers(fleet: Fleet, run: RunningKwave, count: number): Promise<void> {
+  let held = 0;
+  await until(
+    run,
+    async () => {
+      ({ held } = (await (await fetch(`${fleet.sim.metricsUrl}/sim/admission`)).json()) as { held: number });
+      assert.ok(held <= count, `more answers held than asked for: ${held}`);
+      return held === count;
+    },
+    () => `${count} held answers never came (${held})\n${run.stdout().slice(-2000)}`,
+  );
+}
+
 /**
- * Resolves once the plan's record says it waits for an approval (a bound, not a sleep). The run
- * prints `gate-approval-wait` as that record write goes out: a kill at once may land before the
- * write, and `kwave approve`, which reads the record, then finds no wave waiting.
+ * Resolves once the plan's record says it waits for an approval. The run prints
+ * `gate-approval-wait` as that record write goes out: a kill at once may land before the write,
+ * and `kwave approve`, which reads the record, then finds no wave waiting.
  */
 async function approvalRecorded(fleet: Fleet, run: RunningKwave, file: string): Promise<void> {
-  const deadline = Date.now() + BOUND_MS;
-  for (;;) {
-    const status = await fleet.status(file);
-    if ((status.waiting as { kind?: unknown } | undefined)?.kind === 'approval') return;
-    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`the record never showed the approval wait: ${JSON.stringify(status)}\n${run.stderr()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let status: Record<string, unknown> = {};
+  await until(
+    run,
+    async () => {
+      status = await fleet.status(file);
+      return (status.waiting as { kind?: unknown } | undefined)?.kind === 'approval';
+    },
+    () => `the record never showed the approval wait: ${JSON.stringify(status)}`,
+  );
 }
 
 async function kill(run: RunningKwave, n: number): Promise<void> {
