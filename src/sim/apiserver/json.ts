@@ -52,11 +52,10 @@ export function goFormat(value: unknown): string {
   return String(value);
 }
 
-/** Texts of objects sent in a list, kept as long as the object: the next list of the same pods is cheap. */
-const listedJson = new WeakMap<object, string>();
 /**
- * Texts of objects sent otherwise, lately: a write's watch events (one per watcher) and its
- * answer share one text, made in the same turn. Not kept longer: most versions are sent once.
+ * Texts of objects sent lately in a watch event or an answer: a write's watch events (one per
+ * watcher) and its answer share one text, made in the same turn. Not kept longer: most versions
+ * are sent once.
  */
 const recentJson = new RecentMap<object, string>(1024);
 /** The text of frozen specs, lately: a pod's status writes that follow a spec change share its text. */
@@ -64,29 +63,28 @@ const specJson = new RecentMap<object, string>(4096);
 
 /**
  * JSON text of a stored object (the same bytes as JSON.stringify: members in order, undefined
- * ones left out). Stored snapshots are frozen, so their text is made once and reused: by every
- * later list when `sent` is 'list' (what keeps a 50,000-pod list cheap), else by what sends it
- * soon after (see recentJson). A new snapshot reuses the text of the spec it shares with the one
- * before.
+ * ones left out). Stored snapshots are frozen, so a text made for a watch event or an answer is
+ * kept a short while for the others that send the same version (recentJson), and a new snapshot
+ * reuses the text of the spec it shares with the one before. A list's items are encoded anew each
+ * time and not kept, as kube-apiserver does: keeping every listed pod's text until it changed
+ * cost the simulator ~190 MB at 50,000 pods listed once, and the first list more CPU (1.8 s
+ * against 1.2 s) than it saved later ones (bench/README.md, session 20).
  */
 export function frozenJson(obj: object, sent: 'list' | 'other' = 'other'): string {
   if (!Object.isFrozen(obj) || Array.isArray(obj)) return JSON.stringify(obj);
-  const listed = listedJson.get(obj);
-  if (listed !== undefined) return listed;
   let text = recentJson.get(obj);
-  if (text === undefined) {
-    const spec = (obj as { spec?: unknown }).spec;
-    text = typeof spec === 'object' && spec !== null && Object.isFrozen(spec) ? withSpecText(obj as Record<string, unknown>, spec) : JSON.stringify(obj);
-    if (sent === 'other') recentJson.set(obj, text);
-  }
-  if (sent === 'list') listedJson.set(obj, text);
+  if (text !== undefined) return text;
+  if (sent === 'list') return JSON.stringify(obj);
+  const spec = (obj as { spec?: unknown }).spec;
+  text = typeof spec === 'object' && spec !== null && Object.isFrozen(spec) ? withSpecText(obj as Record<string, unknown>, spec) : JSON.stringify(obj);
+  recentJson.set(obj, text);
   return text;
 }
 
 /**
  * The text in three pieces: the members before the spec, the spec's shared text, the members
- * after it; the first and the last joined, not concatenated. The text lives as long as its
- * object, and V8 keeps a concatenation as a tree of all its pieces (~1 KB of them a pod).
+ * after it; the first and the last joined, not concatenated: V8 keeps a concatenation as a tree
+ * of all its pieces (~1 KB of them a pod) for as long as the text lives.
  */
 function withSpecText(obj: Record<string, unknown>, spec: object): string {
   let specText = specJson.get(spec);

@@ -87,6 +87,9 @@ describe('once per frozen value', () => {
     assert.equal(frozenJson(specLast), JSON.stringify(specLast), 'the spec last');
     const patched = ops.patch(pods, 'default', 'a', undefined, SMP, JSON.stringify({ metadata: { annotations: { a: 'b' } } }), write);
     assert.equal(frozenJson(patched), JSON.stringify(patched));
+    assert.equal(frozenJson(patched, 'list'), JSON.stringify(patched), 'a list item: the text an answer made');
+    const unsent = store.update('pods', { ...patched, status: { phase: 'Running', message: 'y' } }, patched.metadata.resourceVersion);
+    assert.equal(frozenJson(unsent, 'list'), JSON.stringify(unsent), 'a list item never sent before');
   });
 
   test('jsonHash of a frozen spec is cached, and a changed spec hashes differently', () => {
