@@ -17,16 +17,7 @@ describe('streamJsonList', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const body = await new Promise<string>((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port, path: '/' }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (d: string) => (text += d));
-            res.on('end', () => resolve(text));
-          })
-          .on('error', reject);
-      });
+      const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
       assert.deepEqual(JSON.parse(body), { kind: 'PodList', metadata: { continue: 'next' }, items: [{ i: 0 }, { i: 1 }, { i: 2 }] });
       assert.deepEqual(atFirstItem, { corked: 0, pending: 0 }, 'nothing held back in the socket when the items start');
     } finally {
