@@ -1,7 +1,7 @@
 // Pods whose node cannot act (its kubelet silent, or the node gone): a flow in flight there is
-// stopped where it stands, a pod about to start waits apart until the node is back ("parked",
-// holding no concurrency slot), and a pod still waiting when the run ends is left for the next
-// run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in flight
+// stopped where it stands, and it, like a pod about to start, waits apart until the node is back
+// ("parked", holding no concurrency slot); a pod still waiting when the run ends is left for the
+// next run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in flight
 // the run still waits for, and those it leaves resumable at once because their node cannot act.
 import pLimit from 'p-limit';
 import type { PodOutcome } from '../inplace/executor.js';
@@ -154,6 +154,26 @@ export class NodeWaits {
     })();
     this.parked.set(key, waiting);
     // Pods waiting for the budget look again: a parked holder may leave them nothing to wait for.
+    this.run.budget.wake();
+  }
+
+  /**
+   * A flow its node stopped (the pod drained, maybe patched) waits apart for the node, holding no
+   * slot of the wave's concurrency limiter, then `resume`s under the waiting pods' own limiter.
+   * `leave` instead when the run stops, or when everything else is done and the node still
+   * cannot act: the run does not wait for ever for a node that may never come back.
+   */
+  awaitNode(p: SelectedPod, resume: () => Promise<void>, leave: () => void): void {
+    const waiting = (async () => {
+      for (;;) {
+        if (this.run.stopping) return leave();
+        if (!this.nodeDown(p)) break;
+        if (this.ending) return leave();
+        await this.run.budget.nextChange();
+      }
+      await this.parkedLimit(resume);
+    })();
+    this.parked.set(podKey(p), waiting);
     this.run.budget.wake();
   }
 

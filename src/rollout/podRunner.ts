@@ -10,6 +10,7 @@ import { canStart, heldForGood, heldOnlyByFailures, startBlocker } from './budge
 import { pdbBlocker, type PdbBlock } from './disruptionBudget.js';
 import type { WaveSummary } from './events.js';
 import type { NodeDown, NodeWaits } from './nodeWaits.js';
+import { nodeWaitMessage } from './nodeHealth.js';
 import { isFailure, resultOf, type PodResult } from './podEnd.js';
 import type { RunState } from './runState.js';
 import type { SelectedPod } from './select.js';
@@ -112,14 +113,27 @@ export class PodRunner {
     run.budget.wake();
     const began = run.now();
     if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
-    const first = this.firstStart.get(summary) ?? began;
     run.emit({ event: 'pod-start', wave, pod: key });
+    await this.follow(p, wave, direction, summary, began, 0);
+    return undefined;
+  }
+
+  /**
+   * The pod's flow, counted in flight, to its end (`earlierWrites`: what its flows before this
+   * one wrote in this run). A flow its node stopped goes on from the pod's state as soon as the
+   * node can act again, as a re-run would: at once if the node is back already (it flapped), else
+   * once it is back while the run still has work (a heartbeat late for a few seconds on a busy
+   * control plane), waiting apart meanwhile (NodeWaits.awaitNode). Only when the run stops, or
+   * ends with the node still down, does the pod end `NodeNotReady`, left for the next run.
+   */
+  private async follow(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, began: number, earlierWrites: number): Promise<void> {
+    const { run } = this;
+    const key = podKey(p);
     let nodeLost = this.nodes.flowStarted(key, p);
     let outcome: PodOutcome;
     try {
       outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
-      // The node stopped acting and is back already (it flapped: the lifecycle controller's look
-      // after an API server outage, say): the flow goes on from the pod's state, as a re-run would.
+      // The node stopped acting and is back already (it flapped): the flow goes on at once.
       while (outcome.kind === 'aborted' && nodeLost.signal.aborted && !run.deps.abort?.aborted && !this.nodes.nodeDown(p)) {
         const writes = outcome.writes;
         nodeLost = this.nodes.flowStarted(key, p);
@@ -129,7 +143,7 @@ export class PodRunner {
     } catch (err) {
       // Let the other flows reach a resumable point, then fail the run with this error.
       run.fatal ??= err;
-      return undefined;
+      return;
     } finally {
       this.nodes.flowEnded(key);
       run.budget.release(key);
@@ -138,7 +152,31 @@ export class PodRunner {
       // instead of a second, stale view of every pod the run changed.
       p.pod = run.deps.view.get(p.namespace, p.name) ?? p.pod;
     }
-    outcome = this.nodes.nodeLostOutcome(p, outcome, nodeLost.signal.aborted && !run.deps.abort?.aborted);
+    const stopped: PodOutcome = { ...outcome, writes: outcome.writes + earlierWrites };
+    const lost = nodeLost.signal.aborted && !run.deps.abort?.aborted;
+    const down = lost && stopped.kind === 'aborted' ? this.nodes.nodeDown(p) : undefined;
+    // A rollback ends here, pending for `kwave rollback`; with countNodeFailures the loss counts when it happens.
+    if (down && direction === 'upgrade' && !run.plan.failurePolicy.countNodeFailures && !run.stopping) {
+      run.emit({ event: 'pod-step', wave, pod: key, step: 'wait-node', message: nodeWaitMessage(down.node, down.health, run.now()) });
+      this.nodes.awaitNode(
+        p,
+        () => {
+          run.budget.take(key);
+          run.budget.wake();
+          return this.follow(p, wave, direction, summary, began, stopped.writes);
+        },
+        () => this.end(p, wave, direction, summary, began, stopped, true),
+      );
+      return;
+    }
+    this.end(p, wave, direction, summary, began, stopped, lost);
+  }
+
+  /** The pod's end: reported, counted into its wave and the run, a halt if too many failed. */
+  private end(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, began: number, stopped: PodOutcome, lost: boolean): void {
+    const { run } = this;
+    const key = podKey(p);
+    const outcome = this.nodes.nodeLostOutcome(p, stopped, lost);
     const result = resultOf(outcome, direction);
     run.emit({
       event: 'pod-end',
@@ -150,10 +188,9 @@ export class PodRunner {
       durationMs: run.now() - began,
       ...unready(run.budget.unreadyMs(key)),
     });
-    summary.durationMs = run.now() - first;
+    summary.durationMs = run.now() - (this.firstStart.get(summary) ?? began);
     this.tally(outcome, result, key, summary, direction);
     if (direction === 'upgrade') run.haltIfTooManyFailed();
-    return undefined;
   }
 
   private runFlow(p: SelectedPod, wave: number, direction: Direction, key: string, nodeLost: AbortSignal): Promise<PodOutcome> {

@@ -8,7 +8,8 @@
 // 2. sim-node-2 lost after demo-1's image patch (the target image pulls slowly, so the patch
 //    lands before the kubelet acts): demo-1 ends NodeNotReady (not Timeout), which does not count
 //    toward maxFailed: no halt, no rollback. The node comes back and a re-run finishes demo-1
-//    from its own state.
+//    from its own state. The node back while the run still has work: demo-1 waits apart for it
+//    and is finished in the same run.
 // Neither output may mention OtherRollout: every pod kwave meets is this plan's revision's own.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -163,6 +164,44 @@ describe('a node lost after the image patch: NodeNotReady, no halt; a re-run fin
     await exitsWith(second, 0);
     assert.equal(endOf(second).phase, 'Completed');
     assert.deepEqual(podEnds(second), { 'default/demo-1': { result: 'upgraded', message: 'upgraded' } });
+    const after = (await fleet.pods()).get('demo-1')!;
+    assert.equal(after.imageID, NEW_ID);
+    assert.equal(after.restartCount, before.get('demo-1')!.restartCount + 1);
+    assert.equal(after.gate, 'True');
+    assert.equal(after.ready, true);
+  });
+});
+
+describe('a node lost after the image patch and back while the run goes on: the pod finishes in the same run', () => {
+  let fleet: Fleet;
+  before(async () => {
+    fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 0.5 });
+  });
+  after(async () => fleet?.close());
+
+  // The real 10,000-pod bench (bench/README.md, session 20): a node's heartbeat came ~5 s late as
+  // a wave began, and its pods in flight were left drained until a re-run, 250 s of run later.
+  test('demo-1 waits for its node (step wait-node), then is upgraded: Completed, exit 0, nothing left', async () => {
+    const before = await fleet.pods();
+    // One pod at a time: demo-2 starts only once demo-1 waits apart, and its upgrade (a 2 s pull)
+    // keeps the run going while the node comes back (on the real control plane the node is seen
+    // lost only after the lifecycle controller's grace period).
+    const plan = await fleet.writePlan('nodeback.yaml', planYaml({ name: 'nodeback', ...PLAN, concurrency: 1, podTimeout: '20s' }));
+    const run = fleet.start(['run', plan]);
+    await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
+    await fleet.admin('/sim/nodes/sim-node-2/not-ready');
+    const waiting = await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-node', 'demo-1 waits for its node', 30_000);
+    assert.match('message' in waiting ? (waiting.message ?? '') : '', /^node sim-node-2 is NotReady/);
+    assert.ok(!run.events.some((e) => e.event === 'pod-end' && e.pod !== 'default/demo-1' && e.result !== 'upgraded'), run.stdout().slice(-3000));
+    await fleet.admin('/sim/nodes/sim-node-2/ready');
+    await exitsWith(run, 0);
+    assert.equal(endOf(run).phase, 'Completed');
+    assert.deepEqual(podEnds(run), {
+      'default/demo-0': { result: 'upgraded', message: 'upgraded' },
+      'default/demo-1': { result: 'upgraded', message: 'upgraded' },
+      'default/demo-2': { result: 'upgraded', message: 'upgraded' },
+    });
+    assert.equal(run.events.filter((e) => e.event === 'pod-start' && e.pod === 'default/demo-1').length, 1, 'one start: the flow went on, not a new one');
     const after = (await fleet.pods()).get('demo-1')!;
     assert.equal(after.imageID, NEW_ID);
     assert.equal(after.restartCount, before.get('demo-1')!.restartCount + 1);

@@ -33,6 +33,7 @@ const STEP_NAMES: Record<string, string> = {
   'wait-complete': 'restarting',
   'open-gate': 'opening gate',
   'wait-ready': 'readying',
+  'wait-node': 'waiting for node',
 };
 
 function bar(fraction: number, width: number): string {
