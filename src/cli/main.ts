@@ -2,6 +2,7 @@
 // codes in one place. Commands live in ./commands/<name>.ts and never call process.exit.
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, KwaveError } from '../errors.js';
+import { kwaveVersion } from '../version.js';
 import { processIO, type CliIO, type CommandContext, type CommonOptions } from './context.js';
 import { renderError } from './render.js';
 import { inClusterDefaults } from './inClusterDefaults.js';
@@ -61,7 +62,7 @@ function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO):
 export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void): Command {
   const program = new Command('kwave')
     .description('Upgrade container images of running Kubernetes pods in place, in waves, from a YAML plan.')
-    .version('0.1.0')
+    .version(kwaveVersion())
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();

@@ -29,6 +29,7 @@ import type { Dispatcher } from 'undici';
 // layout, not its API: the wire tests fail at import if it moves. Typed by undiciPool.d.ts.
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
+import { kwaveVersion } from '../version.js';
 
 export interface WireRequest {
   method: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
@@ -124,6 +125,14 @@ export function queryString(query: WireRequest['query']): string {
   const s = params.toString();
   return s ? `?${s}` : '';
 }
+
+/**
+ * What kwave's requests name themselves, as client-go's do (`kubectl/v1.32.0 (linux/amd64) …`):
+ * kube-apiserver records a write's field manager as the part before the first `/`, so kwave's
+ * patches show under `kwave` in a pod's managedFields (without it, `unknown`), and the audit log
+ * names it. A header of the kubeconfig's (applyToHTTPSOptions) wins.
+ */
+const userAgent = () => `kwave/${kwaveVersion()} (${process.platform}/${process.arch})`;
 
 /** How long one answer of applyToHTTPSOptions is reused (see `connection`). */
 const CONNECTION_REUSE_MS = 1000;
@@ -428,7 +437,7 @@ export class WireClient {
     if (!server) throw new KubeError(0, 'ConnectionError', 'no current cluster in the kubeconfig');
     const opts: https.RequestOptions = {};
     await this.kubeConfig.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': userAgent() };
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === 'string') headers[k] = v;
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     const agent = this.agentFor(opts.agent);

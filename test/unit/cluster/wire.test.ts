@@ -3,12 +3,15 @@
 // rotated credential is taken up by the very next request. Its requests go through undici's pool:
 // a slow answer is a Timeout and closing the client fails the requests still open, as KubeErrors
 // the retries know. Against the simulated API server.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { lineSplitter, peekResourceVersion, rawHeaderRecord, WireClient } from '../../../src/cluster/wire.js';
 import { startSim } from '../../../src/sim/index.js';
+import { kwaveVersion } from '../../../src/version.js';
 
 describe('lineSplitter', () => {
   test('cuts lines on newline bytes, across chunks and inside a split UTF-8 character, and ends with the unfinished one', () => {
@@ -58,6 +61,30 @@ async function simWithConfig(faults?: string) {
 }
 
 describe('WireClient', () => {
+  test('every request names kwave and its version in User-Agent (kube-apiserver takes its field manager from it), through the pool and on a watch', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(`${req.url?.includes('watch=true') ? 'watch' : 'get'} ${req.headers['user-agent']}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(req.url?.includes('watch=true') ? '' : '{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const kc = new KubeConfig();
+    const { port } = server.address() as AddressInfo;
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: true });
+    try {
+      await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods' });
+      await new Promise<void>((resolve, reject) => void wire.watch({ method: 'GET', path: '/api/v1/namespaces/default/pods' }, () => undefined, (err) => (err ? reject(err) : resolve())).catch(reject));
+      const agent = `kwave/${kwaveVersion()} (${process.platform}/${process.arch})`;
+      assert.match(agent, /^kwave\/\d+\.\d+\.\d+/);
+      assert.deepEqual(seen, [`get ${agent}`, `watch ${agent}`]);
+    } finally {
+      wire.close();
+      server.close();
+    }
+  });
+
   test('a request answered 401 drops the reused credentials: the next one reads them again', async () => {
     const { sim, kc } = await simWithConfig();
     const user = kc.getCurrentUser()!;
