@@ -116,6 +116,7 @@ interface RunFigures {
   phase?: string;
   exitCode: number | null;
   upgraded: number;
+  waitedForNode: number;
   requestsPerPod: ReturnType<typeof perPod>;
   maxNotReady: number;
   /** The API server as kwave saw it (its own metrics, scraped at the rollout's end). */
@@ -130,6 +131,8 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   const prof = flags['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['cpu-prof'])] : [];
   let phase: string | undefined;
   let upgraded = 0;
+  // Flows a node stopped mid-flight (a heartbeat late on a busy control plane, say), each finished once the node was back or left for the next run.
+  let waitedForNode = 0;
   const extra = flags['kwave-args'].split(' ').filter(Boolean);
   const nodeArgs = flags['kwave-node-args'].split(' ').filter(Boolean);
   // kwave serves its metrics for one scrape at the end (the linger ends with it, or after 5 s).
@@ -147,6 +150,7 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
     firstLine: (l) => l.includes('"event":"pod-step"') && l.includes('"step":"patch"'),
     onLine: (l) => {
       if (l.includes('"event":"pod-end"') && l.includes('"result":"upgraded"')) upgraded++;
+      else if (l.includes('"step":"wait-node"')) waitedForNode++;
       else if (l.includes('"event":"rollout-end"')) ({ phase, durationMs } = JSON.parse(l) as { phase: string; durationMs: number });
       else if (BARE && l.startsWith('{"upgraded"')) ({ upgraded } = JSON.parse(l) as { upgraded: number });
     },
@@ -169,6 +173,7 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
     phase,
     exitCode: r.code,
     upgraded,
+    waitedForNode,
     requestsPerPod: perPod(s, Math.max(1, upgraded)),
     maxNotReady: s.maxNotReady.default ?? 0,
     ...(exposition === undefined ? {} : { api: apiFigures(exposition, durationMs / 1000) }),
@@ -236,7 +241,7 @@ async function benchSize(pods: number) {
         const run = await kwaveRun(sim, dir, up, pods, i, { concurrency, waveSizes });
         runs.push(run);
         console.log(
-          `  run ${i + 1}: ${run.phase ?? who}, ${run.upgraded} upgraded in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), ${who} CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
+          `  run ${i + 1}: ${run.phase ?? who}, ${run.upgraded} upgraded${run.waitedForNode ? ` (${run.waitedForNode} pod flows waited for their node mid-flight)` : ''} in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), ${who} CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
         );
         if (run.api) console.log(`  API as kwave saw it: ${apiLine(run.api)}`);
         if (BASELINE_SIZES.has(pods) && !BARE) {
@@ -277,6 +282,7 @@ async function benchSize(pods: number) {
       phase: last.phase,
       exitCodes: runs.map((r) => r.exitCode),
       upgraded: last.upgraded,
+      waitedForNode: last.waitedForNode,
       api: last.api,
       plan,
       kubectlLoopSeconds: baselines.length ? median(baselines) : undefined,
