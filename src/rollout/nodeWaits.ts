@@ -1,8 +1,9 @@
 // Pods whose node cannot act (its kubelet silent, or the node gone): a flow in flight there is
 // stopped where it stands, and it, like a pod about to start, waits apart until the node is back
 // ("parked", holding no concurrency slot); a pod still waiting when the run ends is left for the
-// next run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in flight
-// the run still waits for, and those it leaves resumable at once because their node cannot act.
+// next run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in
+// flight the run still waits for, and those it leaves resumable at once because their node
+// cannot act.
 import pLimit from 'p-limit';
 import type { PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';

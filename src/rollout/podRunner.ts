@@ -152,9 +152,9 @@ export class PodRunner {
       // instead of a second, stale view of every pod the run changed.
       p.pod = run.deps.view.get(p.namespace, p.name) ?? p.pod;
     }
-    const stopped: PodOutcome = { ...outcome, writes: outcome.writes + earlierWrites };
+    const ended: PodOutcome = { ...outcome, writes: outcome.writes + earlierWrites };
     const lost = nodeLost.signal.aborted && !run.deps.abort?.aborted;
-    const down = lost && stopped.kind === 'aborted' ? this.nodes.nodeDown(p) : undefined;
+    const down = lost && ended.kind === 'aborted' ? this.nodes.nodeDown(p) : undefined;
     // A rollback ends here, pending for `kwave rollback`; with countNodeFailures the loss counts when it happens.
     if (down && direction === 'upgrade' && !run.plan.failurePolicy.countNodeFailures && !run.stopping) {
       run.emit({ event: 'pod-step', wave, pod: key, step: 'wait-node', message: nodeWaitMessage(down.node, down.health, run.now()) });
@@ -163,20 +163,20 @@ export class PodRunner {
         () => {
           run.budget.take(key);
           run.budget.wake();
-          return this.follow(p, wave, direction, summary, began, stopped.writes);
+          return this.follow(p, wave, direction, summary, began, ended.writes);
         },
-        () => this.end(p, wave, direction, summary, began, stopped, true),
+        () => this.end(p, wave, direction, summary, began, ended, true),
       );
       return;
     }
-    this.end(p, wave, direction, summary, began, stopped, lost);
+    this.end(p, wave, direction, summary, began, ended, lost);
   }
 
-  /** The pod's end: reported, counted into its wave and the run, a halt if too many failed. */
-  private end(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, began: number, stopped: PodOutcome, lost: boolean): void {
+  /** The pod's end (`lost`: its flow was stopped by its node): reported, counted into its wave and the run, a halt if too many failed. */
+  private end(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, began: number, flowOutcome: PodOutcome, lost: boolean): void {
     const { run } = this;
     const key = podKey(p);
-    const outcome = this.nodes.nodeLostOutcome(p, stopped, lost);
+    const outcome = this.nodes.nodeLostOutcome(p, flowOutcome, lost);
     const result = resultOf(outcome, direction);
     run.emit({
       event: 'pod-end',
