@@ -85,6 +85,32 @@ describe('WireClient', () => {
     }
   });
 
+  test("a pooled connection idle longer than undici's default (4 s) is kept when the server gives no keep-alive hint, as kube-apiserver gives none", async () => {
+    let connections = 0;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+    // No `Keep-Alive: timeout=` hint and no idle timeout of the server's own, as Go's servers.
+    server.keepAliveTimeout = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const kc = new KubeConfig();
+    const { port } = server.address() as AddressInfo;
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: true });
+    try {
+      await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods' });
+      await new Promise((r) => setTimeout(r, 5_000));
+      await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods' });
+      assert.equal(connections, 1);
+    } finally {
+      wire.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test('a request answered 401 drops the reused credentials: the next one reads them again', async () => {
     const { sim, kc } = await simWithConfig();
     const user = kc.getCurrentUser()!;
