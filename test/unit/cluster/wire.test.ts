@@ -60,22 +60,29 @@ async function simWithConfig(faults?: string) {
   return { sim, kc };
 }
 
+const LIST = { method: 'GET', path: '/api/v1/namespaces/default/pods' } as const;
+
+/** A plain HTTP server answering with `handler`, and a WireClient (through its pool) for it. */
+async function plainServer(handler: http.RequestListener): Promise<{ server: http.Server; wire: WireClient }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  return { server, wire: new WireClient(kc, { timeoutMs: 5_000, keepAlive: true }) };
+}
+
 describe('WireClient', () => {
   test('every request names kwave and its version in User-Agent (kube-apiserver takes its field manager from it), through the pool and on a watch', async () => {
     const seen: string[] = [];
-    const server = http.createServer((req, res) => {
+    const { server, wire } = await plainServer((req, res) => {
       seen.push(`${req.url?.includes('watch=true') ? 'watch' : 'get'} ${req.headers['user-agent']}`);
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(req.url?.includes('watch=true') ? '' : '{}');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const kc = new KubeConfig();
-    const { port } = server.address() as AddressInfo;
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: true });
     try {
-      await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods' });
-      await new Promise<void>((resolve, reject) => void wire.watch({ method: 'GET', path: '/api/v1/namespaces/default/pods' }, () => undefined, (err) => (err ? reject(err) : resolve())).catch(reject));
+      await wire.send(LIST);
+      await new Promise<void>((resolve, reject) => void wire.watch(LIST, () => undefined, (err) => (err ? reject(err) : resolve())).catch(reject));
       const agent = `kwave/${kwaveVersion()} (${process.platform}/${process.arch})`;
       assert.match(agent, /^kwave\/\d+\.\d+\.\d+/);
       assert.deepEqual(seen, [`get ${agent}`, `watch ${agent}`]);
@@ -87,22 +94,17 @@ describe('WireClient', () => {
 
   test("a pooled connection idle longer than undici's default (4 s) is kept when the server gives no keep-alive hint, as kube-apiserver gives none", async () => {
     let connections = 0;
-    const server = http.createServer((_req, res) => {
+    const { server, wire } = await plainServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end('{}');
     });
     // No `Keep-Alive: timeout=` hint and no idle timeout of the server's own, as Go's servers.
     server.keepAliveTimeout = 0;
     server.on('connection', () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const kc = new KubeConfig();
-    const { port } = server.address() as AddressInfo;
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
-    const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: true });
     try {
-      await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods' });
+      await wire.send(LIST);
       await new Promise((r) => setTimeout(r, 5_000));
-      await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods' });
+      await wire.send(LIST);
       assert.equal(connections, 1);
     } finally {
       wire.close();
