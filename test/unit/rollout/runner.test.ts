@@ -205,6 +205,25 @@ describe('runRollout with a node that cannot act', () => {
     assert.ok(!f.writes.includes('patch web-0'), 'no patch after the node was lost');
   });
 
+  test('lost mid-flight, its node back while the run still has work: it waits apart (wait-node), holding no slot, then its flow goes on; Completed', async () => {
+    const { f, n, events, d } = losingN0AsWeb0Closes();
+    const sink = d.sink;
+    d.sink = (e) => {
+      sink(e);
+      // web-1 could start only because web-0 gave up its one slot while it waited.
+      if (e.event === 'pod-end' && e.pod === 'web/web-1') n.up('n0');
+    };
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view });
+    assert.equal(r.phase, 'Completed', r.message);
+    assert.equal(r.exitCode, 0);
+    const of0 = (kind: string) => events.filter((e) => e.event === kind && 'pod' in e && e.pod === 'web/web-0');
+    assert.equal(of0('pod-start').length, 1, 'one start: the flow went on');
+    assert.ok(of0('pod-step').some((e) => e.event === 'pod-step' && e.step === 'wait-node' && /^node n0 is NotReady/.test(e.message)), JSON.stringify(of0('pod-step')));
+    const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
+    assert.deepEqual(ends, [['web/web-1', 'upgraded'], ['web/web-0', 'upgraded']]);
+    assert.equal(f.writes.filter((w) => w === 'patch web-0').length, 1, f.writes.join(', '));
+  });
+
   test('a budget held only by a pod left for its node: the others wait for that node too, and the run ends Partial instead of waiting for ever', async () => {
     // web-0 is left drained on n0 (NodeNotReady) and holds the whole budget of 1; nothing in this
     // run will bring it back, so web-1 (its node fine) is left for the next run as well. Seen on
