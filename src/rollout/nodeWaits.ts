@@ -137,25 +137,18 @@ export class NodeWaits {
       this.run.budget.wake(); // see below
       return;
     }
-    const waiting = (async () => {
-      for (;;) {
-        if (this.run.stopping || this.ending) {
-          const still = this.nodeDown(p);
-          this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
-          return;
-        }
-        if (!this.nodeDown(p)) break;
-        await this.run.budget.nextChange();
+    this.waitApart(key, async () => {
+      if (!(await this.nodeBack(p, false))) {
+        const still = this.nodeDown(p);
+        this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
+        return;
       }
       const again = await this.parkedLimit(runPod);
       if (again) {
         this.parked.delete(key);
         this.park(p, wave, direction, again, runPod);
       }
-    })();
-    this.parked.set(key, waiting);
-    // Pods waiting for the budget look again: a parked holder may leave them nothing to wait for.
-    this.run.budget.wake();
+    });
   }
 
   /**
@@ -165,17 +158,32 @@ export class NodeWaits {
    * cannot act: the run does not wait for ever for a node that may never come back.
    */
   awaitNode(p: SelectedPod, resume: () => Promise<void>, leave: () => void): void {
-    const waiting = (async () => {
-      for (;;) {
-        if (this.run.stopping) return leave();
-        if (!this.nodeDown(p)) break;
-        if (this.ending) return leave();
-        await this.run.budget.nextChange();
-      }
-      await this.parkedLimit(resume);
-    })();
-    this.parked.set(podKey(p), waiting);
+    this.waitApart(podKey(p), async () => {
+      // A drained pod whose node is back as the run ends is finished, not left.
+      if (await this.nodeBack(p, true)) await this.parkedLimit(resume);
+      else leave();
+    });
+  }
+
+  /** Counts `key` as waiting apart for its node while `wait` runs (settle() awaits it). */
+  private waitApart(key: string, wait: () => Promise<void>): void {
+    this.parked.set(key, wait());
+    // Pods waiting for the budget look again: a parked holder may leave them nothing to wait for.
     this.run.budget.wake();
+  }
+
+  /**
+   * Until `p`'s node can act again (true), or the run stops or everything else is done first
+   * (false); `backAtEnd`: a node back when everything else is done still counts.
+   */
+  private async nodeBack(p: SelectedPod, backAtEnd: boolean): Promise<boolean> {
+    for (;;) {
+      if (this.run.stopping) return false;
+      const down = this.nodeDown(p);
+      if (this.ending && (down || !backAtEnd)) return false;
+      if (!down) return true;
+      await this.run.budget.nextChange();
+    }
   }
 
   /**

@@ -2,8 +2,6 @@
 // simulated API server and kubelet, over HTTPS (issue 4's "must show").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { runPodFlow, type FlowContext, type PodFlowDeps } from '../../src/inplace/executor.js';
 import { conditionStatus, containerStatus, isPodReady } from '../../src/inplace/podView.js';
@@ -11,6 +9,7 @@ import { defaultFixture, type Fixture } from '../../src/sim/fixture.js';
 import type { KubeObject } from '../../src/sim/store.js';
 import { simCluster, type SimCluster } from './helpers/simCluster.js';
 import { BACKEND, embeddedOnly } from './helpers/backend.js';
+import { clusterReader } from './helpers/clusterRead.js';
 import { nginxImageID } from './helpers/images.js';
 
 const GATE = 'kwave.dev/in-place-ready';
@@ -79,8 +78,8 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     if (BACKEND === 'real') {
       // kube-apiserver names a write's field manager after its User-Agent: kwave's, not `unknown`
       // (the simulator keeps no managedFields).
-      const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', h.kubeconfig, 'get', 'pod', 'demo-0', '-n', 'default', '-o', 'json', '--show-managed-fields']);
-      const managers = ((JSON.parse(stdout) as V1Pod).metadata?.managedFields ?? []).map((m) => `${m.manager} ${m.operation}${m.subresource ? ` ${m.subresource}` : ''}`);
+      const read = (await clusterReader(h.kubeconfig).pods('default')).find((p) => p.metadata?.name === 'demo-0');
+      const managers = (read?.metadata?.managedFields ?? []).map((m) => `${m.manager} ${m.operation}${m.subresource ? ` ${m.subresource}` : ''}`);
       assert.ok(managers.includes('kwave Update') && managers.includes('kwave Update status') && !managers.some((m) => m.startsWith('unknown')), managers.join(', '));
     }
 
