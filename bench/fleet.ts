@@ -6,10 +6,12 @@
 // asked, the kubectl loop a user would write instead (bench/fleet/kubectl-loop.sh) on the same
 // simulator, back to the old image. Prints a table and writes one JSON file per size.
 // `--client bare` runs bench/fleet/bare-client.mjs instead of `kwave run`: kwave's cluster module
-// doing the same waves with none of kwave's engine, the floor that module puts under a pod (its
-// rows stand where kwave's would; no `kwave plan`, no kubectl loop; files fleet-N-bare.json).
+// doing the same waves with none of kwave's engine, the floor that module puts under a pod;
+// `--client minimal` runs bench/fleet/minimal-client.mjs, the least any Node client does for the
+// same steps (HTTPS, JSON.parse, one watch), the floor under both. Their rows stand where kwave's
+// would; no `kwave plan`, no kubectl loop; files fleet-N-bare.json, fleet-N-minimal.json.
 //
-//   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real] [--client kwave|bare]
+//   npm run bench -- [--pods 1000,10000] [--repeat 1] [--baseline 1000] [--control-plane embedded|real] [--client kwave|bare|minimal]
 //                    [--concurrency N] [--out bench/results] [--cpu-prof DIR] [--sim-cpu-prof DIR] [--kwave-args "..."] [--kwave-node-args "--max-semi-space-size=1"] [--sim-node-args "..."]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,10 +45,19 @@ const SIZES = flags.pods.split(',').map(Number);
 const REPEAT = Math.max(1, Number(flags.repeat));
 const BASELINE_SIZES = new Set(flags.baseline.split(',').filter(Boolean).map(Number));
 const CONTROL_PLANE = flags['control-plane'];
-const BARE = flags.client === 'bare';
-if (!BARE && flags.client !== 'kwave') throw new Error(`--client: kwave or bare, not ${flags.client}`);
+/**
+ * A client script in place of `kwave run` (--client bare or minimal), with what its figures are of
+ * and its V8 flags: the bare client runs with those bin/kwave.js sets for kwave's own commands; the
+ * minimal client, which holds every pod whole (its RSS is no floor, its CPU is), with V8's defaults.
+ */
+const SCRIPTS: Record<string, { file: string; who: string; nodeArgs: string[] } | undefined> = {
+  bare: { file: 'bench/fleet/bare-client.mjs', who: 'bare client', nodeArgs: ['--heap-growing-percent=50', '--liftoff-only'] },
+  minimal: { file: 'bench/fleet/minimal-client.mjs', who: 'minimal client', nodeArgs: [] },
+};
+const SCRIPT = SCRIPTS[flags.client];
+if (!SCRIPT && flags.client !== 'kwave') throw new Error(`--client: kwave, bare or minimal, not ${flags.client}`);
 /** What the figures called kwave's are of. */
-const who = BARE ? 'bare client' : 'kwave';
+const who = SCRIPT?.who ?? 'kwave';
 const NODES = 3;
 const FROM_IMAGE = 'nginx:1.14.2';
 const TO_IMAGE = 'nginx:1.25.3';
@@ -140,9 +151,8 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   const stdoutFile = path.join(dir, `run-${i}.jsonl`);
   let durationMs = NaN;
   const metrics = ['--metrics-address', `127.0.0.1:${port}`, '--metrics-linger', '5s'];
-  // The bare client with the V8 flags bin/kwave.js sets for kwave's own commands.
-  const command = BARE
-    ? ['--heap-growing-percent=50', '--liftoff-only', 'bench/fleet/bare-client.mjs', sim.kubeconfig, String(waves.concurrency), TO_IMAGE, ...waves.waveSizes.map(String)]
+  const command = SCRIPT
+    ? [...SCRIPT.nodeArgs, SCRIPT.file, sim.kubeconfig, String(waves.concurrency), TO_IMAGE, ...waves.waveSizes.map(String)]
     : ['bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', ...metrics, ...extra];
   const running = runTimed([...prof, ...nodeArgs, ...command], {
     usageFile: path.join(dir, `run-${i}.time`),
@@ -152,11 +162,11 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
       if (l.includes('"event":"pod-end"') && l.includes('"result":"upgraded"')) upgraded++;
       else if (l.includes('"step":"wait-node"')) waitedForNode++;
       else if (l.includes('"event":"rollout-end"')) ({ phase, durationMs } = JSON.parse(l) as { phase: string; durationMs: number });
-      else if (BARE && l.startsWith('{"upgraded"')) ({ upgraded } = JSON.parse(l) as { upgraded: number });
+      else if (SCRIPT && l.startsWith('{"upgraded"')) ({ upgraded } = JSON.parse(l) as { upgraded: number });
     },
   });
   const exited = new AbortController();
-  const scraped = BARE ? Promise.resolve(undefined) : scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
+  const scraped = SCRIPT ? Promise.resolve(undefined) : scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
   const r = await running.finally(() => exited.abort());
   const exposition = await scraped;
   // A run that stopped early is reported (exit code, pods upgraded), not thrown away: its CPU per pod still counts.
@@ -237,14 +247,14 @@ async function benchSize(pods: number) {
       }
       try {
         sims.push({ startSeconds: sim.startSeconds, rssAfterStartMb: mb(memoryOf(sim.child.pid!).rssBytes) });
-        if (i === 0 && !BARE) plan = await kwavePlan(sim, dir, up);
+        if (i === 0 && !SCRIPT) plan = await kwavePlan(sim, dir, up);
         const run = await kwaveRun(sim, dir, up, pods, i, { concurrency, waveSizes });
         runs.push(run);
         console.log(
           `  run ${i + 1}: ${run.phase ?? who}, ${run.upgraded} upgraded${run.waitedForNode ? ` (${run.waitedForNode} pod flows waited for their node mid-flight)` : ''} in ${run.wallSeconds.toFixed(1)} s (ideal ${(ideal.ms / 1000).toFixed(1)} s), ${who} CPU ${run.cpuSeconds.toFixed(1)} s, RSS ${run.peakRssMb} MB, sim CPU ${run.simCpuSeconds.toFixed(1)} s; ${run.loadBefore}`,
         );
         if (run.api) console.log(`  API as kwave saw it: ${apiLine(run.api)}`);
-        if (BASELINE_SIZES.has(pods) && !BARE) {
+        if (BASELINE_SIZES.has(pods) && !SCRIPT) {
           const b = await kubectlLoop(sim, FROM_IMAGE, concurrency, waveSizes);
           baselines.push(b.wallSeconds);
           console.log(`  kubectl loop: ${b.wallSeconds.toFixed(1)} s (${(b.wallSeconds / run.wallSeconds).toFixed(1)}× kwave), reads/pod ${b.requestsPerPod.reads.toFixed(1)}; ${loadNote()}`);
@@ -292,7 +302,7 @@ async function benchSize(pods: number) {
       date: new Date().toISOString(),
     };
     mkdirSync(flags.out, { recursive: true });
-    writeFileSync(path.join(flags.out, `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}${BARE ? '-bare' : ''}.json`), JSON.stringify(row, null, 2) + '\n');
+    writeFileSync(path.join(flags.out, `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}${SCRIPT ? `-${flags.client}` : ''}.json`), JSON.stringify(row, null, 2) + '\n');
     return row;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -300,7 +310,7 @@ async function benchSize(pods: number) {
 }
 
 requireGnuTime();
-console.log(`fleet benchmark: sizes ${SIZES.join(', ')}, repeats ${REPEAT}, control plane ${CONTROL_PLANE}${BARE ? ', the bare client (no engine) in place of kwave run' : ''}; ${loadNote()}`);
+console.log(`fleet benchmark: sizes ${SIZES.join(', ')}, repeats ${REPEAT}, control plane ${CONTROL_PLANE}${SCRIPT ? `, the ${SCRIPT.who} in place of kwave run` : ''}; ${loadNote()}`);
 const rows: NonNullable<Awaited<ReturnType<typeof benchSize>>>[] = [];
 for (const pods of SIZES) {
   console.log(`\n${pods} pods, concurrency ${concurrencyFor(pods)}`);

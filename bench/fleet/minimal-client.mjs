@@ -1,0 +1,150 @@
+// The minimal client of `npm run bench -- --client minimal` (bench/fleet.ts): the least any Node
+// client can do for a pod's six protocol steps, so that its CPU a pod is the floor of "HTTPS, JSON
+// and a watch" on the machine, under kwave's cluster module (`--client bare`) and kwave itself.
+// undici's pool for the three patches, one watch stream cut into lines, JSON.parse of each version
+// not already held (its resourceVersion peeked first, as kwave does), fields read off the parsed
+// JSON. Nothing else: no decoding into views, no pooled parts, no retries, no record, no output.
+// It keeps each pod's last version whole, so its RSS is not a floor: compare its CPU. Reads only
+// kubeconfigs with a bearer token and inline CA data (the simulator's, both backends).
+//
+//   node bench/fleet/minimal-client.mjs KUBECONFIG CONCURRENCY IMAGE WAVE_SIZE...
+// Prints one JSON line: pods upgraded, and the process's own CPU seconds.
+import https from 'node:https';
+import tls from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { Pool } from 'undici';
+import YAML from 'yaml';
+
+const [kubeconfig, concurrencyArg, image, ...waveArgs] = process.argv.slice(2);
+const concurrency = Number(concurrencyArg);
+const waveSizes = waveArgs.map(Number);
+const NS = 'default';
+const SELECTOR = 'app%3Ddemo';
+const GATE = 'kwave.dev/in-place-ready';
+const CONTAINER = 'nginx';
+
+const config = YAML.parse(readFileSync(kubeconfig, 'utf8'));
+const context = config.contexts.find((c) => c.name === config['current-context']).context;
+const cluster = config.clusters.find((c) => c.name === context.cluster).cluster;
+const user = config.users.find((u) => u.name === context.user).user;
+if (!user.token || !cluster['certificate-authority-data']) throw new Error(`${kubeconfig}: the minimal client needs a bearer token and certificate-authority-data`);
+const ca = Buffer.from(cluster['certificate-authority-data'], 'base64');
+const authorization = `Bearer ${user.token}`;
+const pool = new Pool(cluster.server, { connect: { ca, secureContext: tls.createSecureContext({ ca }) }, keepAliveTimeout: 60_000 });
+
+/** name -> the last version seen of the pod, and the one step waiting on it. */
+const pods = new Map();
+
+function seen(pod) {
+  const name = pod.metadata.name;
+  const rv = pod.metadata.resourceVersion;
+  let entry = pods.get(name);
+  if (!entry) pods.set(name, (entry = { pod, rv, waiter: undefined }));
+  // etcd's revisions, well inside a double's exact integers.
+  else if (Number(rv) > Number(entry.rv)) Object.assign(entry, { pod, rv });
+  else return;
+  if (entry.waiter?.until(pod)) {
+    const { resolve } = entry.waiter;
+    entry.waiter = undefined;
+    resolve(pod);
+  }
+}
+
+function waitFor(name, until) {
+  const entry = pods.get(name);
+  if (until(entry.pod)) return entry.pod;
+  return new Promise((resolve) => (entry.waiter = { until, resolve }));
+}
+
+async function request(method, path, body) {
+  const headers = { authorization, accept: 'application/json', ...(body ? { 'content-type': 'application/strategic-merge-patch+json' } : {}) };
+  const answer = await pool.request({ method, path, headers, body: body && JSON.stringify(body) });
+  const text = await answer.body.text();
+  if (answer.statusCode !== 200) throw new Error(`${method} ${path}: ${answer.statusCode} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+const patch = async (path, body) => {
+  const pod = await request('PATCH', path, body);
+  seen(pod);
+  return pod;
+};
+
+/** The watch from the list's version: a line whose version is already held (an answer's) is not parsed. */
+function watch(resourceVersion) {
+  const VERSION = Buffer.from('"resourceVersion":"');
+  const NAME = Buffer.from('"name":"');
+  const field = (line, key) => {
+    const at = line.indexOf(key);
+    return at === -1 ? undefined : line.toString('latin1', at + key.length, line.indexOf(0x22, at + key.length));
+  };
+  const onLine = (line) => {
+    const name = field(line, NAME);
+    if (name !== undefined && pods.get(name)?.rv === field(line, VERSION)) return;
+    const event = JSON.parse(line.toString());
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') seen(event.object);
+  };
+  const url = `${cluster.server}/api/v1/namespaces/${NS}/pods?labelSelector=${SELECTOR}&watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`;
+  https.get(url, { ca, headers: { authorization } }, (res) => {
+    let pending = [];
+    res.on('data', (chunk) => {
+      let from = 0;
+      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+        const part = chunk.subarray(from, nl);
+        onLine(pending.length ? Buffer.concat([...pending, part]) : part);
+        pending = [];
+        from = nl + 1;
+      }
+      if (from < chunk.length) pending.push(chunk.subarray(from));
+    });
+  });
+}
+
+const condition = (pod, type) => pod.status?.conditions?.find((c) => c.type === type)?.status;
+const containerStatus = (pod) => pod.status?.containerStatuses?.find((c) => c.name === CONTAINER);
+const podPath = (name) => `/api/v1/namespaces/${NS}/pods/${name}`;
+const gate = (name, status, resourceVersion) =>
+  patch(`${podPath(name)}/status`, {
+    metadata: { resourceVersion },
+    status: { conditions: [{ type: GATE, status, reason: 'MinimalClient', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
+  });
+
+/** Close the gate, wait not Ready, patch the image (and a note the size of kwave's state annotation), wait for a new image ID and ready, reopen, wait Ready. */
+async function upgrade(name) {
+  let pod = pods.get(name).pod;
+  const fromImageID = containerStatus(pod)?.imageID;
+  pod = await gate(name, 'False', pod.metadata.resourceVersion);
+  pod = await waitFor(name, (p) => condition(p, 'Ready') === 'False');
+  const note = JSON.stringify({ fromImage: pod.spec.containers[0].image, fromImageID, toImage: image, startedAt: new Date().toISOString(), pad: 'x'.repeat(300) });
+  pod = await patch(podPath(name), { metadata: { resourceVersion: pod.metadata.resourceVersion, annotations: { 'bench.kwave.dev/minimal-client': note } }, spec: { containers: [{ name: CONTAINER, image }] } });
+  pod = await waitFor(name, (p) => {
+    const now = containerStatus(p);
+    return now !== undefined && now.imageID !== fromImageID && now.ready === true;
+  });
+  pod = await gate(name, 'True', pod.metadata.resourceVersion);
+  await waitFor(name, (p) => condition(p, 'Ready') === 'True');
+}
+
+const list = await request('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${SELECTOR}`);
+for (const pod of list.items) seen(pod);
+watch(list.metadata.resourceVersion);
+const names = [...pods.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+
+let upgraded = 0;
+let start = 0;
+for (const size of waveSizes) {
+  const wave = names.slice(start, start + size);
+  start += size;
+  let next = 0;
+  const worker = async () => {
+    while (next < wave.length) {
+      await upgrade(wave[next++]);
+      upgraded++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, wave.length) }, worker));
+}
+const cpu = process.cpuUsage();
+console.log(JSON.stringify({ upgraded, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
+// The watch and the pool's connections would hold the process open.
+process.exit(0);
