@@ -50,11 +50,11 @@ const CONTROL_PLANE = flags['control-plane'];
  * and its V8 flags: the bare client runs with those bin/kwave.js sets for kwave's own commands; the
  * minimal client, which holds every pod whole (its RSS is no floor, its CPU is), with V8's defaults.
  */
-const SCRIPTS: Record<string, { file: string; who: string; nodeArgs: string[] } | undefined> = {
-  bare: { file: 'bench/fleet/bare-client.mjs', who: 'bare client', nodeArgs: ['--heap-growing-percent=50', '--liftoff-only'] },
-  minimal: { file: 'bench/fleet/minimal-client.mjs', who: 'minimal client', nodeArgs: [] },
-};
-const SCRIPT = SCRIPTS[flags.client];
+const SCRIPTS = new Map([
+  ['bare', { file: 'bench/fleet/bare-client.mjs', who: 'bare client', nodeArgs: ['--heap-growing-percent=50', '--liftoff-only'] }],
+  ['minimal', { file: 'bench/fleet/minimal-client.mjs', who: 'minimal client', nodeArgs: [] as string[] }],
+]);
+const SCRIPT = SCRIPTS.get(flags.client);
 if (!SCRIPT && flags.client !== 'kwave') throw new Error(`--client: kwave, bare or minimal, not ${flags.client}`);
 /** What the figures called kwave's are of. */
 const who = SCRIPT?.who ?? 'kwave';

@@ -11,6 +11,7 @@ import { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage, resourceVersionGuard
 import { conditionStatus, containerStatus } from '../../dist/inplace/podView.js';
 import { encodeState, STATE_ANNOTATION } from '../../dist/inplace/state.js';
 import { PLAN_DEFAULTS } from '../../dist/plan/defaults.js';
+import { report, throughWaves } from './clientWaves.mjs';
 
 const [kubeconfig, concurrencyArg, image, ...waveArgs] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
@@ -53,21 +54,6 @@ async function upgrade(name) {
   await waitFor((p) => conditionStatus(p, 'Ready') === 'True');
 }
 
-let upgraded = 0;
-let start = 0;
-for (const size of waveSizes) {
-  const wave = names.slice(start, start + size);
-  start += size;
-  let next = 0;
-  const worker = async () => {
-    while (next < wave.length) {
-      await upgrade(wave[next++]);
-      upgraded++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, wave.length) }, worker));
-}
-const cpu = process.cpuUsage();
-console.log(JSON.stringify({ upgraded, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
+report(await throughWaves(names, waveSizes, concurrency, upgrade));
 cache.close();
 cluster.close();

@@ -14,6 +14,7 @@ import tls from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import YAML from 'yaml';
+import { report, throughWaves } from './clientWaves.mjs';
 
 const [kubeconfig, concurrencyArg, image, ...waveArgs] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg);
@@ -130,21 +131,6 @@ for (const pod of list.items) seen(pod);
 watch(list.metadata.resourceVersion);
 const names = [...pods.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
 
-let upgraded = 0;
-let start = 0;
-for (const size of waveSizes) {
-  const wave = names.slice(start, start + size);
-  start += size;
-  let next = 0;
-  const worker = async () => {
-    while (next < wave.length) {
-      await upgrade(wave[next++]);
-      upgraded++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, wave.length) }, worker));
-}
-const cpu = process.cpuUsage();
-console.log(JSON.stringify({ upgraded, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
+report(await throughWaves(names, waveSizes, concurrency, upgrade));
 // The watch and the pool's connections would hold the process open.
 process.exit(0);
