@@ -98,7 +98,14 @@ function watch(resourceVersion) {
       }
       if (from < chunk.length) pending.push(chunk.subarray(from));
     });
-  });
+    // It does not watch again: a run whose watch ends fails rather than waits forever.
+    res.on('end', () => fail(`the watch ended (HTTP ${res.statusCode})`));
+  }).on('error', (err) => fail(`the watch failed: ${err.message}`));
+}
+
+function fail(message) {
+  console.error(`minimal client: ${message}`);
+  process.exit(1);
 }
 
 const condition = (pod, type) => pod.status?.conditions?.find((c) => c.type === type)?.status;
