@@ -52,7 +52,10 @@ function layerRule(from, forbidden) {
 const layerConfigs = [
   ...FOLDERS.map((folder) => ({
     files: [`src/${folder}/**/*.ts`],
-    rules: layerRule(`src/${folder}`, FOLDERS.filter((f) => f !== folder && !LAYERS[folder].includes(f))),
+    rules: layerRule(
+      `src/${folder}`,
+      FOLDERS.filter((f) => f !== folder && !LAYERS[folder].includes(f)),
+    ),
   })),
   // Base files (errors.ts and the like) import no folder; the library entry point neither cli nor sim.
   { files: ['src/*.ts'], ignores: ['src/index.ts'], rules: layerRule('a base file of src/', FOLDERS) },
@@ -64,7 +67,20 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+        AbortController: 'readonly',
+        fetch: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },

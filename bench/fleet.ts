@@ -23,7 +23,14 @@ import { resolveTargets } from '../src/rollout/waves.js';
 import { DEFAULT_TIMING } from '../src/sim/clock.js';
 import { idealTime } from './fleet/ideal.js';
 import { apiFigures, freePort, scrapeAtEnd, type ApiFigures } from './fleet/apiFigures.js';
-import { cpuSecondsOf, memoryOf, requireGnuTime, runTimed, startSimProcess, type SimProcess } from './fleet/processes.js';
+import {
+  cpuSecondsOf,
+  memoryOf,
+  requireGnuTime,
+  runTimed,
+  startSimProcess,
+  type SimProcess,
+} from './fleet/processes.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -51,7 +58,14 @@ const CONTROL_PLANE = flags['control-plane'];
  * minimal client, which holds every pod whole (its RSS is no floor, its CPU is), with V8's defaults.
  */
 const SCRIPTS = new Map([
-  ['bare', { file: 'bench/fleet/bare-client.mjs', who: 'bare client', nodeArgs: ['--heap-growing-percent=50', '--liftoff-only'] }],
+  [
+    'bare',
+    {
+      file: 'bench/fleet/bare-client.mjs',
+      who: 'bare client',
+      nodeArgs: ['--heap-growing-percent=50', '--liftoff-only'],
+    },
+  ],
   ['minimal', { file: 'bench/fleet/minimal-client.mjs', who: 'minimal client', nodeArgs: [] as string[] }],
 ]);
 const SCRIPT = SCRIPTS.get(flags.client);
@@ -63,7 +77,8 @@ const FROM_IMAGE = 'nginx:1.14.2';
 const TO_IMAGE = 'nginx:1.25.3';
 const WAVES = '[1, "10%", "50%", "100%"]';
 
-const concurrencyFor = (pods: number) => (flags.concurrency ? Number(flags.concurrency) : Math.min(500, Math.max(1, Math.round(pods / 10))));
+const concurrencyFor = (pods: number) =>
+  flags.concurrency ? Number(flags.concurrency) : Math.min(500, Math.max(1, Math.round(pods / 10)));
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -93,7 +108,10 @@ async function resetStats(sim: SimProcess): Promise<void> {
 
 /** Requests per pod by kind: writes (create/update/patch/delete), pod writes, reads (get/list), watches. */
 function perPod(s: Stats, pods: number) {
-  let writes = 0, podWrites = 0, reads = 0, watches = 0;
+  let writes = 0,
+    podWrites = 0,
+    reads = 0,
+    watches = 0;
   for (const [key, n] of Object.entries(s.requests)) {
     const [verb, resource = ''] = key.split(' ');
     if (verb === 'create' || verb === 'update' || verb === 'patch' || verb === 'delete') {
@@ -109,7 +127,13 @@ function perPod(s: Stats, pods: number) {
 function apiLine(api: ApiFigures): string {
   const kinds = ['patch pods', 'patch pods/status'].filter((k) => api.byRequest[k]);
   const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
-  return [`${Math.round(api.perSecond).toLocaleString('en')} requests/s`, ...kinds.map((k) => `${k} ${ms(api.byRequest[k]!.meanMs)} ms mean (p50 ${ms(api.byRequest[k]!.p50Ms)}, p99 ${ms(api.byRequest[k]!.p99Ms)})`)].join('; ');
+  return [
+    `${Math.round(api.perSecond).toLocaleString('en')} requests/s`,
+    ...kinds.map(
+      (k) =>
+        `${k} ${ms(api.byRequest[k]!.meanMs)} ms mean (p50 ${ms(api.byRequest[k]!.p50Ms)}, p99 ${ms(api.byRequest[k]!.p99Ms)})`,
+    ),
+  ].join('; ');
 }
 
 function loadNote(): string {
@@ -135,7 +159,14 @@ interface RunFigures {
   loadBefore: string;
 }
 
-async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: number, i: number, waves: { concurrency: number; waveSizes: number[] }): Promise<RunFigures> {
+async function kwaveRun(
+  sim: SimProcess,
+  dir: string,
+  planFile: string,
+  pods: number,
+  i: number,
+  waves: { concurrency: number; waveSizes: number[] },
+): Promise<RunFigures> {
   await resetStats(sim);
   const loadBefore = loadNote();
   const simCpu0 = cpuSecondsOf(sim.child.pid!);
@@ -152,7 +183,14 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
   let durationMs = NaN;
   const metrics = ['--metrics-address', `127.0.0.1:${port}`, '--metrics-linger', '5s'];
   const command = SCRIPT
-    ? [...SCRIPT.nodeArgs, SCRIPT.file, sim.kubeconfig, String(waves.concurrency), TO_IMAGE, ...waves.waveSizes.map(String)]
+    ? [
+        ...SCRIPT.nodeArgs,
+        SCRIPT.file,
+        sim.kubeconfig,
+        String(waves.concurrency),
+        TO_IMAGE,
+        ...waves.waveSizes.map(String),
+      ]
     : ['bin/kwave.js', 'run', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', ...metrics, ...extra];
   const running = runTimed([...prof, ...nodeArgs, ...command], {
     usageFile: path.join(dir, `run-${i}.time`),
@@ -161,12 +199,15 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
     onLine: (l) => {
       if (l.includes('"event":"pod-end"') && l.includes('"result":"upgraded"')) upgraded++;
       else if (l.includes('"step":"wait-node"')) waitedForNode++;
-      else if (l.includes('"event":"rollout-end"')) ({ phase, durationMs } = JSON.parse(l) as { phase: string; durationMs: number });
+      else if (l.includes('"event":"rollout-end"'))
+        ({ phase, durationMs } = JSON.parse(l) as { phase: string; durationMs: number });
       else if (SCRIPT && l.startsWith('{"upgraded"')) ({ upgraded } = JSON.parse(l) as { upgraded: number });
     },
   });
   const exited = new AbortController();
-  const scraped = SCRIPT ? Promise.resolve(undefined) : scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
+  const scraped = SCRIPT
+    ? Promise.resolve(undefined)
+    : scrapeAtEnd(stdoutFile, `http://127.0.0.1:${port}/metrics`, exited.signal);
   const r = await running.finally(() => exited.abort());
   const exposition = await scraped;
   // A run that stopped early is reported (exit code, pods upgraded), not thrown away: its CPU per pod still counts.
@@ -192,23 +233,49 @@ async function kwaveRun(sim: SimProcess, dir: string, planFile: string, pods: nu
 }
 
 /** Rolls the pods back and forth so that each repeat upgrades every pod. */
-async function kubectlLoop(sim: SimProcess, image: string, concurrency: number, waveSizes: number[]): Promise<{ wallSeconds: number; requestsPerPod: ReturnType<typeof perPod> }> {
+async function kubectlLoop(
+  sim: SimProcess,
+  image: string,
+  concurrency: number,
+  waveSizes: number[],
+): Promise<{ wallSeconds: number; requestsPerPod: ReturnType<typeof perPod> }> {
   await resetStats(sim);
   const t0 = performance.now();
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('bash', ['bench/fleet/kubectl-loop.sh', 'default', 'app=demo', 'nginx', image, String(concurrency), ...waveSizes.map(String)], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, KUBECONFIG: sim.kubeconfig },
-    });
+    const child = spawn(
+      'bash',
+      [
+        'bench/fleet/kubectl-loop.sh',
+        'default',
+        'app=demo',
+        'nginx',
+        image,
+        String(concurrency),
+        ...waveSizes.map(String),
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, KUBECONFIG: sim.kubeconfig },
+      },
+    );
     child.on('error', reject);
     child.on('close', resolve);
   });
   if (code !== 0) throw new Error(`the kubectl loop exited ${code}`);
-  return { wallSeconds: (performance.now() - t0) / 1000, requestsPerPod: perPod(await stats(sim), waveSizes.reduce((a, b) => a + b, 0)) };
+  return {
+    wallSeconds: (performance.now() - t0) / 1000,
+    requestsPerPod: perPod(
+      await stats(sim),
+      waveSizes.reduce((a, b) => a + b, 0),
+    ),
+  };
 }
 
 async function kwavePlan(sim: SimProcess, dir: string, planFile: string) {
-  const r = await runTimed(['bin/kwave.js', 'plan', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off'], { usageFile: path.join(dir, 'plan.time'), stdoutFile: path.join(dir, 'plan.json') });
+  const r = await runTimed(
+    ['bin/kwave.js', 'plan', planFile, '--kubeconfig', sim.kubeconfig, '-o', 'json', '--metrics-address', 'off'],
+    { usageFile: path.join(dir, 'plan.time'), stdoutFile: path.join(dir, 'plan.json') },
+  );
   if (r.code !== 0) throw new Error(`kwave plan exited ${r.code}: ${r.stderr.trim().slice(-2000)}`);
   return { wallSeconds: r.usage.wallSeconds, cpuSeconds: r.usage.cpuSeconds, peakRssMb: mb(r.usage.peakRssBytes) };
 }
@@ -216,12 +283,28 @@ async function kwavePlan(sim: SimProcess, dir: string, planFile: string) {
 async function benchSize(pods: number) {
   const concurrency = concurrencyFor(pods);
   const dir = mkdtempSync(path.join(tmpdir(), 'kwave-fleet-'));
-  const simArgs = ['--pods', String(pods), '--port', '0', '--metrics-port', '0', '--jitter', '0', ...(CONTROL_PLANE === 'embedded' ? [] : ['--control-plane', CONTROL_PLANE])];
+  const simArgs = [
+    '--pods',
+    String(pods),
+    '--port',
+    '0',
+    '--metrics-port',
+    '0',
+    '--jitter',
+    '0',
+    ...(CONTROL_PLANE === 'embedded' ? [] : ['--control-plane', CONTROL_PLANE]),
+  ];
   const loaded = loadPlanText(planText(concurrency, TO_IMAGE), 'bench.yaml');
   if (!loaded.ok) throw new Error(loaded.errors[0]?.message);
   const targets = resolveTargets(loaded.plan.strategy.waves, pods);
   const waveSizes = targets.map((t, i) => t - (targets[i - 1] ?? 0));
-  const ideal = idealTime({ waveSizes, parallelism: concurrency, podMs: DEFAULT_TIMING.stopMs + DEFAULT_TIMING.startMs + DEFAULT_TIMING.readyMs, pullMs: DEFAULT_TIMING.pullMs, nodes: NODES });
+  const ideal = idealTime({
+    waveSizes,
+    parallelism: concurrency,
+    podMs: DEFAULT_TIMING.stopMs + DEFAULT_TIMING.startMs + DEFAULT_TIMING.readyMs,
+    pullMs: DEFAULT_TIMING.pullMs,
+    nodes: NODES,
+  });
   const up = path.join(dir, 'up.yaml');
   writeFileSync(up, planText(concurrency, TO_IMAGE));
 
@@ -235,12 +318,16 @@ async function benchSize(pods: number) {
     for (let i = 0; i < REPEAT; i++) {
       let sim: SimProcess;
       try {
-        const simProf = flags['sim-cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['sim-cpu-prof'])] : [];
+        const simProf = flags['sim-cpu-prof']
+          ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['sim-cpu-prof'])]
+          : [];
         const simNodeArgs = flags['sim-node-args'].split(' ').filter(Boolean);
         sim = await startSimProcess(simArgs, path.join(dir, `kubeconfig-${i}`), 600_000, [...simProf, ...simNodeArgs]);
       } catch (err) {
         if (CONTROL_PLANE !== 'embedded') {
-          console.log(`  skipped: the simulator does not start with --control-plane ${CONTROL_PLANE} (${(err as Error).message.split('\n')[0]})`);
+          console.log(
+            `  skipped: the simulator does not start with --control-plane ${CONTROL_PLANE} (${(err as Error).message.split('\n')[0]})`,
+          );
           return undefined;
         }
         throw err;
@@ -257,7 +344,9 @@ async function benchSize(pods: number) {
         if (BASELINE_SIZES.has(pods) && !SCRIPT) {
           const b = await kubectlLoop(sim, FROM_IMAGE, concurrency, waveSizes);
           baselines.push(b.wallSeconds);
-          console.log(`  kubectl loop: ${b.wallSeconds.toFixed(1)} s (${(b.wallSeconds / run.wallSeconds).toFixed(1)}× kwave), reads/pod ${b.requestsPerPod.reads.toFixed(1)}; ${loadNote()}`);
+          console.log(
+            `  kubectl loop: ${b.wallSeconds.toFixed(1)} s (${(b.wallSeconds / run.wallSeconds).toFixed(1)}× kwave), reads/pod ${b.requestsPerPod.reads.toFixed(1)}; ${loadNote()}`,
+          );
         }
       } finally {
         await sim.stop();
@@ -302,7 +391,13 @@ async function benchSize(pods: number) {
       date: new Date().toISOString(),
     };
     mkdirSync(flags.out, { recursive: true });
-    writeFileSync(path.join(flags.out, `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}${SCRIPT ? `-${flags.client}` : ''}.json`), JSON.stringify(row, null, 2) + '\n');
+    writeFileSync(
+      path.join(
+        flags.out,
+        `fleet-${pods}${CONTROL_PLANE === 'embedded' ? '' : `-${CONTROL_PLANE}`}${SCRIPT ? `-${flags.client}` : ''}.json`,
+      ),
+      JSON.stringify(row, null, 2) + '\n',
+    );
     return row;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -310,7 +405,9 @@ async function benchSize(pods: number) {
 }
 
 requireGnuTime();
-console.log(`fleet benchmark: sizes ${SIZES.join(', ')}, repeats ${REPEAT}, control plane ${CONTROL_PLANE}${SCRIPT ? `, the ${SCRIPT.who} in place of kwave run` : ''}; ${loadNote()}`);
+console.log(
+  `fleet benchmark: sizes ${SIZES.join(', ')}, repeats ${REPEAT}, control plane ${CONTROL_PLANE}${SCRIPT ? `, the ${SCRIPT.who} in place of kwave run` : ''}; ${loadNote()}`,
+);
 const rows: NonNullable<Awaited<ReturnType<typeof benchSize>>>[] = [];
 for (const pods of SIZES) {
   console.log(`\n${pods} pods, concurrency ${concurrencyFor(pods)}`);
@@ -318,7 +415,9 @@ for (const pods of SIZES) {
   if (row) rows.push(row);
 }
 const f = (n: unknown, d = 1) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(d) : '–');
-console.log(`\n| pods / concurrency | wall | ideal | ratio | ${who} RSS | ${who} CPU (ms/pod) | first patch | sim CPU | writes/pod (pods) | reads/pod | \`kwave plan\` | kubectl loop |`);
+console.log(
+  `\n| pods / concurrency | wall | ideal | ratio | ${who} RSS | ${who} CPU (ms/pod) | first patch | sim CPU | writes/pod (pods) | reads/pod | \`kwave plan\` | kubectl loop |`,
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const plan = r.plan;
@@ -326,4 +425,5 @@ for (const r of rows) {
     `| ${r.pods.toLocaleString('en')} / ${r.concurrency} | ${f(r.wallSeconds)} s | ${f(r.idealSeconds)} s | ${f(r.ratio, 2)} | ${r.kwavePeakRssMb} MB | ${f(r.kwaveCpuSeconds)} s (${f(r.kwaveCpuMsPerPod, 2)}) | ${f(r.firstPatchSeconds, 2)} s | ${f(r.simCpuSeconds)} s | ${f(r.writesPerPod, 2)} (${f(r.podWritesPerPod, 2)}) | ${f(r.readsPerPod, 3)} | ${plan ? `${f(plan.wallSeconds, 2)} s, ${plan.peakRssMb} MB` : '–'} | ${r.kubectlLoopSeconds === undefined ? '–' : `${f(r.kubectlLoopSeconds)} s (${f(r.kubectlOverKwave)}×)`} |`,
   );
 }
-for (const r of rows) if (r.api) console.log(`\n${r.pods.toLocaleString('en')} pods, the API server as kwave saw it: ${apiLine(r.api)}`);
+for (const r of rows)
+  if (r.api) console.log(`\n${r.pods.toLocaleString('en')} pods, the API server as kwave saw it: ${apiLine(r.api)}`);

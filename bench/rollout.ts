@@ -53,7 +53,10 @@ for (const pods of SIZES) {
     stop: new AbortController().signal,
   });
   const seconds = (performance.now() - t0) / 1000;
-  const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as { requests: Record<string, number>; maxNotReady: Record<string, number> };
+  const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as {
+    requests: Record<string, number>;
+    maxNotReady: Record<string, number>;
+  };
   durations.sort((a, b) => a - b);
   const median = durations[Math.floor(durations.length / 2)] ?? 0;
   const perPod = Object.entries(stats.requests)

@@ -18,14 +18,29 @@ function pod(i: number): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'default', labels: { app: 'demo', shard: String(i % 10) }, annotations: { 'kwave.dev/owner': 'bench' } },
+    metadata: {
+      name,
+      namespace: 'default',
+      labels: { app: 'demo', shard: String(i % 10) },
+      annotations: { 'kwave.dev/owner': 'bench' },
+    },
     spec: {
       nodeName: `node-${i % 3}`,
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
       dnsPolicy: 'ClusterFirst',
       schedulerName: 'default-scheduler',
-      containers: [{ name: 'nginx', image: 'nginx:1.14.2', imagePullPolicy: 'IfNotPresent', ports: [{ containerPort: 80, protocol: 'TCP' }], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
+      containers: [
+        {
+          name: 'nginx',
+          image: 'nginx:1.14.2',
+          imagePullPolicy: 'IfNotPresent',
+          ports: [{ containerPort: 80, protocol: 'TCP' }],
+          resources: {},
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+        },
+      ],
       readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }],
     },
     status: {
@@ -41,8 +56,13 @@ function pod(i: number): KubeObject {
       ],
       containerStatuses: [
         {
-          name: 'nginx', ready: true, started: true, restartCount: 0, image: 'docker.io/library/nginx:1.14.2',
-          imageID: `docker.io/library/nginx@sha256:${'a'.repeat(64)}`, containerID: `containerd://${i.toString(16).padStart(64, '0')}`,
+          name: 'nginx',
+          ready: true,
+          started: true,
+          restartCount: 0,
+          image: 'docker.io/library/nginx:1.14.2',
+          imageID: `docker.io/library/nginx@sha256:${'a'.repeat(64)}`,
+          containerID: `containerd://${i.toString(16).padStart(64, '0')}`,
           state: { running: { startedAt: started } },
         },
       ],
@@ -64,11 +84,15 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 function rawList(api: ApiServer, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(`${api.url}${path}`, { ca: api.caPem, headers: { Authorization: `Bearer ${api.token}` } }, (res) => {
-      let bytes = 0;
-      res.on('data', (d: Buffer) => (bytes += d.length));
-      res.on('end', () => resolve(bytes));
-    });
+    const req = request(
+      `${api.url}${path}`,
+      { ca: api.caPem, headers: { Authorization: `Bearer ${api.token}` } },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (d: Buffer) => (bytes += d.length));
+        res.on('end', () => resolve(bytes));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -81,16 +105,21 @@ function watchAll(kc: KubeConfig, expected: number): Promise<{ first: number; al
     let seen = 0;
     let controller: AbortController | undefined;
     void new Watch(kc)
-      .watch('/api/v1/namespaces/default/pods', { resourceVersion: '0' }, (type) => {
-        if (type !== 'ADDED') return;
-        if (seen++ === 0) first = performance.now() - t0;
-        if (seen === expected) {
-          controller?.abort();
-          resolve({ first, all: performance.now() - t0 });
-        }
-      }, (err) => {
-        if (seen < expected) reject(err ?? new Error(`watch ended after ${seen} events`));
-      })
+      .watch(
+        '/api/v1/namespaces/default/pods',
+        { resourceVersion: '0' },
+        (type) => {
+          if (type !== 'ADDED') return;
+          if (seen++ === 0) first = performance.now() - t0;
+          if (seen === expected) {
+            controller?.abort();
+            resolve({ first, all: performance.now() - t0 });
+          }
+        },
+        (err) => {
+          if (seen < expected) reject(err ?? new Error(`watch ended after ${seen} events`));
+        },
+      )
       .then((c) => (controller = c), reject);
   });
 }
@@ -108,7 +137,9 @@ for (const n of SIZES) {
 
   const [bytes, rawMs] = await timed(() => rawList(api, '/api/v1/namespaces/default/pods'));
   const [, rawMs2] = await timed(() => rawList(api, '/api/v1/namespaces/default/pods'));
-  console.log(`  raw HTTPS list:          ${rawMs.toFixed(0)} ms first, ${rawMs2.toFixed(0)} ms again (${mb(bytes)} of JSON)`);
+  console.log(
+    `  raw HTTPS list:          ${rawMs.toFixed(0)} ms first, ${rawMs2.toFixed(0)} ms again (${mb(bytes)} of JSON)`,
+  );
 
   const [full, fullMs] = await timed(() => core.listNamespacedPod({ namespace: 'default' }));
   if (full.items.length !== n) throw new Error(`full list returned ${full.items.length} of ${n}`);
@@ -127,9 +158,13 @@ for (const n of SIZES) {
     if (count !== n) throw new Error(`paged list returned ${count} of ${n}`);
     return pageCount;
   });
-  console.log(`  client-node limit=500:   ${pagedMs.toFixed(0)} ms (${pages} pages, ${(pagedMs / pages).toFixed(1)} ms/page)`);
+  console.log(
+    `  client-node limit=500:   ${pagedMs.toFixed(0)} ms (${pages} pages, ${(pagedMs / pages).toFixed(1)} ms/page)`,
+  );
 
-  const [selected, selMs] = await timed(() => core.listNamespacedPod({ namespace: 'default', labelSelector: 'shard in (3),app=demo' }));
+  const [selected, selMs] = await timed(() =>
+    core.listNamespacedPod({ namespace: 'default', labelSelector: 'shard in (3),app=demo' }),
+  );
   console.log(`  client-node selector:    ${selMs.toFixed(0)} ms (${selected.items.length} of ${n} pods)`);
 
   const w = await watchAll(kc, n);

@@ -29,9 +29,12 @@ if (go.error || go.status !== 0) {
   process.exit(2);
 }
 const version = kubernetesVersion(sourceDir);
-const { args } = buildRecipe(version, { commit: releaseCommit(version), buildDate: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+const { args } = buildRecipe(version, {
+  commit: releaseCommit(version),
+  buildDate: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+});
 console.error(`control plane: building Kubernetes ${version} with ${go.stdout.trim()} into ${target}`);
-console.error('control plane: a first build takes 10-30 minutes on 2 cores; later ones reuse Go\'s build cache');
+console.error("control plane: a first build takes 10-30 minutes on 2 cores; later ones reuse Go's build cache");
 
 mkdirSync(dirname(target), { recursive: true });
 const partial = `${target}.partial-${process.pid}`;
@@ -49,7 +52,10 @@ console.log(target);
 
 /** The commit the release's tag points at, as the module proxy records it (undefined if not). */
 function releaseCommit(version) {
-  const info = spawnSync('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], { cwd: sourceDir, encoding: 'utf8' });
+  const info = spawnSync('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], {
+    cwd: sourceDir,
+    encoding: 'utf8',
+  });
   try {
     return JSON.parse(info.stdout).Origin?.Hash;
   } catch {

@@ -21,7 +21,12 @@ const clientNodeTreeShaken = {
   setup(b) {
     b.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.resolving) return undefined;
-      const resolved = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: { resolving: true } });
+      const resolved = await b.resolve(args.path, {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        importer: args.importer,
+        pluginData: { resolving: true },
+      });
       // Anything else (an optional require() that does not resolve, too) is left to esbuild.
       if (resolved.errors.length || !resolved.path.includes('/node_modules/@kubernetes/client-node/')) return undefined;
       return { ...resolved, sideEffects: false };
@@ -44,7 +49,9 @@ const { metafile } = await build({
   format: 'esm',
   target: 'node20',
   plugins: [clientNodeTreeShaken],
-  banner: { js: "import { createRequire as kwaveCreateRequire } from 'node:module'; const require = kwaveCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as kwaveCreateRequire } from 'node:module'; const require = kwaveCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
   metafile: true,
 });

@@ -6,7 +6,14 @@ import { spawnSync } from 'node:child_process';
 const args = process.argv.slice(2);
 const all = args[0] === 'all';
 const named = args.filter((a) => a.endsWith('.ts'));
-const files = all ? readdirSync('bench').filter((f) => f.endsWith('.ts')).map((f) => `bench/${f}`).sort() : named.length ? named : ['bench/fleet.ts'];
+const files = all
+  ? readdirSync('bench')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `bench/${f}`)
+      .sort()
+  : named.length
+    ? named
+    : ['bench/fleet.ts'];
 const passOn = all || named.length ? [] : args;
 let failed = 0;
 for (const file of files) {

@@ -97,14 +97,23 @@ if (skips.length > 0) {
     groups.set(key, g);
   }
   const tests = skips.filter((s) => s.type !== 'suite').length;
-  console.log(`\nskipped: ${tests} tests${skips.length > tests ? ` and ${skips.length - tests} whole suites (tests inside not counted)` : ''}, ${missing.length} of them for a missing prerequisite`);
+  console.log(
+    `\nskipped: ${tests} tests${skips.length > tests ? ` and ${skips.length - tests} whole suites (tests inside not counted)` : ''}, ${missing.length} of them for a missing prerequisite`,
+  );
   for (const [key, g] of groups) {
     const [file, reason] = key.split('\u0000');
-    const what = [g.tests ? `${g.tests} test${g.tests > 1 ? 's' : ''}` : '', g.suites ? `${g.suites} suite${g.suites > 1 ? 's' : ''}` : ''].filter(Boolean).join(' + ');
+    const what = [
+      g.tests ? `${g.tests} test${g.tests > 1 ? 's' : ''}` : '',
+      g.suites ? `${g.suites} suite${g.suites > 1 ? 's' : ''}` : '',
+    ]
+      .filter(Boolean)
+      .join(' + ');
     console.log(`  skipped ${what} in ${file}: ${reason || '(no reason given)'}`);
   }
   if (missing.length > 0 && process.env.KWAVE_TEST_NO_SKIPS === '1') {
-    console.log('run-tests: FAILED: tests were skipped for a missing prerequisite (KWAVE_TEST_NO_SKIPS=1); install it and run again');
+    console.log(
+      'run-tests: FAILED: tests were skipped for a missing prerequisite (KWAVE_TEST_NO_SKIPS=1); install it and run again',
+    );
     if (code === 0) code = 1;
   }
 } else {

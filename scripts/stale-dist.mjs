@@ -5,7 +5,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** The path (relative to `root`) of the first src/ file newer than its dist/ output, or undefined. */
-export function staleSource(root, dir = join(root, 'src'), bundleTime = mtimeOf(join(root, 'dist', 'cli', 'bundle.js'))) {
+export function staleSource(
+  root,
+  dir = join(root, 'src'),
+  bundleTime = mtimeOf(join(root, 'dist', 'cli', 'bundle.js')),
+) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) {

@@ -18,7 +18,11 @@ export function packagePath(...parts: string[]): string {
 function findRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME) return dir;
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME
+    )
+      return dir;
     if (dirname(dir) === dir) throw new Error(`no package.json of ${PACKAGE_NAME} in ${from} or above it`);
   }
 }

@@ -80,7 +80,12 @@ export function apiFigures(exposition: string, seconds: number): ApiFigures {
   for (const [key, count] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
     if (count === 0) continue;
     const b = buckets.get(key) ?? [];
-    byRequest[key] = { count, meanMs: ((sums.get(key) ?? 0) / count) * 1000, p50Ms: bucketQuantile(0.5, b) * 1000, p99Ms: bucketQuantile(0.99, b) * 1000 };
+    byRequest[key] = {
+      count,
+      meanMs: ((sums.get(key) ?? 0) / count) * 1000,
+      p50Ms: bucketQuantile(0.5, b) * 1000,
+      p99Ms: bucketQuantile(0.99, b) * 1000,
+    };
   }
   return { requests, perSecond: seconds > 0 ? requests / seconds : NaN, byRequest };
 }
@@ -92,7 +97,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -102,7 +109,12 @@ export function freePort(): Promise<number> {
  * scrapes `metricsUrl` once; resolves with the exposition, or undefined if kwave exited first
  * (`exited` aborted) or the scrape failed. Reads only what was appended since the last look.
  */
-export async function scrapeAtEnd(file: string, metricsUrl: string, exited: AbortSignal, pollMs = 100): Promise<string | undefined> {
+export async function scrapeAtEnd(
+  file: string,
+  metricsUrl: string,
+  exited: AbortSignal,
+  pollMs = 100,
+): Promise<string | undefined> {
   const handle = await open(file, 'r');
   try {
     let offset = 0;

@@ -7,7 +7,12 @@
 //   node bench/fleet/bare-client.mjs KUBECONFIG CONCURRENCY IMAGE WAVE_SIZE...
 // Prints one JSON line: pods upgraded, and the process's own CPU seconds.
 import { connect, PodCache, conditionPatchBody } from '../../dist/cluster/index.js';
-import { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage, resourceVersionGuard } from '../../dist/inplace/gateCondition.js';
+import {
+  GATE_CLOSED_REASON,
+  GATE_OPEN_REASON,
+  gateMessage,
+  resourceVersionGuard,
+} from '../../dist/inplace/gateCondition.js';
 import { conditionStatus, containerStatus } from '../../dist/inplace/podView.js';
 import { encodeState, STATE_ANNOTATION } from '../../dist/inplace/state.js';
 import { PLAN_DEFAULTS } from '../../dist/plan/defaults.js';
@@ -40,12 +45,38 @@ async function upgrade(name) {
     pod = r;
   };
   const gate = (status, reason, complete) =>
-    cluster.patchPodStatus(NS, name, conditionPatchBody({ type: GATE, status, reason, message: gateMessage('upgrade', PLAN, REVISION, complete) }, new Date(), resourceVersionGuard(pod)));
+    cluster.patchPodStatus(
+      NS,
+      name,
+      conditionPatchBody(
+        { type: GATE, status, reason, message: gateMessage('upgrade', PLAN, REVISION, complete) },
+        new Date(),
+        resourceVersionGuard(pod),
+      ),
+    );
   pod = await gate('False', GATE_CLOSED_REASON, false);
   await waitFor((p) => conditionStatus(p, 'Ready') === 'False');
   // The state annotation kwave writes with its image patch.
-  const state = encodeState({ plan: PLAN, revision: REVISION, wave: 1, startedAt: new Date().toISOString(), direction: 'upgrade', containers: { [CONTAINER]: { fromImage: pod.spec.containers[0].image, fromImageID: from.imageID, fromContainerID: from.containerID, fromRestartCount: from.restartCount, toImage: image } } });
-  pod = await cluster.patchPod(NS, name, { metadata: { ...resourceVersionGuard(pod), annotations: { [STATE_ANNOTATION]: state } }, spec: { containers: [{ name: CONTAINER, image }] } });
+  const state = encodeState({
+    plan: PLAN,
+    revision: REVISION,
+    wave: 1,
+    startedAt: new Date().toISOString(),
+    direction: 'upgrade',
+    containers: {
+      [CONTAINER]: {
+        fromImage: pod.spec.containers[0].image,
+        fromImageID: from.imageID,
+        fromContainerID: from.containerID,
+        fromRestartCount: from.restartCount,
+        toImage: image,
+      },
+    },
+  });
+  pod = await cluster.patchPod(NS, name, {
+    metadata: { ...resourceVersionGuard(pod), annotations: { [STATE_ANNOTATION]: state } },
+    spec: { containers: [{ name: CONTAINER, image }] },
+  });
   await waitFor((p) => {
     const now = containerStatus(p, CONTAINER);
     return now !== undefined && now.imageID !== from.imageID && now.ready === true;

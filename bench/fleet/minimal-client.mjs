@@ -31,10 +31,14 @@ const config = YAML.parse(readFileSync(kubeconfig, 'utf8'));
 const context = config.contexts.find((c) => c.name === config['current-context']).context;
 const cluster = config.clusters.find((c) => c.name === context.cluster).cluster;
 const user = config.users.find((u) => u.name === context.user).user;
-if (!user.token || !cluster['certificate-authority-data']) throw new Error(`${kubeconfig}: the minimal client needs a bearer token and certificate-authority-data`);
+if (!user.token || !cluster['certificate-authority-data'])
+  throw new Error(`${kubeconfig}: the minimal client needs a bearer token and certificate-authority-data`);
 const ca = Buffer.from(cluster['certificate-authority-data'], 'base64');
 const authorization = `Bearer ${user.token}`;
-const pool = new Pool(cluster.server, { connect: { ca, secureContext: tls.createSecureContext({ ca }) }, keepAliveTimeout: 60_000 });
+const pool = new Pool(cluster.server, {
+  connect: { ca, secureContext: tls.createSecureContext({ ca }) },
+  keepAliveTimeout: 60_000,
+});
 
 /** name -> the last version seen of the pod, and the one step waiting on it. */
 const pods = new Map();
@@ -61,7 +65,11 @@ function waitFor(name, until) {
 }
 
 async function request(method, path, body) {
-  const headers = { authorization, accept: 'application/json', ...(body ? { 'content-type': 'application/strategic-merge-patch+json' } : {}) };
+  const headers = {
+    authorization,
+    accept: 'application/json',
+    ...(body ? { 'content-type': 'application/strategic-merge-patch+json' } : {}),
+  };
   const answer = await pool.request({ method, path, headers, body: body && JSON.stringify(body) });
   const text = await answer.body.text();
   if (answer.statusCode !== 200) throw new Error(`${method} ${path}: ${answer.statusCode} ${text.slice(0, 300)}`);
@@ -108,7 +116,16 @@ const podPath = (name) => `/api/v1/namespaces/${NS}/pods/${name}`;
 const gate = (name, status, resourceVersion) =>
   patch(`${podPath(name)}/status`, {
     metadata: { resourceVersion },
-    status: { conditions: [{ type: GATE, status, reason: 'MinimalClient', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
+    status: {
+      conditions: [
+        {
+          type: GATE,
+          status,
+          reason: 'MinimalClient',
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        },
+      ],
+    },
   });
 
 /** Close the gate, wait not Ready, patch the image (and a note the size of kwave's state annotation), wait for a new image ID and ready, reopen, wait Ready. */
@@ -117,8 +134,20 @@ async function upgrade(name) {
   const fromImageID = containerStatus(pod)?.imageID;
   pod = await gate(name, 'False', pod.metadata.resourceVersion);
   pod = await waitFor(name, (p) => condition(p, 'Ready') === 'False');
-  const note = JSON.stringify({ fromImage: pod.spec.containers[0].image, fromImageID, toImage: image, startedAt: new Date().toISOString(), pad: 'x'.repeat(300) });
-  pod = await patch(podPath(name), { metadata: { resourceVersion: pod.metadata.resourceVersion, annotations: { 'bench.kwave.dev/minimal-client': note } }, spec: { containers: [{ name: CONTAINER, image }] } });
+  const note = JSON.stringify({
+    fromImage: pod.spec.containers[0].image,
+    fromImageID,
+    toImage: image,
+    startedAt: new Date().toISOString(),
+    pad: 'x'.repeat(300),
+  });
+  pod = await patch(podPath(name), {
+    metadata: {
+      resourceVersion: pod.metadata.resourceVersion,
+      annotations: { 'bench.kwave.dev/minimal-client': note },
+    },
+    spec: { containers: [{ name: CONTAINER, image }] },
+  });
   pod = await waitFor(name, (p) => {
     const now = containerStatus(p);
     return now !== undefined && now.imageID !== fromImageID && now.ready === true;

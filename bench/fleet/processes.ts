@@ -36,11 +36,20 @@ export function parseGnuTime(text: string): Usage {
   const systemSeconds = Number(field('System time (seconds)'));
   const wall = field('Elapsed (wall clock) time').split(':').map(Number);
   const wallSeconds = wall.reduce((acc, part) => acc * 60 + part, 0);
-  return { wallSeconds, userSeconds, systemSeconds, cpuSeconds: userSeconds + systemSeconds, peakRssBytes: Number(field('Maximum resident set size (kbytes)')) * 1024 };
+  return {
+    wallSeconds,
+    userSeconds,
+    systemSeconds,
+    cpuSeconds: userSeconds + systemSeconds,
+    peakRssBytes: Number(field('Maximum resident set size (kbytes)')) * 1024,
+  };
 }
 
 export function requireGnuTime(): void {
-  if (!existsSync(GNU_TIME)) throw new Error(`${GNU_TIME} is missing: install GNU time (apt-get install time); the benchmark reads peak RSS and CPU from it`);
+  if (!existsSync(GNU_TIME))
+    throw new Error(
+      `${GNU_TIME} is missing: install GNU time (apt-get install time); the benchmark reads peak RSS and CPU from it`,
+    );
 }
 
 /**
@@ -51,12 +60,21 @@ export function requireGnuTime(): void {
  */
 export function runTimed(
   nodeArgs: string[],
-  opts: { usageFile: string; stdoutFile: string; env?: NodeJS.ProcessEnv; onLine?: (line: string) => void; firstLine?: (line: string) => boolean },
+  opts: {
+    usageFile: string;
+    stdoutFile: string;
+    env?: NodeJS.ProcessEnv;
+    onLine?: (line: string) => void;
+    firstLine?: (line: string) => boolean;
+  },
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const spawnedAt = Date.now();
     const out = openSync(opts.stdoutFile, 'w');
-    const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, process.execPath, ...nodeArgs], { stdio: ['ignore', out, 'pipe'], env: opts.env ?? process.env });
+    const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, process.execPath, ...nodeArgs], {
+      stdio: ['ignore', out, 'pipe'],
+      env: opts.env ?? process.env,
+    });
     closeSync(out);
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
@@ -93,7 +111,8 @@ export function cpuSecondsOf(pid: number): number {
 /** Current and peak resident set size of a live process, from /proc/PID/status. */
 export function memoryOf(pid: number): { rssBytes: number; peakRssBytes: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(/^\S+:\s+(\d+)/.exec(status.split('\n').find((l) => l.startsWith(key)) ?? '')?.[1] ?? NaN) * 1024;
+  const kb = (key: string) =>
+    Number(/^\S+:\s+(\d+)/.exec(status.split('\n').find((l) => l.startsWith(key)) ?? '')?.[1] ?? NaN) * 1024;
   return { rssBytes: kb('VmRSS:'), peakRssBytes: kb('VmHWM:') };
 }
 
@@ -108,10 +127,19 @@ export interface SimProcess {
 }
 
 /** Starts `kwave sim` as its own process and waits for its "started" line (or its exit). */
-export function startSimProcess(args: string[], kubeconfig: string, timeoutMs: number, nodeFlags: string[] = []): Promise<SimProcess> {
+export function startSimProcess(
+  args: string[],
+  kubeconfig: string,
+  timeoutMs: number,
+  nodeFlags: string[] = [],
+): Promise<SimProcess> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...nodeFlags, 'bin/kwave.js', 'sim', '-o', 'json', '--kubeconfig-out', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [...nodeFlags, 'bin/kwave.js', 'sim', '-o', 'json', '--kubeconfig-out', kubeconfig, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr = (stderr + d).slice(-20_000);

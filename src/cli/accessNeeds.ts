@@ -33,46 +33,105 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
   const needs: AccessNeed[] = [];
   for (const namespace of plan.target.namespaces) {
     needs.push(
-      { verb: 'list', group: '', resource: 'pods', namespace, purpose: 'selecting the plan\'s pods' },
+      { verb: 'list', group: '', resource: 'pods', namespace, purpose: "selecting the plan's pods" },
       { verb: 'watch', group: '', resource: 'pods', namespace, purpose: 'following the pods' },
       { verb: 'get', group: '', resource: 'pods', namespace, purpose: 'reading a pod afresh after a conflict' },
       { verb: 'patch', group: '', resource: 'pods', namespace, purpose: 'the image patch' },
       { verb: 'patch', group: '', resource: 'pods/status', namespace, purpose: 'the readiness gate' },
-      { verb: 'create', group: '', resource: 'events', namespace, purpose: 'Events on pods that fail or are rolled back' },
+      {
+        verb: 'create',
+        group: '',
+        resource: 'events',
+        namespace,
+        purpose: 'Events on pods that fail or are rolled back',
+      },
     );
   }
   needs.push(
     { verb: 'get', group: 'coordination.k8s.io', resource: 'leases', namespace: first, name, purpose: 'the run lease' },
     { verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: first, purpose: 'the run lease' },
-    { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: first, name, purpose: 'renewing the run lease' },
+    {
+      verb: 'update',
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace: first,
+      name,
+      purpose: 'renewing the run lease',
+    },
     { verb: 'get', group: '', resource: 'configmaps', namespace: first, name, purpose: 'the rollout record' },
     { verb: 'create', group: '', resource: 'configmaps', namespace: first, purpose: 'the rollout record' },
     { verb: 'update', group: '', resource: 'configmaps', namespace: first, name, purpose: 'the rollout record' },
   );
   if (plan.gates.some((g) => g.approval)) {
-    needs.push({ verb: 'watch', group: '', resource: 'configmaps', namespace: first, name, purpose: 'waiting for `kwave approve`' });
+    needs.push({
+      verb: 'watch',
+      group: '',
+      resource: 'configmaps',
+      namespace: first,
+      name,
+      purpose: 'waiting for `kwave approve`',
+    });
   }
   if (plan.strategy.respectPodDisruptionBudgets) {
     const lost = 'PodDisruptionBudgets are not respected';
     for (const namespace of plan.target.namespaces) {
       needs.push(
-        { verb: 'list', group: 'policy', resource: 'poddisruptionbudgets', namespace, purpose: 'the PodDisruptionBudgets a drain must not break', degrades: lost },
-        { verb: 'watch', group: 'policy', resource: 'poddisruptionbudgets', namespace, purpose: 'following the PodDisruptionBudgets', degrades: lost },
+        {
+          verb: 'list',
+          group: 'policy',
+          resource: 'poddisruptionbudgets',
+          namespace,
+          purpose: 'the PodDisruptionBudgets a drain must not break',
+          degrades: lost,
+        },
+        {
+          verb: 'watch',
+          group: 'policy',
+          resource: 'poddisruptionbudgets',
+          namespace,
+          purpose: 'following the PodDisruptionBudgets',
+          degrades: lost,
+        },
       );
     }
   }
   if (plan.strategy.prePull) {
     for (const namespace of plan.target.namespaces) {
       needs.push(
-        { verb: 'create', group: '', resource: 'pods', namespace, purpose: 'the image pre-pull pods (strategy.prePull)' },
-        { verb: 'delete', group: '', resource: 'pods', namespace, purpose: 'removing the image pre-pull pods (strategy.prePull)' },
+        {
+          verb: 'create',
+          group: '',
+          resource: 'pods',
+          namespace,
+          purpose: 'the image pre-pull pods (strategy.prePull)',
+        },
+        {
+          verb: 'delete',
+          group: '',
+          resource: 'pods',
+          namespace,
+          purpose: 'removing the image pre-pull pods (strategy.prePull)',
+        },
       );
     }
   }
   needs.push(...ownerAccessNeeds(plan));
   needs.push(
-    { verb: 'list', group: '', resource: 'nodes', purpose: 'nodes that cannot act, and zones', degrades: 'pods on nodes that cannot act are not told apart (they time out), and `order: spread-zones` has no zones' },
-    { verb: 'watch', group: '', resource: 'nodes', purpose: 'following nodes', degrades: 'pods on nodes that cannot act are not told apart (they time out)' },
+    {
+      verb: 'list',
+      group: '',
+      resource: 'nodes',
+      purpose: 'nodes that cannot act, and zones',
+      degrades:
+        'pods on nodes that cannot act are not told apart (they time out), and `order: spread-zones` has no zones',
+    },
+    {
+      verb: 'watch',
+      group: '',
+      resource: 'nodes',
+      purpose: 'following nodes',
+      degrades: 'pods on nodes that cannot act are not told apart (they time out)',
+    },
   );
   return needs;
 }
@@ -98,12 +157,22 @@ function ownerAccessNeeds(plan: Plan): AccessNeed[] {
         resource,
         namespace,
         purpose: "reading the selected pods' owners (spec.owners)",
-        ...(update ? {} : { degrades: `owners that are ${resource} are not read: kwave cannot tell whether the pods they recreate would run the old image` }),
+        ...(update
+          ? {}
+          : {
+              degrades: `owners that are ${resource} are not read: kwave cannot tell whether the pods they recreate would run the old image`,
+            }),
       });
     }
     if (update) {
       for (const resource of ['statefulsets', 'daemonsets'] as const) {
-        needs.push({ verb: 'patch', group: 'apps', resource, namespace, purpose: 'keeping OnDelete owners\' pod templates in step (owners: update)' });
+        needs.push({
+          verb: 'patch',
+          group: 'apps',
+          resource,
+          namespace,
+          purpose: "keeping OnDelete owners' pod templates in step (owners: update)",
+        });
       }
     }
   }

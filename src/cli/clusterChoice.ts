@@ -13,18 +13,33 @@ export interface ChosenCluster {
 }
 
 /** The clusters of `plan` a command acts on, from `--cluster` and `--context`, in the plan's order. */
-export function chooseClusters(plan: Pick<Plan, 'name' | 'clusters'>, flags: { cluster?: unknown; context?: string | undefined }): ChosenCluster[] {
+export function chooseClusters(
+  plan: Pick<Plan, 'name' | 'clusters'>,
+  flags: { cluster?: unknown; context?: string | undefined },
+): ChosenCluster[] {
   const multi = plan.clusters;
   if (!multi) {
-    if (flags.cluster !== undefined) throw new KwaveError('USAGE', `--cluster: plan ${plan.name} lists no clusters (spec.clusters); use --context to pick the kubeconfig context`);
+    if (flags.cluster !== undefined)
+      throw new KwaveError(
+        'USAGE',
+        `--cluster: plan ${plan.name} lists no clusters (spec.clusters); use --context to pick the kubeconfig context`,
+      );
     return [{ name: undefined, context: flags.context }];
   }
   const names = multi.list.map((c) => c.name);
-  if (flags.context !== undefined) throw new KwaveError('USAGE', `--context: plan ${plan.name} names its clusters' contexts (spec.clusters: ${names.join(', ')}); pass --cluster NAME instead`);
+  if (flags.context !== undefined)
+    throw new KwaveError(
+      'USAGE',
+      `--context: plan ${plan.name} names its clusters' contexts (spec.clusters: ${names.join(', ')}); pass --cluster NAME instead`,
+    );
   if (flags.cluster === undefined) return multi.list.map((c) => ({ name: c.name, context: c.context }));
   const asked = String(flags.cluster);
   const chosen = multi.list.find((c) => c.name === asked);
-  if (!chosen) throw new KwaveError('USAGE', `--cluster: plan ${plan.name} has no cluster "${asked}" (its clusters: ${names.join(', ')})`);
+  if (!chosen)
+    throw new KwaveError(
+      'USAGE',
+      `--cluster: plan ${plan.name} has no cluster "${asked}" (its clusters: ${names.join(', ')})`,
+    );
   return [{ name: chosen.name, context: chosen.context }];
 }
 

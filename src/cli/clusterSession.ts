@@ -91,18 +91,26 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   o.closers.push(() => cluster.close());
   cluster.requests.onRequest((r) => o.metrics.kubeRequest(r.verb, r.resource, r.code, r.seconds));
   const namespace = plan.target.namespaces[0]!;
-  const say = (line: string) => io.stderr.write(`kwave: ${target.name === undefined ? '' : `${target.name}: `}${line}\n`);
+  const say = (line: string) =>
+    io.stderr.write(`kwave: ${target.name === undefined ? '' : `${target.name}: `}${line}\n`);
 
   // Permissions first: a missing one refuses the run before the lease or any pod is touched.
-  const access = await wrapKube(() => checkAccess(cluster, rolloutAccessNeeds(plan)), `checking permissions (SelfSubjectAccessReview)${where}`);
+  const access = await wrapKube(
+    () => checkAccess(cluster, rolloutAccessNeeds(plan)),
+    `checking permissions (SelfSubjectAccessReview)${where}`,
+  );
   if (access.denied.length > 0) {
     const refusal = accessRefusal(access.denied);
-    throw target.name === undefined ? refusal : new KwaveError(refusal.code, `cluster ${target.name}: ${refusal.message}`, refusal.exitCode);
+    throw target.name === undefined
+      ? refusal
+      : new KwaveError(refusal.code, `cluster ${target.name}: ${refusal.message}`, refusal.exitCode);
   }
   for (const need of access.missingOptional) say(accessWarning(need));
   const mayFollowNodes = !access.missingOptional.some((n) => n.resource === 'nodes');
   const mayFollowPdbs = !access.missingOptional.some((n) => n.resource === 'poddisruptionbudgets');
-  const unreadableOwners = new Set(access.missingOptional.filter((n) => n.group === 'apps' && n.verb === 'get').map((n) => n.resource));
+  const unreadableOwners = new Set(
+    access.missingOptional.filter((n) => n.group === 'apps' && n.verb === 'get').map((n) => n.resource),
+  );
 
   // A lost lease stops every cluster's starts (as a first signal) and this cluster's writes at once.
   const leaseLost = new AbortController();
@@ -119,10 +127,16 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
     onDoubt: say,
     onConfirmed: say,
   });
-  await wrapKube(() => acquireWaiting(lock, { waitMs: o.leaseWaitMs, signal: o.stop.signal, onWait: say }), `taking the lease kwave-${plan.name} in namespace ${namespace}${where}`);
+  await wrapKube(
+    () => acquireWaiting(lock, { waitMs: o.leaseWaitMs, signal: o.stop.signal, onWait: say }),
+    `taking the lease kwave-${plan.name} in namespace ${namespace}${where}`,
+  );
   o.closers.push(() => lock.release().catch(() => undefined));
 
-  const cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: renderSelector(plan.target.selector) });
+  const cache = new PodCache(cluster, {
+    namespaces: plan.target.namespaces,
+    labelSelector: renderSelector(plan.target.selector),
+  });
   o.closers.push(() => cache.close());
   await wrapKube(() => cache.synced, `listing the selected pods${where}`);
   const nodes = mayFollowNodes ? await followNodes(cluster, say, where) : undefined;
@@ -135,11 +149,17 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
 
   // Refuse before touching the record: a refused run must not overwrite another revision's.
   const selection = o.direction === 'upgrade' ? selectFleet(plan, cache.list(), zones) : undefined;
-  if (selection && budgets) selection.problems.push(...pdbProblems(selection.todo, budgets.view.pdbs(), budgets.view.pods()));
+  if (selection && budgets)
+    selection.problems.push(...pdbProblems(selection.todo, budgets.view.pdbs(), budgets.view.pods()));
   const owners = await ownersOf(cluster, plan, selection, cache.list(), say, unreadableOwners);
   if (selection) selection.problems.push(...owners.problems);
   const refusal = selection && refusalOf(selection, o.force);
-  if (refusal) throw new KwaveError('REFUSED', target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`, ExitCode.BAD_INPUT);
+  if (refusal)
+    throw new KwaveError(
+      'REFUSED',
+      target.name === undefined ? refusal : `cluster ${target.name}: ${refusal}`,
+      ExitCode.BAD_INPUT,
+    );
   const forced = selection && o.force ? forcedRollbacks(selection) : undefined;
   return { target, cluster, lock, cache, nodes, budgets, pullers, zones, forced, owners: owners.entries, where, abort };
 }
@@ -150,13 +170,23 @@ export interface ReadyCluster extends OpenCluster {
 }
 
 /** Step 2: the rollout record loaded and started, the sink wired, the runner's deps assembled. */
-export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluster, sinks: readonly EventSink[], push: () => Promise<void>): Promise<ReadyCluster> {
+export async function startClusterRecord(
+  o: ClusterOpenOptions,
+  open: OpenCluster,
+  sinks: readonly EventSink[],
+  push: () => Promise<void>,
+): Promise<ReadyCluster> {
   const { io } = o.ctx;
   const { plan } = o;
   const { cluster, lock, where } = open;
   const namespace = plan.target.namespaces[0]!;
-  const say = (line: string) => io.stderr.write(`kwave: ${open.target.name === undefined ? '' : `${open.target.name}: `}${line}\n`);
-  const records = new RecordStore(holderRecordApi(cluster, lock), { namespace, plan: plan.name, onError: (err) => say(`saving the rollout record failed (will retry): ${err.message}`) });
+  const say = (line: string) =>
+    io.stderr.write(`kwave: ${open.target.name === undefined ? '' : `${open.target.name}: `}${line}\n`);
+  const records = new RecordStore(holderRecordApi(cluster, lock), {
+    namespace,
+    plan: plan.name,
+    onError: (err) => say(`saving the rollout record failed (will retry): ${err.message}`),
+  });
   // Steps run in reverse: the last record state is written before the lease is released.
   // Once the lease is lost the record belongs to the new holder: write nothing more.
   o.closers.push(async () => {
@@ -165,8 +195,16 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   });
   const previous = await wrapKube(() => records.load(), `reading the rollout record kwave-${plan.name}${where}`);
   const prior: RolloutRecord | undefined = previous?.ok ? previous.record : undefined;
-  if (previous && !previous.ok) say(`the rollout record kwave-${plan.name} is damaged (${previous.problem}); starting a new one`);
-  const record = startRecord(prior, { plan: plan.name, revision: plan.revision, planText: plan.source.text, holder: o.identity, now: new Date().toISOString(), direction: o.direction });
+  if (previous && !previous.ok)
+    say(`the rollout record kwave-${plan.name} is damaged (${previous.problem}); starting a new one`);
+  const record = startRecord(prior, {
+    plan: plan.name,
+    revision: plan.revision,
+    planText: plan.source.text,
+    holder: o.identity,
+    now: new Date().toISOString(),
+    direction: o.direction,
+  });
   await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}${where}`);
 
   // kwave pause / resume / abort, from anywhere: followed on the record by watch.
@@ -183,10 +221,18 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
   await Promise.race([control.ready, new Promise((resolve) => setTimeout(resolve, CONTROL_READY_MS).unref())]);
 
   const label = open.target.name;
-  const feed = fanOut(...sinks, metricsSink(o.metrics, plan.gates.map((g) => g.name), new Set(plan.gates.filter((g) => g.prometheus?.dryRun).map((g) => g.name))), (e) => {
-    if (!lock.lost) records.feed(e);
-    if (e.event === 'wave-end' || e.event === 'rollout-end') void push();
-  });
+  const feed = fanOut(
+    ...sinks,
+    metricsSink(
+      o.metrics,
+      plan.gates.map((g) => g.name),
+      new Set(plan.gates.filter((g) => g.prometheus?.dryRun).map((g) => g.name)),
+    ),
+    (e) => {
+      if (!lock.lost) records.feed(e);
+      if (e.event === 'wave-end' || e.event === 'rollout-end') void push();
+    },
+  );
   // A multi-cluster plan's events say which cluster they come from.
   const sink: EventSink = label === undefined ? feed : (e) => feed({ ...e, cluster: label });
   const stop = o.stop.signal;
@@ -201,7 +247,13 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
     sleep: realSleep,
     stop,
     abort: open.abort,
-    checkGate: gateChecker({ plan: plan.name, revision: plan.revision, metrics: o.metrics, sleep: realSleep, pauseTickMs: 5000 }),
+    checkGate: gateChecker({
+      plan: plan.name,
+      revision: plan.revision,
+      metrics: o.metrics,
+      sleep: realSleep,
+      pauseTickMs: 5000,
+    }),
     approvals: {
       isApproved: async (wave) => (await records.isApproved(wave)) !== undefined,
       waitForApproval: async (wave, signal) => {
@@ -228,13 +280,18 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
         } catch (err) {
           if (lock.lost) return;
           const last = attempt === PERSIST_HALT_ATTEMPTS;
-          say(`writing the halt to the rollout record failed${last ? ' (a run killed now would upgrade again what it rolls back)' : ', trying again'}: ${err instanceof Error ? err.message : String(err)}`);
+          say(
+            `writing the halt to the rollout record failed${last ? ' (a run killed now would upgrade again what it rolls back)' : ', trying again'}: ${err instanceof Error ? err.message : String(err)}`,
+          );
           if (last) return;
         }
       }
     },
   };
-  const standing = o.direction === 'upgrade' ? standingHalt(prior, plan, { retry: o.retry, abandonedBy: lock.abandonedBy }) : undefined;
+  const standing =
+    o.direction === 'upgrade'
+      ? standingHalt(prior, plan, { retry: o.retry, abandonedBy: lock.abandonedBy })
+      : undefined;
   if (standing) {
     deps.resumeHalt = standing.halt;
     say(standingHaltLine(standing));
@@ -244,7 +301,8 @@ export async function startClusterRecord(o: ClusterOpenOptions, open: OpenCluste
 }
 
 function standingHaltLine({ how, halt }: StandingHalt): string {
-  if (how === 'ended') return `this revision halted in an earlier run (${halt.message}) and stays halted: no pod is upgraded; run it with --retry to upgrade its failed pods again, or change the plan`;
+  if (how === 'ended')
+    return `this revision halted in an earlier run (${halt.message}) and stays halted: no pod is upgraded; run it with --retry to upgrade its failed pods again, or change the plan`;
   const what = how === 'unfinished' ? 'halted and did not finish' : 'halted and died before it let go of the plan';
   return `an earlier run of this revision ${what} (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished`;
 }
@@ -273,7 +331,11 @@ export async function wrapKube<T>(f: () => Promise<T>, doing: string): Promise<T
  * The node cache: one list and one watch of nodes, to defer pods whose node cannot act. Undefined
  * when nodes may not be listed (a namespaced Role): kwave then takes every node to be able to act.
  */
-async function followNodes(cluster: Cluster, warn: (line: string) => void, where: string): Promise<NodeCache | undefined> {
+async function followNodes(
+  cluster: Cluster,
+  warn: (line: string) => void,
+  where: string,
+): Promise<NodeCache | undefined> {
   const nodes = new NodeCache(cluster);
   try {
     await nodes.synced;

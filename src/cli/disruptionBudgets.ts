@@ -17,7 +17,12 @@ export interface FollowedBudgets {
  * the plan's own pod cache: with no PDB at the start it stands in for every pod (a PDB created
  * later then sees only the plan's pods as healthy, which errs on the side of waiting).
  */
-export async function followDisruptionBudgets(cluster: Cluster, plan: Plan, selectedPods: PodCache, warn: (line: string) => void): Promise<FollowedBudgets | undefined> {
+export async function followDisruptionBudgets(
+  cluster: Cluster,
+  plan: Plan,
+  selectedPods: PodCache,
+  warn: (line: string) => void,
+): Promise<FollowedBudgets | undefined> {
   if (!plan.strategy.respectPodDisruptionBudgets) return undefined;
   const pdbs = new PdbCache(cluster, { namespaces: plan.target.namespaces });
   try {
@@ -25,12 +30,16 @@ export async function followDisruptionBudgets(cluster: Cluster, plan: Plan, sele
   } catch (err) {
     pdbs.close();
     if (isForbidden(err)) {
-      warn('listing PodDisruptionBudgets is forbidden: they are not respected (grant poddisruptionbudgets list/watch, see deploy/rbac.yaml)');
+      warn(
+        'listing PodDisruptionBudgets is forbidden: they are not respected (grant poddisruptionbudgets list/watch, see deploy/rbac.yaml)',
+      );
       return undefined;
     }
     throw err instanceof KubeError ? kubeErrorToKwave(err, 'listing the PodDisruptionBudgets') : err;
   }
-  const selectsAll = Object.keys(plan.target.selector.matchLabels ?? {}).length === 0 && (plan.target.selector.matchExpressions ?? []).length === 0;
+  const selectsAll =
+    Object.keys(plan.target.selector.matchLabels ?? {}).length === 0 &&
+    (plan.target.selector.matchExpressions ?? []).length === 0;
   let allPods = selectedPods;
   if (pdbs.list().length > 0 && !selectsAll) {
     allPods = new PodCache(cluster, { namespaces: plan.target.namespaces });

@@ -14,7 +14,12 @@ export async function loadPlanOrReport(ctx: CommandContext, file: string): Promi
     io.stdout.write(JSON.stringify({ file, valid: false, errors }) + '\n');
   } else {
     const n = loaded.errors.length;
-    io.stderr.write([...loaded.errors.map((e) => formatPlanError(e, loaded.text)), `FAIL ${file} (${n} error${n === 1 ? '' : 's'})`].join('\n') + '\n');
+    io.stderr.write(
+      [
+        ...loaded.errors.map((e) => formatPlanError(e, loaded.text)),
+        `FAIL ${file} (${n} error${n === 1 ? '' : 's'})`,
+      ].join('\n') + '\n',
+    );
   }
   return undefined;
 }

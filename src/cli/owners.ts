@@ -3,19 +3,53 @@
 // rollout/owners.ts decide, and after the rollout patches (or, after a rollback, reverts) the
 // templates of OnDelete owners. Touches: GET of the owners; with owners: update, a dry-run PATCH
 // before the run (to know it is allowed) and the template PATCH after it.
-import { checkWorkloadPatch, isForbidden, isWorkloadKind, KubeError, patchWorkload, readWorkload, WORKLOAD_RESOURCES, type Cluster, type WorkloadKind, type WorkloadView } from '../cluster/index.js';
+import {
+  checkWorkloadPatch,
+  isForbidden,
+  isWorkloadKind,
+  KubeError,
+  patchWorkload,
+  readWorkload,
+  WORKLOAD_RESOURCES,
+  type Cluster,
+  type WorkloadKind,
+  type WorkloadView,
+} from '../cluster/index.js';
 import type { Plan } from '../plan/types.js';
-import { controllerOf, decideOwners, type ControllerRef, revertPatch, templatePatch, updatesDue, type OwnedPod, type OwnerEntry, type OwnerLookup, type ResolvedOwner } from '../rollout/owners.js';
+import {
+  controllerOf,
+  decideOwners,
+  type ControllerRef,
+  revertPatch,
+  templatePatch,
+  updatesDue,
+  type OwnedPod,
+  type OwnerEntry,
+  type OwnerLookup,
+  type ResolvedOwner,
+} from '../rollout/owners.js';
 import { podKey } from '../inplace/podView.js';
 import type { V1Pod } from '@kubernetes/client-node';
 
 export type ReadWorkload = (kind: WorkloadKind, namespace: string, name: string) => Promise<WorkloadView>;
 
-export const clusterWorkloadReader = (cluster: Cluster): ReadWorkload => (kind, namespace, name) => readWorkload(cluster, kind, namespace, name);
+export const clusterWorkloadReader =
+  (cluster: Cluster): ReadWorkload =>
+  (kind, namespace, name) =>
+    readWorkload(cluster, kind, namespace, name);
 
 /** `forbidden: cannot get statefulsets in namespace web — deploy/rbac.yaml grants it`, or the error's own words. */
-function lookupError(err: unknown, verb: string, kind: WorkloadKind, namespace: string): { forbidden: boolean; message: string } {
-  if (isForbidden(err)) return { forbidden: true, message: `forbidden: cannot ${verb} ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — deploy/rbac.yaml grants it` };
+function lookupError(
+  err: unknown,
+  verb: string,
+  kind: WorkloadKind,
+  namespace: string,
+): { forbidden: boolean; message: string } {
+  if (isForbidden(err))
+    return {
+      forbidden: true,
+      message: `forbidden: cannot ${verb} ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — deploy/rbac.yaml grants it`,
+    };
   return { forbidden: false, message: err instanceof Error ? err.message : String(err) };
 }
 
@@ -24,22 +58,47 @@ function lookupError(err: unknown, verb: string, kind: WorkloadKind, namespace: 
  * kind in `unreadable` (the permission preflight found its `get` missing) are not asked for: each
  * is reported as not read, and the API server sees no request it would refuse.
  */
-export async function discoverOwners<P extends OwnedPod>(read: ReadWorkload, plan: Pick<Plan, 'owners' | 'update'>, pods: readonly P[], unreadable: ReadonlySet<string> = new Set()): Promise<OwnerEntry[]> {
+export async function discoverOwners<P extends OwnedPod>(
+  read: ReadWorkload,
+  plan: Pick<Plan, 'owners' | 'update'>,
+  pods: readonly P[],
+  unreadable: ReadonlySet<string> = new Set(),
+): Promise<OwnerEntry[]> {
   const lookups = new Map<string, Promise<OwnerLookup>>();
   const lookup = (kind: string, namespace: string, name: string): Promise<OwnerLookup> => {
     const key = `${kind} ${namespace}/${name}`;
     let found = lookups.get(key);
     if (!found && isWorkloadKind(kind) && unreadable.has(WORKLOAD_RESOURCES[kind])) {
-      found = Promise.resolve({ ok: false, kind, namespace, name, forbidden: true, message: `not read: cannot get ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — deploy/rbac.yaml grants it` });
+      found = Promise.resolve({
+        ok: false,
+        kind,
+        namespace,
+        name,
+        forbidden: true,
+        message: `not read: cannot get ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — deploy/rbac.yaml grants it`,
+      });
       lookups.set(key, found);
     }
     if (!found) {
       found = isWorkloadKind(kind)
         ? read(kind, namespace, name).then(
             (workload): OwnerLookup => ({ ok: true, workload }),
-            (err: unknown): OwnerLookup => ({ ok: false, kind, namespace, name, ...lookupError(err, 'get', kind, namespace) }),
+            (err: unknown): OwnerLookup => ({
+              ok: false,
+              kind,
+              namespace,
+              name,
+              ...lookupError(err, 'get', kind, namespace),
+            }),
           )
-        : Promise.resolve({ ok: false, kind, namespace, name, forbidden: false, message: 'kwave reads only ReplicaSet, Deployment, StatefulSet and DaemonSet owners' });
+        : Promise.resolve({
+            ok: false,
+            kind,
+            namespace,
+            name,
+            forbidden: false,
+            message: 'kwave reads only ReplicaSet, Deployment, StatefulSet and DaemonSet owners',
+          });
       lookups.set(key, found);
     }
     return found;
@@ -91,7 +150,11 @@ export interface OwnerStepResult {
 }
 
 /** Patches with one re-read on 409 (someone changed the owner since it was read). */
-async function patchFresh(cluster: Cluster, w: WorkloadView, build: (w: WorkloadView) => object | undefined): Promise<WorkloadView | undefined> {
+async function patchFresh(
+  cluster: Cluster,
+  w: WorkloadView,
+  build: (w: WorkloadView) => object | undefined,
+): Promise<WorkloadView | undefined> {
   for (let attempt = 0; ; attempt++) {
     const body = build(w);
     if (!body) return undefined;
@@ -105,28 +168,45 @@ async function patchFresh(cluster: Cluster, w: WorkloadView, build: (w: Workload
 }
 
 /** After an upgrade: sets the templates of the `update` owners whose selected pods are all at the target. */
-export async function applyOwnerUpdates(cluster: Cluster, entries: readonly OwnerEntry[], current: (key: string) => V1Pod | undefined, plan: Plan): Promise<OwnerStepResult> {
+export async function applyOwnerUpdates(
+  cluster: Cluster,
+  entries: readonly OwnerEntry[],
+  current: (key: string) => V1Pod | undefined,
+  plan: Plan,
+): Promise<OwnerStepResult> {
   const result: OwnerStepResult = { lines: [], failed: 0, forbidden: false };
   const due = updatesDue(entries, current, plan);
   for (const e of entries.filter((x) => x.action === 'update' && !due.includes(x))) {
-    result.lines.push(`owner ${e.kind} ${e.namespace}/${e.name}: template left as it was: not all of its ${e.pods.length} selected pods are at the target`);
+    result.lines.push(
+      `owner ${e.kind} ${e.namespace}/${e.name}: template left as it was: not all of its ${e.pods.length} selected pods are at the target`,
+    );
   }
   for (const e of due) {
     try {
       const w = await patchFresh(cluster, e.workload!, (fresh) => templatePatch(fresh, plan));
-      const images = plan.update.containers.filter((c) => w?.templateImages[c.name] === c.image).map((c) => `${c.name} ${c.image}`);
-      result.lines.push(`owner ${e.kind} ${e.namespace}/${e.name}: pod template set to ${images.join(', ')}: pods it recreates run the new image`);
+      const images = plan.update.containers
+        .filter((c) => w?.templateImages[c.name] === c.image)
+        .map((c) => `${c.name} ${c.image}`);
+      result.lines.push(
+        `owner ${e.kind} ${e.namespace}/${e.name}: pod template set to ${images.join(', ')}: pods it recreates run the new image`,
+      );
     } catch (err) {
       result.failed++;
       result.forbidden ||= isForbidden(err);
-      result.lines.push(`error: owner ${e.kind} ${e.namespace}/${e.name}: updating its pod template failed: ${lookupError(err, 'patch', e.workload!.kind, e.namespace).message}`);
+      result.lines.push(
+        `error: owner ${e.kind} ${e.namespace}/${e.name}: updating its pod template failed: ${lookupError(err, 'patch', e.workload!.kind, e.namespace).message}`,
+      );
     }
   }
   return result;
 }
 
 /** After a rollback: puts back the templates this plan set (only containers still at the image it set). */
-export async function revertOwners(cluster: Cluster, entries: readonly OwnerEntry[], plan: Plan): Promise<OwnerStepResult> {
+export async function revertOwners(
+  cluster: Cluster,
+  entries: readonly OwnerEntry[],
+  plan: Plan,
+): Promise<OwnerStepResult> {
   const result: OwnerStepResult = { lines: [], failed: 0, forbidden: false };
   for (const e of entries) {
     if (!e.workload) continue;
@@ -137,11 +217,15 @@ export async function revertOwners(cluster: Cluster, entries: readonly OwnerEntr
         const r = revertPatch(fresh, plan);
         return 'skip' in r ? undefined : r.patch;
       });
-      result.lines.push(`owner ${e.kind} ${e.namespace}/${e.name}: pod template put back to ${first.restored.join(', ') || 'what it was (changed by someone else since)'}`);
+      result.lines.push(
+        `owner ${e.kind} ${e.namespace}/${e.name}: pod template put back to ${first.restored.join(', ') || 'what it was (changed by someone else since)'}`,
+      );
     } catch (err) {
       result.failed++;
       result.forbidden ||= isForbidden(err);
-      result.lines.push(`error: owner ${e.kind} ${e.namespace}/${e.name}: putting its pod template back failed: ${lookupError(err, 'patch', e.workload.kind, e.namespace).message}`);
+      result.lines.push(
+        `error: owner ${e.kind} ${e.namespace}/${e.name}: putting its pod template back failed: ${lookupError(err, 'patch', e.workload.kind, e.namespace).message}`,
+      );
     }
   }
   return result;

@@ -122,14 +122,25 @@ function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
 export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: number): GateRow[] {
   return gates
     .filter((g) => gateAppliesAfterWave(g, wave, waveCount))
-    .map((g) => ({ name: g.name, pauseMs: g.pauseMs, approval: g.approval, prometheus: g.prometheus !== undefined, webhook: g.webhook !== undefined }));
+    .map((g) => ({
+      name: g.name,
+      pauseMs: g.pauseMs,
+      approval: g.approval,
+      prometheus: g.prometheus !== undefined,
+      webhook: g.webhook !== undefined,
+    }));
 }
 
 /**
  * Pods of the waves whose node cannot act, with why (`node sim-node-2 is NotReady since 12s`).
  * `nodes` undefined: the nodes could not be read, so none is judged.
  */
-function nodeWaits(pods: readonly SelectedPod[], nodes: ReadonlyMap<string, V1Node> | undefined, nowMs: number, resuming: ReadonlySet<string>): PlanReport['waitingForNodes'] {
+function nodeWaits(
+  pods: readonly SelectedPod[],
+  nodes: ReadonlyMap<string, V1Node> | undefined,
+  nowMs: number,
+  resuming: ReadonlySet<string>,
+): PlanReport['waitingForNodes'] {
   if (!nodes) return [];
   return pods.flatMap((p) => {
     if (!p.node) return [];
@@ -142,7 +153,14 @@ function nodeWaits(pods: readonly SelectedPod[], nodes: ReadonlyMap<string, V1No
 }
 
 /** The report of a dry run at `nowMs` (which only the maintenance window and node ages depend on); `nodes` as listed, if they could be. */
-export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, nowMs = Date.now(), nodes?: ReadonlyMap<string, V1Node>, owners: readonly OwnerEntry[] = []): PlanReport {
+export function planReport(
+  plan: Plan,
+  sel: FleetSelection,
+  zones: ZoneInfo,
+  nowMs = Date.now(),
+  nodes?: ReadonlyMap<string, V1Node>,
+  owners: readonly OwnerEntry[] = [],
+): PlanReport {
   const window = windowNow(plan, nowMs);
   const resuming = new Set(sel.resumed.map(podKey));
   const { partition } = sel;
@@ -168,7 +186,12 @@ export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, now
     })),
     skipped: sel.done.map((p) => row(p, resuming)),
     deferred: partition.deferred.map((p) => row(p, resuming)),
-    waitingForNodes: nodeWaits(partition.waves.flatMap((w) => w.pods), nodes, nowMs, resuming),
+    waitingForNodes: nodeWaits(
+      partition.waves.flatMap((w) => w.pods),
+      nodes,
+      nowMs,
+      resuming,
+    ),
     budget: sel.budget,
     concurrency: plan.strategy.concurrency,
     maxFailed: sel.maxFailed,
@@ -181,7 +204,15 @@ export function planReport(plan: Plan, sel: FleetSelection, zones: ZoneInfo, now
     warnings: sel.problems.length - errors,
     refused: errors > 0,
     ...(window ? { window } : {}),
-    owners: owners.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, ...(o.strategy ? { strategy: o.strategy } : {}), pods: o.pods.length, action: o.action, message: o.message })),
+    owners: owners.map((o) => ({
+      kind: o.kind,
+      namespace: o.namespace,
+      name: o.name,
+      ...(o.strategy ? { strategy: o.strategy } : {}),
+      pods: o.pods.length,
+      action: o.action,
+      message: o.message,
+    })),
   };
 }
 
@@ -206,14 +237,24 @@ function shown<T>(items: readonly T[], all: boolean): { head: T[]; hidden: numbe
 }
 
 function gateText(g: GateRow): string {
-  const what = [g.pauseMs > 0 ? `pause ${formatPlanDuration(g.pauseMs)}` : '', g.approval ? 'approval' : '', g.prometheus ? 'prometheus' : '', g.webhook ? 'webhook' : ''].filter(Boolean);
+  const what = [
+    g.pauseMs > 0 ? `pause ${formatPlanDuration(g.pauseMs)}` : '',
+    g.approval ? 'approval' : '',
+    g.prometheus ? 'prometheus' : '',
+    g.webhook ? 'webhook' : '',
+  ].filter(Boolean);
   return `gate ${g.name}${what.length > 0 ? ` (${what.join(', ')})` : ''}`;
 }
 
 /** Pod lines of several lists, laid out in one set of columns so they line up across waves. */
 function podLines(lists: readonly PodRow[][], all: boolean, zonesKnown: boolean): string[][] {
   const parts = lists.map((l) => shown(l, all));
-  const cells = (p: PodRow) => [podKey(p), p.node ?? '-', zonesKnown ? (p.zone ?? '-') : '?', p.resuming ? '(resuming)' : ''];
+  const cells = (p: PodRow) => [
+    podKey(p),
+    p.node ?? '-',
+    zonesKnown ? (p.zone ?? '-') : '?',
+    p.resuming ? '(resuming)' : '',
+  ];
   const flat = parts.flatMap((s) => [...s.head, ...s.tail].map(cells));
   const laid = columns(flat);
   let i = 0;
@@ -231,12 +272,15 @@ function problemLines(problems: readonly PodProblem[], all: boolean): string[] {
   for (const p of problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p]);
   const out: string[] = [];
   // Errors first: they decide whether the run would go.
-  const kinds = [...byKind.keys()].sort((a, b) => Number(byKind.get(a)![0]!.severity === 'warning') - Number(byKind.get(b)![0]!.severity === 'warning'));
+  const kinds = [...byKind.keys()].sort(
+    (a, b) => Number(byKind.get(a)![0]!.severity === 'warning') - Number(byKind.get(b)![0]!.severity === 'warning'),
+  );
   for (const kind of kinds) {
     const list = byKind.get(kind)!;
     const show = all || list.length <= PROBLEMS_PER_KIND + 1 ? list : list.slice(0, PROBLEMS_PER_KIND);
     for (const p of show) out.push(`  ${p.severity === 'error' ? 'error  ' : 'warning'}  ${p.message}`);
-    if (show.length < list.length) out.push(`  ${' '.repeat(7)}  … ${list.length - show.length} more ${kind} problems (--all lists them)`);
+    if (show.length < list.length)
+      out.push(`  ${' '.repeat(7)}  … ${list.length - show.length} more ${kind} problems (--all lists them)`);
   }
   return out;
 }
@@ -248,20 +292,30 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   out.push(`plan ${r.plan} (revision ${r.revision}) from ${r.file}`);
   out.push(`target: pods in ${ns} matching ${r.selector || '(everything)'}`);
   out.push(`update: ${r.update.map((c) => `${c.name} → ${c.image}`).join(', ')}`);
-  const parts = [`${r.toUpgrade} to upgrade in ${count(r.waves.length, 'wave')}`, `${r.alreadyAtTarget} already at target`];
+  const parts = [
+    `${r.toUpgrade} to upgrade in ${count(r.waves.length, 'wave')}`,
+    `${r.alreadyAtTarget} already at target`,
+  ];
   if (r.resuming > 0) parts.push(`${r.resuming} to resume from an earlier run`);
   if (r.deferred.length > 0) parts.push(`${r.deferred.length} deferred`);
   if (r.waitingForNodes.length > 0) parts.push(`${r.waitingForNodes.length} waiting for their node`);
   out.push(`selected ${count(r.selected, 'pod')}: ${parts.join(', ')}`);
-  out.push(`limits: at most ${count(r.budget, 'pod')} unavailable at once, ${r.concurrency} in flight, order ${r.order}`);
-  const halt = r.maxFailed === 0 ? 'the first failed pod halts the run' : `more than ${count(r.maxFailed, 'failed pod')} halt the run`;
+  out.push(
+    `limits: at most ${count(r.budget, 'pod')} unavailable at once, ${r.concurrency} in flight, order ${r.order}`,
+  );
+  const halt =
+    r.maxFailed === 0
+      ? 'the first failed pod halts the run'
+      : `more than ${count(r.maxFailed, 'failed pod')} halt the run`;
   out.push(`failures: ${halt}, then rollback: ${r.rollback}`);
   if (!r.zones.known) out.push(`zones: unknown, ${r.zones.reason}`);
   const closed = r.window && !r.window.open ? windowClosedText(r.window) : undefined;
   if (closed) out.push(`window: ${closed}`);
   if (r.waitingForNodes.length > 0) {
     // Up front: these are what a run would leave untouched (exit 5) unless the nodes come back.
-    out.push(`waiting for their node (${r.waitingForNodes.length}): kwave run leaves them untouched until it can act again`);
+    out.push(
+      `waiting for their node (${r.waitingForNodes.length}): kwave run leaves them untouched until it can act again`,
+    );
     const w = shown(r.waitingForNodes, all);
     const lines = columns([...w.head, ...w.tail].map((p) => [podKey(p), p.waiting]));
     out.push(...lines.slice(0, w.head.length).map((l) => `  ${l}`));
@@ -269,12 +323,17 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
     out.push(...lines.slice(w.head.length).map((l) => `  ${l}`));
   }
   if (r.satisfiedWaves.length > 0) {
-    out.push(`wave${r.satisfiedWaves.length > 1 ? 's' : ''} ${r.satisfiedWaves.join(', ')} already met by pods at target`);
+    out.push(
+      `wave${r.satisfiedWaves.length > 1 ? 's' : ''} ${r.satisfiedWaves.join(', ')} already met by pods at target`,
+    );
   }
 
   const listed = podLines([...r.waves.map((w) => w.pods), r.skipped, r.deferred], all, r.zones.known);
   r.waves.forEach((w, i) => {
-    out.push('', `wave ${w.wave}/${r.waveCount}: ${count(w.pods.length, 'pod')}, then ${w.target} of ${r.selected} at target`);
+    out.push(
+      '',
+      `wave ${w.wave}/${r.waveCount}: ${count(w.pods.length, 'pod')}, then ${w.target} of ${r.selected} at target`,
+    );
     out.push(...listed[i]!);
     for (const g of w.gatesAfter) out.push(`  then ${gateText(g)}`);
   });
@@ -283,16 +342,27 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
     out.push(...listed[r.waves.length]!);
   }
   if (r.deferred.length > 0) {
-    out.push('', `deferred past the last wave (a partial rollout; a later plan continues): ${count(r.deferred.length, 'pod')}`);
+    out.push(
+      '',
+      `deferred past the last wave (a partial rollout; a later plan continues): ${count(r.deferred.length, 'pod')}`,
+    );
     out.push(...listed[r.waves.length + 1]!);
   }
   if (r.owners.length > 0) {
     // Refusals and warnings say why under problems; what will happen is said here.
     out.push('', `owners (spec.owners: ${r.ownersMode}):`);
-    const lines = columns(r.owners.map((o) => [`${o.kind} ${o.namespace}/${o.name}`, o.strategy ?? '-', count(o.pods, 'selected pod'), o.action]));
+    const lines = columns(
+      r.owners.map((o) => [
+        `${o.kind} ${o.namespace}/${o.name}`,
+        o.strategy ?? '-',
+        count(o.pods, 'selected pod'),
+        o.action,
+      ]),
+    );
     r.owners.forEach((o, i) => {
       out.push(`  ${lines[i]}`);
-      if (o.action === 'update' || o.action === 'in-step') out.push(`    ${o.message.slice(o.message.indexOf(': ') + 2)}`);
+      if (o.action === 'update' || o.action === 'in-step')
+        out.push(`    ${o.message.slice(o.message.indexOf(': ') + 2)}`);
     });
   }
   if (r.problems.length > 0) {
@@ -302,8 +372,14 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   out.push('');
   if (r.refused) out.push(`REFUSED: kwave run would refuse this plan (${count(r.errors, 'error')} above).`);
   else if (r.toUpgrade === 0) out.push(`nothing to do: every selected pod is already at the target.`);
-  else if (closed) out.push(`OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}, but only once the window opens: ${closed}. Nothing was written.`);
-  else out.push(`OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}. Nothing was written.`);
+  else if (closed)
+    out.push(
+      `OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}, but only once the window opens: ${closed}. Nothing was written.`,
+    );
+  else
+    out.push(
+      `OK: kwave run would upgrade ${count(r.toUpgrade, 'pod')} in ${count(r.waves.length, 'wave')}. Nothing was written.`,
+    );
   return out;
 }
 

@@ -3,7 +3,14 @@
 // runner calls: plan the nodes (node status.images from the node cache), pull, report. Pullers a
 // killed run left behind are deleted before the first wave pulls.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { KubeError, PodCache, type Cluster, type NodeCache, type WaitOptions, type WaitResult } from '../cluster/index.js';
+import {
+  KubeError,
+  PodCache,
+  type Cluster,
+  type NodeCache,
+  type WaitOptions,
+  type WaitResult,
+} from '../cluster/index.js';
 import type { Plan } from '../plan/types.js';
 import { prePull, type PullerPort } from '../rollout/prePull.js';
 import { PRE_PULL_LABEL, prePullPlan, type PullerOwner } from '../rollout/prePullPlan.js';
@@ -15,7 +22,13 @@ export interface PrePuller {
 }
 
 /** Resolves true once `name` is in the cache (a pod just created may not have come by watch yet). */
-function appeared(cache: PodCache, namespace: string, name: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+function appeared(
+  cache: PodCache,
+  namespace: string,
+  name: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   if (cache.get(namespace, name)) return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
@@ -38,9 +51,13 @@ export function prePuller(cluster: Cluster, plan: Plan, nodes: NodeCache | undef
   let owner: PullerOwner | undefined;
   const start = async (): Promise<PodCache> => {
     if (cache) return cache;
-    cache = new PodCache(cluster, { namespaces: plan.target.namespaces, labelSelector: `${PRE_PULL_LABEL}=${plan.name}` });
+    cache = new PodCache(cluster, {
+      namespaces: plan.target.namespaces,
+      labelSelector: `${PRE_PULL_LABEL}=${plan.name}`,
+    });
     await cache.synced;
-    for (const left of cache.list()) await cluster.deletePod(left.metadata!.namespace!, left.metadata!.name!).catch(() => undefined);
+    for (const left of cache.list())
+      await cluster.deletePod(left.metadata!.namespace!, left.metadata!.name!).catch(() => undefined);
     const recordNs = plan.target.namespaces[0]!;
     const record = await cluster.getConfigMap(recordNs, `kwave-${plan.name}`).catch(() => undefined);
     if (record?.metadata?.uid) owner = { name: `kwave-${plan.name}`, uid: record.metadata.uid, namespace: recordNs };
@@ -51,7 +68,8 @@ export function prePuller(cluster: Cluster, plan: Plan, nodes: NodeCache | undef
     get: (namespace, name) => cluster.getPod(namespace, name),
     remove: (namespace, name) => cluster.deletePod(namespace, name),
     waitFor: async (namespace, name, predicate, options: WaitOptions): Promise<WaitResult> => {
-      if (!(await appeared(c, namespace, name, options.timeoutMs, options.signal))) return options.signal?.aborted ? 'aborted' : 'timeout';
+      if (!(await appeared(c, namespace, name, options.timeoutMs, options.signal)))
+        return options.signal?.aborted ? 'aborted' : 'timeout';
       return c.waitFor(namespace, name, predicate, options);
     },
   });
@@ -67,7 +85,10 @@ export function prePuller(cluster: Cluster, plan: Plan, nodes: NodeCache | undef
       try {
         c = await start();
       } catch (err) {
-        const why = err instanceof KubeError && err.code === 403 ? `listing pods to follow the puller pods is forbidden (${err.message})` : `starting the puller watch failed: ${(err as Error).message}`;
+        const why =
+          err instanceof KubeError && err.code === 403
+            ? `listing pods to follow the puller pods is forbidden (${err.message})`
+            : `starting the puller watch failed: ${(err as Error).message}`;
         return { ok: false, message: `pre-pull: ${why}`, pulled: [], skipped: pullPlan.skipped };
       }
       const result = await prePull(pullPlan.targets, port(c), {

@@ -29,7 +29,11 @@ export async function checkAccess(cluster: Pick<Cluster, 'reviewAccess'>, needs:
   }
   if (answers.some((a) => a === undefined)) return { checked: false, denied: [], missingOptional: [] };
   const lacking = needs.filter((_, i) => !answers[i]!.allowed);
-  return { checked: true, denied: lacking.filter((n) => !n.degrades), missingOptional: lacking.filter((n) => n.degrades) };
+  return {
+    checked: true,
+    denied: lacking.filter((n) => !n.degrades),
+    missingOptional: lacking.filter((n) => n.degrades),
+  };
 }
 
 /** The refusal for missing required permissions: one line per permission. */

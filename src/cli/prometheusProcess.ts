@@ -29,7 +29,12 @@ import { realSleep as sleep } from '../sleep.js';
 export { freePort };
 
 /** Polls `check` every `everyMs` until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 250): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -39,7 +44,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     await sleep(everyMs);
   }
 }
@@ -52,7 +60,11 @@ interface Daemon {
   stop(): Promise<void>;
 }
 
-async function startDaemon(binary: string, args: (port: number, dir: string) => string[], dir: string): Promise<Daemon> {
+async function startDaemon(
+  binary: string,
+  args: (port: number, dir: string) => string[],
+  dir: string,
+): Promise<Daemon> {
   const path = findOnPath(binary);
   if (!path) throw new Error(`${binary} is not on PATH`);
   let lastFailure = '';
@@ -150,7 +162,8 @@ export async function startPrometheus(options: StartPrometheusOptions): Promise<
     async query(promql) {
       const res = await fetch(`${daemon.url}/api/v1/query?query=${encodeURIComponent(promql)}`);
       const body = (await res.json()) as { status: string; error?: string; data?: InstantResult };
-      if (body.status !== 'success' || !body.data) throw new Error(`query ${promql} failed: HTTP ${res.status} ${body.error ?? ''}`);
+      if (body.status !== 'success' || !body.data)
+        throw new Error(`query ${promql} failed: HTTP ${res.status} ${body.error ?? ''}`);
       return body.data;
     },
   };
@@ -161,7 +174,11 @@ export async function startPushgateway(): Promise<Daemon> {
   const dir = await mkdtemp(join(tmpdir(), 'kwave-pushgw-'));
   return startDaemon(
     'prometheus-pushgateway',
-    (port, d) => [`--web.listen-address=127.0.0.1:${port}`, `--persistence.file=${join(d, 'pushgateway.data')}`, '--log.level=warn'],
+    (port, d) => [
+      `--web.listen-address=127.0.0.1:${port}`,
+      `--persistence.file=${join(d, 'pushgateway.data')}`,
+      '--log.level=warn',
+    ],
     dir,
   );
 }

@@ -16,11 +16,19 @@ export interface RecordControl extends RemoteControl {
   close(): void;
 }
 
-const note = (r: { by: string; at: string } | undefined): ControlNote | undefined => (r ? { by: r.by, at: r.at } : undefined);
+const note = (r: { by: string; at: string } | undefined): ControlNote | undefined =>
+  r ? { by: r.by, at: r.at } : undefined;
 
 export function followRecordControl(
   cluster: Pick<Cluster, 'getConfigMap' | 'watchConfigMaps'>,
-  options: { namespace: string; plan: string; revision: string; identity: string; onError?: (err: KubeError) => void; onProblem?: (problem: string) => void },
+  options: {
+    namespace: string;
+    plan: string;
+    revision: string;
+    identity: string;
+    onError?: (err: KubeError) => void;
+    onProblem?: (problem: string) => void;
+  },
 ): RecordControl {
   const stop = new AbortController();
   const listeners = new Set<() => void>();

@@ -16,7 +16,15 @@ import type { EventSink } from '../rollout/events.js';
 import { runnerIdentity } from '../record/runnerIdentity.js';
 import { ClusterTurns } from '../rollout/clusterTurns.js';
 import { rollbackRollout, runRollout, type RunResult } from '../rollout/runner.js';
-import { openCluster, startClusterRecord, type Closer, type ClusterOpenOptions, type ClusterTarget, type OpenCluster, type ReadyCluster } from './clusterSession.js';
+import {
+  openCluster,
+  startClusterRecord,
+  type Closer,
+  type ClusterOpenOptions,
+  type ClusterTarget,
+  type OpenCluster,
+  type ReadyCluster,
+} from './clusterSession.js';
 import type { CommandContext } from './context.js';
 import { createReporter, type Reporter } from './output/index.js';
 import { keepOwnersInStep } from './ownerSteps.js';
@@ -46,9 +54,17 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
   const { plan } = options;
   const address = parseMetricsAddress(common.metricsAddress);
   const multi = plan.clusters;
-  if (multi && common.context !== undefined) throw new KwaveError('USAGE', `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`);
-  const targets: ClusterTarget[] = multi ? multi.list.map((c) => ({ name: c.name, context: c.context })) : [{ name: undefined, context: common.context }];
-  const metrics = new KwaveMetrics(multi ? { plan: plan.name, clusters: multi.list.map((c) => c.name) } : { plan: plan.name });
+  if (multi && common.context !== undefined)
+    throw new KwaveError(
+      'USAGE',
+      `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`,
+    );
+  const targets: ClusterTarget[] = multi
+    ? multi.list.map((c) => ({ name: c.name, context: c.context }))
+    : [{ name: undefined, context: common.context }];
+  const metrics = new KwaveMetrics(
+    multi ? { plan: plan.name, clusters: multi.list.map((c) => c.name) } : { plan: plan.name },
+  );
   const identity = runnerIdentity();
   const closers: Closer[] = [];
   const closeAll = async () => {
@@ -67,14 +83,24 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
         env: io.env,
         onResult: (r) => {
           (t.name === undefined ? metrics : metrics.forCluster(t.name)).notification(r.result);
-          if (r.result !== 'sent') io.stderr.write(`kwave: notification ${r.kind} to ${r.target} ${r.result}: ${r.error ?? ''}\n`);
+          if (r.result !== 'sent')
+            io.stderr.write(`kwave: notification ${r.kind} to ${r.target} ${r.result}: ${r.error ?? ''}\n`);
         },
       }),
   );
   const flushNotifiers = async (ms: number) => {
     await Promise.all(notifiers.map((n) => n.flush(ms)));
   };
-  const reporters: Reporter[] = targets.map((t) => createReporter({ io, format: common.output, tty, plan: plan.name, planFile: options.planFile, ...(t.name === undefined ? {} : { cluster: t.name }) }));
+  const reporters: Reporter[] = targets.map((t) =>
+    createReporter({
+      io,
+      format: common.output,
+      tty,
+      plan: plan.name,
+      planFile: options.planFile,
+      ...(t.name === undefined ? {} : { cluster: t.name }),
+    }),
+  );
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
@@ -105,7 +131,9 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       else if (address.port === 0) io.stderr.write(`kwave: serving metrics on ${server.url}\n`);
       // Linger only after a rollout ran (a refused or locked run has nothing to be scraped for).
       // Pushed here, this runs after the signal handlers are gone: a Ctrl-C then ends the wait.
-      closers.push(() => server?.close({ lingerMs: ran ? (options.metricsLingerMs ?? 10_000) : 0, signal: lingerStop.signal }));
+      closers.push(() =>
+        server?.close({ lingerMs: ran ? (options.metricsLingerMs ?? 10_000) : 0, signal: lingerStop.signal }),
+      );
     }
     // Before the metrics server's last scrape, so that it counts them; after the lease is released.
     closers.push(() => flushNotifiers(NOTIFY_FLUSH_MS));
@@ -122,15 +150,32 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       if (r && !r.ok) io.stderr.write(`kwave: pushing metrics to ${r.url} failed: ${r.error}\n`);
     };
 
-    const openOptions = targets.map(
-      (target): ClusterOpenOptions => ({ ctx, plan, target, direction: options.direction, force: options.force ?? false, retry: options.retry ?? false, leaseWaitMs: options.leaseWaitMs ?? 0, identity, metrics: target.name === undefined ? metrics : metrics.forCluster(target.name), stop, abort: abort.signal, closers }),
-    );
+    const openOptions = targets.map((target): ClusterOpenOptions => ({
+      ctx,
+      plan,
+      target,
+      direction: options.direction,
+      force: options.force ?? false,
+      retry: options.retry ?? false,
+      leaseWaitMs: options.leaseWaitMs ?? 0,
+      identity,
+      metrics: target.name === undefined ? metrics : metrics.forCluster(target.name),
+      stop,
+      abort: abort.signal,
+      closers,
+    }));
     // Every cluster is opened and checked before any record is written or pod touched.
     const opened: OpenCluster[] = [];
     for (const o of openOptions) opened.push(await openCluster(o));
     // Turns are an upgrade's: a rollback reverts one cluster after another, and a rollback halted
     // in one cluster (`kwave abort --cluster`) leaves the others' rollbacks to go on.
-    const turns = multi && options.direction === 'upgrade' ? new ClusterTurns(multi.order, targets.map((t) => t.name!)) : undefined;
+    const turns =
+      multi && options.direction === 'upgrade'
+        ? new ClusterTurns(
+            multi.order,
+            targets.map((t) => t.name!),
+          )
+        : undefined;
     const ready: ReadyCluster[] = [];
     for (const [i, o] of openOptions.entries()) {
       // A halt in one cluster halts the plan: the others hear it through their turns.
@@ -139,7 +184,14 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
             if (e.event === 'halt' && e.reason !== 'cluster') turns.haltFrom(i, e.message);
           }
         : undefined;
-      ready.push(await startClusterRecord(o, opened[i]!, [reporters[i]!.sink, notifiers[i]!.sink, ...(onEvent ? [onEvent] : [])], push));
+      ready.push(
+        await startClusterRecord(
+          o,
+          opened[i]!,
+          [reporters[i]!.sink, notifiers[i]!.sink, ...(onEvent ? [onEvent] : [])],
+          push,
+        ),
+      );
     }
     closers.push(() => {
       for (const r of reporters) r.close();
@@ -154,12 +206,20 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
         const [ns, name] = key.split('/') as [string, string];
         return c.cache.get(ns, name);
       });
-      for (const line of step.lines) io.stderr.write(`kwave: ${c.target.name === undefined ? '' : `${c.target.name}: `}${line}\n`);
+      for (const line of step.lines)
+        io.stderr.write(`kwave: ${c.target.name === undefined ? '' : `${c.target.name}: `}${line}\n`);
       if (step.failed > 0) ownersFailed = step.forbidden ? 'forbidden' : (ownersFailed ?? 'other');
     }
     // The rollout's outcome stands even if its last record write fails.
     for (const c of ready) {
-      if (!c.lock.lost) await c.records.flush().catch((err: unknown) => io.stderr.write(`kwave: writing the final rollout record${c.where} failed: ${err instanceof Error ? err.message : String(err)}\n`));
+      if (!c.lock.lost)
+        await c.records
+          .flush()
+          .catch((err: unknown) =>
+            io.stderr.write(
+              `kwave: writing the final rollout record${c.where} failed: ${err instanceof Error ? err.message : String(err)}\n`,
+            ),
+          );
     }
     await push();
     if (multi) {
@@ -167,7 +227,8 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       writePlanEnd(ctx, plan, targets, results);
     }
     const exitCode = planExitCode(results.map((r) => r.exitCode));
-    if (ownersFailed && exitCode === ExitCode.OK) return ownersFailed === 'forbidden' ? ExitCode.BAD_INPUT : ExitCode.INTERNAL;
+    if (ownersFailed && exitCode === ExitCode.OK)
+      return ownersFailed === 'forbidden' ? ExitCode.BAD_INPUT : ExitCode.INTERNAL;
     return exitCode;
   } catch (err) {
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'talking to the cluster');
@@ -190,7 +251,12 @@ const NOTIFY_EXIT_FLUSH_MS = 1_000;
  * rollback (`kwave rollback`) reverts one cluster after another, last listed first. An error in
  * one cluster's runner stops the others (as a first signal would) and is rethrown once all ended.
  */
-async function runClusters(plan: Plan, clusters: readonly ReadyCluster[], direction: 'upgrade' | 'rollback', turns: ClusterTurns | undefined): Promise<RunResult[]> {
+async function runClusters(
+  plan: Plan,
+  clusters: readonly ReadyCluster[],
+  direction: 'upgrade' | 'rollback',
+  turns: ClusterTurns | undefined,
+): Promise<RunResult[]> {
   if (direction === 'rollback') {
     const results: RunResult[] = [];
     for (const c of [...clusters].reverse()) results.unshift(await rollbackRollout(plan, c.deps));
@@ -222,18 +288,46 @@ async function runClusters(plan: Plan, clusters: readonly ReadyCluster[], direct
  * interruption (4), nodes that could not act (5), an internal error; 0 only if all are 0.
  */
 export function planExitCode(codes: readonly number[]): number {
-  for (const code of [ExitCode.HALTED, ExitCode.INTERRUPTED, ExitCode.NODES_DOWN, ExitCode.BAD_INPUT, ExitCode.INTERNAL]) if (codes.includes(code)) return code;
+  for (const code of [
+    ExitCode.HALTED,
+    ExitCode.INTERRUPTED,
+    ExitCode.NODES_DOWN,
+    ExitCode.BAD_INPUT,
+    ExitCode.INTERNAL,
+  ])
+    if (codes.includes(code)) return code;
   return codes.find((c) => c !== ExitCode.OK) ?? ExitCode.OK;
 }
 
 /** The last line(s) of a multi-cluster run: every cluster's phase and message. */
-function writePlanEnd(ctx: CommandContext, plan: Plan, targets: readonly ClusterTarget[], results: readonly RunResult[]): void {
-  const clusters = targets.map((t, i) => ({ cluster: t.name!, phase: results[i]!.phase, exitCode: results[i]!.exitCode, message: results[i]!.message }));
+function writePlanEnd(
+  ctx: CommandContext,
+  plan: Plan,
+  targets: readonly ClusterTarget[],
+  results: readonly RunResult[],
+): void {
+  const clusters = targets.map((t, i) => ({
+    cluster: t.name!,
+    phase: results[i]!.phase,
+    exitCode: results[i]!.exitCode,
+    message: results[i]!.message,
+  }));
   const exitCode = planExitCode(results.map((r) => r.exitCode));
   if (ctx.common.output === 'json') {
-    ctx.io.stdout.write(JSON.stringify({ time: new Date().toISOString(), plan: plan.name, event: 'plan-end', clusterOrder: plan.clusters!.order, exitCode, clusters }) + '\n');
+    ctx.io.stdout.write(
+      JSON.stringify({
+        time: new Date().toISOString(),
+        plan: plan.name,
+        event: 'plan-end',
+        clusterOrder: plan.clusters!.order,
+        exitCode,
+        clusters,
+      }) + '\n',
+    );
     return;
   }
   const lines = clusters.map((c) => `  ${c.cluster}: ${c.phase}: ${c.message}`);
-  ctx.io.stdout.write(`plan ${plan.name} across ${clusters.length} clusters (${plan.clusters!.order}), exit ${exitCode}:\n${lines.join('\n')}\n`);
+  ctx.io.stdout.write(
+    `plan ${plan.name} across ${clusters.length} clusters (${plan.clusters!.order}), exit ${exitCode}:\n${lines.join('\n')}\n`,
+  );
 }

@@ -24,8 +24,14 @@ export interface Served {
 }
 
 /** Starts the embedded clusters in their worker thread; resolves once they serve. */
-export function serveInWorker(request: SimWorkerRequest, workerFile = packagePath('dist/cli/sim-worker.js')): Promise<Served> {
-  const worker = new Worker(workerFile, { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: SIM_YOUNG_GENERATION_MB } });
+export function serveInWorker(
+  request: SimWorkerRequest,
+  workerFile = packagePath('dist/cli/sim-worker.js'),
+): Promise<Served> {
+  const worker = new Worker(workerFile, {
+    workerData: request,
+    resourceLimits: { maxYoungGenerationSizeMb: SIM_YOUNG_GENERATION_MB },
+  });
   const ended = new Promise<never>((_, reject) => {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the simulator's thread exited (code ${code})`)));
@@ -34,7 +40,8 @@ export function serveInWorker(request: SimWorkerRequest, workerFile = packagePat
   ended.catch(() => {});
   const next = () => Promise.race([new Promise<SimWorkerMessage>((resolve) => worker.once('message', resolve)), ended]);
   return next().then((m) => {
-    if (m.type === 'failed') throw m.kwave ? new KwaveError(m.kwave.code, m.message, m.kwave.exitCode, m.kwave.pos) : new Error(m.message);
+    if (m.type === 'failed')
+      throw m.kwave ? new KwaveError(m.kwave.code, m.message, m.kwave.exitCode, m.kwave.pos) : new Error(m.message);
     if (m.type !== 'started') throw new Error(`the simulator's thread said ${m.type} before it started`);
     const closed = next().then(() => worker.terminate());
     closed.catch(() => {}); // a crash is reported through `crashed`

@@ -23,7 +23,11 @@ export interface ServedCluster {
 export type SimWorkerMessage =
   | { type: 'started'; clusters: ServedCluster[] }
   /** A KwaveError keeps its code and exit code across the thread (the main thread rebuilds it). */
-  | { type: 'failed'; message: string; kwave?: { code: KwaveError['code']; exitCode: KwaveError['exitCode']; pos: KwaveError['pos'] } }
+  | {
+      type: 'failed';
+      message: string;
+      kwave?: { code: KwaveError['code']; exitCode: KwaveError['exitCode']; pos: KwaveError['pos'] };
+    }
   | { type: 'closed' };
 
 /** To the worker: close the clusters. */
@@ -36,9 +40,17 @@ if (port) {
   try {
     const served =
       request.kind === 'one'
-        ? await startSim(request.options).then((sim) => ({ clusters: [{ url: sim.url, metricsUrl: sim.metricsUrl, world: sim.world }], close: () => sim.close() }))
+        ? await startSim(request.options).then((sim) => ({
+            clusters: [{ url: sim.url, metricsUrl: sim.metricsUrl, world: sim.world }],
+            close: () => sim.close(),
+          }))
         : await startSimClusters(request.options).then((sims) => ({
-            clusters: sims.clusters.map((c) => ({ name: c.name, url: c.sim.url, metricsUrl: c.sim.metricsUrl, world: c.sim.world })),
+            clusters: sims.clusters.map((c) => ({
+              name: c.name,
+              url: c.sim.url,
+              metricsUrl: c.sim.metricsUrl,
+              world: c.sim.world,
+            })),
             close: () => sims.close(),
           }));
     port.once('message', (command: SimWorkerCommand) => {
@@ -50,7 +62,11 @@ if (port) {
     });
     post({ type: 'started', clusters: served.clusters });
   } catch (err) {
-    post(err instanceof KwaveError ? { type: 'failed', message: err.message, kwave: { code: err.code, exitCode: err.exitCode, pos: err.pos } } : { type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    post(
+      err instanceof KwaveError
+        ? { type: 'failed', message: err.message, kwave: { code: err.code, exitCode: err.exitCode, pos: err.pos } }
+        : { type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+    );
     port.close();
   }
 }

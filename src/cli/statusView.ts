@@ -45,7 +45,14 @@ function waitLine(w: Waiting, r: RolloutRecord, input: StatusInput): string {
 function table(rows: string[][], indent = '  '): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map(
+    (row) =>
+      indent +
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+  );
 }
 
 /** The status as lines of text for a person. */
@@ -64,9 +71,15 @@ export function renderStatus(input: StatusInput): string {
     `pods: ${c.upgraded} ${r.direction === 'rollback' ? 'reverted' : 'upgraded'}, ${c.in_progress} in progress, ${c.pending} pending, ` +
       `${c.failed} failed, ${c.skipped} skipped, ${c.vanished} vanished (${r.selected} selected${deferred})`,
   );
-  if (r.rollback) lines.push(`rollback (${r.rollback.scope}): ${r.rollback.done} of ${r.rollback.pods} reverted, ${r.rollback.failed} failed`);
+  if (r.rollback)
+    lines.push(
+      `rollback (${r.rollback.scope}): ${r.rollback.done} of ${r.rollback.pods} reverted, ${r.rollback.failed} failed`,
+    );
   if (r.waiting) lines.push(waitLine(r.waiting, r, input));
-  if (r.heldByPdb) lines.push(`held by PodDisruptionBudget ${r.heldByPdb.pdb} for ${age(since(r.heldByPdb.since, now))}: ${r.heldByPdb.pod} waits (${r.heldByPdb.message})`);
+  if (r.heldByPdb)
+    lines.push(
+      `held by PodDisruptionBudget ${r.heldByPdb.pdb} for ${age(since(r.heldByPdb.since, now))}: ${r.heldByPdb.pod} waits (${r.heldByPdb.message})`,
+    );
   if (r.message) lines.push(`${TERMINAL.has(r.phase) || r.phase === 'Paused' ? 'result' : 'note'}: ${r.message}`);
 
   if (r.inFlight.length > 0) {
@@ -78,7 +91,10 @@ export function renderStatus(input: StatusInput): string {
     lines.push(...table(r.waitingForNodes.map((w) => [w.pod, `waiting: ${nodeWaitNow(w, now.getTime())}`])));
   }
   if (r.failures.length > 0) {
-    const shown = r.failuresTotal > r.failures.length ? `${r.failures.length} latest of ${r.failuresTotal}` : String(r.failures.length);
+    const shown =
+      r.failuresTotal > r.failures.length
+        ? `${r.failures.length} latest of ${r.failuresTotal}`
+        : String(r.failures.length);
     lines.push(`failures (${shown}):`);
     lines.push(...table(r.failures.map((f) => [f.pod, `wave ${f.wave}`, f.reason, f.message])));
   }
@@ -88,10 +104,17 @@ export function renderStatus(input: StatusInput): string {
     lines.push(...measurementLines(r.gates[r.gates.length - 1]!));
   }
   const control = r.control;
-  if (control?.paused && r.waiting?.kind !== 'paused') lines.push(`pause requested by ${control.paused.by} ${ago(control.paused.at, now)} (a run of revision ${control.paused.revision ?? 'any'} waits for \`kwave resume\`)`);
+  if (control?.paused && r.waiting?.kind !== 'paused')
+    lines.push(
+      `pause requested by ${control.paused.by} ${ago(control.paused.at, now)} (a run of revision ${control.paused.revision ?? 'any'} waits for \`kwave resume\`)`,
+    );
   if (control && control.history.length > 0) {
     lines.push('control:');
-    lines.push(...table(control.history.slice(-5).map((c) => [c.at, c.action, `by ${c.by}`, c.holder ? `runner ${c.holder}` : ''])));
+    lines.push(
+      ...table(
+        control.history.slice(-5).map((c) => [c.at, c.action, `by ${c.by}`, c.holder ? `runner ${c.holder}` : '']),
+      ),
+    );
   }
   const approvals = Object.entries(r.approvals).sort(([a], [b]) => Number(a) - Number(b));
   if (approvals.length > 0) {
@@ -123,7 +146,8 @@ export function renderStatus(input: StatusInput): string {
 }
 
 function gateResultText(g: GateRecord): string {
-  if (g.wouldHave) return `${g.result} (dry run: would have ${g.wouldHave.result === 'failed' ? 'failed' : 'been inconclusive'})`;
+  if (g.wouldHave)
+    return `${g.result} (dry run: would have ${g.wouldHave.result === 'failed' ? 'failed' : 'been inconclusive'})`;
   return g.dryRun ? `${g.result} (dry run)` : g.result;
 }
 
@@ -133,7 +157,9 @@ function measurementLines(g: GateRecord): string[] {
   if (ms.length === 0) return [];
   const of = ms[ms.length - 1]!.count;
   const shown = ms[0]!.index > 1 ? `, the last ${ms.length}` : '';
-  const out = [`measurements of gate ${g.gate} after wave ${g.wave}${g.dryRun ? ' (dry run)' : ''} (${ms[ms.length - 1]!.index} of ${of}${shown}):`];
+  const out = [
+    `measurements of gate ${g.gate} after wave ${g.wave}${g.dryRun ? ' (dry run)' : ''} (${ms[ms.length - 1]!.index} of ${of}${shown}):`,
+  ];
   out.push(...table(ms.map((m) => [`${m.index}`, m.at, `value ${measuredText(m.value)}`, m.phase, m.message])));
   return out;
 }

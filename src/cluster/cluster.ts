@@ -3,15 +3,55 @@
 // timeout, retry, KubeError) is requester.ts. Writes are minimal patches built from a decision
 // (requestBodies.ts). From client-node kwave takes the kubeconfig (connection and auth), the
 // types, and nothing that would load its generated API and models.
-import { PatchStrategy, V1MicroTime, type CoreV1Event, type KubeConfig, type V1ConfigMap, type V1Lease, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import {
+  PatchStrategy,
+  V1MicroTime,
+  type CoreV1Event,
+  type KubeConfig,
+  type V1ConfigMap,
+  type V1Lease,
+  type V1Node,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { checkedPod, decodeNode, decodePdb, decodePod, podShapeProblem, watchEvent } from './decode.js';
 import { KubeError } from './kubeError.js';
-import { continueTokenAhead, forEachPage, listAllPages, type FetchPage, type ListPage, type PageSink } from './pagedList.js';
-import { configMapPath, configMapsPath, eventsPath, leasePath, leasesPath, NODES_PATH, pdbsPath, podPath, podsPath } from './paths.js';
+import {
+  continueTokenAhead,
+  forEachPage,
+  listAllPages,
+  type FetchPage,
+  type ListPage,
+  type PageSink,
+} from './pagedList.js';
+import {
+  configMapPath,
+  configMapsPath,
+  eventsPath,
+  leasePath,
+  leasesPath,
+  NODES_PATH,
+  pdbsPath,
+  podPath,
+  podsPath,
+} from './paths.js';
 import { Requester, type CountedRequest, type LaneOptions } from './requester.js';
 import { conditionPatchBody, eventBody, type EventSpec, type PodConditionPatch } from './requestBodies.js';
 import type { WireRequest } from './wire.js';
-import type { AccessAnswer, AccessQuestion, ConfigMapMergePatch, ListPodsOptions, NodeList, NodeWatchEvent, PdbList, PdbWatchEvent, PodList, PodWatchEvent, WatchHandle, WatchNodesQuery, WatchPodsQuery } from './requestShapes.js';
+import type {
+  AccessAnswer,
+  AccessQuestion,
+  ConfigMapMergePatch,
+  ListPodsOptions,
+  NodeList,
+  NodeWatchEvent,
+  PdbList,
+  PdbWatchEvent,
+  PodList,
+  PodWatchEvent,
+  WatchHandle,
+  WatchNodesQuery,
+  WatchPodsQuery,
+} from './requestShapes.js';
 import { RequestCounter, type WorkloadResource } from './requestCounter.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { realSleep } from '../sleep.js';
@@ -139,7 +179,12 @@ export class Cluster {
    * `view` makes each pod's view once its shape is checked (decode.ts: decodePod, or the cheaper
    * decodePodBrief for a caller that reads only its fields).
    */
-  async listPodsByPage(namespace: string, options: ListPodsOptions, onPage: PageSink<V1Pod>, view: (raw: unknown) => V1Pod = decodePod): Promise<{ resourceVersion: string }> {
+  async listPodsByPage(
+    namespace: string,
+    options: ListPodsOptions,
+    onPage: PageSink<V1Pod>,
+    view: (raw: unknown) => V1Pod = decodePod,
+  ): Promise<{ resourceVersion: string }> {
     const { fetchPage, decode } = this.podPages(namespace, options, view);
     return forEachPage(fetchPage, decode, onPage);
   }
@@ -148,15 +193,18 @@ export class Cluster {
   private podPages(namespace: string, options: ListPodsOptions, view: (raw: unknown) => V1Pod = decodePod) {
     const limit = options.limit ?? 500;
     const fetchPage: FetchPage<unknown> = async (token, early) => {
-      const answer = await this.requester.wire({ verb: 'list', resource: 'pods', namespace }, {
-        method: 'GET',
-        path: podsPath(namespace),
-        query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
-        onHead: (head) => {
-          const next = continueTokenAhead(head);
-          if (next !== undefined) early(next);
+      const answer = await this.requester.wire(
+        { verb: 'list', resource: 'pods', namespace },
+        {
+          method: 'GET',
+          path: podsPath(namespace),
+          query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit, continue: token },
+          onHead: (head) => {
+            const next = continueTokenAhead(head);
+            if (next !== undefined) early(next);
+          },
         },
-      });
+      );
       return listPage(answer, `list pods in ${namespace}`);
     };
     const decode = (items: unknown[]): V1Pod[] =>
@@ -179,58 +227,123 @@ export class Cluster {
   /** Every node with the list's resourceVersion, for a node watch to start from. Pages as listPods does. */
   async listNodeList(limit = 500): Promise<NodeList> {
     return listAllPages(
-      async (token) => listPage(await this.requester.wire({ verb: 'list', resource: 'nodes' }, { method: 'GET', path: NODES_PATH, query: { limit, continue: token } }), 'list nodes'),
+      async (token) =>
+        listPage(
+          await this.requester.wire(
+            { verb: 'list', resource: 'nodes' },
+            { method: 'GET', path: NODES_PATH, query: { limit, continue: token } },
+          ),
+          'list nodes',
+        ),
       (nodes) => nodes.map(decodeNode),
     );
   }
 
   /** Streams node changes (cluster-scoped), as watchPods does for pods; one `watch nodes` request. */
-  async watchNodes(query: WatchNodesQuery, onEvent: (event: NodeWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
-    return this.requester.watch({ verb: 'watch', resource: 'nodes' }, NODES_PATH, query, (type, object) => {
-      const e = watchEvent(type, object, decodeNode);
-      if (e) onEvent('object' in e ? { type: e.type, node: e.object } : e);
-    }, onDone);
+  async watchNodes(
+    query: WatchNodesQuery,
+    onEvent: (event: NodeWatchEvent) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<WatchHandle> {
+    return this.requester.watch(
+      { verb: 'watch', resource: 'nodes' },
+      NODES_PATH,
+      query,
+      (type, object) => {
+        const e = watchEvent(type, object, decodeNode);
+        if (e) onEvent('object' in e ? { type: e.type, node: e.object } : e);
+      },
+      onDone,
+    );
   }
 
   // ---- PodDisruptionBudgets (policy/v1) -----------------------------------------------------
 
   /** Every PDB of a namespace with the list's resourceVersion (PDBs are few: one page). */
   async listPdbs(namespace: string): Promise<PdbList> {
-    const page = listPage(await this.requester.wire({ verb: 'list', resource: 'poddisruptionbudgets', namespace }, { method: 'GET', path: pdbsPath(namespace) }), `list poddisruptionbudgets in ${namespace}`);
+    const page = listPage(
+      await this.requester.wire(
+        { verb: 'list', resource: 'poddisruptionbudgets', namespace },
+        { method: 'GET', path: pdbsPath(namespace) },
+      ),
+      `list poddisruptionbudgets in ${namespace}`,
+    );
     return { items: page.items.map(decodePdb), resourceVersion: page.resourceVersion ?? '' };
   }
 
   /** Streams PDB changes in one namespace; one `watch poddisruptionbudgets` request. */
-  async watchPdbs(namespace: string, query: WatchNodesQuery, onEvent: (event: PdbWatchEvent) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
-    return this.requester.watch({ verb: 'watch', resource: 'poddisruptionbudgets', namespace }, pdbsPath(namespace), query, (type, object) => {
-      const e = watchEvent(type, object, decodePdb);
-      if (e) onEvent('object' in e ? { type: e.type, pdb: e.object } : e);
-    }, onDone);
+  async watchPdbs(
+    namespace: string,
+    query: WatchNodesQuery,
+    onEvent: (event: PdbWatchEvent) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<WatchHandle> {
+    return this.requester.watch(
+      { verb: 'watch', resource: 'poddisruptionbudgets', namespace },
+      pdbsPath(namespace),
+      query,
+      (type, object) => {
+        const e = watchEvent(type, object, decodePdb);
+        if (e) onEvent('object' in e ? { type: e.type, pdb: e.object } : e);
+      },
+      onDone,
+    );
   }
 
   /**
    * GET or strategic-merge PATCH of one apps/v1 workload, as wire JSON (owners.ts decodes it).
    * `dryRun`: the server checks the request (authorization included) and writes nothing.
    */
-  async workloadRequest(verb: 'get' | 'patch', resource: WorkloadResource, namespace: string, name: string, body?: object, dryRun = false): Promise<unknown> {
+  async workloadRequest(
+    verb: 'get' | 'patch',
+    resource: WorkloadResource,
+    namespace: string,
+    name: string,
+    body?: object,
+    dryRun = false,
+  ): Promise<unknown> {
     const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/${resource}/${encodeURIComponent(name)}`;
     if (verb === 'get') return this.requester.wire({ verb: 'get', resource, namespace }, { method: 'GET', path });
-    return this.requester.wire({ verb: 'patch', resource, namespace }, { method: 'PATCH', path, body: body ?? {}, contentType: PatchStrategy.StrategicMergePatch, ...(dryRun ? { query: { dryRun: 'All' } } : {}) });
+    return this.requester.wire(
+      { verb: 'patch', resource, namespace },
+      {
+        method: 'PATCH',
+        path,
+        body: body ?? {},
+        contentType: PatchStrategy.StrategicMergePatch,
+        ...(dryRun ? { query: { dryRun: 'All' } } : {}),
+      },
+    );
   }
 
   /** Creates a pod (pre-pull's pullers; kwave creates no workload pod). Not fed to the pod caches: none holds it yet. */
   async createPod(namespace: string, body: object): Promise<V1Pod> {
-    return checkedPod(await this.requester.wire({ verb: 'create', resource: 'pods', namespace }, { method: 'POST', path: podsPath(namespace), body }));
+    return checkedPod(
+      await this.requester.wire(
+        { verb: 'create', resource: 'pods', namespace },
+        { method: 'POST', path: podsPath(namespace), body },
+      ),
+    );
   }
 
   /** Deletes a pod at once (grace 0): only pre-pull's finished pullers. 404 → KubeError code 404. */
   async deletePod(namespace: string, name: string): Promise<void> {
-    await this.requester.wire({ verb: 'delete', resource: 'pods', namespace }, { method: 'DELETE', path: podPath(namespace, name), body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
+    await this.requester.wire(
+      { verb: 'delete', resource: 'pods', namespace },
+      {
+        method: 'DELETE',
+        path: podPath(namespace, name),
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
+      },
+    );
   }
 
   /** GET one pod (a fresh read, not a cache). 404 → KubeError code 404. */
   async getPod(namespace: string, name: string): Promise<V1Pod> {
-    return this.podAnswer({ verb: 'get', resource: 'pods', namespace }, name, { method: 'GET', path: podPath(namespace, name) });
+    return this.podAnswer({ verb: 'get', resource: 'pods', namespace }, name, {
+      method: 'GET',
+      path: podPath(namespace, name),
+    });
   }
 
   /**
@@ -238,7 +351,12 @@ export class Cluster {
    * builds its own, carrying the resourceVersion it decided on).
    */
   async patchPod(namespace: string, name: string, body: object): Promise<V1Pod> {
-    return this.podAnswer({ verb: 'patch', resource: 'pods', namespace }, name, { method: 'PATCH', path: podPath(namespace, name), body, contentType: PatchStrategy.StrategicMergePatch });
+    return this.podAnswer({ verb: 'patch', resource: 'pods', namespace }, name, {
+      method: 'PATCH',
+      path: podPath(namespace, name),
+      body,
+      contentType: PatchStrategy.StrategicMergePatch,
+    });
   }
 
   /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
@@ -280,10 +398,16 @@ export class Cluster {
     onEvent: (event: PodWatchEvent) => void,
     onDone: (err: KubeError | undefined) => void,
   ): Promise<WatchHandle> {
-    return this.requester.watch({ verb: 'watch', resource: 'pods', namespace }, podsPath(namespace), query, (type, object) => {
-      const e = watchEvent(type, object, checkedPod);
-      if (e) onEvent('object' in e ? { type: e.type, pod: e.object } : e);
-    }, onDone);
+    return this.requester.watch(
+      { verb: 'watch', resource: 'pods', namespace },
+      podsPath(namespace),
+      query,
+      (type, object) => {
+        const e = watchEvent(type, object, checkedPod);
+        if (e) onEvent('object' in e ? { type: e.type, pod: e.object } : e);
+      },
+      onDone,
+    );
   }
 
   // ---- events -------------------------------------------------------------------------------
@@ -292,39 +416,71 @@ export class Cluster {
   async createEvent(spec: EventSpec): Promise<CoreV1Event> {
     const namespace = spec.involvedObject.namespace;
     const body = eventBody(spec, this.deps.date(), this.eventSeq++);
-    return (await this.object({ verb: 'create', resource: 'events', namespace }, { method: 'POST', path: eventsPath(namespace), body })) as CoreV1Event;
+    return (await this.object(
+      { verb: 'create', resource: 'events', namespace },
+      { method: 'POST', path: eventsPath(namespace), body },
+    )) as CoreV1Event;
   }
 
   // ---- configmaps (the rollout record) ------------------------------------------------------
 
   /** 404 → KubeError code 404. */
   async getConfigMap(namespace: string, name: string): Promise<V1ConfigMap> {
-    return (await this.object({ verb: 'get', resource: 'configmaps', namespace }, { method: 'GET', path: configMapPath(namespace, name) }, CONTROL)) as V1ConfigMap;
+    return (await this.object(
+      { verb: 'get', resource: 'configmaps', namespace },
+      { method: 'GET', path: configMapPath(namespace, name) },
+      CONTROL,
+    )) as V1ConfigMap;
   }
 
   /** 409 (reason AlreadyExists) when it exists. */
   async createConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
-    return (await this.object({ verb: 'create', resource: 'configmaps', namespace }, { method: 'POST', path: configMapsPath(namespace), body }, CONTROL)) as V1ConfigMap;
+    return (await this.object(
+      { verb: 'create', resource: 'configmaps', namespace },
+      { method: 'POST', path: configMapsPath(namespace), body },
+      CONTROL,
+    )) as V1ConfigMap;
   }
 
   /**
    * Streams ConfigMap changes in a namespace (configMapWatch.ts narrows it to the record's name
    * with a field selector), in the control lane; events as they come (an ERROR's Status included).
    */
-  watchConfigMaps(namespace: string, query: WatchPodsQuery, onEvent: (type: string, object: unknown) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle> {
-    return this.requester.watch({ verb: 'watch', resource: 'configmaps', namespace }, configMapsPath(namespace), query, onEvent, onDone, 'control');
+  watchConfigMaps(
+    namespace: string,
+    query: WatchPodsQuery,
+    onEvent: (type: string, object: unknown) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<WatchHandle> {
+    return this.requester.watch(
+      { verb: 'watch', resource: 'configmaps', namespace },
+      configMapsPath(namespace),
+      query,
+      onEvent,
+      onDone,
+      'control',
+    );
   }
 
   /** PUT; with `metadata.resourceVersion` set, 409 if someone wrote in between. */
   async updateConfigMap(namespace: string, body: V1ConfigMap): Promise<V1ConfigMap> {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateConfigMap: metadata.name is required');
-    return (await this.object({ verb: 'update', resource: 'configmaps', namespace }, { method: 'PUT', path: configMapPath(namespace, name), body }, CONTROL)) as V1ConfigMap;
+    return (await this.object(
+      { verb: 'update', resource: 'configmaps', namespace },
+      { method: 'PUT', path: configMapPath(namespace, name), body },
+      CONTROL,
+    )) as V1ConfigMap;
   }
 
   /** JSON merge patch (null removes a key); add `metadata.resourceVersion` to make it conditional. */
   async patchConfigMap(namespace: string, name: string, body: ConfigMapMergePatch): Promise<V1ConfigMap> {
-    const req = { method: 'PATCH', path: configMapPath(namespace, name), body, contentType: PatchStrategy.MergePatch } as const;
+    const req = {
+      method: 'PATCH',
+      path: configMapPath(namespace, name),
+      body,
+      contentType: PatchStrategy.MergePatch,
+    } as const;
     return (await this.object({ verb: 'patch', resource: 'configmaps', namespace }, req, CONTROL)) as V1ConfigMap;
   }
 
@@ -336,12 +492,24 @@ export class Cluster {
    */
   async reviewAccess(need: AccessQuestion): Promise<AccessAnswer | undefined> {
     const [resource, subresource] = need.resource.split('/') as [string, string | undefined];
-    const attributes = { verb: need.verb, group: need.group, resource, ...(subresource ? { subresource } : {}), ...(need.namespace ? { namespace: need.namespace } : {}), ...(need.name ? { name: need.name } : {}) };
-    const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } };
+    const attributes = {
+      verb: need.verb,
+      group: need.group,
+      resource,
+      ...(subresource ? { subresource } : {}),
+      ...(need.namespace ? { namespace: need.namespace } : {}),
+      ...(need.name ? { name: need.name } : {}),
+    };
+    const body = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: attributes },
+    };
     try {
-      const review = (await this.requester.wire({ verb: 'create', resource: 'selfsubjectaccessreviews' }, { method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body })) as
-        | { status?: { allowed?: boolean; reason?: string } }
-        | undefined;
+      const review = (await this.requester.wire(
+        { verb: 'create', resource: 'selfsubjectaccessreviews' },
+        { method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body },
+      )) as { status?: { allowed?: boolean; reason?: string } } | undefined;
       return { allowed: review?.status?.allowed === true, reason: review?.status?.reason ?? '' };
     } catch (err) {
       if (err instanceof KubeError && (err.code === 404 || err.code === 405)) return undefined;
@@ -355,12 +523,24 @@ export class Cluster {
 
   /** 404 → KubeError code 404. acquireTime/renewTime come back as V1MicroTime (Date). */
   async getLease(namespace: string, name: string, options: LeaseCallOptions = {}): Promise<V1Lease> {
-    return leaseTimes((await this.object({ verb: 'get', resource: 'leases', namespace }, { method: 'GET', path: leasePath(namespace, name) }, { ...CONTROL, ...options })) as V1Lease);
+    return leaseTimes(
+      (await this.object(
+        { verb: 'get', resource: 'leases', namespace },
+        { method: 'GET', path: leasePath(namespace, name) },
+        { ...CONTROL, ...options },
+      )) as V1Lease,
+    );
   }
 
   /** 409 (AlreadyExists) when another runner created it first. */
   async createLease(namespace: string, body: V1Lease): Promise<V1Lease> {
-    return leaseTimes((await this.object({ verb: 'create', resource: 'leases', namespace }, { method: 'POST', path: leasesPath(namespace), body: leaseTimes(body) }, CONTROL)) as V1Lease);
+    return leaseTimes(
+      (await this.object(
+        { verb: 'create', resource: 'leases', namespace },
+        { method: 'POST', path: leasesPath(namespace), body: leaseTimes(body) },
+        CONTROL,
+      )) as V1Lease,
+    );
   }
 
   /** PUT; `metadata.resourceVersion` is required by the API for leases; 409 if someone renewed in between. */
@@ -368,7 +548,12 @@ export class Cluster {
     const name = body.metadata?.name;
     if (!name) throw new Error('updateLease: metadata.name is required');
     const req = { method: 'PUT', path: leasePath(namespace, name), body: leaseTimes(body) } as const;
-    return leaseTimes((await this.object({ verb: 'update', resource: 'leases', namespace }, req, { ...CONTROL, ...options })) as V1Lease);
+    return leaseTimes(
+      (await this.object({ verb: 'update', resource: 'leases', namespace }, req, {
+        ...CONTROL,
+        ...options,
+      })) as V1Lease,
+    );
   }
 
   // ---- who we are ---------------------------------------------------------------------------
@@ -381,7 +566,10 @@ export class Cluster {
   async whoAmI(): Promise<string | undefined> {
     try {
       const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
-      const review = (await this.object({ verb: 'create', resource: 'selfsubjectreviews' }, { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', body })) as {
+      const review = (await this.object(
+        { verb: 'create', resource: 'selfsubjectreviews' },
+        { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', body },
+      )) as {
         status?: { userInfo?: { username?: string } };
       };
       return review.status?.userInfo?.username || undefined;
@@ -396,7 +584,8 @@ export class Cluster {
   /** A request answered with one object (refused as BadResponse if the answer is none), as wire JSON. */
   private async object(target: CountedRequest, req: WireRequest, options?: LaneOptions): Promise<object> {
     const answer = await this.requester.wire(target, req, options);
-    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new KubeError(500, 'BadResponse', `${target.verb} ${target.resource}: the answer is not an object`);
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+      throw new KubeError(500, 'BadResponse', `${target.verb} ${target.resource}: the answer is not an object`);
     return answer;
   }
 
@@ -404,7 +593,11 @@ export class Cluster {
    * A request answered with one pod: the pod an observer holds at the answer's version (or
    * later), else the answer checked (our flow reads it unguarded), decoded and shown to the observers.
    */
-  private async podAnswer(target: CountedRequest & { namespace: string }, name: string, req: WireRequest): Promise<V1Pod> {
+  private async podAnswer(
+    target: CountedRequest & { namespace: string },
+    name: string,
+    req: WireRequest,
+  ): Promise<V1Pod> {
     let held: V1Pod | undefined;
     const reuse = (rv: string): V1Pod | undefined => {
       for (const o of this.podObservers) {
@@ -435,6 +628,14 @@ function listPage(answer: unknown, what: string): ListPage<unknown> {
 function leaseTimes(lease: V1Lease): V1Lease {
   const spec = lease.spec;
   if (!spec) return lease;
-  const micro = (t: unknown) => (t === undefined || t === null || t instanceof V1MicroTime ? t : new V1MicroTime(t as string | Date));
-  return { ...lease, spec: { ...spec, acquireTime: micro(spec.acquireTime) as V1MicroTime | undefined, renewTime: micro(spec.renewTime) as V1MicroTime | undefined } };
+  const micro = (t: unknown) =>
+    t === undefined || t === null || t instanceof V1MicroTime ? t : new V1MicroTime(t as string | Date);
+  return {
+    ...lease,
+    spec: {
+      ...spec,
+      acquireTime: micro(spec.acquireTime) as V1MicroTime | undefined,
+      renewTime: micro(spec.renewTime) as V1MicroTime | undefined,
+    },
+  };
 }

@@ -84,7 +84,11 @@ export async function watchConfigMap(
   }
 }
 
-async function getOrUndefined(cluster: ConfigMapApi, namespace: string, name: string): Promise<V1ConfigMap | undefined> {
+async function getOrUndefined(
+  cluster: ConfigMapApi,
+  namespace: string,
+  name: string,
+): Promise<V1ConfigMap | undefined> {
   try {
     return await cluster.getConfigMap(namespace, name);
   } catch (err) {

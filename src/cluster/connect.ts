@@ -45,7 +45,8 @@ export function chooseConfigSource(input: SourceInput): ConfigSource {
     if (input.exists(file)) return { kind: 'files', paths: [file], from: 'home' };
     tried.push(file);
   }
-  if (input.env.KUBERNETES_SERVICE_HOST && input.env.KUBERNETES_SERVICE_PORT) return { kind: 'in-cluster', dir: serviceAccountDir(input.env) };
+  if (input.env.KUBERNETES_SERVICE_HOST && input.env.KUBERNETES_SERVICE_PORT)
+    return { kind: 'in-cluster', dir: serviceAccountDir(input.env) };
   tried.push('in-cluster service account (KUBERNETES_SERVICE_HOST is not set)');
   return { kind: 'none', tried };
 }
@@ -63,7 +64,9 @@ function describeSource(source: ConfigSource): string {
 export function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process.env): KubeConfig {
   const kc = new KubeConfig();
   if (source.kind === 'none') {
-    throw badInput(`no Kubernetes configuration found: tried ${source.tried.join('; ')}. Pass --kubeconfig FILE or set KUBECONFIG.`);
+    throw badInput(
+      `no Kubernetes configuration found: tried ${source.tried.join('; ')}. Pass --kubeconfig FILE or set KUBECONFIG.`,
+    );
   }
   if (source.kind === 'in-cluster') return loadInClusterConfig(env);
   source.paths.forEach((file, i) => {
@@ -76,7 +79,13 @@ export function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process
     }
     // $KUBECONFIG merge rule: the first file to define a name wins, and the first non-empty
     // current-context wins.
-    if (i === 0) kc.loadFromOptions({ clusters: next.clusters, users: next.users, contexts: next.contexts, currentContext: next.currentContext });
+    if (i === 0)
+      kc.loadFromOptions({
+        clusters: next.clusters,
+        users: next.users,
+        contexts: next.contexts,
+        currentContext: next.currentContext,
+      });
     else kc.mergeConfig(filterNew(kc, next), Boolean(kc.currentContext));
   });
   return kc;
@@ -113,8 +122,10 @@ export function selectContext(kc: KubeConfig, context: string | undefined, where
     );
   }
   const ctx = kc.getContextObject(kc.getCurrentContext())!;
-  if (!kc.getCurrentCluster()) throw badInput(`context "${ctx.name}" in ${where} refers to cluster "${ctx.cluster}", which is not defined`);
-  if (!kc.getCurrentUser() && ctx.user) throw badInput(`context "${ctx.name}" in ${where} refers to user "${ctx.user}", which is not defined`);
+  if (!kc.getCurrentCluster())
+    throw badInput(`context "${ctx.name}" in ${where} refers to cluster "${ctx.cluster}", which is not defined`);
+  if (!kc.getCurrentUser() && ctx.user)
+    throw badInput(`context "${ctx.name}" in ${where} refers to user "${ctx.user}", which is not defined`);
   return ctx.namespace || 'default';
 }
 
@@ -142,10 +153,19 @@ export function tlsWarning(kc: KubeConfig): string | undefined {
 }
 
 /** The source `connect` would use for these flags and environment (reads only whether files exist). */
-export function configSourceOf(kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): ConfigSource {
+export function configSourceOf(
+  kubeconfig: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): ConfigSource {
   return chooseConfigSource({
     flag: kubeconfig,
-    env: { KUBECONFIG: env.KUBECONFIG, KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT, KWAVE_SERVICEACCOUNT_DIR: env.KWAVE_SERVICEACCOUNT_DIR },
+    env: {
+      KUBECONFIG: env.KUBECONFIG,
+      KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST,
+      KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT,
+      KWAVE_SERVICEACCOUNT_DIR: env.KWAVE_SERVICEACCOUNT_DIR,
+    },
     home,
     exists: existsSync,
   });

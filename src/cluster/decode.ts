@@ -28,7 +28,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
 /** An API time as its string (a Date, as a library caller may hand over, becomes its ISO string). */
-const time = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
+const time = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined;
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 /** Values that repeat across pods (types, reasons, images, nodes, labels, times) are held once (stringPool.ts). */
@@ -71,12 +72,20 @@ function stringMap(v: unknown, keep: (key: string) => boolean, share: boolean): 
 function containerState(v: unknown): Json | undefined {
   if (!isObject(v)) return undefined;
   const out: Json = {};
-  if (isObject(v.waiting)) out.waiting = parts.shareObject('waiting', compact({ reason: rstr(v.waiting.reason), message: rstr(v.waiting.message) }));
-  if (isObject(v.running)) out.running = parts.shareObject('running', compact({ startedAt: rtime(v.running.startedAt) }));
+  if (isObject(v.waiting))
+    out.waiting = parts.shareObject(
+      'waiting',
+      compact({ reason: rstr(v.waiting.reason), message: rstr(v.waiting.message) }),
+    );
+  if (isObject(v.running))
+    out.running = parts.shareObject('running', compact({ startedAt: rtime(v.running.startedAt) }));
   if (isObject(v.terminated)) {
     // Its exit code and reason, for a crash's message; its times and container ID, no decision reads.
     const t = v.terminated;
-    out.terminated = parts.shareObject('terminated', compact({ exitCode: num(t.exitCode), reason: rstr(t.reason), message: rstr(t.message) }));
+    out.terminated = parts.shareObject(
+      'terminated',
+      compact({ exitCode: num(t.exitCode), reason: rstr(t.reason), message: rstr(t.message) }),
+    );
   }
   return parts.shareObject('state', out);
 }
@@ -100,7 +109,15 @@ function containerStatus(c: Json): Json {
 const podConditions = (raw: unknown): Json[] =>
   sharedItems(
     'condition',
-    list(raw).map((c) => compact({ type: rstr(c.type), status: rstr(c.status), reason: rstr(c.reason), message: rstr(c.message), lastTransitionTime: rtime(c.lastTransitionTime) })),
+    list(raw).map((c) =>
+      compact({
+        type: rstr(c.type),
+        status: rstr(c.status),
+        reason: rstr(c.reason),
+        message: rstr(c.message),
+        lastTransitionTime: rtime(c.lastTransitionTime),
+      }),
+    ),
   );
 
 /** The spec's parts kwave reads, each shared, and so the whole (the pods of one template on one node). */
@@ -111,17 +128,37 @@ function podSpec(spec: Json): Json {
       nodeName: rstr(spec.nodeName),
       containers: sharedItems(
         'container',
-        list(spec.containers).map((c) => compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) })),
+        list(spec.containers).map((c) =>
+          compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) }),
+        ),
       ),
-      readinessGates: Array.isArray(spec.readinessGates) ? sharedItems('gate', list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) }))) : undefined,
+      readinessGates: Array.isArray(spec.readinessGates)
+        ? sharedItems(
+            'gate',
+            list(spec.readinessGates).map((g) => compact({ conditionType: rstr(g.conditionType) })),
+          )
+        : undefined,
       // Pre-pull copies them onto its puller pods.
       tolerations: Array.isArray(spec.tolerations)
         ? sharedItems(
             'toleration',
-            list(spec.tolerations).map((t) => compact({ key: rstr(t.key), operator: rstr(t.operator), value: rstr(t.value), effect: rstr(t.effect), tolerationSeconds: num(t.tolerationSeconds) })),
+            list(spec.tolerations).map((t) =>
+              compact({
+                key: rstr(t.key),
+                operator: rstr(t.operator),
+                value: rstr(t.value),
+                effect: rstr(t.effect),
+                tolerationSeconds: num(t.tolerationSeconds),
+              }),
+            ),
           )
         : undefined,
-      imagePullSecrets: Array.isArray(spec.imagePullSecrets) ? sharedItems('pullSecret', list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) }))) : undefined,
+      imagePullSecrets: Array.isArray(spec.imagePullSecrets)
+        ? sharedItems(
+            'pullSecret',
+            list(spec.imagePullSecrets).map((s) => compact({ name: rstr(s.name) })),
+          )
+        : undefined,
     }),
   );
 }
@@ -139,7 +176,15 @@ function podParts(raw: unknown): { pod: Json; md: Json; spec: Json; status: Json
   const status = isObject(pod.status) ? pod.status : {};
   const owners = sharedItems(
     'owner',
-    list(md.ownerReferences).map((o) => compact({ apiVersion: rstr(o.apiVersion), kind: rstr(o.kind), name: rstr(o.name), uid: rstr(o.uid), controller: bool(o.controller) })),
+    list(md.ownerReferences).map((o) =>
+      compact({
+        apiVersion: rstr(o.apiVersion),
+        kind: rstr(o.kind),
+        name: rstr(o.name),
+        uid: rstr(o.uid),
+        controller: bool(o.controller),
+      }),
+    ),
   );
   return { pod, md, spec, status, owners };
 }
@@ -164,7 +209,9 @@ export function decodePod(raw: unknown): V1Pod {
     status: compact({
       phase: rstr(status.phase),
       conditions: Array.isArray(status.conditions) ? podConditions(status.conditions) : undefined,
-      containerStatuses: Array.isArray(status.containerStatuses) ? list(status.containerStatuses).map(containerStatus) : undefined,
+      containerStatuses: Array.isArray(status.containerStatuses)
+        ? list(status.containerStatuses).map(containerStatus)
+        : undefined,
     }),
   };
   // The view has V1Pod's field names and shapes; only its times are strings where V1Pod declares
@@ -180,7 +227,8 @@ export function decodeNode(raw: unknown): V1Node {
 /** A PodDisruptionBudget as JSON: the V1PodDisruptionBudget shape; refused (500 BadResponse) without a name. */
 export function decodePdb(raw: unknown): V1PodDisruptionBudget {
   const name = (raw as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name;
-  if (typeof name !== 'string' || name === '') throw new KubeError(500, 'BadResponse', 'not a PodDisruptionBudget: no metadata.name');
+  if (typeof name !== 'string' || name === '')
+    throw new KubeError(500, 'BadResponse', 'not a PodDisruptionBudget: no metadata.name');
   return raw as V1PodDisruptionBudget;
 }
 
@@ -191,7 +239,10 @@ export function checkedPod(raw: unknown): V1Pod {
   return decodePod(raw);
 }
 
-export type WatchEvent<T> = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; resourceVersion: string } | { type: 'ERROR'; error: KubeError };
+export type WatchEvent<T> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
+  | { type: 'BOOKMARK'; resourceVersion: string }
+  | { type: 'ERROR'; error: KubeError };
 
 /**
  * One line of a watch stream → the event kwave acts on; undefined for types it ignores (as
@@ -256,7 +307,10 @@ export function decodePodBrief(raw: unknown): V1Pod {
     if (typeof c.image === 'string') out.image = c.image;
     return out;
   });
-  if (Array.isArray(spec.readinessGates)) podSpec.readinessGates = list(spec.readinessGates).map((g) => (typeof g.conditionType === 'string' ? { conditionType: g.conditionType } : {}));
+  if (Array.isArray(spec.readinessGates))
+    podSpec.readinessGates = list(spec.readinessGates).map((g) =>
+      typeof g.conditionType === 'string' ? { conditionType: g.conditionType } : {},
+    );
   view.spec = podSpec;
   const podStatus: Json = {};
   if (Array.isArray(status.conditions)) podStatus.conditions = podConditions(status.conditions);
@@ -266,7 +320,10 @@ export function decodePodBrief(raw: unknown): V1Pod {
       if (typeof c.name === 'string') out.name = c.name;
       if (typeof c.image === 'string') out.image = c.image;
       if (typeof c.imageID === 'string') out.imageID = c.imageID;
-      if (isObject(c.state)) out.state = isObject(c.state.running) ? { running: compact({ startedAt: rtime(c.state.running.startedAt) }) } : {};
+      if (isObject(c.state))
+        out.state = isObject(c.state.running)
+          ? { running: compact({ startedAt: rtime(c.state.running.startedAt) }) }
+          : {};
       return out;
     });
   }

@@ -59,7 +59,10 @@ export class TokenFileAuth {
     return user.authProvider?.name === PROVIDER;
   }
 
-  async applyAuthentication(user: { authProvider?: { config?: Record<string, string> } }, opts: { headers?: Record<string, unknown> }): Promise<void> {
+  async applyAuthentication(
+    user: { authProvider?: { config?: Record<string, string> } },
+    opts: { headers?: Record<string, unknown> },
+  ): Promise<void> {
     const file = user.authProvider?.config?.path;
     if (!file) return;
     opts.headers ??= {};
@@ -89,7 +92,11 @@ export class TokenFileAuth {
 
 function missing(file: string, err: unknown): KwaveError {
   const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
-  return new KwaveError('KUBE', `in-cluster configuration: cannot read ${file}: ${why} (the pod's service-account token; ${SERVICE_ACCOUNT_DIR_ENV} overrides the folder)`, ExitCode.BAD_INPUT);
+  return new KwaveError(
+    'KUBE',
+    `in-cluster configuration: cannot read ${file}: ${why} (the pod's service-account token; ${SERVICE_ACCOUNT_DIR_ENV} overrides the folder)`,
+    ExitCode.BAD_INPUT,
+  );
 }
 
 /**
@@ -100,7 +107,12 @@ function missing(file: string, err: unknown): KwaveError {
 export function loadInClusterConfig(env: InClusterEnv, auth: TokenFileAuth = new TokenFileAuth()): KubeConfig {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
-  if (!host || !port) throw new KwaveError('KUBE', 'in-cluster configuration: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set', ExitCode.BAD_INPUT);
+  if (!host || !port)
+    throw new KwaveError(
+      'KUBE',
+      'in-cluster configuration: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set',
+      ExitCode.BAD_INPUT,
+    );
   const dir = serviceAccountDir(env);
   const tokenFile = path.join(dir, 'token');
   const caFile = path.join(dir, 'ca.crt');
@@ -122,7 +134,9 @@ export function loadInClusterConfig(env: InClusterEnv, auth: TokenFileAuth = new
   kc.loadFromOptions({
     clusters: [{ name: 'in-cluster', server: inClusterServer(host, port), caFile, skipTLSVerify: false }],
     users: [{ name: 'service-account', authProvider: { name: PROVIDER, config: { path: tokenFile } } }],
-    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'service-account', ...(namespace ? { namespace } : {}) }],
+    contexts: [
+      { name: 'in-cluster', cluster: 'in-cluster', user: 'service-account', ...(namespace ? { namespace } : {}) },
+    ],
     currentContext: 'in-cluster',
   });
   return kc;

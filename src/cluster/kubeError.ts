@@ -110,7 +110,10 @@ const REASON_BY_CODE: Record<number, string> = {
   504: 'Timeout',
 };
 
-function retryAfterFrom(headers: Record<string, string> | undefined, status: StatusLike | undefined): number | undefined {
+function retryAfterFrom(
+  headers: Record<string, string> | undefined,
+  status: StatusLike | undefined,
+): number | undefined {
   const header = headers ? Object.entries(headers).find(([k]) => k.toLowerCase() === 'retry-after')?.[1] : undefined;
   const fromHeader = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header.trim()) : undefined;
   if (fromHeader !== undefined) return fromHeader;
@@ -121,7 +124,8 @@ function retryAfterFrom(headers: Record<string, string> | undefined, status: Sta
 /** Builds a KubeError from an HTTP status, its body (a Status, as object or JSON text) and headers. */
 export function kubeErrorFromResponse(code: number, body: unknown, headers?: Record<string, string>): KubeError {
   const status = parseStatus(body);
-  const reason = typeof status?.reason === 'string' && status.reason ? status.reason : (REASON_BY_CODE[code] ?? `HTTP${code}`);
+  const reason =
+    typeof status?.reason === 'string' && status.reason ? status.reason : (REASON_BY_CODE[code] ?? `HTTP${code}`);
   const message = typeof status?.message === 'string' && status.message ? status.message : `${reason} (HTTP ${code})`;
   return new KubeError(code, reason, message, retryAfterFrom(headers, status));
 }
@@ -161,7 +165,8 @@ export function toKubeError(err: unknown): KubeError {
   if (typeof e.code === 'number' && e.code >= 100 && e.code < 600) {
     return kubeErrorFromResponse(e.code, e.body, e.headers as Record<string, string> | undefined);
   }
-  if (typeof e.statusCode === 'number') return kubeErrorFromResponse(e.statusCode, e.body, e.headers as Record<string, string> | undefined);
+  if (typeof e.statusCode === 'number')
+    return kubeErrorFromResponse(e.statusCode, e.body, e.headers as Record<string, string> | undefined);
   const message = typeof e.message === 'string' ? e.message : String(err);
   if (e.name === 'AbortError' || e.type === 'aborted' || e.name === 'TimeoutError') {
     return new KubeError(0, 'Timeout', `request timed out or was aborted: ${message}`);

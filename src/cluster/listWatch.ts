@@ -40,7 +40,11 @@ export interface ListWatchSpec<T> {
   /** What is watched, for messages: `pods in team-a`, `nodes`. */
   what: string;
   list(): Promise<{ items: T[]; resourceVersion: string }>;
-  watch(query: ResumeQuery, onEvent: (event: ObjectWatchEvent<T>) => void, onDone: (err: KubeError | undefined) => void): Promise<WatchHandle>;
+  watch(
+    query: ResumeQuery,
+    onEvent: (event: ObjectWatchEvent<T>) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<WatchHandle>;
   /** After a (re)list: the whole collection as listed. */
   onList(items: T[]): void;
   onChange(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): void;
@@ -194,7 +198,8 @@ export class ResumableListWatch<T extends { metadata?: { resourceVersion?: strin
       // A half-open connection would otherwise hang forever: the server ends the stream after
       // timeoutSeconds, so silence well beyond that means the connection is dead.
       void deps.sleep(timeoutSeconds * 1000 + 30_000, watchdog.signal).then(() => {
-        if (!finished) finish(new KubeError(0, 'Timeout', `watch of ${this.spec.what} outlived its ${timeoutSeconds}s timeout`));
+        if (!finished)
+          finish(new KubeError(0, 'Timeout', `watch of ${this.spec.what} outlived its ${timeoutSeconds}s timeout`));
       });
       this.options.stats.watches++;
       void this.spec

@@ -6,7 +6,14 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
 import { Listeners } from './listeners.js';
-import { listWatchDeps, loopTuning, ResumableListWatch, type ListWatchDeps, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
+import {
+  listWatchDeps,
+  loopTuning,
+  ResumableListWatch,
+  type ListWatchDeps,
+  type ListWatchStats,
+  type ListWatchTuning,
+} from './listWatch.js';
 import { isKnownOlder } from './resourceVersion.js';
 
 /** What the cache needs of a Cluster. */
@@ -38,7 +45,8 @@ export class NodeCache {
       {
         what: 'nodes',
         list: () => source.listNodeList(),
-        watch: (query, onEvent, onDone) => source.watchNodes(query, (e) => onEvent('node' in e ? { type: e.type, object: e.node } : e), onDone),
+        watch: (query, onEvent, onDone) =>
+          source.watchNodes(query, (e) => onEvent('node' in e ? { type: e.type, object: e.node } : e), onDone),
         onList: (items) => this.replaceAll(items),
         onChange: (type, node) => this.apply(type, node),
       },
@@ -77,14 +85,20 @@ export class NodeCache {
 
   private upsert(name: string, node: V1Node): void {
     const previous = this.nodes.get(name);
-    if (previous && 'node' in previous && isKnownOlder(node.metadata?.resourceVersion, previous.node.metadata?.resourceVersion)) return;
+    if (
+      previous &&
+      'node' in previous &&
+      isKnownOlder(node.metadata?.resourceVersion, previous.node.metadata?.resourceVersion)
+    )
+      return;
     this.set(name, { node });
   }
 
   /** After a (re)list: nodes the list lacks are gone (from now, unless already known gone). */
   private replaceAll(items: V1Node[]): void {
     const listed = new Set(items.map((n) => n.metadata?.name));
-    for (const [name, entry] of this.nodes) if (!listed.has(name) && 'node' in entry) this.set(name, { goneSinceMs: this.deps.now() });
+    for (const [name, entry] of this.nodes)
+      if (!listed.has(name) && 'node' in entry) this.set(name, { goneSinceMs: this.deps.now() });
     for (const node of items) if (node.metadata?.name) this.upsert(node.metadata.name, node);
   }
 

@@ -54,7 +54,9 @@ export function decodeWorkload(kind: WorkloadKind, raw: unknown): WorkloadView {
   const refs = Array.isArray(meta.ownerReferences) ? meta.ownerReferences.map(obj) : [];
   const ctrl = refs.find((r) => r.controller === true);
   const replicas = kind === 'DaemonSet' ? status.desiredNumberScheduled : spec.replicas;
-  const annotations = Object.fromEntries(Object.entries(obj(meta.annotations)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const annotations = Object.fromEntries(
+    Object.entries(obj(meta.annotations)).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
   return {
     kind,
     namespace: str(meta.namespace) ?? '',
@@ -63,23 +65,47 @@ export function decodeWorkload(kind: WorkloadKind, raw: unknown): WorkloadView {
     resourceVersion: str(meta.resourceVersion) ?? '',
     ...(strategy ? { strategy } : kind === 'StatefulSet' || kind === 'DaemonSet' ? { strategy: 'RollingUpdate' } : {}),
     templateImages,
-    ...(ctrl && str(ctrl.kind) && str(ctrl.name) ? { controller: { kind: str(ctrl.kind)!, name: str(ctrl.name)!, ...(str(ctrl.uid) ? { uid: str(ctrl.uid)! } : {}) } } : {}),
+    ...(ctrl && str(ctrl.kind) && str(ctrl.name)
+      ? {
+          controller: {
+            kind: str(ctrl.kind)!,
+            name: str(ctrl.name)!,
+            ...(str(ctrl.uid) ? { uid: str(ctrl.uid)! } : {}),
+          },
+        }
+      : {}),
     ...(typeof replicas === 'number' ? { replicas } : {}),
     annotations,
   };
 }
 
 /** GET a workload. Fails with KubeError (403 when these credentials may not read it, 404 when it is gone). */
-export async function readWorkload(cluster: Cluster, kind: WorkloadKind, namespace: string, name: string): Promise<WorkloadView> {
+export async function readWorkload(
+  cluster: Cluster,
+  kind: WorkloadKind,
+  namespace: string,
+  name: string,
+): Promise<WorkloadView> {
   return decodeWorkload(kind, await cluster.workloadRequest('get', WORKLOAD_RESOURCES[kind], namespace, name));
 }
 
 /** Strategic-merge PATCH of a workload with a body built by rollout/owners.ts (guarded by the resourceVersion in it). */
-export async function patchWorkload(cluster: Cluster, kind: WorkloadKind, namespace: string, name: string, body: object): Promise<WorkloadView> {
+export async function patchWorkload(
+  cluster: Cluster,
+  kind: WorkloadKind,
+  namespace: string,
+  name: string,
+  body: object,
+): Promise<WorkloadView> {
   return decodeWorkload(kind, await cluster.workloadRequest('patch', WORKLOAD_RESOURCES[kind], namespace, name, body));
 }
 
 /** Whether these credentials may patch the workload: an empty patch with dryRun=All (nothing is written). Fails with KubeError 403 if not. */
-export async function checkWorkloadPatch(cluster: Cluster, kind: WorkloadKind, namespace: string, name: string): Promise<void> {
+export async function checkWorkloadPatch(
+  cluster: Cluster,
+  kind: WorkloadKind,
+  namespace: string,
+  name: string,
+): Promise<void> {
   await cluster.workloadRequest('patch', WORKLOAD_RESOURCES[kind], namespace, name, {}, true);
 }

@@ -26,13 +26,20 @@ export type PageSink<T> = (items: T[], first: boolean) => void;
 const MAX_AHEAD = 2;
 
 /** Asks for one page; `early` may be given the next page's continue token before the page is complete. */
-export type FetchPage<R> = (continueToken: string | undefined, early: (nextToken: string) => void) => Promise<ListPage<R>>;
+export type FetchPage<R> = (
+  continueToken: string | undefined,
+  early: (nextToken: string) => void,
+) => Promise<ListPage<R>>;
 
 /**
  * Hands every page of a collection to `onPage`, in order: `fetchPage` asks for one page (as it
  * comes off the wire), `decode` turns its items into the caller's (and may throw to refuse them).
  */
-export async function forEachPage<R, T>(fetchPage: FetchPage<R>, decode: (items: R[]) => T[], onPage: PageSink<T>): Promise<{ resourceVersion: string }> {
+export async function forEachPage<R, T>(
+  fetchPage: FetchPage<R>,
+  decode: (items: R[]) => T[],
+  onPage: PageSink<T>,
+): Promise<{ resourceVersion: string }> {
   for (let restart = 0; ; restart++) {
     let resourceVersion: string | undefined;
     let token: string | undefined;
@@ -77,7 +84,10 @@ export function continueTokenAhead(head: string): string | undefined {
 }
 
 /** Every item of a collection in one list (forEachPage's pages joined). */
-export async function listAllPages<R, T>(fetchPage: FetchPage<R>, decode: (items: R[]) => T[]): Promise<{ items: T[]; resourceVersion: string }> {
+export async function listAllPages<R, T>(
+  fetchPage: FetchPage<R>,
+  decode: (items: R[]) => T[],
+): Promise<{ items: T[]; resourceVersion: string }> {
   let items: T[] = [];
   const { resourceVersion } = await forEachPage(fetchPage, decode, (page, first) => {
     if (first) items = [];

@@ -32,7 +32,8 @@ export const configMapsPath = (namespace: string): string => collection('/api/v1
 export const configMapPath = (namespace: string, name: string): string => member(configMapsPath(namespace), name);
 
 /** `/apis/coordination.k8s.io/v1/namespaces/NS/leases`. */
-export const leasesPath = (namespace: string): string => collection('/apis/coordination.k8s.io/v1', 'leases', namespace);
+export const leasesPath = (namespace: string): string =>
+  collection('/apis/coordination.k8s.io/v1', 'leases', namespace);
 
 /** `/apis/coordination.k8s.io/v1/namespaces/NS/leases/NAME`. */
 export const leasePath = (namespace: string, name: string): string => member(leasesPath(namespace), name);

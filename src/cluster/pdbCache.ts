@@ -5,7 +5,14 @@ import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { Cluster } from './cluster.js';
 import { KubeError } from './kubeError.js';
 import { Listeners } from './listeners.js';
-import { listWatchDeps, loopTuning, ResumableListWatch, type ListWatchDeps, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
+import {
+  listWatchDeps,
+  loopTuning,
+  ResumableListWatch,
+  type ListWatchDeps,
+  type ListWatchStats,
+  type ListWatchTuning,
+} from './listWatch.js';
 import { isKnownOlder } from './resourceVersion.js';
 
 /** What the cache needs of a Cluster. */
@@ -34,7 +41,8 @@ export class PdbCache {
           {
             what: `poddisruptionbudgets in ${ns}`,
             list: () => source.listPdbs(ns),
-            watch: (query, onEvent, onDone) => source.watchPdbs(ns, query, (e) => onEvent('pdb' in e ? { type: e.type, object: e.pdb } : e), onDone),
+            watch: (query, onEvent, onDone) =>
+              source.watchPdbs(ns, query, (e) => onEvent('pdb' in e ? { type: e.type, object: e.pdb } : e), onDone),
             onList: (items) => this.replaceNamespace(ns, items),
             onChange: (type, pdb) => this.apply(ns, type, pdb),
           },
@@ -58,7 +66,8 @@ export class PdbCache {
   close(): void {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
-    for (const l of this.loops) l.failUnsynced(new KubeError(0, 'Closed', 'PDB cache closed before the PDBs were listed'));
+    for (const l of this.loops)
+      l.failUnsynced(new KubeError(0, 'Closed', 'PDB cache closed before the PDBs were listed'));
   }
 
   private apply(ns: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', pdb: V1PodDisruptionBudget): void {

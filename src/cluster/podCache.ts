@@ -116,7 +116,10 @@ export class PodCache {
     const sleep = options.deps?.sleep ?? realSleep;
     const timer = options.deps?.timer ?? (sleep === realSleep ? realTimer : timerOnSleep(sleep));
     this.deps = { random: Math.random, now: () => Date.now(), ...options.deps, sleep, timer };
-    this.unsubscribe = source.onPodObserved({ observe: (pod) => this.observe(pod), held: (ns, name, rv) => this.held(ns, name, rv) });
+    this.unsubscribe = source.onPodObserved({
+      observe: (pod) => this.observe(pod),
+      held: (ns, name, rv) => this.held(ns, name, rv),
+    });
     for (const ns of new Set(options.namespaces)) this.namespaces.set(ns, this.listWatch(ns));
     this.synced = Promise.all([...this.namespaces.values()].map((lw) => lw.synced)).then(() => undefined);
     // Callers who never await `synced` must not crash the process with an unhandled rejection.
@@ -130,7 +133,12 @@ export class PodCache {
         what: `pods in ${ns}`,
         list: () => this.source.listPods(ns, { labelSelector }),
         watch: (query, onEvent, onDone) =>
-          this.source.watchPods(ns, { labelSelector, ...query, known: (rv) => this.written.delete(rv) }, (e) => onEvent('pod' in e ? { type: e.type, object: e.pod } : e), onDone),
+          this.source.watchPods(
+            ns,
+            { labelSelector, ...query, known: (rv) => this.written.delete(rv) },
+            (e) => onEvent('pod' in e ? { type: e.type, object: e.pod } : e),
+            onDone,
+          ),
         onList: (items) => this.replaceNamespace(ns, items),
         onChange: (type, pod) => {
           if (type === 'DELETED') this.remove(ns, pod, 'watch');
@@ -194,7 +202,8 @@ export class PodCache {
     if (!ns || !name || this.closed) return false;
     const current = this.pods.get(keyOf(ns, name));
     const rv = pod.metadata?.resourceVersion;
-    if (!current || !isKnownNewer(rv, current.metadata?.resourceVersion) || !this.upsert(ns, pod, 'write')) return false;
+    if (!current || !isKnownNewer(rv, current.metadata?.resourceVersion) || !this.upsert(ns, pod, 'write'))
+      return false;
     this.written.add(rv!);
     if (this.written.size > KNOWN_VERSIONS) this.written.delete(this.written.values().next().value!);
     return true;
@@ -233,7 +242,12 @@ export class PodCache {
    * cache closes. The predicate is checked at once, then on every change of that pod. Rejects
    * only if the cache never synced or the predicate throws.
    */
-  async waitFor(namespace: string, name: string, predicate: (pod: V1Pod) => boolean, options: WaitOptions): Promise<WaitResult> {
+  async waitFor(
+    namespace: string,
+    name: string,
+    predicate: (pod: V1Pod) => boolean,
+    options: WaitOptions,
+  ): Promise<WaitResult> {
     await this.synced;
     if (this.closed || options.signal?.aborted) return 'aborted';
     const key = keyOf(namespace, name);
@@ -309,7 +323,8 @@ export class PodCache {
     this.closing.abort();
     this.unsubscribe();
     for (const set of [...this.waiters.values()]) for (const w of [...set]) w.abort();
-    for (const [ns, lw] of this.namespaces) lw.failUnsynced(new KubeError(0, 'Closed', `pod cache closed before namespace ${ns} was listed`));
+    for (const [ns, lw] of this.namespaces)
+      lw.failUnsynced(new KubeError(0, 'Closed', `pod cache closed before namespace ${ns} was listed`));
   }
 
   // ---- cache mutations (each notifies listeners and the waiters of that pod) ------------------

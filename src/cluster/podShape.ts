@@ -24,12 +24,18 @@ function stringMap(obj: Record<string, unknown>, key: string, where: string): st
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   if (!isRecord(v)) return `${where}.${key} is ${typeName(v)}, not a mapping`;
-  for (const k in v) if (typeof v[k] !== 'string') return `${where}.${key}[${JSON.stringify(k)}] is ${typeName(v[k])}, not a string`;
+  for (const k in v)
+    if (typeof v[k] !== 'string') return `${where}.${key}[${JSON.stringify(k)}] is ${typeName(v[k])}, not a string`;
   return undefined;
 }
 
 /** A list of mappings whose `stringKeys` are strings when present (`name` of a container, `type` of a condition). */
-function listOfRecords(obj: Record<string, unknown>, key: string, where: string, stringKeys: readonly string[]): string | undefined {
+function listOfRecords(
+  obj: Record<string, unknown>,
+  key: string,
+  where: string,
+  stringKeys: readonly string[],
+): string | undefined {
   const v = obj[key];
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) return `${where}.${key} is ${typeName(v)}, not a list`;
@@ -52,7 +58,8 @@ const CONDITION_KEYS = ['type', 'status', 'reason', 'message'];
 /** Why `raw` cannot be a pod, or undefined when the fields kwave reads have their types. */
 export function podShapeProblem(raw: unknown): string | undefined {
   if (!isRecord(raw)) return `expected a Pod object, found ${typeName(raw)}`;
-  if (raw.kind !== undefined && raw.kind !== 'Pod') return `expected a Pod object, found kind ${JSON.stringify(raw.kind)}`;
+  if (raw.kind !== undefined && raw.kind !== 'Pod')
+    return `expected a Pod object, found kind ${JSON.stringify(raw.kind)}`;
   const meta = raw.metadata;
   if (!isRecord(meta)) return `expected a Pod object with metadata, found metadata ${typeName(meta)}`;
   for (const k of METADATA_KEYS) {

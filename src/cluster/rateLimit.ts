@@ -24,8 +24,10 @@ export class TokenBucket {
     readonly limit: RateLimit,
     private readonly now: () => number,
   ) {
-    if (!(limit.qps >= 0) || !Number.isFinite(limit.qps)) throw new RangeError(`qps must be a number ≥ 0, got ${limit.qps}`);
-    if (limit.qps > 0 && !(Number.isInteger(limit.burst) && limit.burst >= 1)) throw new RangeError(`burst must be a whole number ≥ 1, got ${limit.burst}`);
+    if (!(limit.qps >= 0) || !Number.isFinite(limit.qps))
+      throw new RangeError(`qps must be a number ≥ 0, got ${limit.qps}`);
+    if (limit.qps > 0 && !(Number.isInteger(limit.burst) && limit.burst >= 1))
+      throw new RangeError(`burst must be a whole number ≥ 1, got ${limit.burst}`);
     this.tokens = limit.burst;
     this.last = now();
   }

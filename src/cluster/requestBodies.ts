@@ -49,8 +49,16 @@ export type GuardedConditionPatchBody = ConditionPatchBody & { metadata: { resou
  * decision saw, and the server answers 409 if the pod changed since.
  */
 export function conditionPatchBody(condition: PodConditionPatch, now: Date): ConditionPatchBody;
-export function conditionPatchBody(condition: PodConditionPatch, now: Date, guard: { resourceVersion?: string }): GuardedConditionPatchBody;
-export function conditionPatchBody(condition: PodConditionPatch, now: Date, guard?: { resourceVersion?: string }): ConditionPatchBody {
+export function conditionPatchBody(
+  condition: PodConditionPatch,
+  now: Date,
+  guard: { resourceVersion?: string },
+): GuardedConditionPatchBody;
+export function conditionPatchBody(
+  condition: PodConditionPatch,
+  now: Date,
+  guard?: { resourceVersion?: string },
+): ConditionPatchBody {
   const c: ConditionOnWire = {
     type: condition.type,
     status: condition.status,
@@ -91,7 +99,11 @@ export function eventName(objectName: string, now: Date, uniquifier = 0): string
 export function eventBody(spec: EventSpec, now: Date, uniquifier = 0): Record<string, unknown> {
   const component = spec.component ?? 'kwave';
   const at = formatTime(now);
-  const involved: Record<string, unknown> = { kind: spec.involvedObject.kind, name: spec.involvedObject.name, namespace: spec.involvedObject.namespace };
+  const involved: Record<string, unknown> = {
+    kind: spec.involvedObject.kind,
+    name: spec.involvedObject.name,
+    namespace: spec.involvedObject.namespace,
+  };
   for (const k of ['apiVersion', 'uid', 'resourceVersion'] as const) {
     if (spec.involvedObject[k] !== undefined) involved[k] = spec.involvedObject[k];
   }

@@ -6,7 +6,18 @@
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 /** Resources kwave touches; subresources as `pods/status`. */
-export type KubeResource = 'pods' | 'pods/status' | 'events' | 'configmaps' | 'leases' | 'namespaces' | 'nodes' | 'poddisruptionbudgets' | 'selfsubjectaccessreviews' | 'selfsubjectreviews' | WorkloadResource;
+export type KubeResource =
+  | 'pods'
+  | 'pods/status'
+  | 'events'
+  | 'configmaps'
+  | 'leases'
+  | 'namespaces'
+  | 'nodes'
+  | 'poddisruptionbudgets'
+  | 'selfsubjectaccessreviews'
+  | 'selfsubjectreviews'
+  | WorkloadResource;
 
 /** The apps/v1 workloads kwave reads (and, with `owners: update`, patches) as pods' owners. */
 export type WorkloadResource = 'replicasets' | 'deployments' | 'statefulsets' | 'daemonsets';

@@ -69,7 +69,11 @@ export interface WatchHandle {
 }
 
 export interface ConfigMapMergePatch {
-  metadata?: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; resourceVersion?: string };
+  metadata?: {
+    labels?: Record<string, string | null>;
+    annotations?: Record<string, string | null>;
+    resourceVersion?: string;
+  };
   data?: Record<string, string | null>;
 }
 

@@ -79,7 +79,10 @@ export class Requester {
     const podSlots = options.maxPodRequestsInFlight ?? MAX_POD_REQUESTS_IN_FLIGHT;
     this.podSlots = pLimit(podSlots);
     const wireOptions = { timeoutMs: options.requestTimeoutMs, keepAlive: options.keepAlive };
-    this.wireClients = { pods: new WireClient(kubeConfig, { ...wireOptions, connections: podSlots }), control: new WireClient(kubeConfig, wireOptions) };
+    this.wireClients = {
+      pods: new WireClient(kubeConfig, { ...wireOptions, connections: podSlots }),
+      control: new WireClient(kubeConfig, wireOptions),
+    };
   }
 
   /** The client-side rate limit in force. */
@@ -91,7 +94,12 @@ export class Requester {
    * One attempt, once `queue` lets it go (a pod-lane slot): counted by its answer's status or its
    * failure, which becomes a KubeError naming the target, with the time from its send to then.
    */
-  private counted<T>(target: CountedRequest, queue: Queue, send: () => Promise<T>, statusOf: (answer: T) => number): Promise<T> {
+  private counted<T>(
+    target: CountedRequest,
+    queue: Queue,
+    send: () => Promise<T>,
+    statusOf: (answer: T) => number,
+  ): Promise<T> {
     const { counter } = this.options;
     return queue(async () => {
       const sentAt = performance.now();
@@ -125,13 +133,21 @@ export class Requester {
     const client = this.wireClients[control ? 'control' : 'pods'];
     const { withinMs } = options;
     const started = withinMs === undefined ? 0 : deps.now();
-    const policy = withinMs === undefined ? this.options.retryPolicy : { ...this.options.retryPolicy, deadlineMs: Math.min(this.options.retryPolicy.deadlineMs, withinMs) };
+    const policy =
+      withinMs === undefined
+        ? this.options.retryPolicy
+        : { ...this.options.retryPolicy, deadlineMs: Math.min(this.options.retryPolicy.deadlineMs, withinMs) };
     return withRetry(
       async () => {
         // Each attempt waits its turn: a retry is another request to the server.
         await bucket.take(deps.sleep, this.closing.signal);
         // The time limit starts when the request is sent, not while it waits for a pod-lane slot.
-        const send = () => client.send(withinMs === undefined ? req : { ...req, timeoutMs: Math.max(1, Math.min(requestTimeoutMs, withinMs - (deps.now() - started))) });
+        const send = () =>
+          client.send(
+            withinMs === undefined
+              ? req
+              : { ...req, timeoutMs: Math.max(1, Math.min(requestTimeoutMs, withinMs - (deps.now() - started))) },
+          );
         // Once closed, send() fails at once: queued requests drain without reaching the server.
         return this.counted(target, control ? unqueued : this.podSlots, send, () => 200);
       },
@@ -172,7 +188,11 @@ export class Requester {
     let stream: { abort: () => void } | undefined;
     try {
       await (lane === 'control' ? this.controlBucket : this.bucket).take(this.options.deps.sleep, this.closing.signal);
-      stream = await this.wireClients[lane].watch({ method: 'GET', path, query: params, known: query.known }, (type, object) => onRaw(String(type), object), done);
+      stream = await this.wireClients[lane].watch(
+        { method: 'GET', path, query: params, known: query.known },
+        (type, object) => onRaw(String(type), object),
+        done,
+      );
     } catch (err) {
       done(err);
     }

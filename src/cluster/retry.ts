@@ -65,7 +65,11 @@ export function isRetryable(err: Pick<KubeError, 'code' | 'reason'>): boolean {
  * retries at once. E.g. base 200, factor 2, cap 5000: attempt 1 → 100..200 ms, 2 → 200..400,
  * 3 → 400..800, 6 and later → 2500..5000.
  */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>, random: () => number): number {
+export function backoffDelay(
+  attempt: number,
+  policy: Pick<RetryPolicy, 'baseMs' | 'factor' | 'capMs'>,
+  random: () => number,
+): number {
   const exp = Math.min(policy.capMs, policy.baseMs * policy.factor ** Math.max(0, attempt - 1));
   const r = Math.min(1, Math.max(0, random()));
   return Math.round(exp / 2 + (exp / 2) * r);

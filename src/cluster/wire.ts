@@ -165,7 +165,24 @@ interface Answer {
 }
 
 /** The TLS options client-node gives its agent (KubeConfig.applyToHTTPSOptions), for undici's tls.connect. */
-const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername', 'ciphers', 'honorCipherOrder', 'ecdhCurve', 'clientCertEngine', 'crl', 'dhparam', 'secureOptions', 'secureProtocol', 'sessionIdContext'] as const;
+const TLS_OPTIONS = [
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+  'ciphers',
+  'honorCipherOrder',
+  'ecdhCurve',
+  'clientCertEngine',
+  'crl',
+  'dhparam',
+  'secureOptions',
+  'secureProtocol',
+  'sessionIdContext',
+] as const;
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
@@ -190,7 +207,12 @@ function readBody(body: Readable, onHead?: (head: string) => void): Promise<Buff
 /** undici's timeouts and its own closing, as the KubeErrors the retries know. */
 function undiciFailure(err: unknown, req: WireRequest, timeoutMs: number): KubeError {
   const { code, name } = (err ?? {}) as { code?: unknown; name?: unknown };
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'TimeoutError') {
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    name === 'TimeoutError'
+  ) {
     return new KubeError(0, 'Timeout', `no answer to ${req.method} ${req.path} within ${timeoutMs} ms`);
   }
   if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') return closedError();
@@ -239,7 +261,9 @@ export class WireClient {
   /** Sends one request; resolves with the parsed JSON body of a 2xx answer, else throws KubeError. */
   async send(req: WireRequest): Promise<unknown> {
     const prepared = await this.prepare(req);
-    const answer = prepared.pool ? await this.exchangePooled(req, prepared.pool, prepared) : await this.exchangeNode(req, prepared);
+    const answer = prepared.pool
+      ? await this.exchangePooled(req, prepared.pool, prepared)
+      : await this.exchangeNode(req, prepared);
     if (!isSuccess(answer.status)) throw this.refusal(answer.status, answer.body.toString('utf8'), answer.headers());
     const rv = req.reuse && peekResourceVersion(answer.body);
     const held = rv ? req.reuse!(rv) : undefined;
@@ -247,7 +271,11 @@ export class WireClient {
     try {
       return answer.body.length ? JSON.parse(answer.body.toString('utf8')) : undefined;
     } catch {
-      throw new KubeError(answer.status, 'BadResponse', `the API server answered ${answer.status} with a body that is not JSON`);
+      throw new KubeError(
+        answer.status,
+        'BadResponse',
+        `the API server answered ${answer.status} with a body that is not JSON`,
+      );
     }
   }
 
@@ -294,7 +322,8 @@ export class WireClient {
           return true;
         },
         onData: (chunk) => {
-          if (chunks.length === 0 && isSuccess(status)) req.onHead?.(chunk.toString('latin1', 0, Math.min(chunk.length, HEAD_BYTES)));
+          if (chunks.length === 0 && isSuccess(status))
+            req.onHead?.(chunk.toString('latin1', 0, Math.min(chunk.length, HEAD_BYTES)));
           chunks.push(chunk);
           return true;
         },
@@ -302,12 +331,26 @@ export class WireClient {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve({ status, headers: () => rawHeaderRecord(raw), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+          resolve({
+            status,
+            headers: () => rawHeaderRecord(raw),
+            body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+          });
         },
         onError: fail,
       };
       try {
-        pool.dispatch({ path: url.pathname + url.search, method: req.method, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, handler);
+        pool.dispatch(
+          {
+            path: url.pathname + url.search,
+            method: req.method,
+            headers,
+            body: payload,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          },
+          handler,
+        );
       } catch (err) {
         fail(err);
       }
@@ -320,13 +363,18 @@ export class WireClient {
     return new Promise<Answer>((resolve, reject) => {
       const request = transport.request(url, { method: req.method, headers, agent, timeout: timeoutMs }, (res) => {
         const status = res.statusCode ?? 0;
-        readBody(res, isSuccess(status) ? req.onHead : undefined).then((body) => {
-          this.open.delete(request);
-          resolve({ status, headers: () => singleHeaders(res.headers), body });
-        }, (err: unknown) => reject(toKubeError(err)));
+        readBody(res, isSuccess(status) ? req.onHead : undefined).then(
+          (body) => {
+            this.open.delete(request);
+            resolve({ status, headers: () => singleHeaders(res.headers), body });
+          },
+          (err: unknown) => reject(toKubeError(err)),
+        );
       });
       this.open.add(request);
-      request.on('timeout', () => request.destroy(new KubeError(0, 'Timeout', `no answer to ${req.method} ${req.path} within ${timeoutMs} ms`)));
+      request.on('timeout', () =>
+        request.destroy(new KubeError(0, 'Timeout', `no answer to ${req.method} ${req.path} within ${timeoutMs} ms`)),
+      );
       request.on('error', (err) => {
         this.open.delete(request);
         reject(toKubeError(err));
@@ -341,7 +389,11 @@ export class WireClient {
    * Then `onEvent` gets each event's type and object, and `onDone` is called once when the
    * stream ends: undefined when the server ended it or it was aborted, else the error.
    */
-  async watch(req: WireRequest, onEvent: (type: unknown, object: unknown) => void, onDone: (err: KubeError | undefined) => void): Promise<{ abort: () => void }> {
+  async watch(
+    req: WireRequest,
+    onEvent: (type: unknown, object: unknown) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<{ abort: () => void }> {
     const { url, headers, agent, transport } = await this.prepare({ ...req, query: { watch: true, ...req.query } });
     return new Promise((resolve, reject) => {
       let ended = false;
@@ -354,10 +406,13 @@ export class WireClient {
       const request = transport.request(url, { method: 'GET', headers, agent }, (res) => {
         const status = res.statusCode ?? 0;
         if (status !== 200) {
-          readBody(res).then((body) => {
-            this.open.delete(request);
-            reject(this.refusal(status, body.toString('utf8'), singleHeaders(res.headers)));
-          }, (err: unknown) => reject(toKubeError(err)));
+          readBody(res).then(
+            (body) => {
+              this.open.delete(request);
+              reject(this.refusal(status, body.toString('utf8'), singleHeaders(res.headers)));
+            },
+            (err: unknown) => reject(toKubeError(err)),
+          );
           return;
         }
         const { known } = req;
@@ -452,7 +507,13 @@ export class WireClient {
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     const agent = this.agentFor(opts.agent);
     const base = server.replace(/\/+$/, '');
-    const connection: Connection = { server: base, headers, agent, transport: server.startsWith('http:') ? http : https, pool: this.poolFor(base, opts.agent) };
+    const connection: Connection = {
+      server: base,
+      headers,
+      agent,
+      transport: server.startsWith('http:') ? http : https,
+      pool: this.poolFor(base, opts.agent),
+    };
     this.cached = { at: now, connection };
     return connection;
   }
@@ -463,13 +524,16 @@ export class WireClient {
    */
   private poolFor(server: string, agent: http.Agent | boolean | undefined): Pool | undefined {
     if (!this.options.keepAlive) return undefined;
-    if (agent instanceof http.Agent && agent.constructor !== https.Agent && agent.constructor !== http.Agent) return undefined;
+    if (agent instanceof http.Agent && agent.constructor !== https.Agent && agent.constructor !== http.Agent)
+      return undefined;
     if (!this.pool) {
       const options: Record<string, unknown> = {};
       const given = agent instanceof https.Agent ? agent.options : {};
       for (const k of TLS_OPTIONS) if (given[k] !== undefined) options[k] = given[k];
       // One context for every connection: given the PEMs, tls.connect would parse them anew each time.
-      const connect = server.startsWith('https:') ? { ...options, secureContext: tls.createSecureContext(options as tls.SecureContextOptions) } : options;
+      const connect = server.startsWith('https:')
+        ? { ...options, secureContext: tls.createSecureContext(options as tls.SecureContextOptions) }
+        : options;
       this.pool = new Pool(new URL(server).origin, {
         connect,
         keepAliveTimeout: IDLE_CONNECTION_MS,

@@ -8,17 +8,24 @@ export interface TokenSources {
 }
 
 /** The token (none when the gate has no auth), or why it cannot be had. Read fresh each time: mounted token files rotate. */
-export async function readBearerToken(auth: BearerAuth | undefined, from: TokenSources): Promise<{ token?: string; error?: string }> {
+export async function readBearerToken(
+  auth: BearerAuth | undefined,
+  from: TokenSources,
+): Promise<{ token?: string; error?: string }> {
   if (auth?.bearerTokenEnv) {
     const token = from.env[auth.bearerTokenEnv]?.trim();
-    return token ? { token } : { error: `bearer token: environment variable ${auth.bearerTokenEnv} is not set or empty` };
+    return token
+      ? { token }
+      : { error: `bearer token: environment variable ${auth.bearerTokenEnv} is not set or empty` };
   }
   if (auth?.bearerTokenFile) {
     try {
       const token = (await from.readFile(auth.bearerTokenFile)).trim();
       return token ? { token } : { error: `bearer token: file ${auth.bearerTokenFile} is empty` };
     } catch (err) {
-      return { error: `bearer token: cannot read ${auth.bearerTokenFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+      return {
+        error: `bearer token: cannot read ${auth.bearerTokenFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      };
     }
   }
   return {};

@@ -21,7 +21,10 @@ const firstLine = (err: unknown) => (err instanceof Error ? err.message : String
  * Parses and type-checks a condition. Errors name the condition and the problem, e.g.
  * `successCondition "reslt < 1": Unknown variable: reslt`.
  */
-export function compileCondition(label: string, text: string): { ok: true; condition: Condition } | { ok: false; error: string } {
+export function compileCondition(
+  label: string,
+  text: string,
+): { ok: true; condition: Condition } | { ok: false; error: string } {
   const env = conditionEnvironment();
   let program: ReturnType<Environment['parse']>;
   try {
@@ -41,7 +44,8 @@ export function compileCondition(label: string, text: string): { ok: true; condi
       evaluate(vars) {
         try {
           const value: unknown = program(vars);
-          if (typeof value !== 'boolean') return { ok: false, error: `${label} ${text} gave ${String(value)}, not a bool` };
+          if (typeof value !== 'boolean')
+            return { ok: false, error: `${label} ${text} gave ${String(value)}, not a bool` };
           return { ok: true, value };
         } catch (err) {
           return { ok: false, error: `${label} ${text} failed: ${firstLine(err)}` };

@@ -8,7 +8,15 @@ import { realSleep, type Sleep } from '../sleep.js';
 import type { GateCheckResult, GateOutcome, GateResult, Measurement } from './types.js';
 import { callWebhookGate } from './webhook.js';
 
-export type { GateCheckResult, GateOutcome, GateResult, Measurement, MeasurementPhase, MeasuredValue, WouldHave } from './types.js';
+export type {
+  GateCheckResult,
+  GateOutcome,
+  GateResult,
+  Measurement,
+  MeasurementPhase,
+  MeasuredValue,
+  WouldHave,
+} from './types.js';
 export { realSleep, type Sleep } from '../sleep.js';
 export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
 export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';
@@ -63,7 +71,11 @@ async function runPause(name: string, pauseMs: number, ctx: GateContext): Promis
   for (let left = pauseMs; left > 0; left = end - now()) {
     ctx.onPause?.(left);
     if (!(await sleep(Math.min(tick, left), ctx.signal))) {
-      return { result: 'interrupted', message: `${name}: interrupted with ${formatDuration(Math.max(0, end - now()))} of the pause left`, measurements: [] };
+      return {
+        result: 'interrupted',
+        message: `${name}: interrupted with ${formatDuration(Math.max(0, end - now()))} of the pause left`,
+        measurements: [],
+      };
     }
   }
   ctx.onPause?.(0);
@@ -72,17 +84,23 @@ async function runPause(name: string, pauseMs: number, ctx: GateContext): Promis
 
 async function runApproval(name: string, ctx: GateContext): Promise<GateOutcome> {
   if (!ctx.isApproved || !ctx.waitForApproval) {
-    return { result: 'failed', message: `${name}: approval required, but this run has no way to receive approvals`, measurements: [] };
+    return {
+      result: 'failed',
+      message: `${name}: approval required, but this run has no way to receive approvals`,
+      measurements: [],
+    };
   }
   if (await ctx.isApproved()) return { result: 'passed', message: `${name}: approved`, measurements: [] };
   ctx.onAwaitingApproval?.();
   try {
     await ctx.waitForApproval(ctx.signal);
   } catch (err) {
-    if (ctx.signal?.aborted) return { result: 'interrupted', message: `${name}: interrupted while waiting for approval`, measurements: [] };
+    if (ctx.signal?.aborted)
+      return { result: 'interrupted', message: `${name}: interrupted while waiting for approval`, measurements: [] };
     throw err;
   }
-  if (ctx.signal?.aborted) return { result: 'interrupted', message: `${name}: interrupted while waiting for approval`, measurements: [] };
+  if (ctx.signal?.aborted)
+    return { result: 'interrupted', message: `${name}: interrupted while waiting for approval`, measurements: [] };
   return { result: 'passed', message: `${name}: approved`, measurements: [] };
 }
 
@@ -147,11 +165,21 @@ export async function runGate(gate: Gate, ctx: GateContext): Promise<GateRun> {
   }
   if (result !== 'interrupted') ctx.metrics?.gateChecked(name, result);
   const wouldHave = result === 'passed' ? steps.find((s) => s.wouldHave)?.wouldHave : undefined;
-  return { gate: name, result, message, measurements: steps.flatMap((s) => s.measurements), steps, ...(wouldHave ? { wouldHave } : {}) };
+  return {
+    gate: name,
+    result,
+    message,
+    measurements: steps.flatMap((s) => s.measurements),
+    steps,
+    ...(wouldHave ? { wouldHave } : {}),
+  };
 }
 
 /** What a run fixes for all its gate checks; the runner adds the wave and its callbacks. */
-export type GateCheckerOptions = Pick<GateContext, 'plan' | 'revision' | 'metrics' | 'sleep' | 'now' | 'fetch' | 'env' | 'readFile' | 'pauseTickMs' | 'webhookBackoffMs'>;
+export type GateCheckerOptions = Pick<
+  GateContext,
+  'plan' | 'revision' | 'metrics' | 'sleep' | 'now' | 'fetch' | 'env' | 'readFile' | 'pauseTickMs' | 'webhookBackoffMs'
+>;
 
 /** `runGate` as the runner's `CheckGate`: what `kwave run` (and a library user) plugs into `runRollout`. */
 export function gateChecker(options: GateCheckerOptions): CheckGate {
@@ -164,6 +192,8 @@ export function gateChecker(options: GateCheckerOptions): CheckGate {
       onPause: hooks.onPause,
       onAwaitingApproval: hooks.onAwaitingApproval,
       onMeasurement: (_step, m, index, count) => hooks.onMeasurement(m, index, count),
-      ...(hooks.isApproved && hooks.waitForApproval ? { isApproved: hooks.isApproved, waitForApproval: hooks.waitForApproval } : {}),
+      ...(hooks.isApproved && hooks.waitForApproval
+        ? { isApproved: hooks.isApproved, waitForApproval: hooks.waitForApproval }
+        : {}),
     });
 }

@@ -24,7 +24,9 @@ export interface PrometheusGateDeps {
 }
 
 /** Both conditions compiled, or the first problem. Exported so the plan loader can check early. */
-export function compileGateConditions(gate: Pick<PrometheusGate, 'successCondition' | 'failureCondition'>): { ok: true; conditions: Conditions } | { ok: false; error: string } {
+export function compileGateConditions(
+  gate: Pick<PrometheusGate, 'successCondition' | 'failureCondition'>,
+): { ok: true; conditions: Conditions } | { ok: false; error: string } {
   const conditions: Conditions = {};
   if (gate.successCondition !== undefined) {
     const c = compileCondition('successCondition', gate.successCondition);
@@ -36,7 +38,8 @@ export function compileGateConditions(gate: Pick<PrometheusGate, 'successConditi
     if (!c.ok) return c;
     conditions.failure = c.condition;
   }
-  if (!conditions.success && !conditions.failure) return { ok: false, error: 'needs a successCondition, a failureCondition or both' };
+  if (!conditions.success && !conditions.failure)
+    return { ok: false, error: 'needs a successCondition, a failureCondition or both' };
   return { ok: true, conditions };
 }
 
@@ -56,7 +59,11 @@ function networkError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function queryOnce(gate: PrometheusGate, endpoint: URL, deps: Required<Omit<PrometheusGateDeps, 'signal' | 'onMeasurement'>> & { signal?: AbortSignal }): Promise<Fetched> {
+async function queryOnce(
+  gate: PrometheusGate,
+  endpoint: URL,
+  deps: Required<Omit<PrometheusGateDeps, 'signal' | 'onMeasurement'>> & { signal?: AbortSignal },
+): Promise<Fetched> {
   const where = `GET ${endpoint.origin}${endpoint.pathname}`;
   const auth = await readBearerToken(gate.auth, deps);
   if (auth.error) return { ok: false, error: auth.error };
@@ -81,7 +88,11 @@ async function queryOnce(gate: PrometheusGate, endpoint: URL, deps: Required<Omi
 }
 
 /** Runs one Prometheus gate to its outcome. Never rejects for Prometheus' sake: problems are measurements. */
-export async function evaluatePrometheusGate(name: string, gate: PrometheusGate, deps: PrometheusGateDeps = {}): Promise<GateOutcome> {
+export async function evaluatePrometheusGate(
+  name: string,
+  gate: PrometheusGate,
+  deps: PrometheusGateDeps = {},
+): Promise<GateOutcome> {
   const d = {
     fetch: deps.fetch ?? fetch,
     sleep: deps.sleep ?? realSleep,
@@ -124,7 +135,9 @@ export async function evaluatePrometheusGate(name: string, gate: PrometheusGate,
 
     const fetched = await queryOnce(gate, endpoint, d);
     if ('interrupted' in fetched) return interrupted();
-    const c: Classified = fetched.ok ? classify(fetched.value, compiled.conditions, gate.noData) : { phase: 'error', message: fetched.error };
+    const c: Classified = fetched.ok
+      ? classify(fetched.value, compiled.conditions, gate.noData)
+      : { phase: 'error', message: fetched.error };
     const value = fetched.ok && fetched.value.kind === 'value' ? fetched.value.result : null;
     const m: Measurement = { at: new Date(d.now()).toISOString(), value, phase: c.phase, message: c.message };
     classified.push(c);

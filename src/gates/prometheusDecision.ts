@@ -17,7 +17,11 @@ export interface Classified {
   message: string;
 }
 
-const NO_DATA_PHASE: Record<NoDataPolicy, MeasurementPhase> = { pass: 'successful', fail: 'failed', inconclusive: 'inconclusive' };
+const NO_DATA_PHASE: Record<NoDataPolicy, MeasurementPhase> = {
+  pass: 'successful',
+  fail: 'failed',
+  inconclusive: 'inconclusive',
+};
 
 /**
  * One answer → one phase.
@@ -28,7 +32,8 @@ const NO_DATA_PHASE: Record<NoDataPolicy, MeasurementPhase> = { pass: 'successfu
  * - an empty answer → the `noData` policy; a CEL evaluation error → error.
  */
 export function classify(value: QueryValue, conditions: Conditions, noData: NoDataPolicy): Classified {
-  if (value.kind === 'empty') return { phase: NO_DATA_PHASE[noData], message: `query returned no data (noData: ${noData})` };
+  if (value.kind === 'empty')
+    return { phase: NO_DATA_PHASE[noData], message: `query returned no data (noData: ${noData})` };
   const shown = `result ${formatValue(value.result)}`;
   const vars = { result: value.result, results: value.results };
   const { success, failure } = conditions;
@@ -42,7 +47,11 @@ export function classify(value: QueryValue, conditions: Conditions, noData: NoDa
     const s = success.evaluate(vars);
     if (!s.ok) return { phase: 'error', message: `${shown}: ${s.error}` };
     if (s.value) return { phase: 'successful', message: `${shown} matched successCondition ${success.text}` };
-    if (failure) return { phase: 'inconclusive', message: `${shown} matched neither successCondition ${success.text} nor failureCondition ${failure.text}` };
+    if (failure)
+      return {
+        phase: 'inconclusive',
+        message: `${shown} matched neither successCondition ${success.text} nor failureCondition ${failure.text}`,
+      };
     return { phase: 'failed', message: `${shown} did not match successCondition ${success.text}` };
   }
   if (failure) return { phase: 'successful', message: `${shown} did not match failureCondition ${failure.text}` };
@@ -61,7 +70,6 @@ export interface Limits {
 
 export type Decision = { kind: 'continue' } | { kind: 'passed' | 'failed' | 'inconclusive'; message: string };
 
-
 export type Verdict = { result: 'passed' | 'failed' | 'inconclusive'; message: string; wouldHave?: WouldHave };
 
 /**
@@ -72,7 +80,10 @@ export type Verdict = { result: 'passed' | 'failed' | 'inconclusive'; message: s
  */
 export function verdictOf(gate: string, decision: Exclude<Decision, { kind: 'continue' }>, dryRun: boolean): Verdict {
   if (!dryRun || decision.kind === 'passed') {
-    return { result: decision.kind, message: dryRun ? decision.message.replace(`${gate}: `, `${gate}: dry run, `) : decision.message };
+    return {
+      result: decision.kind,
+      message: dryRun ? decision.message.replace(`${gate}: `, `${gate}: dry run, `) : decision.message,
+    };
   }
   const reason = decision.message.startsWith(`${gate}: `) ? decision.message.slice(gate.length + 2) : decision.message;
   return {
@@ -113,7 +124,10 @@ export function decide(gate: string, measurements: readonly Classified[], limits
     return { kind: 'failed', message: `${gate}: ${last.message} ${at}${beyond}` };
   }
   if (last.phase === 'inconclusive' && inconclusive > limits.inconclusiveLimit) {
-    const beyond = limits.inconclusiveLimit > 0 ? ` (${inconclusive} inconclusive, inconclusiveLimit ${limits.inconclusiveLimit})` : '';
+    const beyond =
+      limits.inconclusiveLimit > 0
+        ? ` (${inconclusive} inconclusive, inconclusiveLimit ${limits.inconclusiveLimit})`
+        : '';
     return { kind: 'inconclusive', message: `${gate}: ${last.message} ${at}${beyond}` };
   }
   if (last.phase === 'error') {
@@ -130,7 +144,10 @@ export function decide(gate: string, measurements: readonly Classified[], limits
   let streak = 0;
   for (let i = n - 1; i >= 0 && measurements[i]!.phase === 'successful'; i--) streak++;
   if (streakNeeded > 0 && streak >= streakNeeded) {
-    return { kind: 'passed', message: `${gate}: ${streak} measurements successful in a row (consecutiveSuccessLimit ${streakNeeded}) ${at}; last: ${last.message}` };
+    return {
+      kind: 'passed',
+      message: `${gate}: ${streak} measurements successful in a row (consecutiveSuccessLimit ${streakNeeded}) ${at}; last: ${last.message}`,
+    };
   }
   if (n < count) return { kind: 'continue' };
 
@@ -139,8 +156,15 @@ export function decide(gate: string, measurements: readonly Classified[], limits
   if (inconclusive) summary.push(`${inconclusive} inconclusive`);
   if (errors) summary.push(`${errors} error${errors === 1 ? '' : 's'}`);
   if (streakNeeded > 0) {
-    return { kind: 'inconclusive', message: `${gate}: no ${streakNeeded} successful measurements in a row (consecutiveSuccessLimit ${streakNeeded}) in ${n} (${summary.join(', ')}); last: ${last.message}` };
+    return {
+      kind: 'inconclusive',
+      message: `${gate}: no ${streakNeeded} successful measurements in a row (consecutiveSuccessLimit ${streakNeeded}) in ${n} (${summary.join(', ')}); last: ${last.message}`,
+    };
   }
-  if (successful === 0) return { kind: 'inconclusive', message: `${gate}: no successful measurement (${summary.join(', ')}); last: ${last.message}` };
+  if (successful === 0)
+    return {
+      kind: 'inconclusive',
+      message: `${gate}: no successful measurement (${summary.join(', ')}); last: ${last.message}`,
+    };
   return { kind: 'passed', message: `${gate}: ${summary.join(', ')}; last: ${last.message}` };
 }

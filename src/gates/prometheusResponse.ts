@@ -65,7 +65,11 @@ export function readQueryResponse(status: number, body: string): ReadResult {
       return { ok: true, value: { kind: 'value', result: values.length === 1 ? values[0]! : values, results: values } };
     }
     case 'matrix':
-      return { ok: false, error: 'query returned a range vector; a gate needs an instant vector or a scalar (wrap it in rate(), avg_over_time(), …)' };
+      return {
+        ok: false,
+        error:
+          'query returned a range vector; a gate needs an instant vector or a scalar (wrap it in rate(), avg_over_time(), …)',
+      };
     case 'string':
       return { ok: false, error: 'query returned a string; a gate needs an instant vector or a scalar' };
     default:

@@ -36,7 +36,10 @@ export interface GateOutcome {
  * A signal that fires after `ms` or when `parent` fires. Unlike AbortSignal.timeout, its timer
  * keeps the process alive, and clear() releases it once the request is done.
  */
-export function deadline(ms: number, parent?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean; clear: () => void } {
+export function deadline(
+  ms: number,
+  parent?: AbortSignal,
+): { signal: AbortSignal; timedOut: () => boolean; clear: () => void } {
   const ac = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -42,25 +42,43 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function callWebhookGate(name: string, gate: WebhookGate, payload: WebhookPayload, deps: WebhookDeps = {}): Promise<GateOutcome> {
+export async function callWebhookGate(
+  name: string,
+  gate: WebhookGate,
+  payload: WebhookPayload,
+  deps: WebhookDeps = {},
+): Promise<GateOutcome> {
   const doFetch = deps.fetch ?? fetch;
   const sleep = deps.sleep ?? realSleep;
   const now = deps.now ?? Date.now;
   const shown = redactUrl(gate.url);
   const attempts = 1 + Math.max(0, gate.retries);
   const measurements: Measurement[] = [];
-  const interrupted = (): GateOutcome => ({ result: 'interrupted', message: `${name}: interrupted while calling ${shown}`, measurements });
-  if (shown === '(invalid URL)') return { result: 'failed', message: `${name}: webhook url "${gate.url}" is not a URL`, measurements };
+  const interrupted = (): GateOutcome => ({
+    result: 'interrupted',
+    message: `${name}: interrupted while calling ${shown}`,
+    measurements,
+  });
+  if (shown === '(invalid URL)')
+    return { result: 'failed', message: `${name}: webhook url "${gate.url}" is not a URL`, measurements };
 
   const body = JSON.stringify(payload);
-  const tokenSources = { env: deps.env ?? process.env, readFile: deps.readFile ?? ((p: string) => fsReadFile(p, 'utf8')) };
+  const tokenSources = {
+    env: deps.env ?? process.env,
+    readFile: deps.readFile ?? ((p: string) => fsReadFile(p, 'utf8')),
+  };
   let backoff = deps.backoffMs ?? 1_000;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (deps.signal?.aborted) return interrupted();
     // Read per attempt: a mounted token file may rotate between retries.
     const auth = await readBearerToken(gate.auth, tokenSources);
     if (auth.error) {
-      const m: Measurement = { at: new Date(now()).toISOString(), value: null, phase: 'error', message: `${shown}: ${auth.error}` };
+      const m: Measurement = {
+        at: new Date(now()).toISOString(),
+        value: null,
+        phase: 'error',
+        message: `${shown}: ${auth.error}`,
+      };
       measurements.push(m);
       deps.onMeasurement?.(m, attempt, attempts);
       // A missing token does not appear by retrying within seconds.
@@ -86,7 +104,11 @@ export async function callWebhookGate(name: string, gate: WebhookGate, payload: 
     } catch (err) {
       if (deps.signal?.aborted) return interrupted();
       const cause = (err as { cause?: unknown })?.cause;
-      const why = timer.timedOut() ? `no answer within ${gate.timeoutMs} ms` : cause instanceof Error ? cause.message : String(err);
+      const why = timer.timedOut()
+        ? `no answer within ${gate.timeoutMs} ms`
+        : cause instanceof Error
+          ? cause.message
+          : String(err);
       m = { at: new Date(now()).toISOString(), value: null, phase: 'error', message: hide(`${shown}: ${why}`) };
     } finally {
       timer.clear();

@@ -7,7 +7,16 @@ import { formatDuration } from '../durationText.js';
 import { podCompletion } from './completion.js';
 import { openGate } from './gateCondition.js';
 import { sameImage } from './image.js';
-import { conditionSinceMs, conditionStatus, containerStatus, declaresGate, isPodReady, latestInstantMs, specContainer, toMs } from './podView.js';
+import {
+  conditionSinceMs,
+  conditionStatus,
+  containerStatus,
+  declaresGate,
+  isPodReady,
+  latestInstantMs,
+  specContainer,
+  toMs,
+} from './podView.js';
 import type { InPlaceState } from './state.js';
 import { DEFAULT_READY_GRACE_MS, type DecideContext, type Step } from './step.js';
 
@@ -32,10 +41,17 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
   // Once kwave has opened the gate, the pod always gets the grace, however late that was.
   const gateOpenedAt = gated && gateOpen ? conditionSinceMs(pod, gateType) : undefined;
   const effectiveDeadline =
-    gateOpenedAt === undefined ? deadline : Math.max(deadline, latestInstantMs(gateOpenedAt) + (ctx.readyGraceMs ?? DEFAULT_READY_GRACE_MS));
+    gateOpenedAt === undefined
+      ? deadline
+      : Math.max(deadline, latestInstantMs(gateOpenedAt) + (ctx.readyGraceMs ?? DEFAULT_READY_GRACE_MS));
 
   if (completion.status === 'failed') {
-    return { kind: 'failed', reason: completion.reason ?? 'Failed', message: completion.message ?? 'the new container failed', state };
+    return {
+      kind: 'failed',
+      reason: completion.reason ?? 'Failed',
+      message: completion.message ?? 'the new container failed',
+      state,
+    };
   }
   if (completion.status === 'waiting') {
     if (ctx.nowMs >= effectiveDeadline) {
@@ -46,7 +62,12 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
         state,
       };
     }
-    return { kind: 'wait-complete', retryAfterMs: effectiveDeadline - ctx.nowMs, completion, message: completion.message ?? 'waiting for the kubelet' };
+    return {
+      kind: 'wait-complete',
+      retryAfterMs: effectiveDeadline - ctx.nowMs,
+      completion,
+      message: completion.message ?? 'waiting for the kubelet',
+    };
   }
   if (!gateOpen) return openGate(pod, ctx, 'new images confirmed by image ID; reopening the gate');
 
@@ -56,13 +77,27 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
     const stableAt = ctx.minReadyMs > 0 ? latestInstantMs(since) + ctx.minReadyMs : since;
     // Ready is enough without minReadySeconds: the times above are the server's and the kubelet's,
     // and a runner whose clock is behind theirs would otherwise wait out the difference.
-    if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt) return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
-    return { kind: 'wait-ready', retryAfterMs: stableAt - ctx.nowMs, message: `Ready; counting minReadySeconds, ${formatDuration(stableAt - ctx.nowMs)} left` };
+    if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt)
+      return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
+    return {
+      kind: 'wait-ready',
+      retryAfterMs: stableAt - ctx.nowMs,
+      message: `Ready; counting minReadySeconds, ${formatDuration(stableAt - ctx.nowMs)} left`,
+    };
   }
   if (ctx.nowMs >= effectiveDeadline) {
-    return { kind: 'failed', reason: 'Timeout', message: `the pod did not become Ready within podTimeout ${formatDuration(ctx.podTimeoutMs)}`, state };
+    return {
+      kind: 'failed',
+      reason: 'Timeout',
+      message: `the pod did not become Ready within podTimeout ${formatDuration(ctx.podTimeoutMs)}`,
+      state,
+    };
   }
-  return { kind: 'wait-ready', retryAfterMs: effectiveDeadline - ctx.nowMs, message: 'waiting for the pod to become Ready' };
+  return {
+    kind: 'wait-ready',
+    retryAfterMs: effectiveDeadline - ctx.nowMs,
+    message: 'waiting for the pod to become Ready',
+  };
 }
 
 /**

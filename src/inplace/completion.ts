@@ -39,7 +39,12 @@ export const FAILURE_REASONS: ReadonlySet<string> = new Set([
   'CreateContainerError',
 ]);
 
-const PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
+const PULL_REASONS: ReadonlySet<string> = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+]);
 
 /**
  * Whether a pull error's message is about `image`: true if it quotes it (as the spec spells it or
@@ -47,7 +52,9 @@ const PULL_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBac
  * runtimes word their errors so).
  */
 function namesImage(message: string, image: string): boolean | undefined {
-  const quoted = [...message.matchAll(/"([^"\s]+)"/g)].map((m) => m[1] ?? '').filter((q) => /^[\w.\-/:@]+$/.test(q) && /[:@/]/.test(q));
+  const quoted = [...message.matchAll(/"([^"\s]+)"/g)]
+    .map((m) => m[1] ?? '')
+    .filter((q) => /^[\w.\-/:@]+$/.test(q) && /[:@/]/.test(q));
   if (quoted.length === 0) return undefined;
   return quoted.some((q) => q === image || sameImage(q, image));
 }
@@ -73,8 +80,17 @@ function namesImage(message: string, image: string): boolean | undefined {
  * the kubelet's back-off turns it into `CrashLoopBackOff`: that is "waiting", and the failure is
  * reported when the back-off starts.
  */
-export function containerCompletion(name: string, cs: V1ContainerStatus | undefined, rec: ContainerRecord): ContainerCompletion {
-  const waitingFor = (reason: string, message: string): ContainerCompletion => ({ name, status: 'waiting', reason, message });
+export function containerCompletion(
+  name: string,
+  cs: V1ContainerStatus | undefined,
+  rec: ContainerRecord,
+): ContainerCompletion {
+  const waitingFor = (reason: string, message: string): ContainerCompletion => ({
+    name,
+    status: 'waiting',
+    reason,
+    message,
+  });
   if (cs === undefined) return waitingFor('NoStatus', 'the kubelet reports no status for this container yet');
 
   const imageID = cs.imageID ?? '';
@@ -103,7 +119,8 @@ export function containerCompletion(name: string, cs: V1ContainerStatus | undefi
   let moved: boolean;
   if (rec.toImageID !== undefined) {
     const back = imageID !== '' && sameImageID(imageID, rec.toImageID);
-    const originStillRuns = rec.originContainerID !== undefined && rec.originContainerID !== '' && containerID === rec.originContainerID;
+    const originStillRuns =
+      rec.originContainerID !== undefined && rec.originContainerID !== '' && containerID === rec.originContainerID;
     if (imageChanged && !back && cs.state?.running) {
       return {
         name,
@@ -118,8 +135,12 @@ export function containerCompletion(name: string, cs: V1ContainerStatus | undefi
   }
 
   if (!moved) {
-    if (waiting !== undefined) return waitingFor(waiting.reason ?? 'Waiting', waiting.message ?? 'the container is waiting to start');
-    return waitingFor('NotRestarted', `the kubelet has not yet replaced the container (image ID still ${imageID || 'none'})`);
+    if (waiting !== undefined)
+      return waitingFor(waiting.reason ?? 'Waiting', waiting.message ?? 'the container is waiting to start');
+    return waitingFor(
+      'NotRestarted',
+      `the kubelet has not yet replaced the container (image ID still ${imageID || 'none'})`,
+    );
   }
   if (targetDigest !== undefined && imageID !== '' && digestOf(imageID) !== targetDigest) {
     return {
@@ -130,15 +151,21 @@ export function containerCompletion(name: string, cs: V1ContainerStatus | undefi
     };
   }
   if (!cs.state?.running) {
-    if (waiting !== undefined) return waitingFor(waiting.reason ?? 'Waiting', waiting.message ?? 'the container is waiting to start');
+    if (waiting !== undefined)
+      return waitingFor(waiting.reason ?? 'Waiting', waiting.message ?? 'the container is waiting to start');
     const t = cs.state?.terminated;
-    if (t !== undefined) return waitingFor('Terminated', `the new container exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ''}`);
+    if (t !== undefined)
+      return waitingFor(
+        'Terminated',
+        `the new container exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ''}`,
+      );
     return waitingFor('NotRunning', 'the new container is not running yet');
   }
   if (!cs.ready) {
     const crashes = cs.restartCount - rec.fromRestartCount - 1;
     const last = cs.lastState?.terminated;
-    const extra = crashes > 0 && last ? `; it restarted ${crashes} time(s) since the patch, last exit code ${last.exitCode}` : '';
+    const extra =
+      crashes > 0 && last ? `; it restarted ${crashes} time(s) since the patch, last exit code ${last.exitCode}` : '';
     return waitingFor('NotReady', `the new container runs but is not ready${extra}`);
   }
   return { name, status: 'done' };
@@ -154,7 +181,13 @@ export function podCompletion(pod: V1Pod, state: InPlaceState): PodCompletion {
     .sort()
     .map((name) => containerCompletion(name, containerStatus(pod, name), state.containers[name] as ContainerRecord));
   const failed = containers.find((c) => c.status === 'failed');
-  if (failed) return { status: 'failed', reason: failed.reason, message: `container ${failed.name}: ${failed.message ?? ''}`, containers };
+  if (failed)
+    return {
+      status: 'failed',
+      reason: failed.reason,
+      message: `container ${failed.name}: ${failed.message ?? ''}`,
+      containers,
+    };
   const waiting = containers.filter((c) => c.status === 'waiting');
   if (waiting.length === 0) return { status: 'done', containers };
   return {

@@ -25,12 +25,28 @@ import { follow } from './afterPatch.js';
 import { containerAtTarget } from './atTarget.js';
 import { closeGate, gateOwner, keepDrained, openGate, resourceVersionGuard } from './gateCondition.js';
 import { sameImage, sameImageID } from './image.js';
-import { conditionSinceMs, latestInstantMs, conditionStatus, containerStatus, declaresGate, isPodReady, specContainer } from './podView.js';
+import {
+  conditionSinceMs,
+  latestInstantMs,
+  conditionStatus,
+  containerStatus,
+  declaresGate,
+  isPodReady,
+  specContainer,
+} from './podView.js';
 import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord, type InPlaceState } from './state.js';
 import type { DecideContext, ImagePatch, Step } from './step.js';
 
 export { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage, gateOwner } from './gateCondition.js';
-export { DEFAULT_READY_GRACE_MS, type DecideContext, type ForeignReason, type GatePatch, type ImagePatch, type RefuseReason, type Step } from './step.js';
+export {
+  DEFAULT_READY_GRACE_MS,
+  type DecideContext,
+  type ForeignReason,
+  type GatePatch,
+  type ImagePatch,
+  type RefuseReason,
+  type Step,
+} from './step.js';
 
 /**
  * The next step for `pod` (undefined: not found). Pure: the same pod and context always give
@@ -39,15 +55,23 @@ export { DEFAULT_READY_GRACE_MS, type DecideContext, type ForeignReason, type Ga
 export function decide(pod: V1Pod | undefined, ctx: DecideContext): Step {
   if (pod === undefined) return { kind: 'vanished', reason: 'Gone', message: 'the pod no longer exists' };
   if (ctx.uid !== undefined && pod.metadata?.uid !== ctx.uid) {
-    return { kind: 'vanished', reason: 'Replaced', message: `the pod was replaced (uid ${pod.metadata?.uid ?? 'none'}, was ${ctx.uid})` };
+    return {
+      kind: 'vanished',
+      reason: 'Replaced',
+      message: `the pod was replaced (uid ${pod.metadata?.uid ?? 'none'}, was ${ctx.uid})`,
+    };
   }
-  if (pod.metadata?.deletionTimestamp) return { kind: 'vanished', reason: 'Terminating', message: 'the pod is being deleted' };
+  if (pod.metadata?.deletionTimestamp)
+    return { kind: 'vanished', reason: 'Terminating', message: 'the pod is being deleted' };
 
   const st = readState(pod);
   const step =
     st.kind === 'ok' && isOwn(st.state, ctx)
       ? follow(pod, st.state, ctx)
-      : ctx.direction === 'upgrade' && st.kind === 'ok' && ownedBy(st.state, ctx.plan, ctx.revision) && st.state.direction === 'rollback'
+      : ctx.direction === 'upgrade' &&
+          st.kind === 'ok' &&
+          ownedBy(st.state, ctx.plan, ctx.revision) &&
+          st.state.direction === 'rollback'
         ? resumeOwnRollback(pod, st.state, ctx)
         : ctx.direction === 'upgrade'
           ? startUpgrade(pod, ctx)
@@ -67,7 +91,8 @@ function isOwn(state: InPlaceState, ctx: DecideContext): boolean {
  */
 function resumeOwnRollback(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
   // Gate reopened: the rollback ended; the upgrade starts from the beginning.
-  if (declaresGate(pod, ctx.gate.conditionType) && conditionStatus(pod, ctx.gate.conditionType) === 'True') return startUpgrade(pod, ctx);
+  if (declaresGate(pod, ctx.gate.conditionType) && conditionStatus(pod, ctx.gate.conditionType) === 'True')
+    return startUpgrade(pod, ctx);
   const step = follow(pod, state, { ...ctx, direction: 'rollback' });
   if (step.kind === 'wait-complete' || step.kind === 'failed') return step;
   return startUpgrade(pod, ctx);
@@ -79,7 +104,11 @@ function resumeOwnRollback(pod: V1Pod, state: InPlaceState, ctx: DecideContext):
 function startUpgrade(pod: V1Pod, ctx: DecideContext): Step {
   const missing = ctx.containers.filter((c) => specContainer(pod, c.name) === undefined).map((c) => c.name);
   if (missing.length > 0) {
-    return { kind: 'refuse', reason: 'ContainerMissing', message: `the pod has no container named ${missing.join(', ')}` };
+    return {
+      kind: 'refuse',
+      reason: 'ContainerMissing',
+      message: `the pod has no container named ${missing.join(', ')}`,
+    };
   }
   const gateType = ctx.gate.conditionType;
   const gated = declaresGate(pod, gateType);
@@ -112,7 +141,8 @@ function updatingElsewhere(): Step {
   return {
     kind: 'foreign',
     reason: 'UpdatingElsewhere',
-    message: 'the spec already names the target images but not every container runs them: something else is updating the pod, or the new image fails',
+    message:
+      'the spec already names the target images but not every container runs them: something else is updating the pod, or the new image fails',
   };
 }
 
@@ -135,7 +165,11 @@ function heldByOther(pod: V1Pod, ctx: DecideContext): Step | undefined {
     };
   }
   if (st.kind === 'malformed') {
-    return { kind: 'foreign', reason: 'MalformedState', message: `the gate is closed and ${STATE_ANNOTATION} is unreadable: ${st.error}` };
+    return {
+      kind: 'foreign',
+      reason: 'MalformedState',
+      message: `the gate is closed and ${STATE_ANNOTATION} is unreadable: ${st.error}`,
+    };
   }
   if (st.kind === 'ok' && !ownedBy(st.state, ctx.plan, ctx.revision)) {
     const s = st.state;
@@ -184,7 +218,8 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
 
   const back = Object.entries(upgrade.containers).every(([name, rec]) => isBack(pod, name, rec));
   if (back) {
-    if (gated && conditionStatus(pod, gateType) !== 'True') return openGate(pod, ctx, 'already back on the recorded images; reopening the gate');
+    if (gated && conditionStatus(pod, gateType) !== 'True')
+      return openGate(pod, ctx, 'already back on the recorded images; reopening the gate');
     return { kind: 'skip', reason: 'AtTarget', message: 'already back on the recorded images' };
   }
   const build = () => rollbackPatch(pod, ctx, upgrade);
@@ -207,7 +242,9 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
 function isBack(pod: V1Pod, name: string, rec: ContainerRecord): boolean {
   const cs = containerStatus(pod, name);
   if (!sameImage(specContainer(pod, name)?.image ?? '', rec.fromImage) || !cs?.state?.running) return false;
-  return rec.fromImageID !== '' ? sameImageID(cs.imageID ?? '', rec.fromImageID) : sameImage(cs.image ?? '', rec.fromImage);
+  return rec.fromImageID !== ''
+    ? sameImageID(cs.imageID ?? '', rec.fromImageID)
+    : sameImage(cs.image ?? '', rec.fromImage);
 }
 
 function rollbackPatch(pod: V1Pod, ctx: DecideContext, upgrade: InPlaceState): Step {
@@ -241,14 +278,29 @@ function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step
     // a whole podTimeout after the end of the stored second, not up to a second early.
     const giveUpAt = (closedSince !== undefined ? latestInstantMs(closedSince) : closedAt) + ctx.podTimeoutMs;
     if (ctx.nowMs >= giveUpAt) {
-      return { kind: 'failed', reason: 'DrainTimeout', message: `the pod stayed Ready for ${formatDuration(ctx.podTimeoutMs)} after its gate was closed` };
+      return {
+        kind: 'failed',
+        reason: 'DrainTimeout',
+        message: `the pod stayed Ready for ${formatDuration(ctx.podTimeoutMs)} after its gate was closed`,
+      };
     }
-    return { kind: 'wait-drain', reason: 'StillReady', retryAfterMs: giveUpAt - ctx.nowMs, message: 'gate closed; waiting for the pod to turn not Ready' };
+    return {
+      kind: 'wait-drain',
+      reason: 'StillReady',
+      retryAfterMs: giveUpAt - ctx.nowMs,
+      message: 'gate closed; waiting for the pod to turn not Ready',
+    };
   }
   // A drain of 0 waits for nothing; any other counts from the end of the stored second.
-  const drainedAt = ctx.drainMs > 0 && closedSince !== undefined ? latestInstantMs(closedSince) + ctx.drainMs : closedAt + ctx.drainMs;
+  const drainedAt =
+    ctx.drainMs > 0 && closedSince !== undefined ? latestInstantMs(closedSince) + ctx.drainMs : closedAt + ctx.drainMs;
   if (ctx.nowMs < drainedAt) {
-    return { kind: 'wait-drain', reason: 'Draining', retryAfterMs: drainedAt - ctx.nowMs, message: `draining for ${formatDuration(drainedAt - ctx.nowMs)} more` };
+    return {
+      kind: 'wait-drain',
+      reason: 'Draining',
+      retryAfterMs: drainedAt - ctx.nowMs,
+      message: `draining for ${formatDuration(drainedAt - ctx.nowMs)} more`,
+    };
   }
   return patch();
 }
@@ -270,4 +322,3 @@ function imagePatch(pod: V1Pod, ctx: DecideContext, containers: Record<string, C
   const what = names.map((n) => `${n}=${(containers[n] as ContainerRecord).toImage}`).join(', ');
   return { kind: 'patch', body, state, message: `${ctx.direction === 'upgrade' ? 'setting' : 'restoring'} ${what}` };
 }
-

@@ -22,7 +22,12 @@ export interface PodWriter {
 export interface PodReader {
   get(namespace: string, name: string): V1Pod | undefined;
   getFresh(namespace: string, name: string): Promise<V1Pod | undefined>;
-  waitFor(namespace: string, name: string, predicate: (pod: V1Pod) => boolean, options: WaitOptions): Promise<WaitResult>;
+  waitFor(
+    namespace: string,
+    name: string,
+    predicate: (pod: V1Pod) => boolean,
+    options: WaitOptions,
+  ): Promise<WaitResult>;
 }
 
 export interface PodFlowDeps {
@@ -113,7 +118,13 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
           // changed and the pod still runs its old containers. Back in service, and failed.
           writes += await reopenRefused(pod, ctx, deps);
           const message = `the image patch was refused (HTTP ${err.code}): ${err.message}`;
-          await recordPodEvent(deps, pod, 'Warning', ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed', `PatchRefused: ${message}`);
+          await recordPodEvent(
+            deps,
+            pod,
+            'Warning',
+            ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed',
+            `PatchRefused: ${message}`,
+          );
           return { kind: 'failed', reason: 'PatchRefused', message, writes };
         }
         break;
@@ -135,12 +146,37 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
         break;
       }
       case 'done':
-        if (ctx.direction === 'rollback') await recordPodEvent(deps, pod, 'Normal', 'InPlaceRollback', `kwave rolled the pod back in place (plan ${ctx.plan})`);
-        return { kind: 'done', direction: ctx.direction, ...(step.state ? { state: step.state } : {}), writes, message: step.message };
+        if (ctx.direction === 'rollback')
+          await recordPodEvent(
+            deps,
+            pod,
+            'Normal',
+            'InPlaceRollback',
+            `kwave rolled the pod back in place (plan ${ctx.plan})`,
+          );
+        return {
+          kind: 'done',
+          direction: ctx.direction,
+          ...(step.state ? { state: step.state } : {}),
+          writes,
+          message: step.message,
+        };
       case 'failed': {
         if (step.reclose && pod?.metadata?.name) writes += await reclose(namespace, name, step.reclose, deps);
-        await recordPodEvent(deps, pod, 'Warning', ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed', `${step.reason}: ${step.message}`);
-        return { kind: 'failed', reason: step.reason, message: step.message, ...(step.state ? { state: step.state } : {}), writes };
+        await recordPodEvent(
+          deps,
+          pod,
+          'Warning',
+          ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed',
+          `${step.reason}: ${step.message}`,
+        );
+        return {
+          kind: 'failed',
+          reason: step.reason,
+          message: step.message,
+          ...(step.state ? { state: step.state } : {}),
+          writes,
+        };
       }
       case 'vanished':
         return { kind: 'vanished', reason: step.reason, message: step.message, writes };
@@ -149,7 +185,13 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
       case 'skip':
         return { kind: 'skipped', reason: step.reason, message: step.message, writes };
       case 'foreign':
-        return { kind: 'foreign', reason: step.reason, message: step.message, ...(step.state ? { state: step.state } : {}), writes };
+        return {
+          kind: 'foreign',
+          reason: step.reason,
+          message: step.message,
+          ...(step.state ? { state: step.state } : {}),
+          writes,
+        };
     }
   }
 }
@@ -180,12 +222,24 @@ async function reopenRefused(pod: V1Pod | undefined, ctx: FlowContext, deps: Pod
 }
 
 /** Records an Event on the pod; a failure to record is not a failure of the flow. */
-async function recordPodEvent(deps: PodFlowDeps, pod: V1Pod | undefined, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
+async function recordPodEvent(
+  deps: PodFlowDeps,
+  pod: V1Pod | undefined,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+): Promise<void> {
   const md = pod?.metadata;
   if (!md?.name || !md.namespace) return;
   try {
     await deps.writer.createEvent({
-      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: md.name, namespace: md.namespace, ...(md.uid ? { uid: md.uid } : {}) },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        name: md.name,
+        namespace: md.namespace,
+        ...(md.uid ? { uid: md.uid } : {}),
+      },
       type,
       reason,
       message,

@@ -20,7 +20,10 @@ export function gateMessage(direction: Direction, plan: string, revision: string
 const GATE_OWNER = /^kwave: (upgrade|rollback) by plan (\S+) \(revision (\S+)\)$/;
 
 /** Which kwave flow closed the pod's gate, read back from the condition; undefined if not kwave. */
-export function gateOwner(pod: V1Pod, conditionType: string): { direction: Direction; plan: string; revision: string } | undefined {
+export function gateOwner(
+  pod: V1Pod,
+  conditionType: string,
+): { direction: Direction; plan: string; revision: string } | undefined {
   const c = podCondition(pod, conditionType);
   if (c?.status !== 'False' || c.reason !== GATE_CLOSED_REASON) return undefined;
   const m = GATE_OWNER.exec(c.message ?? '');
@@ -32,7 +35,12 @@ export function gateOwner(pod: V1Pod, conditionType: string): { direction: Direc
 export function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, { kind: 'failed' }>): Step {
   const type = ctx.gate.conditionType;
   if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return step;
-  const closed = { type, status: 'False', reason: GATE_CLOSED_REASON, message: gateMessage(ctx.direction, ctx.plan, ctx.revision) } as const;
+  const closed = {
+    type,
+    status: 'False',
+    reason: GATE_CLOSED_REASON,
+    message: gateMessage(ctx.direction, ctx.plan, ctx.revision),
+  } as const;
   return { ...step, reclose: conditionPatchBody(closed, new Date(ctx.nowMs)) };
 }
 
@@ -41,10 +49,22 @@ export function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, 
  * nothing changed, it still runs its old images); undefined when its gate is not closed. Unguarded
  * (no resourceVersion), as the re-close: the refusal is the last word on this flow.
  */
-export function reopenAfterRefusal(pod: V1Pod, ctx: Pick<DecideContext, 'gate'>, nowMs: number): ConditionPatchBody | undefined {
+export function reopenAfterRefusal(
+  pod: V1Pod,
+  ctx: Pick<DecideContext, 'gate'>,
+  nowMs: number,
+): ConditionPatchBody | undefined {
   const type = ctx.gate.conditionType;
   if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'True') return undefined;
-  return conditionPatchBody({ type, status: 'True', reason: GATE_OPEN_REASON, message: 'image patch refused; back in service on its old images' }, new Date(nowMs));
+  return conditionPatchBody(
+    {
+      type,
+      status: 'True',
+      reason: GATE_OPEN_REASON,
+      message: 'image patch refused; back in service on its old images',
+    },
+    new Date(nowMs),
+  );
 }
 
 export function closeGate(pod: V1Pod, ctx: DecideContext): Step {
@@ -68,8 +88,18 @@ export function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step 
  * saw (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is
  * decided again, so not even a gate write lands on a pod the decision did not see.
  */
-function gatePatch(pod: V1Pod, ctx: DecideContext, status: 'True' | 'False', reason: string, message: string): GatePatch {
-  return conditionPatchBody({ type: ctx.gate.conditionType, status, reason, message }, new Date(ctx.nowMs), resourceVersionGuard(pod));
+function gatePatch(
+  pod: V1Pod,
+  ctx: DecideContext,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+): GatePatch {
+  return conditionPatchBody(
+    { type: ctx.gate.conditionType, status, reason, message },
+    new Date(ctx.nowMs),
+    resourceVersionGuard(pod),
+  );
 }
 
 /** The resourceVersion an observation saw, for a write that must not land on a pod changed since. */

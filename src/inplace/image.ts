@@ -26,7 +26,10 @@ const DEFAULT_DOMAIN = 'docker.io';
 const MAX_NORMALIZED = 1024;
 
 /** `nginx:1.25` → `{repository: 'docker.io/library/nginx', tag: '1.25'}`; no tag or digest → `latest`. The result is shared: do not change it. */
-export const normalizeImage: (ref: string) => Readonly<NormalizedImage> = textMemo((ref) => Object.freeze(cutImage(ref)), MAX_NORMALIZED);
+export const normalizeImage: (ref: string) => Readonly<NormalizedImage> = textMemo(
+  (ref) => Object.freeze(cutImage(ref)),
+  MAX_NORMALIZED,
+);
 
 function cutImage(ref: string): NormalizedImage {
   const rest = ref.trim().replace(SCHEME, '');

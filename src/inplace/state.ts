@@ -55,9 +55,7 @@ export function ownedBy(owner: Owner | undefined, plan: string, revision: string
 export type DecodedState = { ok: true; state: InPlaceState } | { ok: false; error: string };
 
 export type StateReading =
-  | { kind: 'absent' }
-  | { kind: 'ok'; state: InPlaceState }
-  | { kind: 'malformed'; error: string; raw: string };
+  { kind: 'absent' } | { kind: 'ok'; state: InPlaceState } | { kind: 'malformed'; error: string; raw: string };
 
 /** JSON with a fixed key order (containers by name), so equal states give equal text. */
 export function encodeState(state: InPlaceState): string {
@@ -155,7 +153,9 @@ const ABSENT: StateReading = Object.freeze({ kind: 'absent' });
 // Bounded: a run holds one text per pod in flight; a full cache starts over.
 const reading = textMemo((raw): StateReading => {
   const decoded = decodeState(raw);
-  return deepFreeze<StateReading>(decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw });
+  return deepFreeze<StateReading>(
+    decoded.ok ? { kind: 'ok', state: decoded.state } : { kind: 'malformed', error: decoded.error, raw },
+  );
 }, 4096);
 
 /**

@@ -76,4 +76,3 @@ export type Step =
    * resourceVersion): the pod has failed whatever changed since, and its gate must end False.
    */
   | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: ConditionPatchBody };
-

@@ -16,7 +16,10 @@ export function parseMetricsAddress(text: string): ListenAddress | null {
   const raw = text.trim();
   if (raw.toLowerCase() === 'off') return null;
   const bad = (why: string) =>
-    new KwaveError('USAGE', `--metrics-address "${text}": ${why}; expected HOST:PORT (e.g. 127.0.0.1:9464), [::1]:9464, :9464 or off`);
+    new KwaveError(
+      'USAGE',
+      `--metrics-address "${text}": ${why}; expected HOST:PORT (e.g. 127.0.0.1:9464), [::1]:9464, :9464 or off`,
+    );
 
   const colon = raw.lastIndexOf(':');
   if (colon < 0) throw bad('no port');

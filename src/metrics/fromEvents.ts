@@ -5,7 +5,11 @@ import { countedAs, emptyCounts, isFailure, type PodState } from '../rollout/pod
 import type { KwaveMetrics } from './registry.js';
 
 /** `dryRunGates`: the names of the plan's dry-run gates, so their series start at zero with dry_run="true". */
-export function metricsSink(metrics: KwaveMetrics, gateNames: readonly string[], dryRunGates: ReadonlySet<string> = new Set()): EventSink {
+export function metricsSink(
+  metrics: KwaveMetrics,
+  gateNames: readonly string[],
+  dryRunGates: ReadonlySet<string> = new Set(),
+): EventSink {
   const counts = emptyCounts();
   // A rollback after a halted upgrade puts upgraded pods back among those still to do; pods whose
   // upgrade failed stay counted as failed.

@@ -20,7 +20,6 @@ export const KNOWN_FAILURE_REASONS: readonly string[] = [...FAILURE_REASONS, 'Di
 export const ROLLBACK_RESULTS = ['succeeded', 'failed'] as const;
 export type RollbackResult = (typeof ROLLBACK_RESULTS)[number];
 
-
 /**
  * Upgrade durations run from about a second (cached image, fast start) to the default pod
  * timeout of five minutes and beyond; these edges keep both ends readable for p50/p95.
@@ -53,13 +52,48 @@ function createSeries(registry: Registry, multiCluster: boolean) {
   const base: L[] = multiCluster ? ['plan', 'cluster'] : ['plan'];
   const names = <T extends string>(...more: T[]) => [...base, ...more];
   return {
-    pods: new Gauge({ name: 'kwave_rollout_pods', help: 'Selected pods of the rollout by state.', labelNames: names('state'), registers }),
-    completed: new Counter({ name: 'kwave_pod_upgrades_completed_total', help: 'Pod upgrades confirmed complete by the container ImageID, by wave.', labelNames: names('wave'), registers }),
-    failed: new Counter({ name: 'kwave_pod_upgrades_failed_total', help: 'Pod upgrades that failed, by wave and reason.', labelNames: names('wave', 'reason'), registers }),
-    rollbacks: new Counter({ name: 'kwave_pod_rollbacks_total', help: 'Pods rolled back in place, by result.', labelNames: names('result'), registers }),
-    wave: new Gauge({ name: 'kwave_rollout_wave', help: 'Current wave, 1-based (0 before the first).', labelNames: names(), registers }),
-    waves: new Gauge({ name: 'kwave_rollout_waves', help: 'Number of waves in the plan.', labelNames: names(), registers }),
-    phase: new Gauge({ name: 'kwave_rollout_phase', help: 'Rollout phase: 1 for the current phase, 0 for the others.', labelNames: names('phase'), registers }),
+    pods: new Gauge({
+      name: 'kwave_rollout_pods',
+      help: 'Selected pods of the rollout by state.',
+      labelNames: names('state'),
+      registers,
+    }),
+    completed: new Counter({
+      name: 'kwave_pod_upgrades_completed_total',
+      help: 'Pod upgrades confirmed complete by the container ImageID, by wave.',
+      labelNames: names('wave'),
+      registers,
+    }),
+    failed: new Counter({
+      name: 'kwave_pod_upgrades_failed_total',
+      help: 'Pod upgrades that failed, by wave and reason.',
+      labelNames: names('wave', 'reason'),
+      registers,
+    }),
+    rollbacks: new Counter({
+      name: 'kwave_pod_rollbacks_total',
+      help: 'Pods rolled back in place, by result.',
+      labelNames: names('result'),
+      registers,
+    }),
+    wave: new Gauge({
+      name: 'kwave_rollout_wave',
+      help: 'Current wave, 1-based (0 before the first).',
+      labelNames: names(),
+      registers,
+    }),
+    waves: new Gauge({
+      name: 'kwave_rollout_waves',
+      help: 'Number of waves in the plan.',
+      labelNames: names(),
+      registers,
+    }),
+    phase: new Gauge({
+      name: 'kwave_rollout_phase',
+      help: 'Rollout phase: 1 for the current phase, 0 for the others.',
+      labelNames: names('phase'),
+      registers,
+    }),
     duration: new Histogram({
       name: 'kwave_pod_upgrade_duration_seconds',
       help: 'Time from a pod upgrade start (gate closed) to its confirmed completion.',
@@ -74,16 +108,36 @@ function createSeries(registry: Registry, multiCluster: boolean) {
       buckets: UPGRADE_DURATION_BUCKETS,
       registers,
     }),
-    unavailable: new Gauge({ name: 'kwave_unavailable_pods', help: 'Selected pods not Ready right now.', labelNames: names(), registers }),
-    maxUnavailable: new Gauge({ name: 'kwave_max_unavailable', help: 'The maxUnavailable budget, as a number of pods.', labelNames: names(), registers }),
-    gateChecks: new Counter({ name: 'kwave_gate_checks_total', help: 'Gate checks by gate and result.', labelNames: names('gate', 'result'), registers }),
+    unavailable: new Gauge({
+      name: 'kwave_unavailable_pods',
+      help: 'Selected pods not Ready right now.',
+      labelNames: names(),
+      registers,
+    }),
+    maxUnavailable: new Gauge({
+      name: 'kwave_max_unavailable',
+      help: 'The maxUnavailable budget, as a number of pods.',
+      labelNames: names(),
+      registers,
+    }),
+    gateChecks: new Counter({
+      name: 'kwave_gate_checks_total',
+      help: 'Gate checks by gate and result.',
+      labelNames: names('gate', 'result'),
+      registers,
+    }),
     gateMeasurements: new Counter({
       name: 'kwave_gate_measurements_total',
       help: 'Gate measurements by gate, phase (successful, failed, inconclusive, error) and whether the gate is a dry run.',
       labelNames: names('gate', 'result', 'dry_run'),
       registers,
     }),
-    kubeRequests: new Counter({ name: 'kwave_kube_requests_total', help: 'Kubernetes API requests made by kwave, by verb, resource and HTTP status code.', labelNames: names('verb', 'resource', 'code'), registers }),
+    kubeRequests: new Counter({
+      name: 'kwave_kube_requests_total',
+      help: 'Kubernetes API requests made by kwave, by verb, resource and HTTP status code.',
+      labelNames: names('verb', 'resource', 'code'),
+      registers,
+    }),
     kubeRequestDuration: new Histogram({
       name: 'kwave_kube_request_duration_seconds',
       help: 'Kubernetes API request latency as kwave sees it (send to answer, after its own queue and rate limit), by verb and resource; watches are not timed.',
@@ -113,7 +167,10 @@ export class KwaveMetrics {
   readonly cluster: string | undefined;
   private readonly series: Series;
   private readonly base: Base;
-  private readonly requestLabelSets = new Map<string, { withCode: LabelValues<string>; withoutCode: LabelValues<string> }>();
+  private readonly requestLabelSets = new Map<
+    string,
+    { withCode: LabelValues<string>; withoutCode: LabelValues<string> }
+  >();
   private unavailable: [number, number] = [NaN, NaN];
   private readonly views = new Map<string, KwaveMetrics>();
   private readonly clusterNames: readonly string[] | undefined;
@@ -135,14 +192,24 @@ export class KwaveMetrics {
       if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     }
     if (this.clusterNames) {
-      for (const c of this.clusterNames) this.views.set(c, new KwaveMetrics({ plan: options.plan, processMetrics: false }, { registry: this.registry, series: this.series, cluster: c }));
+      for (const c of this.clusterNames)
+        this.views.set(
+          c,
+          new KwaveMetrics(
+            { plan: options.plan, processMetrics: false },
+            { registry: this.registry, series: this.series, cluster: c },
+          ),
+        );
     } else this.initializeSeries();
   }
 
   /** The view of one cluster of a multi-cluster plan (its series labelled `cluster`). */
   forCluster(name: string): KwaveMetrics {
     const view = this.views.get(name);
-    if (!view) throw new Error(`bug: no metrics for cluster "${name}" (known: ${[...this.views.keys()].join(', ') || 'none, a one-cluster plan'})`);
+    if (!view)
+      throw new Error(
+        `bug: no metrics for cluster "${name}" (known: ${[...this.views.keys()].join(', ') || 'none, a one-cluster plan'})`,
+      );
     return view;
   }
 
@@ -176,7 +243,8 @@ export class KwaveMetrics {
   declareGates(names: readonly string[], dryRun: ReadonlySet<string> = new Set()): void {
     for (const gate of names) {
       for (const result of GATE_CHECK_RESULTS) this.series.gateChecks.inc({ ...this.base, gate, result }, 0);
-      for (const result of MEASUREMENT_PHASES) this.series.gateMeasurements.inc({ ...this.base, gate, result, dry_run: String(dryRun.has(gate)) }, 0);
+      for (const result of MEASUREMENT_PHASES)
+        this.series.gateMeasurements.inc({ ...this.base, gate, result, dry_run: String(dryRun.has(gate)) }, 0);
     }
   }
 
@@ -255,7 +323,11 @@ export class KwaveMetrics {
   }
 
   /** The label sets of a kind of request, made once each: three requests a pod went through here. */
-  private requestLabels(verb: string, resource: string, code: string): { withCode: LabelValues<string>; withoutCode: LabelValues<string> } {
+  private requestLabels(
+    verb: string,
+    resource: string,
+    code: string,
+  ): { withCode: LabelValues<string>; withoutCode: LabelValues<string> } {
     const key = `${verb} ${resource} ${code}`;
     let labels = this.requestLabelSets.get(key);
     if (!labels) {

@@ -66,7 +66,9 @@ export async function startMetricsServer(source: MetricsSource, address: ListenA
         waiting?.();
       });
     } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`collecting metrics failed: ${String(err)}\n`);
+      res
+        .writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end(`collecting metrics failed: ${String(err)}\n`);
     }
   };
 
@@ -86,7 +88,11 @@ export async function startMetricsServer(source: MetricsSource, address: ListenA
               ? 'needs privileges'
               : `cannot be bound (${err.message})`;
       reject(
-        new KwaveError('USAGE', `metrics address ${where} ${why}; pass --metrics-address HOST:PORT (port 0 picks a free one) or off`, ExitCode.BAD_INPUT),
+        new KwaveError(
+          'USAGE',
+          `metrics address ${where} ${why}; pass --metrics-address HOST:PORT (port 0 picks a free one) or off`,
+          ExitCode.BAD_INPUT,
+        ),
       );
     };
     server.once('error', onError);

@@ -23,7 +23,17 @@ export interface JsonNotification {
 }
 
 export function jsonBody(n: Notification): JsonNotification {
-  return { kind: NOTIFICATION_KIND, version: 1, event: n.kind, plan: n.plan, revision: n.revision, time: n.time, severity: n.severity, summary: n.summary, detail: n.event };
+  return {
+    kind: NOTIFICATION_KIND,
+    version: 1,
+    event: n.kind,
+    plan: n.plan,
+    revision: n.revision,
+    time: n.time,
+    severity: n.severity,
+    summary: n.summary,
+    detail: n.event,
+  };
 }
 
 /** Slack's mrkdwn treats &, < and > as markup (links, mentions); everything else passes as written. */
@@ -38,7 +48,10 @@ const SECTION_LIMIT = 3000;
 
 export interface SlackMessage {
   text: string;
-  blocks: ({ type: 'section'; text: { type: 'mrkdwn'; text: string } } | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] })[];
+  blocks: (
+    | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
+    | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  )[];
 }
 
 export function slackBody(n: Notification): SlackMessage {
@@ -49,7 +62,10 @@ export function slackBody(n: Notification): SlackMessage {
     text: `${title}: ${n.summary}`,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: section } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(`plan ${n.plan} · revision ${n.revision} · ${n.time}`) }] },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: escapeMrkdwn(`plan ${n.plan} · revision ${n.revision} · ${n.time}`) }],
+      },
     ],
   };
 }

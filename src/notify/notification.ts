@@ -38,7 +38,8 @@ export const runStart = (): RunSoFar => ({ rollingBack: false });
 
 /** The run so far, after `event`. */
 export function advance(run: RunSoFar, event: RolloutEvent): RunSoFar {
-  if (event.event === 'rollback-start' || (event.event === 'rollout-start' && event.direction === 'rollback')) return { rollingBack: true };
+  if (event.event === 'rollback-start' || (event.event === 'rollout-start' && event.direction === 'rollback'))
+    return { rollingBack: true };
   if (event.event === 'rollout-start') return { rollingBack: false };
   return run;
 }
@@ -69,11 +70,27 @@ export function notificationOf(event: RolloutEvent, run: RunSoFar, revision: str
       return { ...base, kind: 'gate', summary, severity: event.result === 'passed' ? 'info' : 'error' };
     }
     case 'halt':
-      return { ...base, kind: 'halted', summary: `plan ${event.plan} halted in wave ${event.wave} (${event.reason}): ${event.message}`, severity: 'error' };
+      return {
+        ...base,
+        kind: 'halted',
+        summary: `plan ${event.plan} halted in wave ${event.wave} (${event.reason}): ${event.message}`,
+        severity: 'error',
+      };
     case 'rollout-end': {
-      if (run.rollingBack) return { ...base, kind: 'rolled-back', summary: `plan ${event.plan} ${event.phase}: ${event.message}`, severity: event.exitCode === 0 ? 'info' : 'warning' };
+      if (run.rollingBack)
+        return {
+          ...base,
+          kind: 'rolled-back',
+          summary: `plan ${event.plan} ${event.phase}: ${event.message}`,
+          severity: event.exitCode === 0 ? 'info' : 'warning',
+        };
       if (event.exitCode !== 0 && event.phase !== 'Partial') return undefined;
-      return { ...base, kind: 'completed', summary: `plan ${event.plan} ${event.phase}: ${event.message}`, severity: event.exitCode === 0 ? 'info' : 'warning' };
+      return {
+        ...base,
+        kind: 'completed',
+        summary: `plan ${event.plan} ${event.phase}: ${event.message}`,
+        severity: event.exitCode === 0 ? 'info' : 'warning',
+      };
     }
     default:
       return undefined;

@@ -128,7 +128,13 @@ export class Notifier {
       r.queue.push({ notification: n, body: notificationBody(n, r.target.format) });
       while (r.queue.length > this.opts.maxQueue) {
         const old = r.queue.shift()!;
-        this.report(r, old.notification, 'dropped', 0, `more than ${this.opts.maxQueue} notifications waiting for this receiver`);
+        this.report(
+          r,
+          old.notification,
+          'dropped',
+          0,
+          `more than ${this.opts.maxQueue} notifications waiting for this receiver`,
+        );
       }
       r.working ??= this.work(r);
     }
@@ -173,10 +179,12 @@ export class Notifier {
       const outcome = await this.attempt(r.target, q.body);
       if (outcome.ok) return this.report(r, q.notification, 'sent', attempt);
       last = outcome.error;
-      if (this.closing.signal.aborted) return this.report(r, q.notification, 'dropped', attempt, `${last}; kwave was exiting`);
+      if (this.closing.signal.aborted)
+        return this.report(r, q.notification, 'dropped', attempt, `${last}; kwave was exiting`);
       if (!outcome.retry) return this.report(r, q.notification, 'failed', attempt, last);
       if (attempt < this.opts.attempts) {
-        if (!(await this.opts.sleep(backoff, this.closing.signal))) return this.report(r, q.notification, 'dropped', attempt, `${last}; kwave was exiting`);
+        if (!(await this.opts.sleep(backoff, this.closing.signal)))
+          return this.report(r, q.notification, 'dropped', attempt, `${last}; kwave was exiting`);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
@@ -191,7 +199,13 @@ export class Notifier {
     if (auth.token) headers.Authorization = `Bearer ${auth.token}`;
     const timeout = AbortSignal.timeout(target.timeoutMs);
     try {
-      const res = await this.opts.fetch(target.url, { method: 'POST', headers, body, signal: AbortSignal.any([timeout, this.closing.signal]), redirect: 'error' });
+      const res = await this.opts.fetch(target.url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.any([timeout, this.closing.signal]),
+        redirect: 'error',
+      });
       // Drain the body so the connection is freed; its text is not shown (it may echo the request).
       await res.arrayBuffer().catch(() => undefined);
       if (res.status >= 200 && res.status <= 299) return { ok: true };
@@ -199,7 +213,13 @@ export class Notifier {
       return { ok: false, retry, error: `answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}` };
     } catch (err) {
       const cause = (err as { cause?: unknown })?.cause;
-      const why = timeout.aborted ? `no answer within ${target.timeoutMs} ms` : this.closing.signal.aborted ? 'cut off' : cause instanceof Error ? cause.message : String(err);
+      const why = timeout.aborted
+        ? `no answer within ${target.timeoutMs} ms`
+        : this.closing.signal.aborted
+          ? 'cut off'
+          : cause instanceof Error
+            ? cause.message
+            : String(err);
       return { ok: false, retry: true, error: redactToken(why, auth.token) };
     }
   }

@@ -32,7 +32,9 @@ let shared: Environment | undefined;
  * (celProblem below).
  */
 export function conditionEnvironment(): Environment {
-  shared ??= addMixedArithmetic(new Environment().registerVariable('result', 'dyn').registerVariable('results', 'list<double>'));
+  shared ??= addMixedArithmetic(
+    new Environment().registerVariable('result', 'dyn').registerVariable('results', 'list<double>'),
+  );
   return shared;
 }
 

@@ -7,7 +7,16 @@
 
 export const PLAN_DEFAULTS = {
   readinessGate: { conditionType: 'kwave.dev/in-place-ready', required: true },
-  strategy: { concurrency: 1, order: 'name', drainSeconds: 0, podTimeout: '5m', minReadySeconds: 0, respectPodDisruptionBudgets: true, prePull: false, prePullConcurrency: 5 },
+  strategy: {
+    concurrency: 1,
+    order: 'name',
+    drainSeconds: 0,
+    podTimeout: '5m',
+    minReadySeconds: 0,
+    respectPodDisruptionBudgets: true,
+    prePull: false,
+    prePullConcurrency: 5,
+  },
   /** The waves of a plan without `strategy` (DESIGN.md): one wave of every selected pod. */
   waves: ['100%'],
   failurePolicy: { maxFailed: 0, rollback: 'failed', countNodeFailures: false },
@@ -27,6 +36,10 @@ export const PLAN_DEFAULTS = {
   },
   webhook: { timeout: '10s', retries: 2 },
   window: { timezone: 'UTC' },
-  notify: { on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeout: '5s' },
+  notify: {
+    on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'],
+    format: 'json',
+    timeout: '5s',
+  },
   clusterOrder: 'sequential',
 } as const;

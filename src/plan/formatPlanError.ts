@@ -21,7 +21,10 @@ export function sourceExcerpt(text: string, line: number, col: number): string[]
   // Keep tabs in the caret line so the caret sits under the same column as in the source.
   const pad = shown.slice(0, Math.max(col - 1 - start, 0)).replace(/[^\t]/g, ' ');
   const gutter = String(line).padStart(4);
-  return [`${gutter} | ${start > 0 ? '…' : ''}${shown}`, `${' '.repeat(gutter.length)} | ${start > 0 ? ' ' : ''}${pad}^`];
+  return [
+    `${gutter} | ${start > 0 ? '…' : ''}${shown}`,
+    `${' '.repeat(gutter.length)} | ${start > 0 ? ' ' : ''}${pad}^`,
+  ];
 }
 
 /** Header plus excerpt, one string with newlines (no trailing newline). */

@@ -20,14 +20,16 @@ export interface ImageRef {
 export type ImageRefResult = { ok: true; ref: ImageRef } | { ok: false; reason: string };
 
 const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const DOMAIN_NAME = /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*$/;
+const DOMAIN_NAME =
+  /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*$/;
 const IPV6 = /^\[[a-fA-F0-9:]+\]$/;
 const PORT = /^[0-9]+$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 const NAME_MAX = 255;
 
-export const IMAGE_REF_EXPECTED = 'an image reference like "nginx:1.25.3" or "registry.example.com/team/app@sha256:<64 hex digits>"';
+export const IMAGE_REF_EXPECTED =
+  'an image reference like "nginx:1.25.3" or "registry.example.com/team/app@sha256:<64 hex digits>"';
 
 const fail = (reason: string): ImageRefResult => ({ ok: false, reason });
 
@@ -84,9 +86,12 @@ export function parseImageRef(text: string): ImageRefResult {
   if (text.trim() === '') return fail('it is empty');
   if (/\s/.test(text)) return fail('it contains whitespace');
   const { domain, path: parts, tag, digest } = splitImageReference(text);
-  if (digest !== undefined && !DIGEST.test(digest)) return fail(`the digest ${quoted(digest)} is not "sha256:" followed by 64 lowercase hex digits`);
+  if (digest !== undefined && !DIGEST.test(digest))
+    return fail(`the digest ${quoted(digest)} is not "sha256:" followed by 64 lowercase hex digits`);
   if (tag !== undefined && !TAG.test(tag)) {
-    return fail(`the tag ${quoted(tag)} is not valid (at most 128 letters, digits, "_", "." and "-", not starting with "." or "-")`);
+    return fail(
+      `the tag ${quoted(tag)} is not valid (at most 128 letters, digits, "_", "." and "-", not starting with "." or "-")`,
+    );
   }
   const name = (domain !== undefined ? [domain, ...parts] : parts).join('/');
   if (name === '') return fail('the repository name is empty');
@@ -102,10 +107,13 @@ export function parseImageRef(text: string): ImageRefResult {
       return fail(`the repository path ${quoted(part)} has uppercase letters`);
     }
     if (part === '') return fail('the repository path has an empty component ("//" or a "/" at an end)');
-    return fail(`the repository path component ${quoted(part)} is not valid (lowercase letters and digits, separated by ".", "_", "__" or "-")`);
+    return fail(
+      `the repository path component ${quoted(part)} is not valid (lowercase letters and digits, separated by ".", "_", "__" or "-")`,
+    );
   }
 
-  if (tag === undefined && digest === undefined) return fail('it names no tag or digest (write ":latest" if you really mean it)');
+  if (tag === undefined && digest === undefined)
+    return fail('it names no tag or digest (write ":latest" if you really mean it)');
   const ref: ImageRef = { path: parts.join('/') };
   if (domain !== undefined) ref.domain = domain;
   if (tag !== undefined) ref.tag = tag;

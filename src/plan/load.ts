@@ -24,7 +24,8 @@ export const MAX_PLAN_BYTES = 1024 * 1024;
 /** ajv keywords about an object's fields (missing, unknown, exclusive): the values present are fine. */
 const STRUCTURAL = new Set(['required', 'additionalProperties', 'oneOf', 'anyOf', 'uniqueItems']);
 
-const fail = (errors: PlanError[], text?: string): LoadResult => (text === undefined ? { ok: false, errors } : { ok: false, errors, text });
+const fail = (errors: PlanError[], text?: string): LoadResult =>
+  text === undefined ? { ok: false, errors } : { ok: false, errors, text };
 
 function wholeFile(file: string, message: string, line = 1): PlanError {
   return { file, line, col: line === 0 ? 0 : 1, path: '', message };
@@ -64,14 +65,20 @@ export function loadPlanText(text: string, file: string): LoadResult {
   }
   const { doc, lineCounter, value } = parsed.source;
   if (value === null || value === undefined) {
-    return fail([wholeFile(file, `expected a RolloutPlan mapping, found ${describeValue(value)} (the file holds only comments)`)], text);
+    return fail(
+      [wholeFile(file, `expected a RolloutPlan mapping, found ${describeValue(value)} (the file holds only comments)`)],
+      text,
+    );
   }
 
   const ajvErrors: ErrorObject[] = schemaErrors(value);
-  const badValues: JsonPath[] = ajvErrors.filter((e) => !STRUCTURAL.has(e.keyword)).map((e) => fromJsonPointer(e.instancePath));
+  const badValues: JsonPath[] = ajvErrors
+    .filter((e) => !STRUCTURAL.has(e.keyword))
+    .map((e) => fromJsonPointer(e.instancePath));
   const fromSchema = schemaIssues(ajvErrors).map((iss) => ({ ...iss, path: withIndices(value, iss.path) }));
   const issues = [...fromSchema, ...semanticIssues(value, badValues)];
-  if (issues.length > 0) return fail(issues.map((iss) => located(file, doc, lineCounter, text, iss)).sort(byPosition), text);
+  if (issues.length > 0)
+    return fail(issues.map((iss) => located(file, doc, lineCounter, text, iss)).sort(byPosition), text);
 
   // Schema and checks passed: the value has the RawPlan shape.
   return { ok: true, plan: normalizePlan(value as RawPlan, { file, text }) };
@@ -87,7 +94,14 @@ export async function loadPlanFile(file: string): Promise<LoadResult> {
     bytes = await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : err instanceof Error ? err.message : String(err);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : err instanceof Error
+            ? err.message
+            : String(err);
     return fail([wholeFile(file, `expected a readable plan file, found ${why}`, 0)]);
   }
   if (bytes.length > MAX_PLAN_BYTES) return fail([tooBig(file, bytes.length)]);

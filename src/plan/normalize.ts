@@ -27,7 +27,11 @@ function selector(raw: RawSelector): LabelSelector {
   if (raw.matchLabels && Object.keys(raw.matchLabels).length > 0) out.matchLabels = { ...raw.matchLabels };
   if (raw.matchExpressions && raw.matchExpressions.length > 0) {
     out.matchExpressions = raw.matchExpressions
-      .map((e) => (e.values === undefined ? { key: e.key, operator: e.operator } : { key: e.key, operator: e.operator, values: [...new Set(e.values)].sort() }))
+      .map((e) =>
+        e.values === undefined
+          ? { key: e.key, operator: e.operator }
+          : { key: e.key, operator: e.operator, values: [...new Set(e.values)].sort() },
+      )
       .sort((a, b) => (a.key + '\u0000' + a.operator < b.key + '\u0000' + b.operator ? -1 : 1));
   }
   return out;
@@ -101,14 +105,18 @@ export function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
     },
     update: {
       // Container order means nothing to the upgrade; sorting keeps it out of the revision.
-      containers: spec.update.containers.map((c) => ({ name: c.name, image: c.image })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+      containers: spec.update.containers
+        .map((c) => ({ name: c.name, image: c.image }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
     },
     readinessGate: {
       conditionType: spec.readinessGate?.conditionType ?? D.readinessGate.conditionType,
       required: spec.readinessGate?.required ?? D.readinessGate.required,
     },
     strategy: {
-      waves: s.waves ? { kind: 'targets', targets: s.waves.map(amount) } : { kind: 'size', size: amount(s.waveSize as number | string) },
+      waves: s.waves
+        ? { kind: 'targets', targets: s.waves.map(amount) }
+        : { kind: 'size', size: amount(s.waveSize as number | string) },
       concurrency,
       maxUnavailable: s.maxUnavailable === undefined ? { kind: 'count', value: concurrency } : amount(s.maxUnavailable),
       order: s.order ?? D.strategy.order,
@@ -132,12 +140,23 @@ export function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
     notify: (spec.notify ?? []).map(notifyTarget),
   };
   if (spec.window) out.window = window(spec.window);
-  if (spec.clusters) out.clusters = { list: spec.clusters.map((c) => ({ name: c.name, context: c.context })), order: spec.clusterOrder ?? D.clusterOrder };
+  if (spec.clusters)
+    out.clusters = {
+      list: spec.clusters.map((c) => ({ name: c.name, context: c.context })),
+      order: spec.clusterOrder ?? D.clusterOrder,
+    };
   return out;
 }
 
 /** The normalized plan. `raw` must have passed the schema and the semantic checks. */
 export function normalizePlan(raw: RawPlan, source: Plan['source']): Plan {
   const spec = normalizeSpec(raw.spec);
-  return { apiVersion: raw.apiVersion, kind: raw.kind, name: raw.metadata.name, revision: planRevision(spec), ...spec, source };
+  return {
+    apiVersion: raw.apiVersion,
+    kind: raw.kind,
+    name: raw.metadata.name,
+    revision: planRevision(spec),
+    ...spec,
+    source,
+  };
 }

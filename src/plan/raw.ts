@@ -91,4 +91,8 @@ export interface RawPlan {
 }
 
 /** Every field optional, all the way down: what a check may meet in a plan that failed the schema. */
-export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+export type DeepPartial<T> = T extends (infer U)[]
+  ? DeepPartial<U>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;

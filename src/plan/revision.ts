@@ -22,7 +22,14 @@ export type PlanSpec = Omit<Plan, 'apiVersion' | 'kind' | 'name' | 'revision' | 
 function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
   const p = gate.prometheus;
   if (!p) return gate;
-  return { ...gate, prometheus: { ...p, dryRun: p.dryRun || undefined, consecutiveSuccessLimit: p.consecutiveSuccessLimit || undefined } };
+  return {
+    ...gate,
+    prometheus: {
+      ...p,
+      dryRun: p.dryRun || undefined,
+      consecutiveSuccessLimit: p.consecutiveSuccessLimit || undefined,
+    },
+  };
 }
 
 /**
@@ -37,7 +44,14 @@ function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
  * gates already passed, to count in every cluster.
  */
 export function planRevision(spec: PlanSpec): string {
-  const { kubeApiQps: _qps, kubeApiBurst: _burst, respectPodDisruptionBudgets, prePull, prePullConcurrency: _pullers, ...strategy } = spec.strategy;
+  const {
+    kubeApiQps: _qps,
+    kubeApiBurst: _burst,
+    respectPodDisruptionBudgets,
+    prePull,
+    prePullConcurrency: _pullers,
+    ...strategy
+  } = spec.strategy;
   const { notify: _notify, clusters: _clusters, ...rest } = spec;
   const hashed = {
     ...rest,
@@ -51,7 +65,10 @@ export function planRevision(spec: PlanSpec): string {
     failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },
     owners: spec.owners === 'warn' ? undefined : spec.owners,
     gates: spec.gates.map(gateForRevision),
-    window: spec.window && { timezone: spec.window.timezone, allow: spec.window.allow.map(({ text: _text, ...rest }) => rest) },
+    window: spec.window && {
+      timezone: spec.window.timezone,
+      allow: spec.window.allow.map(({ text: _text, ...rest }) => rest),
+    },
   };
   return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 10);
 }

@@ -14,7 +14,10 @@ let checked = false;
 export function planValidator(): ValidateFunction {
   if (!checked) {
     const sha = createHash('sha256').update(readFileSync(PLAN_SCHEMA_URL, 'utf8')).digest('hex');
-    if (sha !== SCHEMA_SHA256) throw new Error(`the precompiled plan validator is out of date with ${PLAN_SCHEMA_URL.pathname}: run npm run build`);
+    if (sha !== SCHEMA_SHA256)
+      throw new Error(
+        `the precompiled plan validator is out of date with ${PLAN_SCHEMA_URL.pathname}: run npm run build`,
+      );
     checked = true;
   }
   return validate as ValidateFunction;

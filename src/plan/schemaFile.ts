@@ -21,4 +21,10 @@ export const MESSAGE_KEYWORDS = ['x-expected', 'x-unknown-hint'] as const;
  *   "exactly one of a and b", and those branches name properties declared one level up.
  * - allowUnionTypes: pod amounts are `type: [integer, string]` (3 or "10%").
  */
-export const AJV_OPTIONS = { allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true } as const;
+export const AJV_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+} as const;

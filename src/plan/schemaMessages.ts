@@ -52,7 +52,8 @@ function typeHint(err: ErrorObject): string {
   if (typeof err.data === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(err.data) && /integer|number/.test(want)) {
     return ' (write the number without quotes)';
   }
-  if (typeof err.data === 'number' && want === 'string' && !expectedWords(err)) return ' (quote it to make it a string)';
+  if (typeof err.data === 'number' && want === 'string' && !expectedWords(err))
+    return ' (quote it to make it a string)';
   return '';
 }
 
@@ -67,14 +68,26 @@ function translate(err: ErrorObject): Issue | undefined {
 
   switch (err.keyword) {
     case 'type':
-      return { path, anchor: 'value', message: `expected ${expected(typeWords(params.type))}, found ${found}${typeHint(err)}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected ${expected(typeWords(params.type))}, found ${found}${typeHint(err)}`,
+      };
     case 'const':
       return { path, anchor: 'value', message: `expected ${JSON.stringify(params.allowedValue)}, found ${found}` };
     case 'enum':
-      return { path, anchor: 'value', message: `expected one of ${oneOfList(params.allowedValues as unknown[])}, found ${found}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected one of ${oneOfList(params.allowedValues as unknown[])}, found ${found}`,
+      };
     case 'pattern':
     case 'format':
-      return { path, anchor: 'value', message: `expected ${expected('a value of the documented form')}, found ${found}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected ${expected('a value of the documented form')}, found ${found}`,
+      };
     case 'minimum':
     case 'exclusiveMinimum':
     case 'maximum':
@@ -83,7 +96,11 @@ function translate(err: ErrorObject): Issue | undefined {
       return { path, anchor: 'value', message: `expected ${expected(`a number ${bound}`)}, found ${found}` };
     }
     case 'minLength':
-      return { path, anchor: 'value', message: `expected ${expected(`at least ${String(params.limit)} characters`)}, found ${found}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected ${expected(`at least ${String(params.limit)} characters`)}, found ${found}`,
+      };
     case 'maxLength':
       return {
         path,
@@ -93,7 +110,11 @@ function translate(err: ErrorObject): Issue | undefined {
     case 'minItems':
       return { path, anchor: 'value', message: `expected a list of at least ${items(params.limit)}, found ${found}` };
     case 'maxItems':
-      return { path, anchor: 'value', message: `expected a list of at most ${items(params.limit)}, found ${items((err.data as unknown[]).length)}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected a list of at most ${items(params.limit)}, found ${items((err.data as unknown[]).length)}`,
+      };
     case 'uniqueItems': {
       // ajv names the two equal items; point at the later one.
       const later = Math.max(Number(params.i), Number(params.j));
@@ -107,7 +128,11 @@ function translate(err: ErrorObject): Issue | undefined {
     }
     case 'required': {
       const missing = String(params.missingProperty);
-      return { path: [...path, missing], anchor: 'parent', message: `expected the required field "${missing}", found none` };
+      return {
+        path: [...path, missing],
+        anchor: 'parent',
+        message: `expected the required field "${missing}", found none`,
+      };
     }
     case 'additionalProperties': {
       const name = String(params.additionalProperty);
@@ -129,15 +154,31 @@ function translate(err: ErrorObject): Issue | undefined {
         const present = names.filter((n) => typeof err.data === 'object' && err.data !== null && n in err.data);
         if (present.length > 1) {
           // Point at the second of the clashing keys: the first one was fine on its own.
-          return { path: [...path, present[1] as string], anchor: 'key', message: `expected either ${oneOfList(names)}, found both` };
+          return {
+            path: [...path, present[1] as string],
+            anchor: 'key',
+            message: `expected either ${oneOfList(names)}, found both`,
+          };
         }
         const quantifier = err.keyword === 'oneOf' ? 'one of' : 'at least one of';
-        return { path, anchor: 'value', message: `expected ${quantifier} the fields ${oneOfList(names)}, found neither` };
+        return {
+          path,
+          anchor: 'value',
+          message: `expected ${quantifier} the fields ${oneOfList(names)}, found neither`,
+        };
       }
-      return { path, anchor: 'value', message: `expected ${expected('a value of one of the documented forms')}, found ${found}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected ${expected('a value of one of the documented forms')}, found ${found}`,
+      };
     }
     default:
-      return { path, anchor: 'value', message: `expected a value the schema allows (${err.message ?? err.keyword}), found ${found}` };
+      return {
+        path,
+        anchor: 'value',
+        message: `expected a value the schema allows (${err.message ?? err.keyword}), found ${found}`,
+      };
   }
 }
 

@@ -1,7 +1,17 @@
 // Plan text → YAML document → plain JS value, refusing what a plan never needs and an attacker
 // might use: duplicate keys (which would silently drop a value), custom tags, several documents,
 // and aliases that expand into huge values (an "alias bomb").
-import { isAlias, isCollection, isMap, isNode, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isNode,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node,
+} from 'yaml';
 import { keyText, pathAtOffset } from './locate.js';
 import type { Segment } from './path.js';
 
@@ -18,7 +28,8 @@ export interface YamlSource {
   value: unknown;
 }
 
-export type YamlResult = { ok: true; source: YamlSource } | { ok: false; lineCounter: LineCounter; problems: YamlProblem[] };
+export type YamlResult =
+  { ok: true; source: YamlSource } | { ok: false; lineCounter: LineCounter; problems: YamlProblem[] };
 
 /** Aliases may expand to at most this many nodes in all; plans rarely use aliases at all. */
 export const MAX_ALIAS_COUNT = 100;
@@ -71,7 +82,13 @@ function tagOffset(text: string, node: Node): number {
   return Math.max(i, 0);
 }
 
-function yamlErrorMessage(doc: Document.Parsed, lineCounter: LineCounter, code: string, message: string, path: Segment[]): string {
+function yamlErrorMessage(
+  doc: Document.Parsed,
+  lineCounter: LineCounter,
+  code: string,
+  message: string,
+  path: Segment[],
+): string {
   const short = message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
   switch (code) {
     case 'DUPLICATE_KEY': {
@@ -115,15 +132,29 @@ export function parseYaml(text: string): YamlResult {
   }
 
   const deep = tooDeep(doc.contents);
-  if (deep) return { ok: false, lineCounter, problems: [{ offset: deep.range?.[0] ?? 0, path: [], message: DEPTH_MESSAGE }] };
+  if (deep)
+    return { ok: false, lineCounter, problems: [{ offset: deep.range?.[0] ?? 0, path: [], message: DEPTH_MESSAGE }] };
 
   for (const [node, path] of walk(doc.contents, [])) {
-    if (isCollection(node) && path.length > 0 && isMap(doc.getIn(path.slice(0, -1), true)) && isKeyNode(doc, path, node)) {
-      problems.push({ offset: node.range?.[0] ?? 0, path: path.slice(0, -1), message: 'expected a plain key, found a list or mapping used as a key' });
+    if (
+      isCollection(node) &&
+      path.length > 0 &&
+      isMap(doc.getIn(path.slice(0, -1), true)) &&
+      isKeyNode(doc, path, node)
+    ) {
+      problems.push({
+        offset: node.range?.[0] ?? 0,
+        path: path.slice(0, -1),
+        message: 'expected a plain key, found a list or mapping used as a key',
+      });
       continue;
     }
     if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
-      problems.push({ offset: tagOffset(text, node), path, message: `expected plain YAML values, found the tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} (plans use no custom tags)` });
+      problems.push({
+        offset: tagOffset(text, node),
+        path,
+        message: `expected plain YAML values, found the tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} (plans use no custom tags)`,
+      });
     }
   }
   if (problems.length > 0) return { ok: false, lineCounter, problems };
@@ -143,4 +174,3 @@ export function parseYaml(text: string): YamlResult {
     return { ok: false, lineCounter, problems: [{ offset: node?.range?.[0] ?? 0, path, message }] };
   }
 }
-

@@ -4,7 +4,21 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ROLLOUT_PHASES, type NodeWait, type WaveSummary } from '../rollout/events.js';
 import { POD_STATES } from '../rollout/podEnd.js';
 import { CONTROL_KEY, decodeControl } from './control.js';
-import { APPROVAL_KEY_PREFIX, MANAGED_BY_LABEL, PLAN_KEY, PLAN_LABEL, RECORD_SCHEMA, recordName, STATUS_KEY, type Approval, type Failure, type GateRecord, type HistoryEntry, type InFlightPod, type RolloutRecord } from './record.js';
+import {
+  APPROVAL_KEY_PREFIX,
+  MANAGED_BY_LABEL,
+  PLAN_KEY,
+  PLAN_LABEL,
+  RECORD_SCHEMA,
+  recordName,
+  STATUS_KEY,
+  type Approval,
+  type Failure,
+  type GateRecord,
+  type HistoryEntry,
+  type InFlightPod,
+  type RolloutRecord,
+} from './record.js';
 
 /** status.json: the record without the plan text, approvals and control requests, which have keys of their own. */
 type StatusDoc = Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> & { schema: typeof RECORD_SCHEMA };
@@ -69,26 +83,46 @@ function parseJson(text: string): unknown {
   }
 }
 
-const arrayOf = <T>(v: unknown, ok: (x: unknown) => x is T): T[] | undefined => (Array.isArray(v) && v.every(ok) ? v : undefined);
+const arrayOf = <T>(v: unknown, ok: (x: unknown) => x is T): T[] | undefined =>
+  Array.isArray(v) && v.every(ok) ? v : undefined;
 
-const isInFlight = (v: unknown): v is InFlightPod => isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.step) && isString(v.since);
-const isFailureEntry = (v: unknown): v is Failure => isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.reason) && isString(v.message) && isString(v.at);
-const isGate = (v: unknown): v is GateRecord => isObject(v) && isCount(v.wave) && isString(v.gate) && isString(v.result) && isString(v.at);
-const isHistory = (v: unknown): v is HistoryEntry => isObject(v) && isString(v.time) && isString(v.event) && isString(v.message);
-const isNodeWait = (v: unknown): v is NodeWait => isObject(v) && isString(v.pod) && isString(v.node) && isString(v.message) && (v.since === undefined || isString(v.since));
-const isSummary = (v: unknown): v is WaveSummary => isObject(v) && isCount(v.wave) && isCount(v.pods) && isCount(v.upgraded) && isCount(v.failed) && isCount(v.vanished);
+const isInFlight = (v: unknown): v is InFlightPod =>
+  isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.step) && isString(v.since);
+const isFailureEntry = (v: unknown): v is Failure =>
+  isObject(v) && isString(v.pod) && isCount(v.wave) && isString(v.reason) && isString(v.message) && isString(v.at);
+const isGate = (v: unknown): v is GateRecord =>
+  isObject(v) && isCount(v.wave) && isString(v.gate) && isString(v.result) && isString(v.at);
+const isHistory = (v: unknown): v is HistoryEntry =>
+  isObject(v) && isString(v.time) && isString(v.event) && isString(v.message);
+const isNodeWait = (v: unknown): v is NodeWait =>
+  isObject(v) &&
+  isString(v.pod) &&
+  isString(v.node) &&
+  isString(v.message) &&
+  (v.since === undefined || isString(v.since));
+const isSummary = (v: unknown): v is WaveSummary =>
+  isObject(v) && isCount(v.wave) && isCount(v.pods) && isCount(v.upgraded) && isCount(v.failed) && isCount(v.vanished);
 
 /** Checks status.json field by field; returns the first thing wrong, or the record. */
-function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> } | { ok: false; problem: string } {
-  const bad = (field: string, expected: string) => ({ ok: false as const, problem: `status.json: ${field} is not ${expected}` });
+function validateStatus(
+  doc: unknown,
+): { ok: true; value: Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> } | { ok: false; problem: string } {
+  const bad = (field: string, expected: string) => ({
+    ok: false as const,
+    problem: `status.json: ${field} is not ${expected}`,
+  });
   if (!isObject(doc)) return bad('the document', 'a JSON object');
   if (doc.schema !== RECORD_SCHEMA) return bad('schema', `"${RECORD_SCHEMA}" (found ${JSON.stringify(doc.schema)})`);
-  for (const f of ['plan', 'revision', 'startedAt', 'updatedAt', 'holder'] as const) if (!isString(doc[f])) return bad(f, 'a string');
-  if (!(ROLLOUT_PHASES as readonly unknown[]).includes(doc.phase)) return bad('phase', `one of ${ROLLOUT_PHASES.join(', ')}`);
+  for (const f of ['plan', 'revision', 'startedAt', 'updatedAt', 'holder'] as const)
+    if (!isString(doc[f])) return bad(f, 'a string');
+  if (!(ROLLOUT_PHASES as readonly unknown[]).includes(doc.phase))
+    return bad('phase', `one of ${ROLLOUT_PHASES.join(', ')}`);
   if (doc.direction !== 'upgrade' && doc.direction !== 'rollback') return bad('direction', 'upgrade or rollback');
-  for (const f of ['wave', 'waves', 'selected', 'deferred', 'failuresTotal'] as const) if (!isCount(doc[f])) return bad(f, 'a count');
+  for (const f of ['wave', 'waves', 'selected', 'deferred', 'failuresTotal'] as const)
+    if (!isCount(doc[f])) return bad(f, 'a count');
   const counts = doc.counts;
-  if (!isObject(counts) || !POD_STATES.every((s) => isCount(counts[s]))) return bad('counts', `an object of counts (${POD_STATES.join(', ')})`);
+  if (!isObject(counts) || !POD_STATES.every((s) => isCount(counts[s])))
+    return bad('counts', `an object of counts (${POD_STATES.join(', ')})`);
   if (!arrayOf(doc.inFlight, isInFlight)) return bad('inFlight', 'a list of {pod, wave, step, since}');
   if (!arrayOf(doc.failures, isFailureEntry)) return bad('failures', 'a list of {pod, wave, reason, message, at}');
   if (!arrayOf(doc.gates, isGate)) return bad('gates', 'a list of {wave, gate, result, at}');
@@ -96,18 +130,26 @@ function validateStatus(doc: unknown): { ok: true; value: Omit<RolloutRecord, 'p
   if (!arrayOf(doc.waveSummaries, isSummary)) return bad('waveSummaries', 'a list of wave summaries');
   if (doc.waiting !== undefined) {
     const w = doc.waiting;
-    if (!isObject(w) || !['pause', 'approval', 'window', 'paused'].includes(w.kind as string) || !isCount(w.wave) || !isString(w.since)) {
+    if (
+      !isObject(w) ||
+      !['pause', 'approval', 'window', 'paused'].includes(w.kind as string) ||
+      !isCount(w.wave) ||
+      !isString(w.since)
+    ) {
       return bad('waiting', 'a {kind, wave, since} object');
     }
   }
-  if (doc.waitingForNodes !== undefined && !arrayOf(doc.waitingForNodes, isNodeWait)) return bad('waitingForNodes', 'a list of {pod, node, message}');
+  if (doc.waitingForNodes !== undefined && !arrayOf(doc.waitingForNodes, isNodeWait))
+    return bad('waitingForNodes', 'a list of {pod, node, message}');
   if (doc.heldByPdb !== undefined) {
     const h = doc.heldByPdb;
-    if (!isObject(h) || !isString(h.pod) || !isString(h.pdb) || !isString(h.message) || !isString(h.since)) return bad('heldByPdb', 'a {pod, pdb, message, since} object');
+    if (!isObject(h) || !isString(h.pod) || !isString(h.pdb) || !isString(h.message) || !isString(h.since))
+      return bad('heldByPdb', 'a {pod, pdb, message, since} object');
   }
   if (doc.rollback !== undefined) {
     const rb = doc.rollback;
-    if (!isObject(rb) || !isCount(rb.pods) || !isCount(rb.done) || !isCount(rb.failed)) return bad('rollback', 'a {scope, pods, done, failed} object');
+    if (!isObject(rb) || !isCount(rb.pods) || !isCount(rb.done) || !isCount(rb.failed))
+      return bad('rollback', 'a {scope, pods, done, failed} object');
   }
   const { schema: _schema, ...value } = doc;
   return { ok: true, value: value as unknown as Omit<RolloutRecord, 'planText' | 'approvals' | 'control'> };
@@ -120,7 +162,13 @@ export function decodeRecord(cm: V1ConfigMap): DecodedRecord {
   const approvals = decodeApprovals(data);
   const planText = data[PLAN_KEY];
   const rv = resourceVersion === undefined ? {} : { resourceVersion };
-  const damaged = (problem: string): DecodedRecord => ({ ok: false, problem, approvals, ...(planText === undefined ? {} : { planText }), ...rv });
+  const damaged = (problem: string): DecodedRecord => ({
+    ok: false,
+    problem,
+    approvals,
+    ...(planText === undefined ? {} : { planText }),
+    ...rv,
+  });
   const text = data[STATUS_KEY];
   if (text === undefined) return damaged(`the ConfigMap has no ${STATUS_KEY} key`);
   const doc = parseJson(text);
@@ -128,5 +176,9 @@ export function decodeRecord(cm: V1ConfigMap): DecodedRecord {
   const checked = validateStatus(doc);
   if (!checked.ok) return damaged(checked.problem);
   const control = data[CONTROL_KEY] === undefined ? undefined : decodeControl(data[CONTROL_KEY]).state;
-  return { ok: true, record: { ...checked.value, planText: planText ?? '', approvals, ...(control ? { control } : {}) }, ...rv };
+  return {
+    ok: true,
+    record: { ...checked.value, planText: planText ?? '', approvals, ...(control ? { control } : {}) },
+    ...rv,
+  };
 }

@@ -61,29 +61,55 @@ const keepLast = <T>(list: T[], n: number): T[] => (list.length > n ? list.slice
  * and says who paused first); abort needs a runner to carry it out.
  */
 export function requestControl(state: ControlState, request: ControlRequest, ctx: ControlContext): ControlDecision {
-  const logged = (next: Omit<ControlState, 'history'>): ControlState => ({ ...next, history: keepLast([...state.history, request], CONTROL_HISTORY_LIMIT) });
+  const logged = (next: Omit<ControlState, 'history'>): ControlState => ({
+    ...next,
+    history: keepLast([...state.history, request], CONTROL_HISTORY_LIMIT),
+  });
   const { paused, abort } = state;
   const who = (r: ControlRequest) => `${r.by} at ${r.at}`;
   switch (request.action) {
     case 'pause':
-      if (paused && paused.revision === request.revision) return { ok: true, changed: false, message: `already paused by ${who(paused)}` };
+      if (paused && paused.revision === request.revision)
+        return { ok: true, changed: false, message: `already paused by ${who(paused)}` };
       return {
         ok: true,
         changed: true,
         state: logged({ paused: request, ...(abort ? { abort } : {}) }),
-        message: ctx.runner ? `paused: the runner (${ctx.runner}) starts no new pod; pods in flight finish` : 'paused: no runner holds the lease now; a run of this revision will wait until resumed',
+        message: ctx.runner
+          ? `paused: the runner (${ctx.runner}) starts no new pod; pods in flight finish`
+          : 'paused: no runner holds the lease now; a run of this revision will wait until resumed',
       };
     case 'resume':
       if (!paused) return { ok: true, changed: false, message: 'not paused: nothing to resume' };
-      return { ok: true, changed: true, state: logged(abort ? { abort } : {}), message: ctx.runner ? `resumed: the runner (${ctx.runner}) goes on` : 'resumed: no runner holds the lease now' };
+      return {
+        ok: true,
+        changed: true,
+        state: logged(abort ? { abort } : {}),
+        message: ctx.runner ? `resumed: the runner (${ctx.runner}) goes on` : 'resumed: no runner holds the lease now',
+      };
     case 'abort': {
-      if (!ctx.runner) return { ok: false, message: 'no runner holds the lease of this plan: nothing to abort (`kwave rollback PLAN` reverts what an earlier run upgraded)' };
-      if (abort && abort.holder === ctx.runner) return { ok: true, changed: false, message: `already aborted by ${who(abort)}; the runner (${ctx.runner}) is halting` };
+      if (!ctx.runner)
+        return {
+          ok: false,
+          message:
+            'no runner holds the lease of this plan: nothing to abort (`kwave rollback PLAN` reverts what an earlier run upgraded)',
+        };
+      if (abort && abort.holder === ctx.runner)
+        return {
+          ok: true,
+          changed: false,
+          message: `already aborted by ${who(abort)}; the runner (${ctx.runner}) is halting`,
+        };
       const does =
         ctx.direction === 'rollback'
           ? 'stops rolling back: no more pods are reverted, pods in flight finish, it exits 3; run kwave rollback again to finish'
           : "halts and applies the plan's rollback policy";
-      return { ok: true, changed: true, state: logged({ abort: { ...request, holder: ctx.runner } }), message: `aborted: the runner (${ctx.runner}) ${does}` };
+      return {
+        ok: true,
+        changed: true,
+        state: logged({ abort: { ...request, holder: ctx.runner } }),
+        message: `aborted: the runner (${ctx.runner}) ${does}`,
+      };
     }
   }
 }
@@ -98,7 +124,10 @@ export interface ControlView {
 
 export function controlFor(state: ControlState | undefined, revision: string, self: string): ControlView {
   if (!state) return {};
-  const paused = state.paused && (state.paused.revision === undefined || state.paused.revision === revision) ? state.paused : undefined;
+  const paused =
+    state.paused && (state.paused.revision === undefined || state.paused.revision === revision)
+      ? state.paused
+      : undefined;
   const abort = state.abort && state.abort.holder === self ? state.abort : undefined;
   return { ...(paused ? { paused } : {}), ...(abort ? { abort } : {}) };
 }

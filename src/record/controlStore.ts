@@ -15,16 +15,20 @@ const MAX_CONFLICTS = 8;
 
 export type ControlWrite =
   /** No record: the plan was never run in that namespace. */
-  | { kind: 'not-run' }
-  | { kind: 'decided'; decision: ControlDecision; written: boolean };
+  { kind: 'not-run' } | { kind: 'decided'; decision: ControlDecision; written: boolean };
 
 /**
  * Reads the record, asks `decide` what the request does to its control state, and writes the new
  * state with a guarded update when it changed. `decide` may run more than once (after a 409).
  */
-export async function writeControl(cluster: ControlApi, namespace: string, plan: string, decide: (state: ControlState, cm: V1ConfigMap) => Promise<ControlDecision> | ControlDecision): Promise<ControlWrite> {
+export async function writeControl(
+  cluster: ControlApi,
+  namespace: string,
+  plan: string,
+  decide: (state: ControlState, cm: V1ConfigMap) => Promise<ControlDecision> | ControlDecision,
+): Promise<ControlWrite> {
   const name = recordName(plan);
-  for (let conflicts = 0; ; ) {
+  for (let conflicts = 0; ;) {
     let cm: V1ConfigMap;
     try {
       cm = await cluster.getConfigMap(namespace, name);

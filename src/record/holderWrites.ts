@@ -12,7 +12,11 @@ type Holder = Pick<RunLock, 'confirmed' | 'lost'>;
 /** Sends `write` once the lease is confirmed ours; throws KwaveError LEASE_LOST (exit 4) if it never is. */
 export async function asHolder<T>(lock: Holder, write: () => Promise<T>): Promise<T> {
   if (!(await lock.confirmed())) {
-    throw new KwaveError('LEASE_LOST', `write not sent: ${lock.lost ?? 'the lease was released'}`, ExitCode.INTERRUPTED);
+    throw new KwaveError(
+      'LEASE_LOST',
+      `write not sent: ${lock.lost ?? 'the lease was released'}`,
+      ExitCode.INTERRUPTED,
+    );
   }
   return write();
 }

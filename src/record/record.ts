@@ -24,7 +24,6 @@ export const PLAN_LABEL = 'kwave.dev/plan';
 /** Bounds that keep the record far below a ConfigMap's 1 MiB, whatever the fleet size. */
 export const LIMITS = { history: 100, failures: 50, gates: 50, measurements: 20, waveSummaries: 1000 } as const;
 
-
 export interface InFlightPod {
   /** `namespace/name`, as the runner names pods in events. */
   pod: string;

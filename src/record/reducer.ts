@@ -2,7 +2,15 @@
 import { formatDuration } from '../durationText.js';
 import type { NodeWait, RolloutEvent } from '../rollout/events.js';
 import { countedAs, emptyCounts, isFailure, movePod } from '../rollout/podEnd.js';
-import { LIMITS, type GateMeasurement, type GateRecord, type HistoryEntry, type InFlightPod, type RolloutRecord, type Waiting } from './record.js';
+import {
+  LIMITS,
+  type GateMeasurement,
+  type GateRecord,
+  type HistoryEntry,
+  type InFlightPod,
+  type RolloutRecord,
+  type Waiting,
+} from './record.js';
 
 /** Events worth flushing at once (phase, wave and gate transitions); pod events are throttled. */
 export function isTransition(event: RolloutEvent): boolean {
@@ -53,7 +61,9 @@ function describeEvent(e: RolloutEvent): string {
     case 'prepull-start':
       return `wave ${e.wave}: pre-pulling the target images on the nodes of ${e.pods} pod${e.pods === 1 ? '' : 's'}`;
     case 'prepull-end':
-      return e.ok ? `wave ${e.wave}: images pulled on ${e.pulled.length} node${e.pulled.length === 1 ? '' : 's'} (${e.skipped.length} had them)` : `wave ${e.wave}: ${e.message ?? 'pre-pull failed'}`;
+      return e.ok
+        ? `wave ${e.wave}: images pulled on ${e.pulled.length} node${e.pulled.length === 1 ? '' : 's'} (${e.skipped.length} had them)`
+        : `wave ${e.wave}: ${e.message ?? 'pre-pull failed'}`;
     case 'wave-end':
       return `wave ${e.wave} ended: ${e.summary.upgraded} upgraded, ${e.summary.failed} failed, ${e.summary.vanished} vanished of ${e.summary.pods}`;
     case 'gate-start':
@@ -106,11 +116,19 @@ function historyWorthy(e: RolloutEvent, last: HistoryEntry | undefined): boolean
 function withHistory(record: RolloutRecord, e: RolloutEvent): RolloutRecord {
   const last = record.history[record.history.length - 1];
   if (!historyWorthy(e, last)) return record;
-  return { ...record, history: keepLast([...record.history, { time: e.time, event: e.event, message: describeEvent(e) }], LIMITS.history) };
+  return {
+    ...record,
+    history: keepLast([...record.history, { time: e.time, event: e.event, message: describeEvent(e) }], LIMITS.history),
+  };
 }
 
 /** Updates the newest gate entry of (wave, gate), or appends one. */
-function upsertGate(gates: GateRecord[], wave: number, gate: string, change: (g: GateRecord | undefined) => GateRecord): GateRecord[] {
+function upsertGate(
+  gates: GateRecord[],
+  wave: number,
+  gate: string,
+  change: (g: GateRecord | undefined) => GateRecord,
+): GateRecord[] {
   for (let i = gates.length - 1; i >= 0; i--) {
     const g = gates[i]!;
     if (g.wave === wave && g.gate === gate) return gates.map((x, j) => (j === i ? change(x) : x));
@@ -162,21 +180,32 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     }
     case 'pod-waiting': {
       const entry: NodeWait = { pod: e.pod, node: e.node, ...(e.since ? { since: e.since } : {}), message: e.message };
-      return { ...r, waitingForNodes: keepLast([...(withoutPod(r.waitingForNodes, e.pod) ?? []), entry], LIMITS.failures) };
+      return {
+        ...r,
+        waitingForNodes: keepLast([...(withoutPod(r.waitingForNodes, e.pod) ?? []), entry], LIMITS.failures),
+      };
     }
     case 'pod-step':
       return r;
     case 'pod-end': {
       const failed = isFailure(e.result);
       const failures = failed
-        ? keepLast([...r.failures, { pod: e.pod, wave: e.wave, reason: e.reason ?? 'Failed', message: e.message, at: e.time }], LIMITS.failures)
+        ? keepLast(
+            [...r.failures, { pod: e.pod, wave: e.wave, reason: e.reason ?? 'Failed', message: e.message, at: e.time }],
+            LIMITS.failures,
+          )
         : r.failures;
       const failuresTotal = r.failuresTotal + (failed ? 1 : 0);
       if (r.rollback) {
         // Back on its recorded image with its gate open: reverted, or found never patched (a pod
         // the upgrade drained and stopped before its patch, whose gate the rollback reopened).
         const done = r.rollback.done + (e.result === 'rolled-back' || e.result === 'skipped' ? 1 : 0);
-        return { ...r, failures, failuresTotal, rollback: { ...r.rollback, done, failed: r.rollback.failed + (failed ? 1 : 0) } };
+        return {
+          ...r,
+          failures,
+          failuresTotal,
+          rollback: { ...r.rollback, done, failed: r.rollback.failed + (failed ? 1 : 0) },
+        };
       }
       return { ...r, failures, failuresTotal, counts: movePod(r.counts, 'in_progress', countedAs(e.result)) };
     }
@@ -186,20 +215,43 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'prepull-end':
       return r;
     case 'pdb-wait':
-      return { ...r, heldByPdb: { pod: e.pod, pdb: e.pdb, message: e.message, since: r.heldByPdb?.pdb === e.pdb ? r.heldByPdb.since : e.time } };
+      return {
+        ...r,
+        heldByPdb: {
+          pod: e.pod,
+          pdb: e.pdb,
+          message: e.message,
+          since: r.heldByPdb?.pdb === e.pdb ? r.heldByPdb.since : e.time,
+        },
+      };
     case 'wave-end': {
       const others = r.waveSummaries.filter((s) => s.wave !== e.wave);
-      return { ...r, heldByPdb: undefined, waveSummaries: keepLast([...others, e.summary].sort((a, b) => a.wave - b.wave), LIMITS.waveSummaries) };
+      return {
+        ...r,
+        heldByPdb: undefined,
+        waveSummaries: keepLast(
+          [...others, e.summary].sort((a, b) => a.wave - b.wave),
+          LIMITS.waveSummaries,
+        ),
+      };
     }
     case 'gate-start':
       return {
         ...r,
-        gates: keepLast([...r.gates, { wave: e.wave, gate: e.gate, result: 'running', message: '', at: e.time }], LIMITS.gates),
+        gates: keepLast(
+          [...r.gates, { wave: e.wave, gate: e.gate, result: 'running', message: '', at: e.time }],
+          LIMITS.gates,
+        ),
       };
     case 'gate-pause':
       return {
         ...r,
-        gates: upsertGate(r.gates, e.wave, e.gate, (g) => g ?? { wave: e.wave, gate: e.gate, result: 'running', message: '', at: e.time }),
+        gates: upsertGate(
+          r.gates,
+          e.wave,
+          e.gate,
+          (g) => g ?? { wave: e.wave, gate: e.gate, result: 'running', message: '', at: e.time },
+        ),
         waiting: keepPaused(r.waiting) ?? {
           kind: 'pause',
           wave: e.wave,
@@ -211,16 +263,31 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'gate-approval-wait':
       return {
         ...r,
-        gates: upsertGate(r.gates, e.wave, e.gate, (g) => ({ ...(g ?? { wave: e.wave, gate: e.gate, at: e.time }), result: 'waiting-approval', message: 'waiting for approval' })),
+        gates: upsertGate(r.gates, e.wave, e.gate, (g) => ({
+          ...(g ?? { wave: e.wave, gate: e.gate, at: e.time }),
+          result: 'waiting-approval',
+          message: 'waiting for approval',
+        })),
         waiting: keepPaused(r.waiting) ?? { kind: 'approval', wave: e.wave, gate: e.gate, since: e.time },
       };
     case 'gate-measurement': {
-      const m: GateMeasurement = { index: e.index, count: e.count, value: e.value, phase: e.phase, message: e.message, at: e.time };
+      const m: GateMeasurement = {
+        index: e.index,
+        count: e.count,
+        value: e.value,
+        phase: e.phase,
+        message: e.message,
+        at: e.time,
+      };
       return {
         ...r,
         gates: upsertGate(r.gates, e.wave, e.gate, (g) => {
           const base = g ?? { wave: e.wave, gate: e.gate, result: 'running' as const, message: '', at: e.time };
-          return { ...base, ...(e.dryRun ? { dryRun: true } : {}), measurements: keepLast([...(base.measurements ?? []), m], LIMITS.measurements) };
+          return {
+            ...base,
+            ...(e.dryRun ? { dryRun: true } : {}),
+            measurements: keepLast([...(base.measurements ?? []), m], LIMITS.measurements),
+          };
         }),
       };
     }
@@ -239,14 +306,29 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'window-wait':
       return {
         ...r,
-        waiting: keepPaused(r.waiting) ?? { kind: 'window', wave: e.wave, since: r.waiting?.kind === 'window' ? r.waiting.since : e.time, until: e.opensAt },
+        waiting: keepPaused(r.waiting) ?? {
+          kind: 'window',
+          wave: e.wave,
+          since: r.waiting?.kind === 'window' ? r.waiting.since : e.time,
+          until: e.opensAt,
+        },
       };
     case 'halt':
       return { ...r, phase: 'Halted', message: e.message, waiting: undefined };
     case 'paused':
-      return { ...r, phase: 'Paused', message: describeEvent(e), waiting: { kind: 'paused', wave: e.wave, since: e.time, by: e.by } };
+      return {
+        ...r,
+        phase: 'Paused',
+        message: describeEvent(e),
+        waiting: { kind: 'paused', wave: e.wave, since: e.time, by: e.by },
+      };
     case 'resumed':
-      return { ...r, phase: 'Progressing', message: undefined, waiting: r.waiting?.kind === 'paused' ? undefined : r.waiting };
+      return {
+        ...r,
+        phase: 'Progressing',
+        message: undefined,
+        waiting: r.waiting?.kind === 'paused' ? undefined : r.waiting,
+      };
     case 'rollback-start':
       return { ...r, rollback: { scope: e.scope, pods: e.pods, done: 0, failed: 0 } };
     case 'interrupt':
@@ -260,7 +342,8 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         waveSummaries: e.waves.length > 0 ? keepLast(e.waves, LIMITS.waveSummaries) : r.waveSummaries,
         waiting: undefined,
         heldByPdb: undefined,
-        waitingForNodes: e.waitingForNodes && e.waitingForNodes.length > 0 ? keepLast(e.waitingForNodes, LIMITS.failures) : undefined,
+        waitingForNodes:
+          e.waitingForNodes && e.waitingForNodes.length > 0 ? keepLast(e.waitingForNodes, LIMITS.failures) : undefined,
         endedAt: e.time,
       };
   }
@@ -276,7 +359,11 @@ function fold(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
  * not in the counts, so the counts still say what the upgrade did.
  */
 export function applyEvent(record: RolloutRecord, event: RolloutEvent): RolloutRecord {
-  return { ...foldBesidesInFlight(record, event), updatedAt: event.time, inFlight: changedList(record.inFlight, inFlightChange(event)) };
+  return {
+    ...foldBesidesInFlight(record, event),
+    updatedAt: event.time,
+    inFlight: changedList(record.inFlight, inFlightChange(event)),
+  };
 }
 
 /**
@@ -288,7 +375,11 @@ export function foldBesidesInFlight(record: RolloutRecord, event: RolloutEvent):
 }
 
 /** What an event does to the pods in flight: a run starts with none; a pod enters at its start (last), moves on a step, leaves at its end. */
-export type InFlightChange = { kind: 'clear' } | { kind: 'start'; entry: InFlightPod } | { kind: 'step'; pod: string; step: string; at: string } | { kind: 'end'; pod: string };
+export type InFlightChange =
+  | { kind: 'clear' }
+  | { kind: 'start'; entry: InFlightPod }
+  | { kind: 'step'; pod: string; step: string; at: string }
+  | { kind: 'end'; pod: string };
 
 export function inFlightChange(e: RolloutEvent): InFlightChange | undefined {
   switch (e.event) {

@@ -47,9 +47,11 @@ const toDate = (t: unknown): Date | undefined => {
 export function leaseView(lease: V1Lease, now: Date): LeaseView {
   const spec = lease.spec ?? {};
   const holder = spec.holderIdentity || undefined;
-  const durationSeconds = spec.leaseDurationSeconds && spec.leaseDurationSeconds > 0 ? spec.leaseDurationSeconds : DEFAULT_LEASE_SECONDS;
+  const durationSeconds =
+    spec.leaseDurationSeconds && spec.leaseDurationSeconds > 0 ? spec.leaseDurationSeconds : DEFAULT_LEASE_SECONDS;
   const renewedAt = toDate(spec.renewTime) ?? toDate(spec.acquireTime);
-  const expired = holder !== undefined && (renewedAt === undefined || renewedAt.getTime() + durationSeconds * 1000 < now.getTime());
+  const expired =
+    holder !== undefined && (renewedAt === undefined || renewedAt.getTime() + durationSeconds * 1000 < now.getTime());
   return {
     ...(holder === undefined ? {} : { holder }),
     ...(toDate(spec.acquireTime) ? { acquiredAt: toDate(spec.acquireTime) } : {}),
@@ -65,7 +67,9 @@ export function leaseView(lease: V1Lease, now: Date): LeaseView {
 export function describeHolder(view: LeaseView, now: Date): string {
   if (!view.holder) return 'nobody';
   const ago = view.renewedAt ? `${formatAge(now.getTime() - view.renewedAt.getTime())} ago` : 'never';
-  const tail = view.expired ? `expired: not renewed for more than ${view.durationSeconds}s` : `expires after ${view.durationSeconds}s without renewal`;
+  const tail = view.expired
+    ? `expired: not renewed for more than ${view.durationSeconds}s`
+    : `expires after ${view.durationSeconds}s without renewal`;
   return `${view.holder} (renewed ${ago}${view.renewedAt ? ` at ${view.renewedAt.toISOString()}` : ''}; ${tail})`;
 }
 
@@ -251,7 +255,8 @@ export class RunLock {
       current = await this.cluster.getLease(this.options.namespace, this.name);
       now = this.timers.now();
       view = leaseView(current, now);
-      if (current.metadata?.resourceVersion !== before) throw this.locked({ ...(view.holder ? view : seen), free: false, expired: false }, now);
+      if (current.metadata?.resourceVersion !== before)
+        throw this.locked({ ...(view.holder ? view : seen), free: false, expired: false }, now);
     }
     const transitions = view.holder === this.options.identity ? view.transitions : view.transitions + 1;
     try {
@@ -279,7 +284,13 @@ export class RunLock {
   private tick(): void {
     const nowMs = this.timers.now().getTime();
     const step = renewalStep(
-      { nowMs, renewedAtMs: this.lastRenew, inFlight: this.renewal !== undefined, failedAtMs: this.failure?.atMs, inDoubt: this.doubtSinceMs !== undefined },
+      {
+        nowMs,
+        renewedAtMs: this.lastRenew,
+        inFlight: this.renewal !== undefined,
+        failedAtMs: this.failure?.atMs,
+        inDoubt: this.doubtSinceMs !== undefined,
+      },
       this.policy,
     );
     if (step === 'doubt') this.doubt();
@@ -310,8 +321,12 @@ export class RunLock {
       const current = await this.cluster.getLease(this.options.namespace, this.name, { withinMs });
       const holder = current.spec?.holderIdentity;
       if (holder !== this.options.identity) {
-        const what = holder ? `another runner took it over (it names ${holder} now)` : 'another runner took it over and released it';
-        return this.lose(`lost the lease ${this.options.namespace}/${this.name} while it could not be renewed: ${what}`);
+        const what = holder
+          ? `another runner took it over (it names ${holder} now)`
+          : 'another runner took it over and released it';
+        return this.lose(
+          `lost the lease ${this.options.namespace}/${this.name} while it could not be renewed: ${what}`,
+        );
       }
       const spec = { ...current.spec, renewTime: new V1MicroTime(now) };
       this.lease = await this.cluster.updateLease(this.options.namespace, { ...current, spec }, { withinMs });
@@ -330,7 +345,9 @@ export class RunLock {
     if (this.doubtSinceMs === undefined) return;
     const seconds = Math.round((this.timers.now().getTime() - this.doubtSinceMs) / 1000);
     this.doubtSinceMs = undefined;
-    this.options.onConfirmed?.(`the lease ${this.options.namespace}/${this.name} is confirmed ours again after ${seconds}s in doubt (nobody took it over); writes go on`);
+    this.options.onConfirmed?.(
+      `the lease ${this.options.namespace}/${this.name} is confirmed ours again after ${seconds}s in doubt (nobody took it over); writes go on`,
+    );
     this.wake(true);
   }
 
@@ -354,7 +371,10 @@ export class RunLock {
       if (e.code === 409 && (await this.stillOurs(withinMs))) return;
       if (this.lostMessage !== undefined) return;
       this.failure = { atMs: this.timers.now().getTime(), message: e.message };
-      if (renewalStep({ nowMs: this.failure.atMs, renewedAtMs: this.lastRenew, inFlight: false }, this.policy) === 'doubt') this.doubt();
+      if (
+        renewalStep({ nowMs: this.failure.atMs, renewedAtMs: this.lastRenew, inFlight: false }, this.policy) === 'doubt'
+      )
+        this.doubt();
     }
   }
 
@@ -426,7 +446,10 @@ export async function acquireWaiting(lock: Pick<RunLock, 'acquire'>, wait: Acqui
     } catch (err) {
       const held = err instanceof KwaveError && err.code === 'LOCKED';
       if (!held || now() >= deadline || wait.signal?.aborted) throw err;
-      if (!told) wait.onWait?.(`${err.message.split('. ')[0]}; waiting up to ${Math.round(wait.waitMs / 1000)}s for it (--lease-wait)`);
+      if (!told)
+        wait.onWait?.(
+          `${err.message.split('. ')[0]}; waiting up to ${Math.round(wait.waitMs / 1000)}s for it (--lease-wait)`,
+        );
       told = true;
       await sleep(Math.min(wait.everyMs ?? 2000, Math.max(0, deadline - now())));
     }
@@ -434,7 +457,12 @@ export async function acquireWaiting(lock: Pick<RunLock, 'acquire'>, wait: Acqui
 }
 
 /** Reads the plan's lease for display; undefined when there is none. */
-export async function readLease(cluster: LeaseApi, namespace: string, plan: string, now: Date): Promise<LeaseView | undefined> {
+export async function readLease(
+  cluster: LeaseApi,
+  namespace: string,
+  plan: string,
+  now: Date,
+): Promise<LeaseView | undefined> {
   try {
     return leaseView(await cluster.getLease(namespace, recordName(plan)), now);
   } catch (err) {

@@ -52,7 +52,12 @@ export function pidAlive(pid: number): boolean {
  * runner killed with SIGKILL. Its lease need not run out before the next run takes over.
  * Identities from other hosts or PID namespaces, or in another format, are never judged gone.
  */
-export function holderGone(identity: string, host: string, alive: (pid: number) => boolean = pidAlive, ns: string | undefined = pidNamespace()): boolean {
+export function holderGone(
+  identity: string,
+  host: string,
+  alive: (pid: number) => boolean = pidAlive,
+  ns: string | undefined = pidNamespace(),
+): boolean {
   const m = /^[^@\s]+@(\S+) pid (\d+)(?: pidns (\d+))?(?: #\w+)?$/.exec(identity);
   if (!m || m[1] !== host || m[3] !== ns) return false;
   const pid = Number(m[2]);

@@ -27,8 +27,13 @@ export interface StandingHaltOptions {
 }
 
 /** The halt that stands for `plan`'s revision according to `record`, or undefined. */
-export function standingHalt(record: RolloutRecord | undefined, plan: Pick<Plan, 'name' | 'revision' | 'failurePolicy'>, options: StandingHaltOptions = {}): StandingHalt | undefined {
-  if (!record || record.plan !== plan.name || record.revision !== plan.revision || record.direction !== 'upgrade') return undefined;
+export function standingHalt(
+  record: RolloutRecord | undefined,
+  plan: Pick<Plan, 'name' | 'revision' | 'failurePolicy'>,
+  options: StandingHaltOptions = {},
+): StandingHalt | undefined {
+  if (!record || record.plan !== plan.name || record.revision !== plan.revision || record.direction !== 'upgrade')
+    return undefined;
   const ended = record.endedAt !== undefined || record.exitCode !== undefined;
   let how: StandingHalt['how'];
   if (!ended) {
@@ -41,6 +46,11 @@ export function standingHalt(record: RolloutRecord | undefined, plan: Pick<Plan,
     else how = 'ended';
   }
   // A node that stopped acting is not the image's failure unless the plan counts it (as the runner does).
-  const failed = record.failures.filter((f) => f.reason !== 'NodeNotReady' || plan.failurePolicy.countNodeFailures).map((f) => f.pod);
-  return { how, halt: { message: record.message ?? 'halted by an earlier run', wave: record.wave, failed: [...new Set(failed)] } };
+  const failed = record.failures
+    .filter((f) => f.reason !== 'NodeNotReady' || plan.failurePolicy.countNodeFailures)
+    .map((f) => f.pod);
+  return {
+    how,
+    halt: { message: record.message ?? 'halted by an earlier run', wave: record.wave, failed: [...new Set(failed)] },
+  };
 }

@@ -17,7 +17,14 @@ import type { RolloutEvent } from '../rollout/events.js';
 import { recordName, type Approval, type RolloutRecord } from './record.js';
 import { isTransition } from './reducer.js';
 import { RecordFolder } from './recordFolder.js';
-import { decodeApprovals, decodeRecord, encodeRecordData, recordConfigMap, recordLabels, type DecodedRecord } from './codec.js';
+import {
+  decodeApprovals,
+  decodeRecord,
+  encodeRecordData,
+  recordConfigMap,
+  recordLabels,
+  type DecodedRecord,
+} from './codec.js';
 
 /** The slice of Cluster the store needs (tests pass a fake). */
 export type RecordApi = Pick<Cluster, 'getConfigMap' | 'createConfigMap' | 'updateConfigMap' | 'watchConfigMaps'>;
@@ -250,7 +257,7 @@ export class RecordStore {
   /** One guarded write of the runner's keys; on 409, read again and re-apply only them. */
   private async write(record: RolloutRecord): Promise<void> {
     const ours = encodeRecordData(record);
-    for (let conflicts = 0; ; ) {
+    for (let conflicts = 0; ;) {
       if (!this.seen) {
         try {
           this.remember(await this.cluster.createConfigMap(this.namespace, recordConfigMap(this.namespace, record)));
@@ -267,7 +274,12 @@ export class RecordStore {
       const base = this.seen;
       const body: V1ConfigMap = {
         ...base,
-        metadata: { ...base.metadata, name: this.name, namespace: this.namespace, labels: { ...base.metadata?.labels, ...recordLabels(record.plan) } },
+        metadata: {
+          ...base.metadata,
+          name: this.name,
+          namespace: this.namespace,
+          labels: { ...base.metadata?.labels, ...recordLabels(record.plan) },
+        },
         data: { ...base.data, ...ours },
       };
       try {

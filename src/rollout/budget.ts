@@ -85,7 +85,6 @@ export function canStart(req: StartRequest): boolean {
   return startBlocker(req) === undefined;
 }
 
-
 /**
  * Whether the budget can never free up: nothing is in flight and every pod holding it failed.
  * Failed pods keep their gate closed (DESIGN.md), so they hold their share for good; waiting

@@ -5,7 +5,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { isPodReady, podKey, type PodName } from '../inplace/podView.js';
 import type { StartRequest } from './budget.js';
 
-export type PodChangeFeed = (listener: (change: { pod: V1Pod; type: 'added' | 'modified' | 'deleted' }) => void) => () => void;
+export type PodChangeFeed = (
+  listener: (change: { pod: V1Pod; type: 'added' | 'modified' | 'deleted' }) => void,
+) => () => void;
 
 export class BudgetTracker {
   private readonly inFlight = new Set<string>();

@@ -37,7 +37,12 @@ function before(a: [number, number], b: [number, number]): boolean {
  * third at (1,2), both after it. The first may not start wave 2, key (2,0): the second's (1,1)
  * comes before it. Keys of two clusters never tie (their indices differ).
  */
-export function mayStartWave(order: ClusterOrder, positions: readonly ClusterPosition[], index: number, wave: number): boolean {
+export function mayStartWave(
+  order: ClusterOrder,
+  positions: readonly ClusterPosition[],
+  index: number,
+  wave: number,
+): boolean {
   const mine = stepKey(order, index, wave);
   return positions.every((p, i) => i === index || p === 'done' || before(mine, stepKey(order, i, p)));
 }
@@ -46,7 +51,12 @@ export function mayStartWave(order: ClusterOrder, positions: readonly ClusterPos
  * Every step of the plan in the order it runs, for `kwave plan`: each cluster with the waves it
  * will run (after the pods already done are counted; a cluster with nothing to do has none).
  */
-export function orderSteps(order: ClusterOrder, clusters: readonly { name: string; waves: readonly number[] }[]): ClusterStep[] {
-  const steps = clusters.flatMap((c, index) => c.waves.map((wave) => ({ key: stepKey(order, index, wave), step: { cluster: c.name, wave } })));
+export function orderSteps(
+  order: ClusterOrder,
+  clusters: readonly { name: string; waves: readonly number[] }[],
+): ClusterStep[] {
+  const steps = clusters.flatMap((c, index) =>
+    c.waves.map((wave) => ({ key: stepKey(order, index, wave), step: { cluster: c.name, wave } })),
+  );
   return steps.sort((a, b) => (before(a.key, b.key) ? -1 : before(b.key, a.key) ? 1 : 0)).map((s) => s.step);
 }

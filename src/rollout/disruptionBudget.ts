@@ -32,7 +32,8 @@ export interface PdbBlock {
 }
 
 /** `namespace/name` of a PDB. */
-export const pdbKey = (pdb: V1PodDisruptionBudget): string => `${pdb.metadata?.namespace ?? ''}/${pdb.metadata?.name ?? ''}`;
+export const pdbKey = (pdb: V1PodDisruptionBudget): string =>
+  `${pdb.metadata?.namespace ?? ''}/${pdb.metadata?.name ?? ''}`;
 
 /** Whether `pdb` selects `pod` (same namespace, selector matches). */
 export function pdbSelects(pdb: V1PodDisruptionBudget, pod: V1Pod): boolean {
@@ -49,7 +50,9 @@ export function scaledUp(value: number | string, total: number): number {
 }
 
 /** The controller's status, when it is current enough to be a second opinion. */
-function maintainedStatus(pdb: V1PodDisruptionBudget): { disruptionsAllowed: number; expectedPods: number } | undefined {
+function maintainedStatus(
+  pdb: V1PodDisruptionBudget,
+): { disruptionsAllowed: number; expectedPods: number } | undefined {
   const s = pdb.status;
   if (!s) return undefined;
   const generation = pdb.metadata?.generation ?? 1;
@@ -102,7 +105,12 @@ export function pdbArithmetic(pdb: V1PodDisruptionBudget, pods: readonly V1Pod[]
  * - nothing in flight: 10 healthy − the candidate = 9 ≥ 9 → start;
  * - one in flight: 10 − 1 − the candidate = 8 < 9 → wait, naming the PDB.
  */
-export function pdbBlocker(candidate: V1Pod, pdbs: readonly V1PodDisruptionBudget[], pods: readonly V1Pod[], inFlight: ReadonlySet<string>): PdbBlock | undefined {
+export function pdbBlocker(
+  candidate: V1Pod,
+  pdbs: readonly V1PodDisruptionBudget[],
+  pods: readonly V1Pod[],
+  inFlight: ReadonlySet<string>,
+): PdbBlock | undefined {
   const key = podKey(candidate);
   // A pod already not healthy (left drained, crashing) takes nothing more from any PDB.
   if (candidate.metadata?.deletionTimestamp || !isPodReady(candidate)) return undefined;
@@ -115,7 +123,10 @@ export function pdbBlocker(candidate: V1Pod, pdbs: readonly V1PodDisruptionBudge
     const head = `PodDisruptionBudget ${name} (${describeRule(pdb)})`;
     if (left < a.desiredHealthy) {
       const flight = flying > 0 ? `, ${flying} in flight` : '';
-      return { pdb: name, message: `${head}: ${a.healthy.length} of ${a.selected.length} pods healthy${flight}; draining ${candidate.metadata?.name ?? key} would leave ${left}, it needs ${a.desiredHealthy}` };
+      return {
+        pdb: name,
+        message: `${head}: ${a.healthy.length} of ${a.selected.length} pods healthy${flight}; draining ${candidate.metadata?.name ?? key} would leave ${left}, it needs ${a.desiredHealthy}`,
+      };
     }
     const status = maintainedStatus(pdb);
     if (status && flying === 0 && status.disruptionsAllowed < 1) {
@@ -136,7 +147,11 @@ export type PdbStall =
  * some of `todo` (the pods the plan still has to upgrade) that never allows a disruption (e.g.
  * `minAvailable: 100%`, `maxUnavailable: 0`), or allows none now.
  */
-export function pdbStalls(todo: readonly V1Pod[], pdbs: readonly V1PodDisruptionBudget[], pods: readonly V1Pod[]): PdbStall[] {
+export function pdbStalls(
+  todo: readonly V1Pod[],
+  pdbs: readonly V1PodDisruptionBudget[],
+  pods: readonly V1Pod[],
+): PdbStall[] {
   const out: PdbStall[] = [];
   for (const pdb of pdbs) {
     const mine = todo.filter((p) => pdbSelects(pdb, p)).length;
@@ -145,17 +160,37 @@ export function pdbStalls(todo: readonly V1Pod[], pdbs: readonly V1PodDisruption
     const name = pdbKey(pdb);
     const head = `PodDisruptionBudget ${name} (${describeRule(pdb)}) selects ${mine} pod${mine === 1 ? '' : 's'} of the plan`;
     if (a.desiredHealthy >= a.expected) {
-      out.push({ kind: 'never', pdb: name, pods: mine, message: `${head} and never allows one to be drained (${a.expected} pods expected, ${a.desiredHealthy} must stay healthy): the rollout would wait forever; change the PDB, or set strategy.respectPodDisruptionBudgets: false` });
+      out.push({
+        kind: 'never',
+        pdb: name,
+        pods: mine,
+        message: `${head} and never allows one to be drained (${a.expected} pods expected, ${a.desiredHealthy} must stay healthy): the rollout would wait forever; change the PDB, or set strategy.respectPodDisruptionBudgets: false`,
+      });
     } else if (a.healthy.length - a.desiredHealthy < 1) {
-      out.push({ kind: 'now', pdb: name, pods: mine, message: `${head} and allows no disruption now (${a.healthy.length} of ${a.selected.length} pods healthy, ${a.desiredHealthy} must stay healthy): its pods wait until more are Ready` });
+      out.push({
+        kind: 'now',
+        pdb: name,
+        pods: mine,
+        message: `${head} and allows no disruption now (${a.healthy.length} of ${a.selected.length} pods healthy, ${a.desiredHealthy} must stay healthy): its pods wait until more are Ready`,
+      });
     }
   }
   return out;
 }
 
 /** The stalls as problems of the selection: a PDB that never allows a disruption refuses the run. */
-export function pdbProblems(todo: readonly SelectedPod[], pdbs: readonly V1PodDisruptionBudget[], pods: readonly V1Pod[]): PodProblem[] {
-  return pdbStalls(todo.map((s) => s.pod), pdbs, pods).map((s) =>
-    s.kind === 'never' ? { kind: 'pdb-never', severity: 'error', message: s.message } : { kind: 'pdb-blocked', severity: 'warning', message: s.message },
+export function pdbProblems(
+  todo: readonly SelectedPod[],
+  pdbs: readonly V1PodDisruptionBudget[],
+  pods: readonly V1Pod[],
+): PodProblem[] {
+  return pdbStalls(
+    todo.map((s) => s.pod),
+    pdbs,
+    pods,
+  ).map((s) =>
+    s.kind === 'never'
+      ? { kind: 'pdb-never', severity: 'error', message: s.message }
+      : { kind: 'pdb-blocked', severity: 'warning', message: s.message },
   );
 }

@@ -5,7 +5,15 @@
 import type { WouldHave } from './gateCheck.js';
 import type { PodResult } from './podEnd.js';
 
-export const ROLLOUT_PHASES = ['Pending', 'Progressing', 'Paused', 'Halted', 'Completed', 'Partial', 'RolledBack'] as const;
+export const ROLLOUT_PHASES = [
+  'Pending',
+  'Progressing',
+  'Paused',
+  'Halted',
+  'Completed',
+  'Partial',
+  'RolledBack',
+] as const;
 export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
 
 export interface WaveSummary {
@@ -37,32 +45,86 @@ export type HaltReason = 'failures' | 'gate' | 'cluster' | 'aborted' | 'pre-pull
 
 export type RolloutEventBody =
   /** `halted`: the halt message of the run this one carries on (a halted run resumed to finish its rollback). */
-  | { event: 'rollout-start'; revision: string; direction: 'upgrade' | 'rollback'; selected: number; alreadyDone: number; waves: number; deferred: number; budget: number; concurrency: number; resumed: boolean; halted?: string }
+  | {
+      event: 'rollout-start';
+      revision: string;
+      direction: 'upgrade' | 'rollback';
+      selected: number;
+      alreadyDone: number;
+      waves: number;
+      deferred: number;
+      budget: number;
+      concurrency: number;
+      resumed: boolean;
+      halted?: string;
+    }
   | { event: 'wave-start'; wave: number; waves: number; pods: number; target: number }
   | { event: 'pod-start'; wave: number; pod: string }
   | { event: 'pod-step'; wave: number; pod: string; step: string; message: string }
   /** `unreadyMs`: how long the pod was not Ready during its flow (kwave_pod_unready_seconds), when it was. */
-  | { event: 'pod-end'; wave: number; pod: string; result: PodResult; reason?: string; message: string; durationMs: number; unreadyMs?: number }
+  | {
+      event: 'pod-end';
+      wave: number;
+      pod: string;
+      result: PodResult;
+      reason?: string;
+      message: string;
+      durationMs: number;
+      unreadyMs?: number;
+    }
   /**
    * The pod's node cannot act (NotReady, unreachable, gone): the pod is not started, or its flow
    * is left where it stands, until the node is back. `message`: `node sim-node-2 is NotReady since 12s`.
    */
-  | { event: 'pod-waiting'; wave: number; pod: string; node: string; since?: string; direction: 'upgrade' | 'rollback'; message: string }
+  | {
+      event: 'pod-waiting';
+      wave: number;
+      pod: string;
+      node: string;
+      since?: string;
+      direction: 'upgrade' | 'rollback';
+      message: string;
+    }
   /** Nothing can start: other pods hold the unavailability budget. */
   | { event: 'budget-wait'; wave: number; unavailable: number; budget: number; holders: string[] }
   /** A PodDisruptionBudget holds `pod` back: draining it now would break the PDB. Once per pod and PDB. */
   | { event: 'pdb-wait'; wave: number; pod: string; pdb: string; message: string }
   /** strategy.prePull: the wave's images are being pulled on its nodes, before any pod is drained. */
   | { event: 'prepull-start'; wave: number; pods: number }
-  | { event: 'prepull-end'; wave: number; ok: boolean; pulled: string[]; skipped: string[]; message?: string; durationMs: number }
+  | {
+      event: 'prepull-end';
+      wave: number;
+      ok: boolean;
+      pulled: string[];
+      skipped: string[];
+      message?: string;
+      durationMs: number;
+    }
   | { event: 'wave-end'; wave: number; summary: WaveSummary }
   | { event: 'gate-start'; wave: number; gate: string }
   | { event: 'gate-pause'; wave: number; gate: string; msLeft: number }
   | { event: 'gate-approval-wait'; wave: number; gate: string }
   /** `dryRun`: the measurement of a dry-run gate (it never halts; `kwave_gate_measurements_total{dry_run}`). */
-  | { event: 'gate-measurement'; wave: number; gate: string; index: number; count: number; value: unknown; phase: string; message: string; dryRun?: boolean }
+  | {
+      event: 'gate-measurement';
+      wave: number;
+      gate: string;
+      index: number;
+      count: number;
+      value: unknown;
+      phase: string;
+      message: string;
+      dryRun?: boolean;
+    }
   /** `wouldHave`: a dry-run gate passed, but would have failed (or been inconclusive) for real. */
-  | { event: 'gate-end'; wave: number; gate: string; result: 'passed' | 'failed' | 'inconclusive' | 'interrupted'; message: string; wouldHave?: WouldHave }
+  | {
+      event: 'gate-end';
+      wave: number;
+      gate: string;
+      result: 'passed' | 'failed' | 'inconclusive' | 'interrupted';
+      message: string;
+      wouldHave?: WouldHave;
+    }
   | { event: 'window-wait'; wave: number; msLeft: number; opensAt: string }
   /** `aborted`: `kwave abort PLAN` (from anywhere), carried out as a halt on failure would be. */
   | { event: 'halt'; wave: number; reason: HaltReason; message: string }
@@ -76,7 +138,15 @@ export type RolloutEventBody =
   /** `forced`: `--force` rolling back pods another revision of the plan left mid-flight, before this revision starts. */
   | { event: 'rollback-start'; pods: number; scope: 'failed' | 'all'; forced?: true }
   | { event: 'interrupt'; message: string }
-  | { event: 'rollout-end'; phase: RolloutPhase; exitCode: number; message: string; waves: WaveSummary[]; durationMs: number; waitingForNodes?: NodeWait[] };
+  | {
+      event: 'rollout-end';
+      phase: RolloutPhase;
+      exitCode: number;
+      message: string;
+      waves: WaveSummary[];
+      durationMs: number;
+      waitingForNodes?: NodeWait[];
+    };
 
 /** A pod left untouched (or left where its flow stood) because its node could not act. */
 export interface NodeWait {

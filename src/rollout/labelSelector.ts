@@ -8,7 +8,10 @@ import type { LabelSelector } from '../plan/types.js';
  * matches every pod, as in Kubernetes. (`In` with no values matches nothing; the plan loader
  * refuses it anyway.)
  */
-export function matchesSelector(selector: LabelSelector, labels: Readonly<Record<string, string>> | undefined): boolean {
+export function matchesSelector(
+  selector: LabelSelector,
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
   const l = labels ?? {};
   const has = (k: string) => Object.prototype.hasOwnProperty.call(l, k);
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

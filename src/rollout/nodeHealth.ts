@@ -32,7 +32,8 @@ function toMs(t: Date | string | undefined): number | undefined {
 /** The verdict on one node. A node never seen (undefined) can act: kwave has no news of it. */
 export function nodeHealth(sighting: NodeSighting | undefined): NodeHealth {
   if (sighting === undefined) return { canAct: true };
-  if ('goneSinceMs' in sighting) return { canAct: false, state: 'Gone', sinceMs: sighting.goneSinceMs, evidence: 'deleted' };
+  if ('goneSinceMs' in sighting)
+    return { canAct: false, state: 'Gone', sinceMs: sighting.goneSinceMs, evidence: 'deleted' };
   const { node } = sighting;
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready && ready.status !== 'True') {
@@ -44,18 +45,29 @@ export function nodeHealth(sighting: NodeSighting | undefined): NodeHealth {
     };
   }
   const taint = node.spec?.taints?.find((t) => t.key === UNREACHABLE_TAINT || t.key === NOT_READY_TAINT);
-  if (taint) return { canAct: false, state: 'NotReady', sinceMs: toMs(taint.timeAdded as Date | string | undefined), evidence: `taint ${taint.key}:${taint.effect}` };
+  if (taint)
+    return {
+      canAct: false,
+      state: 'NotReady',
+      sinceMs: toMs(taint.timeAdded as Date | string | undefined),
+      evidence: `taint ${taint.key}:${taint.effect}`,
+    };
   return { canAct: true };
 }
 
 /** `node sim-node-2 is NotReady since 12s`: the per-pod line of status output. */
-export function nodeWaitMessage(nodeName: string, health: Extract<NodeHealth, { canAct: false }>, nowMs: number): string {
+export function nodeWaitMessage(
+  nodeName: string,
+  health: Extract<NodeHealth, { canAct: false }>,
+  nowMs: number,
+): string {
   const since = health.sinceMs === undefined ? '' : ` since ${formatAge(nowMs - health.sinceMs)}`;
   return `node ${nodeName} is ${health.state === 'Gone' ? 'gone' : 'NotReady'}${since}`;
 }
 
 /** `node sim-node-2 is NotReady since 2026-12-01T09:00:01Z (Ready=Unknown (NodeStatusUnknown))`: for failures and events. */
 export function nodeLostMessage(nodeName: string, health: Extract<NodeHealth, { canAct: false }>): string {
-  const since = health.sinceMs === undefined ? '' : ` since ${new Date(health.sinceMs).toISOString().replace(/\.\d+Z$/, 'Z')}`;
+  const since =
+    health.sinceMs === undefined ? '' : ` since ${new Date(health.sinceMs).toISOString().replace(/\.\d+Z$/, 'Z')}`;
   return `node ${nodeName} is ${health.state === 'Gone' ? 'gone' : 'NotReady'}${since} (${health.evidence})`;
 }

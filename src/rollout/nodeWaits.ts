@@ -36,9 +36,13 @@ export class NodeWaits {
   constructor(private readonly run: RunState) {
     this.parkedLimit = pLimit(run.plan.strategy.concurrency);
     // One listener for every flow, rather than an AbortSignal.any of two signals per pod.
-    run.deps.abort?.addEventListener('abort', () => {
-      for (const f of this.flows.values()) f.nodeLost.abort();
-    }, { once: true });
+    run.deps.abort?.addEventListener(
+      'abort',
+      () => {
+        for (const f of this.flows.values()) f.nodeLost.abort();
+      },
+      { once: true },
+    );
   }
 
   nodeOf(p: SelectedPod): string | undefined {
@@ -81,7 +85,8 @@ export class NodeWaits {
 
   /** A node changed: pods in flight there stop where they stand if it can no longer act; waiters look again. */
   onNodeChange(name: string): void {
-    if (!nodeHealth(this.run.deps.nodes?.get(name)).canAct) for (const f of this.flows.values()) if (f.node === name) f.nodeLost.abort();
+    if (!nodeHealth(this.run.deps.nodes?.get(name)).canAct)
+      for (const f of this.flows.values()) if (f.node === name) f.nodeLost.abort();
     this.run.budget?.wake();
   }
 
@@ -106,7 +111,9 @@ export class NodeWaits {
     }
     if (waitingFor.length > 0 || leaving.length > 0) {
       const parts = [
-        waitingFor.length > 0 ? `waiting for ${waitingFor.length} pod${waitingFor.length === 1 ? '' : 's'} in flight to finish: ${waitingFor.join(', ')}` : 'no pod in flight to wait for',
+        waitingFor.length > 0
+          ? `waiting for ${waitingFor.length} pod${waitingFor.length === 1 ? '' : 's'} in flight to finish: ${waitingFor.join(', ')}`
+          : 'no pod in flight to wait for',
         ...(leaving.length > 0 ? [`not waiting for ${leaving.join(', ')}: left resumable, their node cannot act`] : []),
       ];
       this.run.emit({ event: 'interrupt', message: parts.join('; ') });
@@ -120,7 +127,12 @@ export class NodeWaits {
   private nodeWaitOf(key: string, down: NodeDown, direction: Direction): NodeWait {
     const since = down.health.sinceMs === undefined ? undefined : new Date(down.health.sinceMs).toISOString();
     const message = nodeWaitMessage(down.node, down.health, this.run.now());
-    return { pod: key, node: down.node, ...(since ? { since } : {}), message: direction === 'rollback' ? `rollback pending: ${message}` : message };
+    return {
+      pod: key,
+      node: down.node,
+      ...(since ? { since } : {}),
+      message: direction === 'rollback' ? `rollback pending: ${message}` : message,
+    };
   }
 
   /**
@@ -128,10 +140,24 @@ export class NodeWaits {
    * concurrency limiter, so waiting pods hold no slot of it). A rollback is not attempted while
    * the node is down (it would time out the same way): it is left pending for the next run.
    */
-  park(p: SelectedPod, wave: number, direction: Direction, down: NodeDown, runPod: () => Promise<NodeDown | undefined>): void {
+  park(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    down: NodeDown,
+    runPod: () => Promise<NodeDown | undefined>,
+  ): void {
     const key = podKey(p);
     const wait = this.nodeWaitOf(key, down, direction);
-    this.run.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message: wait.message });
+    this.run.emit({
+      event: 'pod-waiting',
+      wave,
+      pod: key,
+      node: wait.node,
+      ...(wait.since ? { since: wait.since } : {}),
+      direction,
+      message: wait.message,
+    });
     if (direction === 'rollback' || this.parked.has(key)) {
       this.leftForNodes.set(key, wait);
       this.run.budget.wake(); // see below
@@ -192,7 +218,13 @@ export class NodeWaits {
    * parked one until its node is back, which may be never. So `p` is left for the next run too,
    * waiting for the first holder's node. False (nothing done) when no holder waits for a node.
    */
-  leaveBehindBudgetHolders(p: SelectedPod, wave: number, direction: Direction, budget: number, holders: readonly string[]): boolean {
+  leaveBehindBudgetHolders(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    budget: number,
+    holders: readonly string[],
+  ): boolean {
     const held = holders.map((k) => this.waitingForNode(k)).find((w) => w !== undefined);
     if (!held) return false;
     const key = podKey(p);
@@ -200,7 +232,15 @@ export class NodeWaits {
     const message = `${direction === 'rollback' ? 'rollback pending: ' : ''}the unavailability budget of ${budget} is held by ${held.pod}, left for its node: ${why}`;
     const wait: NodeWait = { pod: key, node: held.node, ...(held.since ? { since: held.since } : {}), message };
     this.leftForNodes.set(key, wait);
-    this.run.emit({ event: 'pod-waiting', wave, pod: key, node: wait.node, ...(wait.since ? { since: wait.since } : {}), direction, message });
+    this.run.emit({
+      event: 'pod-waiting',
+      wave,
+      pod: key,
+      node: wait.node,
+      ...(wait.since ? { since: wait.since } : {}),
+      direction,
+      message,
+    });
     return true;
   }
 
@@ -241,6 +281,12 @@ export class NodeWaits {
     const key = podKey(p);
     this.leftForNodes.set(key, this.nodeWaitOf(key, down, 'upgrade'));
     const message = `${nodeLostMessage(down.node, down.health)}; left as it stands for the next run`;
-    return { kind: 'failed', reason: 'NodeNotReady', message, ...('state' in outcome && outcome.state ? { state: outcome.state } : {}), writes: outcome.writes };
+    return {
+      kind: 'failed',
+      reason: 'NodeNotReady',
+      message,
+      ...('state' in outcome && outcome.state ? { state: outcome.state } : {}),
+      writes: outcome.writes,
+    };
   }
 }

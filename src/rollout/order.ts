@@ -140,7 +140,9 @@ function compareRange(a: string, aFrom: number, aTo: number, b: string, bFrom: n
  * A wave of 3 pods touches all 3 zones.
  */
 export function orderPods<T extends PodPlacement>(pods: readonly T[], order: Order): T[] {
-  const byName = [...pods].sort((x, y) => naturalCompareInPlace(x.namespace, y.namespace) || naturalCompareInPlace(x.name, y.name));
+  const byName = [...pods].sort(
+    (x, y) => naturalCompareInPlace(x.namespace, y.namespace) || naturalCompareInPlace(x.name, y.name),
+  );
   if (order === 'name') return byName;
   const groupOf = order === 'spread-nodes' ? (p: T) => p.node : (p: T) => p.zone;
   return roundRobin(byName, groupOf);

@@ -23,36 +23,38 @@ interface LeaseFacts {
 
 export type RunFacts = LeaseFacts &
   (
-  | {
-      direction: 'upgrade';
-      /** Why the rollout halted, if it did. */
-      haltMessage?: string;
-      rollback?: RollbackDone;
-      /** A stop or abort signal fired. */
-      interrupted: boolean;
-      /** Selected pods beyond the last wave's target. */
-      deferred: number;
-      upgraded: number;
-      failed: number;
-      /** Pods the waves ran (0: everything was already at target). */
-      ran: number;
-      /** Pods left untouched, or where their flow stood, because their node could not act; rollbacks not attempted say `rollback pending: …`. */
-      leftForNodes?: readonly NodeWait[];
-    }
-  | {
-      direction: 'rollback';
-      /** `kwave abort` halted the rollback: it reverted no more pods. */
-      haltMessage?: string;
-      interrupted: boolean;
-      reverted: number;
-      failed: number;
-      leftForNodes?: readonly NodeWait[];
-    }
+    | {
+        direction: 'upgrade';
+        /** Why the rollout halted, if it did. */
+        haltMessage?: string;
+        rollback?: RollbackDone;
+        /** A stop or abort signal fired. */
+        interrupted: boolean;
+        /** Selected pods beyond the last wave's target. */
+        deferred: number;
+        upgraded: number;
+        failed: number;
+        /** Pods the waves ran (0: everything was already at target). */
+        ran: number;
+        /** Pods left untouched, or where their flow stood, because their node could not act; rollbacks not attempted say `rollback pending: …`. */
+        leftForNodes?: readonly NodeWait[];
+      }
+    | {
+        direction: 'rollback';
+        /** `kwave abort` halted the rollback: it reverted no more pods. */
+        haltMessage?: string;
+        interrupted: boolean;
+        reverted: number;
+        failed: number;
+        leftForNodes?: readonly NodeWait[];
+      }
   );
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-const listed = (waits: readonly NodeWait[]) => waits.map((w) => `${w.pod} (${w.message.replace(/^rollback pending: /, '')})`).join(', ');
-const pendingRollbacks = (waits: readonly NodeWait[] = []) => waits.filter((w) => w.message.startsWith('rollback pending'));
+const listed = (waits: readonly NodeWait[]) =>
+  waits.map((w) => `${w.pod} (${w.message.replace(/^rollback pending: /, '')})`).join(', ');
+const pendingRollbacks = (waits: readonly NodeWait[] = []) =>
+  waits.filter((w) => w.message.startsWith('rollback pending'));
 
 /**
  * Worked examples:
@@ -69,31 +71,72 @@ export function outcomeOf(f: RunFacts): RunOutcome {
   if (f.lostLease !== undefined) {
     // Cut short wherever it stood (even mid-halt): the lease's next holder takes over from the
     // record and the pods, so the exit code says "run again", as for a signal.
-    const again = f.direction === 'rollback' ? 'run kwave rollback again to finish' : 'run the same plan again to resume';
-    return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: `interrupted: ${f.lostLease}; no pod was written after that; ${again}` };
+    const again =
+      f.direction === 'rollback' ? 'run kwave rollback again to finish' : 'run the same plan again to resume';
+    return {
+      phase: 'Paused',
+      exitCode: ExitCode.INTERRUPTED,
+      message: `interrupted: ${f.lostLease}; no pod was written after that; ${again}`,
+    };
   }
   if (f.direction === 'rollback') {
     const pending = f.leftForNodes ?? [];
-    const pendingText = pending.length > 0 ? `; ${pending.length} pending, their node cannot act: ${listed(pending)}; run kwave rollback again once the node is back` : '';
+    const pendingText =
+      pending.length > 0
+        ? `; ${pending.length} pending, their node cannot act: ${listed(pending)}; run kwave rollback again once the node is back`
+        : '';
     if (f.haltMessage !== undefined) {
       const failed = f.failed > 0 ? `, ${f.failed} failed` : '';
-      return { phase: 'Halted', exitCode: ExitCode.HALTED, message: `rollback halted: ${f.haltMessage}; ${plural(f.reverted, 'pod')} rolled back${failed}, the rest still run the new image; run kwave rollback again to finish${pendingText}` };
+      return {
+        phase: 'Halted',
+        exitCode: ExitCode.HALTED,
+        message: `rollback halted: ${f.haltMessage}; ${plural(f.reverted, 'pod')} rolled back${failed}, the rest still run the new image; run kwave rollback again to finish${pendingText}`,
+      };
     }
-    if (f.interrupted) return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: `interrupted: ${f.reverted} pods rolled back; run kwave rollback again to finish` };
-    if (f.failed > 0) return { phase: 'Halted', exitCode: ExitCode.HALTED, message: `rollback: ${f.reverted} pods rolled back, ${f.failed} failed${pendingText}` };
-    if (pending.length > 0) return { phase: 'Partial', exitCode: ExitCode.NODES_DOWN, message: `rolled back ${f.reverted} pods${pendingText}` };
+    if (f.interrupted)
+      return {
+        phase: 'Paused',
+        exitCode: ExitCode.INTERRUPTED,
+        message: `interrupted: ${f.reverted} pods rolled back; run kwave rollback again to finish`,
+      };
+    if (f.failed > 0)
+      return {
+        phase: 'Halted',
+        exitCode: ExitCode.HALTED,
+        message: `rollback: ${f.reverted} pods rolled back, ${f.failed} failed${pendingText}`,
+      };
+    if (pending.length > 0)
+      return {
+        phase: 'Partial',
+        exitCode: ExitCode.NODES_DOWN,
+        message: `rolled back ${f.reverted} pods${pendingText}`,
+      };
     return { phase: 'RolledBack', exitCode: ExitCode.OK, message: `rolled back ${f.reverted} pods` };
   }
   if (f.haltMessage !== undefined) {
     const rb = f.rollback;
     const all = rb !== undefined && rb.reverted === rb.pods;
     const what = rb?.scope === 'all' ? 'every upgraded pod' : 'the failed pods';
-    const rolledBack = rb ? (all ? `; rolled back ${what}` : `; rolled back ${rb.reverted} of ${rb.pods} pods (${what})`) : '';
+    const rolledBack = rb
+      ? all
+        ? `; rolled back ${what}`
+        : `; rolled back ${rb.reverted} of ${rb.pods} pods (${what})`
+      : '';
     const pending = pendingRollbacks(f.leftForNodes);
-    const pendingText = pending.length > 0 ? `; rollback pending, run again once the node is back: ${listed(pending)}` : '';
-    return { phase: rb?.scope === 'all' && all && pending.length === 0 ? 'RolledBack' : 'Halted', exitCode: ExitCode.HALTED, message: `halted: ${f.haltMessage}${rolledBack}${pendingText}` };
+    const pendingText =
+      pending.length > 0 ? `; rollback pending, run again once the node is back: ${listed(pending)}` : '';
+    return {
+      phase: rb?.scope === 'all' && all && pending.length === 0 ? 'RolledBack' : 'Halted',
+      exitCode: ExitCode.HALTED,
+      message: `halted: ${f.haltMessage}${rolledBack}${pendingText}`,
+    };
   }
-  if (f.interrupted) return { phase: 'Paused', exitCode: ExitCode.INTERRUPTED, message: 'interrupted: in-flight pods finished; run the same plan again to resume' };
+  if (f.interrupted)
+    return {
+      phase: 'Paused',
+      exitCode: ExitCode.INTERRUPTED,
+      message: 'interrupted: in-flight pods finished; run the same plan again to resume',
+    };
   const left = f.leftForNodes ?? [];
   if (left.length > 0) {
     return {
@@ -102,7 +145,12 @@ export function outcomeOf(f: RunFacts): RunOutcome {
       message: `partial: ${f.upgraded} upgraded; ${plural(left.length, 'pod')} left for a node that cannot act: ${listed(left)}; run the same plan again once the node is back`,
     };
   }
-  if (f.deferred > 0) return { phase: 'Partial', exitCode: ExitCode.OK, message: `partial rollout complete: ${f.upgraded} upgraded, ${f.deferred} left for a later plan` };
+  if (f.deferred > 0)
+    return {
+      phase: 'Partial',
+      exitCode: ExitCode.OK,
+      message: `partial rollout complete: ${f.upgraded} upgraded, ${f.deferred} left for a later plan`,
+    };
   const message =
     f.ran === 0
       ? 'nothing to do: every selected pod already runs the target images'

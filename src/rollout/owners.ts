@@ -36,7 +36,9 @@ export function controllerOf(pod: V1Pod): ControllerRef | undefined {
 }
 
 /** A workload as read, or why it could not be. */
-export type OwnerLookup = { ok: true; workload: WorkloadView } | { ok: false; kind: string; name: string; namespace: string; forbidden: boolean; message: string };
+export type OwnerLookup =
+  | { ok: true; workload: WorkloadView }
+  | { ok: false; kind: string; name: string; namespace: string; forbidden: boolean; message: string };
 
 /**
  * What kwave does about one owner:
@@ -76,7 +78,9 @@ const label = (kind: string, namespace: string, name: string) => `${kind} ${name
 
 /** The images the plan sets, for the containers the template has. */
 function targetsFor(w: WorkloadView, plan: Pick<Plan, 'update'>): { name: string; from: string; to: string }[] {
-  return plan.update.containers.filter((c) => w.templateImages[c.name] !== undefined).map((c) => ({ name: c.name, from: w.templateImages[c.name]!, to: c.image }));
+  return plan.update.containers
+    .filter((c) => w.templateImages[c.name] !== undefined)
+    .map((c) => ({ name: c.name, from: w.templateImages[c.name]!, to: c.image }));
 }
 
 const oldImages = (w: WorkloadView, plan: Pick<Plan, 'update'>) =>
@@ -95,20 +99,39 @@ function decideOne(plan: Pick<Plan, 'owners' | 'update'>, lookup: OwnerLookup, p
       : { ...base, action: 'unknown', message: `${why}; whether its replacements would run the old image is unknown` };
   }
   const w = lookup.workload;
-  const base = { kind: w.kind, namespace: w.namespace, name: w.name, ...(w.strategy ? { strategy: w.strategy } : {}), pods, workload: w };
+  const base = {
+    kind: w.kind,
+    namespace: w.namespace,
+    name: w.name,
+    ...(w.strategy ? { strategy: w.strategy } : {}),
+    pods,
+    workload: w,
+  };
   const who = `${label(w.kind, w.namespace, w.name)}${w.strategy ? ` (${w.strategy})` : ''}, owner of ${n}`;
   const stale = oldImages(w, plan);
-  if (!stale) return { ...base, action: 'in-step', message: `${who}: its pod template already names the target images` };
+  if (!stale)
+    return { ...base, action: 'in-step', message: `${who}: its pod template already names the target images` };
   const onDelete = (w.kind === 'StatefulSet' || w.kind === 'DaemonSet') && w.strategy === 'OnDelete';
   if (plan.owners === 'update') {
     if (onDelete) {
-      const unselected = w.replicas !== undefined && w.replicas > pods.length ? `; ${w.replicas - pods.length} of its ${w.replicas} pods are not selected, and would also come back on the new image if recreated` : '';
-      return { ...base, action: 'update', message: `${who}: its pod template (${stale}) will be set to the target images once its selected pods are upgraded${unselected}` };
+      const unselected =
+        w.replicas !== undefined && w.replicas > pods.length
+          ? `; ${w.replicas - pods.length} of its ${w.replicas} pods are not selected, and would also come back on the new image if recreated`
+          : '';
+      return {
+        ...base,
+        action: 'update',
+        message: `${who}: its pod template (${stale}) will be set to the target images once its selected pods are upgraded${unselected}`,
+      };
     }
     return { ...base, action: 'refuse', message: `owners: update refused for ${who}: ${refusalReason(w)}` };
   }
   const hint = onDelete ? '; owners: update would keep its template in step' : '';
-  return { ...base, action: 'warn', message: `${who}: its pod template still names ${stale}: pods it recreates (after a deletion, an eviction or a node loss) will run the old image${hint}` };
+  return {
+    ...base,
+    action: 'warn',
+    message: `${who}: its pod template still names ${stale}: pods it recreates (after a deletion, an eviction or a node loss) will run the old image${hint}`,
+  };
 }
 
 function refusalReason(w: WorkloadView): string {
@@ -127,7 +150,11 @@ function refusalReason(w: WorkloadView): string {
  * Groups the selected pods by their top owner and decides each. `resolve` gives a pod's owner
  * (undefined: no controller, nothing to keep in step). Entries are in first-pod order.
  */
-export function decideOwners<P extends OwnedPod>(plan: Pick<Plan, 'owners' | 'update'>, pods: readonly P[], resolve: (pod: P) => ResolvedOwner | undefined): OwnerEntry[] {
+export function decideOwners<P extends OwnedPod>(
+  plan: Pick<Plan, 'owners' | 'update'>,
+  pods: readonly P[],
+  resolve: (pod: P) => ResolvedOwner | undefined,
+): OwnerEntry[] {
   const groups = new Map<string, { lookup: OwnerLookup; pods: string[] }>();
   for (const p of pods) {
     const owner = resolve(p);
@@ -143,17 +170,27 @@ export function decideOwners<P extends OwnedPod>(plan: Pick<Plan, 'owners' | 'up
 export function ownerProblems(entries: readonly OwnerEntry[]): PodProblem[] {
   return entries.flatMap((e): PodProblem[] => {
     if (e.action === 'refuse') return [{ kind: 'owner', severity: 'error', message: e.message }];
-    if (e.action === 'warn' || e.action === 'unknown') return [{ kind: 'owner', severity: 'warning', message: e.message }];
+    if (e.action === 'warn' || e.action === 'unknown')
+      return [{ kind: 'owner', severity: 'warning', message: e.message }];
     return [];
   });
 }
 
 /** The `update` owners whose selected pods are all at the target now (`current` looks a pod up by key). */
-export function updatesDue(entries: readonly OwnerEntry[], current: (key: string) => V1Pod | undefined, plan: Pick<Plan, 'update' | 'readinessGate'>): OwnerEntry[] {
-  return entries.filter((e) => e.action === 'update' && e.workload && e.pods.every((k) => {
-    const pod = current(k);
-    return pod !== undefined && isAtTarget(pod, plan);
-  }));
+export function updatesDue(
+  entries: readonly OwnerEntry[],
+  current: (key: string) => V1Pod | undefined,
+  plan: Pick<Plan, 'update' | 'readinessGate'>,
+): OwnerEntry[] {
+  return entries.filter(
+    (e) =>
+      e.action === 'update' &&
+      e.workload &&
+      e.pods.every((k) => {
+        const pod = current(k);
+        return pod !== undefined && isAtTarget(pod, plan);
+      }),
+  );
 }
 
 /**
@@ -162,7 +199,13 @@ export function updatesDue(entries: readonly OwnerEntry[], current: (key: string
  */
 export function templatePatch(w: WorkloadView, plan: Pick<Plan, 'name' | 'revision' | 'update'>): object {
   const targets = targetsFor(w, plan);
-  const state: OwnerState = { plan: plan.name, revision: plan.revision, containers: Object.fromEntries(targets.map((t) => [t.name, { fromImage: priorImage(w, plan, t.name) ?? t.from, toImage: t.to }])) };
+  const state: OwnerState = {
+    plan: plan.name,
+    revision: plan.revision,
+    containers: Object.fromEntries(
+      targets.map((t) => [t.name, { fromImage: priorImage(w, plan, t.name) ?? t.from, toImage: t.to }]),
+    ),
+  };
   return {
     metadata: { resourceVersion: w.resourceVersion, annotations: { [OWNER_STATE_ANNOTATION]: JSON.stringify(state) } },
     spec: { template: { spec: { containers: targets.map((t) => ({ name: t.name, image: t.to })) } } },
@@ -180,7 +223,13 @@ export function readOwnerState(w: WorkloadView): OwnerState | undefined {
   if (!text) return undefined;
   try {
     const v = JSON.parse(text) as Partial<OwnerState>;
-    if (typeof v.plan !== 'string' || typeof v.revision !== 'string' || typeof v.containers !== 'object' || v.containers === null) return undefined;
+    if (
+      typeof v.plan !== 'string' ||
+      typeof v.revision !== 'string' ||
+      typeof v.containers !== 'object' ||
+      v.containers === null
+    )
+      return undefined;
     return v as OwnerState;
   } catch {
     return undefined;
@@ -191,13 +240,18 @@ export function readOwnerState(w: WorkloadView): OwnerState | undefined {
  * After a rollback: the patch that puts back the template this plan changed, or why not.
  * Only containers still at the image kwave set are put back (someone else's later change stays).
  */
-export function revertPatch(w: WorkloadView, plan: Pick<Plan, 'name'>): { patch: object; restored: string[] } | { skip: string } {
+export function revertPatch(
+  w: WorkloadView,
+  plan: Pick<Plan, 'name'>,
+): { patch: object; restored: string[] } | { skip: string } {
   const state = readOwnerState(w);
   if (!state || state.plan !== plan.name) return { skip: 'its template was not changed by this plan' };
   const back = Object.entries(state.containers).filter(([name, c]) => w.templateImages[name] === c.toImage);
   const patch = {
     metadata: { resourceVersion: w.resourceVersion, annotations: { [OWNER_STATE_ANNOTATION]: null } },
-    ...(back.length ? { spec: { template: { spec: { containers: back.map(([name, c]) => ({ name, image: c.fromImage })) } } } } : {}),
+    ...(back.length
+      ? { spec: { template: { spec: { containers: back.map(([name, c]) => ({ name, image: c.fromImage })) } } } }
+      : {}),
   };
   return { patch, restored: back.map(([name, c]) => `${name} ${c.fromImage}`) };
 }

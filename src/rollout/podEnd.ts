@@ -19,7 +19,8 @@
 import type { PodOutcome } from '../inplace/executor.js';
 import type { Direction } from '../inplace/state.js';
 
-export type PodResult = 'upgraded' | 'rolled-back' | 'failed' | 'vanished' | 'skipped' | 'refused' | 'foreign' | 'aborted';
+export type PodResult =
+  'upgraded' | 'rolled-back' | 'failed' | 'vanished' | 'skipped' | 'refused' | 'foreign' | 'aborted';
 
 export const POD_STATES = ['pending', 'in_progress', 'upgraded', 'failed', 'skipped', 'vanished'] as const;
 export type PodState = (typeof POD_STATES)[number];

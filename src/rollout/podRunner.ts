@@ -50,7 +50,12 @@ export class PodRunner {
    * A candidate already not Ready (left drained by a killed run, say) is not held back by the
    * budget: its start adds no unavailable pod (budget.ts).
    */
-  private async acquire(wave: number, direction: Direction, key: string, p: SelectedPod): Promise<boolean | 'node-down'> {
+  private async acquire(
+    wave: number,
+    direction: Direction,
+    key: string,
+    p: SelectedPod,
+  ): Promise<boolean | 'node-down'> {
     const { run } = this;
     let reported = false;
     let heldBy: string | undefined;
@@ -77,15 +82,28 @@ export class PodRunner {
         const holders = run.budget.holders(key);
         const failed = run.failedPods();
         if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, failed)) {
-          run.halt('failures', `the unavailability budget of ${req.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`);
+          run.halt(
+            'failures',
+            `the unavailability budget of ${req.budget} is held by pods that failed (${holders.join(', ')}): no other pod can start`,
+          );
           return false;
         }
         // Held only by pods waiting for their nodes (and failures), none in flight: nothing in this run frees it.
         const staysOut = (k: string) => failed.has(k) || this.nodes.waitsForNode(k);
-        if (heldForGood(holders, req.inFlight, staysOut) && this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders)) return false;
+        if (
+          heldForGood(holders, req.inFlight, staysOut) &&
+          this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders)
+        )
+          return false;
         if (!reported) {
           reported = true;
-          run.emit({ event: 'budget-wait', wave, unavailable: req.unreadyNotInFlight + req.inFlight, budget: req.budget, holders: holders.slice(0, 5) });
+          run.emit({
+            event: 'budget-wait',
+            wave,
+            unavailable: req.unreadyNotInFlight + req.inFlight,
+            budget: req.budget,
+            holders: holders.slice(0, 5),
+          });
         }
       }
       await run.budget.nextChange();
@@ -98,11 +116,21 @@ export class PodRunner {
     if (!view) return undefined;
     const pdbs = view.pdbs();
     if (pdbs.length === 0) return undefined;
-    return pdbBlocker(this.run.deps.view.get(p.namespace, p.name) ?? p.pod, pdbs, view.pods(), this.run.budget.inFlightKeys);
+    return pdbBlocker(
+      this.run.deps.view.get(p.namespace, p.name) ?? p.pod,
+      pdbs,
+      view.pods(),
+      this.run.budget.inFlightKeys,
+    );
   }
 
   /** One pod, from the budget to its end; its node's state instead when the node cannot act before it starts. */
-  private async runOne(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary): Promise<NodeDown | undefined> {
+  private async runOne(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    summary: WaveSummary,
+  ): Promise<NodeDown | undefined> {
     const { run } = this;
     const key = podKey(p);
     const down = this.nodes.nodeDown(p);
@@ -126,7 +154,14 @@ export class PodRunner {
    * control plane), waiting apart meanwhile (NodeWaits.awaitNode). Only when the run stops, or
    * ends with the node still down, does the pod end `NodeNotReady`, left for the next run.
    */
-  private async follow(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, began: number, earlierWrites: number): Promise<void> {
+  private async follow(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    summary: WaveSummary,
+    began: number,
+    earlierWrites: number,
+  ): Promise<void> {
     const { run } = this;
     const key = podKey(p);
     let nodeLost = this.nodes.flowStarted(key, p);
@@ -134,7 +169,12 @@ export class PodRunner {
     try {
       outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
       // The node stopped acting and is back already (it flapped): the flow goes on at once.
-      while (outcome.kind === 'aborted' && nodeLost.signal.aborted && !run.deps.abort?.aborted && !this.nodes.nodeDown(p)) {
+      while (
+        outcome.kind === 'aborted' &&
+        nodeLost.signal.aborted &&
+        !run.deps.abort?.aborted &&
+        !this.nodes.nodeDown(p)
+      ) {
         const writes = outcome.writes;
         nodeLost = this.nodes.flowStarted(key, p);
         outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
@@ -157,7 +197,13 @@ export class PodRunner {
     const down = lost && ended.kind === 'aborted' ? this.nodes.nodeDown(p) : undefined;
     // A rollback ends here, pending for `kwave rollback`; with countNodeFailures the loss counts when it happens.
     if (down && direction === 'upgrade' && !run.plan.failurePolicy.countNodeFailures && !run.stopping) {
-      run.emit({ event: 'pod-step', wave, pod: key, step: 'wait-node', message: nodeWaitMessage(down.node, down.health, run.now()) });
+      run.emit({
+        event: 'pod-step',
+        wave,
+        pod: key,
+        step: 'wait-node',
+        message: nodeWaitMessage(down.node, down.health, run.now()),
+      });
       this.nodes.awaitNode(
         p,
         () => {
@@ -173,7 +219,15 @@ export class PodRunner {
   }
 
   /** The pod's end (`lost`: its flow was stopped by its node): reported, counted into its wave and the run, a halt if too many failed. */
-  private end(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, began: number, flowOutcome: PodOutcome, lost: boolean): void {
+  private end(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    summary: WaveSummary,
+    began: number,
+    flowOutcome: PodOutcome,
+    lost: boolean,
+  ): void {
     const { run } = this;
     const key = podKey(p);
     const outcome = this.nodes.nodeLostOutcome(p, flowOutcome, lost);
@@ -193,7 +247,13 @@ export class PodRunner {
     if (direction === 'upgrade') run.haltIfTooManyFailed();
   }
 
-  private runFlow(p: SelectedPod, wave: number, direction: Direction, key: string, nodeLost: AbortSignal): Promise<PodOutcome> {
+  private runFlow(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    key: string,
+    nodeLost: AbortSignal,
+  ): Promise<PodOutcome> {
     const { plan, deps } = this.run;
     let shown: { step: string; message: string } | undefined;
     const s = plan.strategy;
@@ -240,7 +300,8 @@ export class PodRunner {
       // A node that stopped acting is not the image's failure, unless the plan says to count it.
       const nodeFailure = 'reason' in outcome && outcome.reason === 'NodeNotReady';
       const failure = { pod: key, reason: 'reason' in outcome ? outcome.reason : result, message: outcome.message };
-      if (direction === 'upgrade' && (!nodeFailure || this.run.plan.failurePolicy.countNodeFailures)) this.run.failures.push(failure);
+      if (direction === 'upgrade' && (!nodeFailure || this.run.plan.failurePolicy.countNodeFailures))
+        this.run.failures.push(failure);
       if (direction === 'rollback') this.run.rollbackFailures.push(failure);
     }
   }

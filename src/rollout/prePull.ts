@@ -14,12 +14,15 @@ export interface PullerPort {
   create(namespace: string, body: object): Promise<V1Pod>;
   get(namespace: string, name: string): Promise<V1Pod>;
   remove(namespace: string, name: string): Promise<void>;
-  waitFor(namespace: string, name: string, predicate: (pod: V1Pod) => boolean, options: WaitOptions): Promise<WaitResult>;
+  waitFor(
+    namespace: string,
+    name: string,
+    predicate: (pod: V1Pod) => boolean,
+    options: WaitOptions,
+  ): Promise<WaitResult>;
 }
 
-export type PrePullResult =
-  | { ok: true; pulled: string[] }
-  | { ok: false; message: string; pulled: string[] };
+export type PrePullResult = { ok: true; pulled: string[] } | { ok: false; message: string; pulled: string[] };
 
 export interface PrePullOptions {
   plan: string;
@@ -35,7 +38,11 @@ export interface PrePullOptions {
 const forbidden = (err: unknown) => err instanceof KubeError && err.code === 403;
 
 /** Pulls on every target, `concurrency` nodes at once; ok only when every node pulled every image. */
-export async function prePull(targets: readonly PullTarget[], port: PullerPort, options: PrePullOptions): Promise<PrePullResult> {
+export async function prePull(
+  targets: readonly PullTarget[],
+  port: PullerPort,
+  options: PrePullOptions,
+): Promise<PrePullResult> {
   const limit = pLimit(Math.max(1, options.concurrency));
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
@@ -56,29 +63,45 @@ export async function prePull(targets: readonly PullTarget[], port: PullerPort, 
     ),
   );
   if (options.signal?.aborted && failure === undefined) failure = 'pre-pull interrupted';
-  return failure === undefined ? { ok: true, pulled: pulled.sort() } : { ok: false, message: failure, pulled: pulled.sort() };
+  return failure === undefined
+    ? { ok: true, pulled: pulled.sort() }
+    : { ok: false, message: failure, pulled: pulled.sort() };
 }
 
 /** One node: create its puller, wait for the verdict, delete it. 'pulled', 'aborted', or why it failed. */
-async function pullOn(t: PullTarget, port: PullerPort, options: PrePullOptions, signal: AbortSignal): Promise<'pulled' | 'aborted' | string> {
+async function pullOn(
+  t: PullTarget,
+  port: PullerPort,
+  options: PrePullOptions,
+  signal: AbortSignal,
+): Promise<'pulled' | 'aborted' | string> {
   const body = pullerPod(options.plan, options.wave, t, options.owner);
   const name = (body.metadata as { name: string }).name;
   let pod: V1Pod;
   try {
     pod = await port.create(t.namespace, body);
   } catch (err) {
-    if (forbidden(err)) return `pre-pull on node ${t.node}: creating the puller pod is forbidden (${(err as Error).message}); strategy.prePull needs pods create and delete (deploy/rbac.yaml)`;
+    if (forbidden(err))
+      return `pre-pull on node ${t.node}: creating the puller pod is forbidden (${(err as Error).message}); strategy.prePull needs pods create and delete (deploy/rbac.yaml)`;
     // 409: a puller of this wave left by a killed run (or a retried create that went through): take it.
-    if (!(err instanceof KubeError && err.code === 409)) return `pre-pull on node ${t.node}: creating the puller pod failed: ${(err as Error).message}`;
+    if (!(err instanceof KubeError && err.code === 409))
+      return `pre-pull on node ${t.node}: creating the puller pod failed: ${(err as Error).message}`;
     pod = await port.get(t.namespace, name);
   }
   try {
-    const seen = await port.waitFor(t.namespace, name, (p) => pullVerdict(p).kind !== 'pending', { uid: pod.metadata?.uid, timeoutMs: options.timeoutMs, signal });
+    const seen = await port.waitFor(t.namespace, name, (p) => pullVerdict(p).kind !== 'pending', {
+      uid: pod.metadata?.uid,
+      timeoutMs: options.timeoutMs,
+      signal,
+    });
     if (seen === 'aborted') return 'aborted';
-    if (seen === 'timeout') return `pre-pull on node ${t.node}: ${t.images.join(', ')} not pulled after ${Math.round(options.timeoutMs / 1000)}s`;
-    if (seen === 'vanished') return `pre-pull on node ${t.node}: the puller pod ${t.namespace}/${name} was deleted before it pulled`;
+    if (seen === 'timeout')
+      return `pre-pull on node ${t.node}: ${t.images.join(', ')} not pulled after ${Math.round(options.timeoutMs / 1000)}s`;
+    if (seen === 'vanished')
+      return `pre-pull on node ${t.node}: the puller pod ${t.namespace}/${name} was deleted before it pulled`;
     const verdict = pullVerdict(seen);
-    if (verdict.kind === 'failed') return `pre-pull on node ${t.node}: ${verdict.image}: ${verdict.reason}: ${verdict.message}`;
+    if (verdict.kind === 'failed')
+      return `pre-pull on node ${t.node}: ${verdict.image}: ${verdict.reason}: ${verdict.message}`;
     return 'pulled';
   } finally {
     await port.remove(t.namespace, name).catch((err: unknown) => {

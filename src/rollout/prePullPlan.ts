@@ -38,18 +38,33 @@ export function nodeHasImage(node: V1Node | undefined, image: string): boolean {
  * The nodes hosting `pods` and the target images each lacks. Pods on no node are left out (no
  * node to pull on yet). Deterministic: nodes and images sorted.
  */
-export function prePullPlan(pods: readonly V1Pod[], containers: readonly ContainerUpdate[], nodeOf: (name: string) => V1Node | undefined): PullPlan {
-  const byNode = new Map<string, { namespace: string; images: Set<string>; tolerations: Map<string, V1Toleration>; secrets: Set<string> }>();
-  for (const pod of [...pods].sort((a, b) => `${a.metadata?.namespace}/${a.metadata?.name}`.localeCompare(`${b.metadata?.namespace}/${b.metadata?.name}`))) {
+export function prePullPlan(
+  pods: readonly V1Pod[],
+  containers: readonly ContainerUpdate[],
+  nodeOf: (name: string) => V1Node | undefined,
+): PullPlan {
+  const byNode = new Map<
+    string,
+    { namespace: string; images: Set<string>; tolerations: Map<string, V1Toleration>; secrets: Set<string> }
+  >();
+  for (const pod of [...pods].sort((a, b) =>
+    `${a.metadata?.namespace}/${a.metadata?.name}`.localeCompare(`${b.metadata?.namespace}/${b.metadata?.name}`),
+  )) {
     const node = pod.spec?.nodeName;
     if (!node) continue;
-    const entry = byNode.get(node) ?? { namespace: pod.metadata?.namespace ?? 'default', images: new Set<string>(), tolerations: new Map(), secrets: new Set<string>() };
+    const entry = byNode.get(node) ?? {
+      namespace: pod.metadata?.namespace ?? 'default',
+      images: new Set<string>(),
+      tolerations: new Map(),
+      secrets: new Set<string>(),
+    };
     for (const c of containers) {
       const current = specContainer(pod, c.name);
       if (current && !sameImage(current.image ?? '', c.image)) entry.images.add(c.image);
     }
     // Only pods of the puller's namespace lend it their pull secrets (a secret is namespaced).
-    if (pod.metadata?.namespace === entry.namespace) for (const s of pod.spec?.imagePullSecrets ?? []) if (s.name) entry.secrets.add(s.name);
+    if (pod.metadata?.namespace === entry.namespace)
+      for (const s of pod.spec?.imagePullSecrets ?? []) if (s.name) entry.secrets.add(s.name);
     for (const t of pod.spec?.tolerations ?? []) entry.tolerations.set(JSON.stringify(t), t);
     byNode.set(node, entry);
   }
@@ -61,7 +76,13 @@ export function prePullPlan(pods: readonly V1Pod[], containers: readonly Contain
       skipped.push(node);
       continue;
     }
-    targets.push({ node, namespace: e.namespace, images, tolerations: [...e.tolerations.values()], imagePullSecrets: [...e.secrets].sort() });
+    targets.push({
+      node,
+      namespace: e.namespace,
+      images,
+      tolerations: [...e.tolerations.values()],
+      imagePullSecrets: [...e.secrets].sort(),
+    });
   }
   return { targets, skipped };
 }
@@ -81,7 +102,12 @@ export interface PullerOwner {
 }
 
 /** The puller pod's manifest for `target`. */
-export function pullerPod(plan: string, wave: number, target: PullTarget, owner?: PullerOwner): Record<string, unknown> {
+export function pullerPod(
+  plan: string,
+  wave: number,
+  target: PullTarget,
+  owner?: PullerOwner,
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -90,7 +116,9 @@ export function pullerPod(plan: string, wave: number, target: PullTarget, owner?
       namespace: target.namespace,
       labels: { 'app.kubernetes.io/managed-by': 'kwave', 'kwave.dev/plan': plan, [PRE_PULL_LABEL]: plan },
       annotations: { 'kwave.dev/pre-pull-node': target.node, 'kwave.dev/pre-pull-wave': String(wave) },
-      ...(owner && owner.namespace === target.namespace ? { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.name, uid: owner.uid }] } : {}),
+      ...(owner && owner.namespace === target.namespace
+        ? { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.name, uid: owner.uid }] }
+        : {}),
     },
     spec: {
       nodeName: target.node,
@@ -99,7 +127,9 @@ export function pullerPod(plan: string, wave: number, target: PullTarget, owner?
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       tolerations: target.tolerations,
-      ...(target.imagePullSecrets.length > 0 ? { imagePullSecrets: target.imagePullSecrets.map((name) => ({ name })) } : {}),
+      ...(target.imagePullSecrets.length > 0
+        ? { imagePullSecrets: target.imagePullSecrets.map((name) => ({ name })) }
+        : {}),
       containers: target.images.map((image, i) => ({
         name: `pull-${i}`,
         image,
@@ -113,7 +143,8 @@ export function pullerPod(plan: string, wave: number, target: PullTarget, owner?
 
 const PULL_FAILURES = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
 
-export type PullVerdict = { kind: 'pulled' } | { kind: 'pending' } | { kind: 'failed'; image: string; reason: string; message: string };
+export type PullVerdict =
+  { kind: 'pulled' } | { kind: 'pending' } | { kind: 'failed'; image: string; reason: string; message: string };
 
 /**
  * What a puller pod's status says: pulled once every container has its image (an imageID, or it
@@ -127,7 +158,13 @@ export function pullVerdict(pod: V1Pod): PullVerdict {
     const s = statuses.find((x) => x.name === spec.name);
     if (!s) continue;
     const waiting = s.state?.waiting;
-    if (waiting?.reason && PULL_FAILURES.has(waiting.reason)) return { kind: 'failed', image: spec.image ?? '', reason: waiting.reason, message: waiting.message ?? waiting.reason };
+    if (waiting?.reason && PULL_FAILURES.has(waiting.reason))
+      return {
+        kind: 'failed',
+        image: spec.image ?? '',
+        reason: waiting.reason,
+        message: waiting.message ?? waiting.reason,
+      };
     if ((s.imageID ?? '') !== '' || s.state?.terminated || s.state?.running) pulled++;
   }
   return pulled === specs.length && specs.length > 0 ? { kind: 'pulled' } : { kind: 'pending' };

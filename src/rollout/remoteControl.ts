@@ -42,11 +42,18 @@ export class ControlFollower {
     const { run } = this;
     const control = run.deps.control!;
     const abort = control.aborted();
-    if (abort && run.haltMessage === undefined) run.halt('aborted', `aborted by ${abort.by} (kwave abort at ${abort.at})`);
+    if (abort && run.haltMessage === undefined)
+      run.halt('aborted', `aborted by ${abort.by} (kwave abort at ${abort.at})`);
     const pause = abort ? undefined : control.paused();
     if (pause && !run.pausedBy && run.haltMessage === undefined) {
       run.pausedBy = pause;
-      run.emit({ event: 'paused', wave: run.currentWave, by: pause.by, at: pause.at, inFlight: run.budget?.inFlightCount ?? 0 });
+      run.emit({
+        event: 'paused',
+        wave: run.currentWave,
+        by: pause.by,
+        at: pause.at,
+        inFlight: run.budget?.inFlightCount ?? 0,
+      });
     } else if (!pause && run.pausedBy) {
       run.pausedBy = undefined;
       if (!abort) {

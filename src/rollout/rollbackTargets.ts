@@ -30,13 +30,16 @@ export function upgradedByRevision(pods: readonly V1Pod[], plan: PlanPart): Roll
     if (!md?.name || !md.namespace) continue;
     if (st.kind === 'absent') {
       const owner = gateOwner(pod, plan.readinessGate.conditionType);
-      const drainedByUs = owner !== undefined && ownedBy(owner, plan.name, plan.revision) && owner.direction === 'upgrade';
-      if (drainedByUs && !md.deletionTimestamp && plan.target.namespaces.includes(md.namespace)) out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: 0 });
+      const drainedByUs =
+        owner !== undefined && ownedBy(owner, plan.name, plan.revision) && owner.direction === 'upgrade';
+      if (drainedByUs && !md.deletionTimestamp && plan.target.namespaces.includes(md.namespace))
+        out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: 0 });
       continue;
     }
     if (st.kind !== 'ok') continue;
     if (!ownedBy(st.state, plan.name, plan.revision)) continue;
-    if (st.state.direction === 'rollback' && conditionStatus(pod, plan.readinessGate.conditionType) === 'True') continue;
+    if (st.state.direction === 'rollback' && conditionStatus(pod, plan.readinessGate.conditionType) === 'True')
+      continue;
     if (!plan.target.namespaces.includes(md.namespace)) continue;
     out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: st.state.wave });
   }
@@ -49,7 +52,13 @@ export function upgradedByRevision(pods: readonly V1Pod[], plan: PlanPart): Roll
  * (a drain that never ended) carry no state but keep their gate closed; they come last, in
  * `currentWave`, and the rollback flow reopens their gate.
  */
-export function rollbackTargets(pods: readonly V1Pod[], plan: PlanPart, scope: 'failed' | 'all', failed: ReadonlySet<string>, currentWave: number): RollbackTarget[] {
+export function rollbackTargets(
+  pods: readonly V1Pod[],
+  plan: PlanPart,
+  scope: 'failed' | 'all',
+  failed: ReadonlySet<string>,
+  currentWave: number,
+): RollbackTarget[] {
   const upgraded = upgradedByRevision(pods, plan);
   const out = upgraded.filter((p) => scope === 'all' || failed.has(podKey(p)));
   const known = new Set(upgraded.map(podKey));
@@ -58,7 +67,8 @@ export function rollbackTargets(pods: readonly V1Pod[], plan: PlanPart, scope: '
     if (known.has(key)) continue;
     const pod = byKey.get(key);
     const md = pod?.metadata;
-    if (pod && md?.name && md.namespace) out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: currentWave });
+    if (pod && md?.name && md.namespace)
+      out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: currentWave });
   }
   return out;
 }
@@ -69,7 +79,11 @@ export function rollbackTargets(pods: readonly V1Pod[], plan: PlanPart, scope: '
  * patch — that are not at the target yet. They finish as they would have in that run. Pods under
  * this revision's rollback state are not among them: a rollback is never followed by an upgrade.
  */
-export function inFlightUpgrades(pods: readonly V1Pod[], plan: PlanPart & Pick<Plan, 'update'>, haltWave: number): RollbackTarget[] {
+export function inFlightUpgrades(
+  pods: readonly V1Pod[],
+  plan: PlanPart & Pick<Plan, 'update'>,
+  haltWave: number,
+): RollbackTarget[] {
   const out: RollbackTarget[] = [];
   for (const pod of pods) {
     const md = pod.metadata;
@@ -80,8 +94,18 @@ export function inFlightUpgrades(pods: readonly V1Pod[], plan: PlanPart & Pick<P
     const ownUpgrade =
       st.kind === 'ok'
         ? ownedBy(st.state, plan.name, plan.revision) && st.state.direction === 'upgrade'
-        : owner !== undefined && ownedBy(owner, plan.name, plan.revision) && owner.direction === 'upgrade' && conditionStatus(pod, plan.readinessGate.conditionType) === 'False';
-    if (ownUpgrade) out.push({ namespace: md.namespace, name: md.name, uid: md.uid ?? '', pod, wave: st.kind === 'ok' ? st.state.wave : haltWave });
+        : owner !== undefined &&
+          ownedBy(owner, plan.name, plan.revision) &&
+          owner.direction === 'upgrade' &&
+          conditionStatus(pod, plan.readinessGate.conditionType) === 'False';
+    if (ownUpgrade)
+      out.push({
+        namespace: md.namespace,
+        name: md.name,
+        uid: md.uid ?? '',
+        pod,
+        wave: st.kind === 'ok' ? st.state.wave : haltWave,
+      });
   }
   return out.sort((a, b) => a.wave - b.wave || podKey(a).localeCompare(podKey(b)));
 }

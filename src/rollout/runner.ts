@@ -12,7 +12,13 @@ import type { WaveSummary } from './events.js';
 import { NodeWaits } from './nodeWaits.js';
 import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
 import { PodRunner } from './podRunner.js';
-import { inFlightUpgrades, rollbackTargets, unfinishedRollbacks, upgradedByRevision, type RollbackTarget } from './rollbackTargets.js';
+import {
+  inFlightUpgrades,
+  rollbackTargets,
+  unfinishedRollbacks,
+  upgradedByRevision,
+  type RollbackTarget,
+} from './rollbackTargets.js';
 import type { ForcedRollback, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
 import { ControlFollower } from './remoteControl.js';
 import { RunState } from './runState.js';
@@ -21,7 +27,15 @@ import type { Wave } from './waves.js';
 import { WaveWaits } from './waveWaits.js';
 import { windowState } from './window.js';
 
-export type { Approvals, FleetView, ForcedRollback, NodeView, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
+export type {
+  Approvals,
+  FleetView,
+  ForcedRollback,
+  NodeView,
+  RunnerDeps,
+  RunResult,
+  UnfinishedHalt,
+} from './runnerDeps.js';
 
 /** Runs the plan's upgrade from wherever the cluster stands. The selection must have no error problems (callers check, `kwave plan` shows them). */
 export async function runRollout(plan: Plan, deps: RunnerDeps): Promise<RunResult> {
@@ -74,7 +88,13 @@ class Rollout {
   /** Selects the fleet and starts following its readiness; call the result when done. */
   private begin(): { selection: FleetSelection; untrack: () => void } {
     const selection = selectFleet(this.plan, this.deps.view.list(), this.deps.zones);
-    this.run.budget = new BudgetTracker(selection.selected, selection.budget, this.plan.strategy.concurrency, this.deps.onUnavailable, this.run.now);
+    this.run.budget = new BudgetTracker(
+      selection.selected,
+      selection.budget,
+      this.plan.strategy.concurrency,
+      this.deps.onUnavailable,
+      this.run.now,
+    );
     this.run.maxFailed = selection.maxFailed;
     const unwatchPods = this.run.budget.follow((listener) => this.deps.view.onChange(listener));
     const unwatchNodes = this.deps.nodes?.onChange((name) => this.nodes.onNodeChange(name));
@@ -157,7 +177,13 @@ class Rollout {
    * have passed, in that run (the record says) or now. False when the rollout must end.
    */
   private async earlierRunsGatesPassed(previous: number, wave: number, waveCount: number): Promise<boolean> {
-    if (previous === 0 || previous !== wave - 1 || this.summaries.some((s) => s.wave === previous) || this.deps.gatesPassed?.(previous)) return true;
+    if (
+      previous === 0 ||
+      previous !== wave - 1 ||
+      this.summaries.some((s) => s.wave === previous) ||
+      this.deps.gatesPassed?.(previous)
+    )
+      return true;
     return this.waits.gates(previous, waveCount);
   }
 
@@ -167,11 +193,21 @@ class Rollout {
    * drained until it opens. 'ended': the wait for the window ended the rollout (stopped, or a
    * window that never opens); 'stopping': nothing new may start.
    */
-  private async runWave(wave: Wave<SelectedPod>, waveCount: number, resumed: ReadonlySet<string>): Promise<'ran' | 'stopping' | 'ended'> {
+  private async runWave(
+    wave: Wave<SelectedPod>,
+    waveCount: number,
+    resumed: ReadonlySet<string>,
+  ): Promise<'ran' | 'stopping' | 'ended'> {
     const summary: WaveSummary = { wave: wave.index, pods: wave.pods.length, upgraded: 0, failed: 0, vanished: 0 };
     const startWave = () => {
       this.run.currentWave = wave.index;
-      this.run.emit({ event: 'wave-start', wave: wave.index, waves: waveCount, pods: wave.pods.length, target: wave.target });
+      this.run.emit({
+        event: 'wave-start',
+        wave: wave.index,
+        waves: waveCount,
+        pods: wave.pods.length,
+        target: wave.target,
+      });
       this.summaries.push(summary);
     };
     let pods = wave.pods;
@@ -236,7 +272,13 @@ class Rollout {
       const pod = this.deps.view.get(f.namespace, f.name);
       if (!pod) continue;
       const st = readState(pod);
-      targets.push({ namespace: f.namespace, name: f.name, uid: pod.metadata?.uid ?? '', pod, wave: st.kind === 'ok' ? st.state.wave : 0 });
+      targets.push({
+        namespace: f.namespace,
+        name: f.name,
+        uid: pod.metadata?.uid ?? '',
+        pod,
+        wave: st.kind === 'ok' ? st.state.wave : 0,
+      });
       this.run.forcedRevision.set(`${f.namespace}/${f.name}`, f.revision);
     }
     if (targets.length === 0) return undefined;
@@ -263,7 +305,10 @@ class Rollout {
     // The halted run's failures (from its record), and pods its rollback left mid-way, are this
     // halt's to roll back whatever the scope.
     const atTarget = new Set(selection.done.map(podKey));
-    for (const pod of new Set([...halt.failed.filter((p) => !atTarget.has(p)), ...unfinishedRollbacks(this.deps.view.list(), this.plan)])) {
+    for (const pod of new Set([
+      ...halt.failed.filter((p) => !atTarget.has(p)),
+      ...unfinishedRollbacks(this.deps.view.list(), this.plan),
+    ])) {
       this.run.failures.push({ pod, reason: 'Failed', message: 'failed in the run that halted' });
     }
     this.run.halt('failures', halt.message, halt.wave);
@@ -271,7 +316,13 @@ class Rollout {
     this.run.finishingAfterHalt = true;
     try {
       for (const [wave, group] of byWave(inFlight)) {
-        await this.pods.runPods(group, wave, 'upgrade', { wave, pods: group.length, upgraded: 0, failed: 0, vanished: 0 });
+        await this.pods.runPods(group, wave, 'upgrade', {
+          wave,
+          pods: group.length,
+          upgraded: 0,
+          failed: 0,
+          vanished: 0,
+        });
       }
     } finally {
       this.run.finishingAfterHalt = false;
@@ -292,7 +343,11 @@ class Rollout {
     await this.deps.persistHalt?.();
     this.run.emit({ event: 'rollback-start', pods: pods.length, scope });
     const summaries = await this.rollbackPods(pods, { evenIfStopped: true });
-    return { scope, pods: summaries.reduce((n, w) => n + w.pods, 0), reverted: summaries.reduce((n, w) => n + w.upgraded, 0) };
+    return {
+      scope,
+      pods: summaries.reduce((n, w) => n + w.pods, 0),
+      reverted: summaries.reduce((n, w) => n + w.upgraded, 0),
+    };
   }
 
   // ---- kwave rollback ------------------------------------------------------------------------
@@ -323,7 +378,7 @@ class Rollout {
         ...(this.run.haltMessage !== undefined ? { haltMessage: this.run.haltMessage } : {}),
         leftForNodes: [...this.nodes.leftForNodes.values()],
         interrupted: this.run.interrupted,
-      ...(this.run.lostLease !== undefined ? { lostLease: this.run.lostLease } : {}),
+        ...(this.run.lostLease !== undefined ? { lostLease: this.run.lostLease } : {}),
         reverted: summaries.reduce((n, s) => n + s.upgraded, 0),
         failed: summaries.reduce((n, s) => n + s.failed, 0),
       });
@@ -339,7 +394,10 @@ class Rollout {
    * halt (`evenIfStopped`) it runs to its end whatever the first signal said: failed pods must
    * not stay drained. `kwave rollback` itself stops on the first signal like a run.
    */
-  private async rollbackPods(pods: readonly RollbackTarget[], options: { evenIfStopped: boolean }): Promise<WaveSummary[]> {
+  private async rollbackPods(
+    pods: readonly RollbackTarget[],
+    options: { evenIfStopped: boolean },
+  ): Promise<WaveSummary[]> {
     const out: WaveSummary[] = [];
     this.run.rollingBackAfterHalt = options.evenIfStopped;
     this.run.budget.exemptWhileRollingBack(pods.map(podKey));

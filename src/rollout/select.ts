@@ -73,7 +73,9 @@ const ZONE_LABEL = 'topology.kubernetes.io/zone';
 /** The zone of each node by name, from its `topology.kubernetes.io/zone` label. */
 export type NodeZones = ReadonlyMap<string, string>;
 
-export function zonesOf(nodes: readonly { metadata?: { name?: string; labels?: Record<string, string> } }[]): Map<string, string> {
+export function zonesOf(
+  nodes: readonly { metadata?: { name?: string; labels?: Record<string, string> } }[],
+): Map<string, string> {
   const zones = new Map<string, string>();
   for (const n of nodes) {
     const zone = n.metadata?.labels?.[ZONE_LABEL];
@@ -117,7 +119,12 @@ export function intakeOf(plan: Plan, pods: readonly V1Pod[], keep: (pod: V1Pod) 
     if (!matchesSelector(plan.target.selector, md.labels)) continue;
     const key = podKey(pod);
     if (md.deletionTimestamp) {
-      intake.problems.push({ kind: 'terminating', pod: key, severity: 'warning', message: `${key} is being deleted; left out` });
+      intake.problems.push({
+        kind: 'terminating',
+        pod: key,
+        severity: 'warning',
+        message: `${key} is being deleted; left out`,
+      });
       continue;
     }
     const node = pod.spec?.nodeName;
@@ -154,7 +161,11 @@ export function assembleSelection(plan: Plan, intake: FleetIntake, zones: NodeZo
     const { namespace, name, uid, node, pod } = c;
     const zone = node ? zones.get(node) : undefined;
     // Spelled out, not spread: the spreads made two objects a pod more, 50,000 at once.
-    const s: SelectedPod = !node ? { namespace, name, uid, pod } : zone ? { namespace, name, uid, node, zone, pod } : { namespace, name, uid, node, pod };
+    const s: SelectedPod = !node
+      ? { namespace, name, uid, pod }
+      : zone
+        ? { namespace, name, uid, node, zone, pod }
+        : { namespace, name, uid, node, pod };
     selected.push(s);
     facts.set(s, c);
   }
@@ -203,13 +214,28 @@ function podProblems(plan: Plan, pod: V1Pod, key: string): PodProblem[] {
   if (!declaresGate(pod, gate)) {
     problems.push(
       plan.readinessGate.required
-        ? { kind: 'gate-missing', pod: key, severity: 'error', message: `${key} does not declare the readiness gate ${gate}` }
-        : { kind: 'gate-missing', pod: key, severity: 'warning', message: `${key} does not declare the readiness gate ${gate}: it will be upgraded without draining` },
+        ? {
+            kind: 'gate-missing',
+            pod: key,
+            severity: 'error',
+            message: `${key} does not declare the readiness gate ${gate}`,
+          }
+        : {
+            kind: 'gate-missing',
+            pod: key,
+            severity: 'warning',
+            message: `${key} does not declare the readiness gate ${gate}: it will be upgraded without draining`,
+          },
     );
   }
   const missing = plan.update.containers.filter((c) => !specContainer(pod, c.name)).map((c) => c.name);
   if (missing.length > 0) {
-    problems.push({ kind: 'container-missing', pod: key, severity: 'error', message: `${key} has no container named ${missing.join(', ')}` });
+    problems.push({
+      kind: 'container-missing',
+      pod: key,
+      severity: 'error',
+      message: `${key} has no container named ${missing.join(', ')}`,
+    });
   }
   const st = readState(pod);
   const owner = gateOwner(pod, gate);
@@ -218,7 +244,13 @@ function podProblems(plan: Plan, pod: V1Pod, key: string): PodProblem[] {
   if (other && inFlight && !ownedBy(other, plan.name, plan.revision)) {
     problems.push(
       other.plan === plan.name
-        ? { kind: 'other-revision', pod: key, severity: 'error', revision: other.revision, message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force` }
+        ? {
+            kind: 'other-revision',
+            pod: key,
+            severity: 'error',
+            revision: other.revision,
+            message: `${key} is mid-flight under revision ${other.revision} of this plan (now ${plan.revision}); finish it with that plan, or use --force`,
+          }
         : { kind: 'other-plan', pod: key, severity: 'error', message: `${key} is mid-flight under plan ${other.plan}` },
     );
   }

@@ -18,8 +18,18 @@ export class WaveWaits {
     const current = pods.map((p) => this.run.deps.view.get(p.namespace, p.name) ?? p.pod);
     const began = this.run.now();
     this.run.emit({ event: 'prepull-start', wave, pods: pods.length });
-    const report = this.run.deps.prePull ? await this.run.deps.prePull(wave, current) : { ok: false, message: 'pre-pull: this run has no way to create puller pods', pulled: [], skipped: [] };
-    this.run.emit({ event: 'prepull-end', wave, ok: report.ok, pulled: report.pulled, skipped: report.skipped, ...(report.message ? { message: report.message } : {}), durationMs: this.run.now() - began });
+    const report = this.run.deps.prePull
+      ? await this.run.deps.prePull(wave, current)
+      : { ok: false, message: 'pre-pull: this run has no way to create puller pods', pulled: [], skipped: [] };
+    this.run.emit({
+      event: 'prepull-end',
+      wave,
+      ok: report.ok,
+      pulled: report.pulled,
+      skipped: report.skipped,
+      ...(report.message ? { message: report.message } : {}),
+      durationMs: this.run.now() - began,
+    });
     if (report.ok) return true;
     this.run.halt('pre-pull', report.message ?? 'pre-pull failed', wave);
     return false;
@@ -31,7 +41,14 @@ export class WaveWaits {
       if (!gateAppliesAfterWave(gate, wave, waveCount)) continue;
       this.run.emit({ event: 'gate-start', wave, gate: gate.name });
       const verdict = await this.checkGate(gate, wave);
-      this.run.emit({ event: 'gate-end', wave, gate: gate.name, result: verdict.result, message: verdict.message, ...(verdict.wouldHave ? { wouldHave: verdict.wouldHave } : {}) });
+      this.run.emit({
+        event: 'gate-end',
+        wave,
+        gate: gate.name,
+        result: verdict.result,
+        message: verdict.message,
+        ...(verdict.wouldHave ? { wouldHave: verdict.wouldHave } : {}),
+      });
       if (verdict.result === 'interrupted') return false;
       if (verdict.result !== 'passed') {
         this.run.halt('gate', verdict.message, wave);
@@ -42,7 +59,8 @@ export class WaveWaits {
   }
 
   private async checkGate(gate: Gate, wave: number): Promise<GateVerdict> {
-    if (!this.run.deps.checkGate) return { result: 'failed', message: `${gate.name}: this run has no way to check gates` };
+    if (!this.run.deps.checkGate)
+      return { result: 'failed', message: `${gate.name}: this run has no way to check gates` };
     const approvals = this.run.deps.approvals;
     return this.run.deps.checkGate(gate, {
       wave,
@@ -51,8 +69,23 @@ export class WaveWaits {
       onPause: (msLeft) => this.run.emit({ event: 'gate-pause', wave, gate: gate.name, msLeft }),
       onAwaitingApproval: () => this.run.emit({ event: 'gate-approval-wait', wave, gate: gate.name }),
       onMeasurement: (m, index, count) =>
-        this.run.emit({ event: 'gate-measurement', wave, gate: gate.name, index, count, value: m.value, phase: m.phase, message: m.message, dryRun: gate.prometheus?.dryRun === true }),
-      ...(approvals ? { isApproved: () => approvals.isApproved(wave), waitForApproval: (signal?: AbortSignal) => approvals.waitForApproval(wave, signal) } : {}),
+        this.run.emit({
+          event: 'gate-measurement',
+          wave,
+          gate: gate.name,
+          index,
+          count,
+          value: m.value,
+          phase: m.phase,
+          message: m.message,
+          dryRun: gate.prometheus?.dryRun === true,
+        }),
+      ...(approvals
+        ? {
+            isApproved: () => approvals.isApproved(wave),
+            waitForApproval: (signal?: AbortSignal) => approvals.waitForApproval(wave, signal),
+          }
+        : {}),
     });
   }
 

@@ -62,7 +62,11 @@ export class HttpError extends Error {
   }
 }
 
-type Handler = (req: IncomingMessage, url: URL, params: string[]) => Promise<{ status?: number; body: unknown; text?: boolean }>;
+type Handler = (
+  req: IncomingMessage,
+  url: URL,
+  params: string[],
+) => Promise<{ status?: number; body: unknown; text?: boolean }>;
 
 const MAX_BODY = 64 * 1024;
 
@@ -87,7 +91,8 @@ function graceParam(url: URL): number | undefined {
   const raw = url.searchParams.get('gracePeriodSeconds');
   if (raw === null) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `gracePeriodSeconds: expected a whole number >= 0, found "${raw}"`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new HttpError(400, `gracePeriodSeconds: expected a whole number >= 0, found "${raw}"`);
   return n;
 }
 
@@ -127,7 +132,11 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       /^\/sim\/admission$/,
       async (req) => {
         const rules = await readJson(req);
-        if (!Array.isArray(rules)) throw new HttpError(400, 'expected a JSON list of rules: [{verb, resource, name?, refuse?: 403|422, hold?: true, times?, skip?}]');
+        if (!Array.isArray(rules))
+          throw new HttpError(
+            400,
+            'expected a JSON list of rules: [{verb, resource, name?, refuse?: 403|422, hold?: true, times?, skip?}]',
+          );
         admission().set(rules as AdmissionRule[]);
         return { body: admission().current };
       },
@@ -169,8 +178,18 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
         res.end(JSON.stringify(out.body) + '\n');
       }
     } catch (err) {
-      const status = err instanceof HttpError ? err.status : err instanceof StoreError ? (err.reason === 'NotFound' ? 404 : 409) : 500;
-      const message = err instanceof StoreError && err.reason === 'NotFound' ? `${err.resource} "${err.objectName}" not found` : (err as Error).message;
+      const status =
+        err instanceof HttpError
+          ? err.status
+          : err instanceof StoreError
+            ? err.reason === 'NotFound'
+              ? 404
+              : 409
+            : 500;
+      const message =
+        err instanceof StoreError && err.reason === 'NotFound'
+          ? `${err.resource} "${err.objectName}" not found`
+          : (err as Error).message;
       if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ error: message }) + '\n');
     }

@@ -54,7 +54,14 @@ export class AppTraffic {
     let t = this.pods.get(key);
     if (!t) {
       const labels = pod.metadata.labels ?? {};
-      t = { namespace: pod.metadata.namespace ?? '', pod: pod.metadata.name, app: labels.app ?? labels['app.kubernetes.io/name'] ?? '', ok: 0, failed: 0, errorRate: 0 };
+      t = {
+        namespace: pod.metadata.namespace ?? '',
+        pod: pod.metadata.name,
+        app: labels.app ?? labels['app.kubernetes.io/name'] ?? '',
+        ok: 0,
+        failed: 0,
+        errorRate: 0,
+      };
       this.pods.set(key, t);
     }
     const now = this.now();

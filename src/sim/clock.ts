@@ -53,7 +53,10 @@ export function seededRandom(seed: number): () => number {
 /** `n` random hex digits from `random` (container IDs, event name suffixes). */
 export function randomHex(random: () => number, n: number): string {
   let out = '';
-  while (out.length < n) out += Math.floor(random() * 0x100000000).toString(16).padStart(8, '0');
+  while (out.length < n)
+    out += Math.floor(random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, n);
 }
 
@@ -89,7 +92,8 @@ export class SimTime {
     readonly jitter: number,
     private readonly random: () => number,
   ) {
-    if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new RangeError(`timeScale must be a positive number, got ${timeScale}`);
+    if (!(timeScale > 0) || !Number.isFinite(timeScale))
+      throw new RangeError(`timeScale must be a positive number, got ${timeScale}`);
   }
 
   /** A step's delay: base × scale × (1 ± jitter). */

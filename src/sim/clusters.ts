@@ -39,7 +39,8 @@ export function simClusterName(i: number): string {
  */
 export async function startSimClusters(options: SimClustersOptions): Promise<SimClusters> {
   const { clusters: count, kubeconfigOut, ...one } = options;
-  if (!Number.isInteger(count) || count < 1) throw new Error(`startSimClusters: clusters must be a whole number of 1 or more, found ${count}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`startSimClusters: clusters must be a whole number of 1 or more, found ${count}`);
   const started: SimCluster[] = [];
   const closeAll = async () => {
     for (const c of [...started].reverse()) await c.sim.close();
@@ -49,14 +50,22 @@ export async function startSimClusters(options: SimClustersOptions): Promise<Sim
       const offset = (p: number | undefined) => (p ? p + i : 0);
       const seed = i === 0 ? one.seed : (one.seed ?? 1) + i;
       // Started one after another: a fixture file is read once per cluster, and ports never race.
-      const sim = await startSim({ ...one, port: offset(one.port), metricsPort: offset(one.metricsPort), ...(seed === undefined ? {} : { seed }) });
+      const sim = await startSim({
+        ...one,
+        port: offset(one.port),
+        metricsPort: offset(one.metricsPort),
+        ...(seed === undefined ? {} : { seed }),
+      });
       started.push({ name: simClusterName(i), sim });
     }
   } catch (err) {
     await closeAll();
     throw err;
   }
-  const kubeconfig = () => renderMultiKubeconfig(started.map((c) => ({ server: c.sim.url, caPem: c.sim.caPem, token: c.sim.token, context: c.name })));
+  const kubeconfig = () =>
+    renderMultiKubeconfig(
+      started.map((c) => ({ server: c.sim.url, caPem: c.sim.caPem, token: c.sim.token, context: c.name })),
+    );
   if (kubeconfigOut) {
     try {
       await writeKubeconfig(kubeconfigOut, kubeconfig());
@@ -66,5 +75,10 @@ export async function startSimClusters(options: SimClustersOptions): Promise<Sim
     }
   }
   let closing: Promise<void> | undefined;
-  return { clusters: started, ...(kubeconfigOut ? { kubeconfigPath: kubeconfigOut } : {}), kubeconfig, close: () => (closing ??= closeAll()) };
+  return {
+    clusters: started,
+    ...(kubeconfigOut ? { kubeconfigPath: kubeconfigOut } : {}),
+    kubeconfig,
+    close: () => (closing ??= closeAll()),
+  };
 }

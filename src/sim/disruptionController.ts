@@ -55,9 +55,14 @@ export type ScaleOf = (ref: { kind: string; name: string; uid: string }, namespa
 /** A metav1.LabelSelector as requirements (undefined: selects nothing). */
 function requirements(selector: MetaSelector | null | undefined): LabelRequirement[] | undefined {
   if (!selector) return undefined;
-  const reqs: LabelRequirement[] = Object.entries(selector.matchLabels ?? {}).map(([key, v]) => ({ key, op: 'equals', values: [v] }));
+  const reqs: LabelRequirement[] = Object.entries(selector.matchLabels ?? {}).map(([key, v]) => ({
+    key,
+    op: 'equals',
+    values: [v],
+  }));
   for (const e of selector.matchExpressions ?? []) {
-    const op = e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notIn' : e.operator === 'Exists' ? 'exists' : 'notExists';
+    const op =
+      e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notIn' : e.operator === 'Exists' ? 'exists' : 'notExists';
     reqs.push({ key: e.key, op, values: e.values ?? [] });
   }
   return reqs;
@@ -90,7 +95,11 @@ function expectedScale(pods: readonly KubeObject[], scaleOf: ScaleOf): number | 
   return [...scales.values()].reduce((a, b) => a + b, 0);
 }
 
-function condition(previous: readonly PdbCondition[], next: Omit<PdbCondition, 'lastTransitionTime'>, now: string): PdbCondition[] {
+function condition(
+  previous: readonly PdbCondition[],
+  next: Omit<PdbCondition, 'lastTransitionTime'>,
+  now: string,
+): PdbCondition[] {
   const old = previous.find((c) => c.type === next.type);
   const lastTransitionTime = old && old.status === next.status ? old.lastTransitionTime : now;
   return [...previous.filter((c) => c.type !== next.type), { ...next, lastTransitionTime }];
@@ -116,11 +125,22 @@ export function disruptionStatus(pdb: KubeObject, pods: readonly KubeObject[], s
         currentHealthy: old.currentHealthy ?? 0,
         desiredHealthy: old.desiredHealthy ?? 0,
         expectedPods: old.expectedPods ?? 0,
-        conditions: condition(old.conditions ?? [], { type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: scale.error, observedGeneration: old.observedGeneration ?? 0 }, at),
+        conditions: condition(
+          old.conditions ?? [],
+          {
+            type: 'DisruptionAllowed',
+            status: 'False',
+            reason: 'SyncFailed',
+            message: scale.error,
+            observedGeneration: old.observedGeneration ?? 0,
+          },
+          at,
+        ),
       };
     }
     expected = scale;
-    if ((spec.maxUnavailable ?? null) !== null) desired = Math.max(0, expected - scaled(spec.maxUnavailable as number | string, expected));
+    if ((spec.maxUnavailable ?? null) !== null)
+      desired = Math.max(0, expected - scaled(spec.maxUnavailable as number | string, expected));
     else desired = scaled(spec.minAvailable as string, expected);
   } else if (typeof spec.minAvailable === 'number') {
     expected = selected.length;
@@ -135,7 +155,17 @@ export function disruptionStatus(pdb: KubeObject, pods: readonly KubeObject[], s
     currentHealthy: healthy,
     desiredHealthy: desired,
     expectedPods: expected,
-    conditions: condition(old.conditions ?? [], { type: 'DisruptionAllowed', status: ok ? 'True' : 'False', reason: ok ? 'SufficientPods' : 'InsufficientPods', message: '', observedGeneration: generation }, at),
+    conditions: condition(
+      old.conditions ?? [],
+      {
+        type: 'DisruptionAllowed',
+        status: ok ? 'True' : 'False',
+        reason: ok ? 'SufficientPods' : 'InsufficientPods',
+        message: '',
+        observedGeneration: generation,
+      },
+      at,
+    ),
   };
 }
 
@@ -143,7 +173,11 @@ export function disruptionStatus(pdb: KubeObject, pods: readonly KubeObject[], s
  * Follows the store: a change of a PDB or of a pod marks its namespace, and the namespace's PDBs
  * are synced together on the next turn of the event loop. Returns the stop function.
  */
-export function runDisruptionController(store: Store, scaleOf: ScaleOf = () => undefined, now: () => Date = () => new Date()): () => void {
+export function runDisruptionController(
+  store: Store,
+  scaleOf: ScaleOf = () => undefined,
+  now: () => Date = () => new Date(),
+): () => void {
   let dirty = new Set<string>();
   let scheduled: NodeJS.Immediate | undefined;
   const sync = () => {
@@ -164,7 +198,13 @@ export function runDisruptionController(store: Store, scaleOf: ScaleOf = () => u
   const unsubscribe = store.subscribe((change) => {
     if (change.resource !== 'pods' && change.resource !== 'poddisruptionbudgets') return;
     // Its own status writes change nothing it reads.
-    if (change.resource === 'poddisruptionbudgets' && change.type === 'MODIFIED' && JSON.stringify(change.object.spec) === JSON.stringify(change.previous?.spec) && change.object.metadata.generation === change.previous?.metadata.generation) return;
+    if (
+      change.resource === 'poddisruptionbudgets' &&
+      change.type === 'MODIFIED' &&
+      JSON.stringify(change.object.spec) === JSON.stringify(change.previous?.spec) &&
+      change.object.metadata.generation === change.previous?.metadata.generation
+    )
+      return;
     dirty.add(change.object.metadata.namespace ?? '');
     scheduled ??= setImmediate(sync);
   });

@@ -4,13 +4,18 @@ import { NO_FAULTS, parseFaults, type Faults } from './faults.js';
 import { StoreError, type KubeObject, type Store } from './store.js';
 import { rfc3339 } from './clock.js';
 
-
 /**
  * Deletes a pod as the API server does on DELETE: a pod bound to a node is marked with
  * deletionTimestamp (now + grace) and its kubelet finishes the job; an unbound pod, or grace 0,
  * goes at once. Returns the pod as left in the store (or its last state when removed).
  */
-export function deletePod(store: Store, namespace: string, name: string, gracePeriodSeconds: number | undefined, now: Date = new Date()): KubeObject {
+export function deletePod(
+  store: Store,
+  namespace: string,
+  name: string,
+  gracePeriodSeconds: number | undefined,
+  now: Date = new Date(),
+): KubeObject {
   const pod = store.get('pods', namespace, name);
   if (!pod) throw new StoreError('NotFound', 'pods', name);
   if (pod.metadata.deletionTimestamp) return pod;
@@ -19,7 +24,11 @@ export function deletePod(store: Store, namespace: string, name: string, gracePe
   if (!spec.nodeName || grace === 0) return store.remove('pods', namespace, name);
   return store.update('pods', {
     ...pod,
-    metadata: { ...pod.metadata, deletionTimestamp: rfc3339(new Date(now.getTime() + grace * 1000)), deletionGracePeriodSeconds: grace },
+    metadata: {
+      ...pod.metadata,
+      deletionTimestamp: rfc3339(new Date(now.getTime() + grace * 1000)),
+      deletionGracePeriodSeconds: grace,
+    },
   });
 }
 
@@ -29,7 +38,8 @@ export function deletePod(store: Store, namespace: string, name: string, gracePe
  * that says what is wrong, leaving `live` unchanged.
  */
 export function mergeFaults(live: Faults, patch: unknown): Faults {
-  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new Error('expected a JSON object of fault settings');
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch))
+    throw new Error('expected a JSON object of fault settings');
   const parts = Object.entries(patch as Record<string, unknown>).map(([k, v]) => {
     if (Array.isArray(v)) return `${k}=${v.join('|')}`;
     if (typeof v !== 'number') throw new Error(`fault ${k}: expected a number, found ${JSON.stringify(v)}`);

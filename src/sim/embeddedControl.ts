@@ -10,7 +10,16 @@ import type { Kubelet } from './kubelet.js';
 import type { SimStats } from './stats.js';
 import type { Store } from './store.js';
 
-export function embeddedControl(parts: { store: Store; stats: SimStats; faults: Faults; admission: Admission; traffic: AppTraffic; images: ImageTable; kubelet: Kubelet; now?: () => Date }): SimControl {
+export function embeddedControl(parts: {
+  store: Store;
+  stats: SimStats;
+  faults: Faults;
+  admission: Admission;
+  traffic: AppTraffic;
+  images: ImageTable;
+  kubelet: Kubelet;
+  now?: () => Date;
+}): SimControl {
   const { store, stats, kubelet } = parts;
   const now = parts.now ?? (() => new Date());
   return {
@@ -25,7 +34,13 @@ export function embeddedControl(parts: { store: Store; stats: SimStats; faults: 
     images: parts.images,
     deletePod: async (namespace, name, grace) => {
       const pod = deletePod(store, namespace, name, grace, now());
-      return { namespace, name, uid: pod.metadata.uid, deletionTimestamp: pod.metadata.deletionTimestamp ?? null, removed: !store.get('pods', namespace, name) };
+      return {
+        namespace,
+        name,
+        uid: pod.metadata.uid,
+        deletionTimestamp: pod.metadata.deletionTimestamp ?? null,
+        removed: !store.get('pods', namespace, name),
+      };
     },
     setNodeReady: async (name, ready) => kubelet.setNodeReady(name, ready),
   };

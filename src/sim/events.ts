@@ -22,7 +22,6 @@ export interface EventInput {
   source: EventSource;
 }
 
-
 /**
  * A new core/v1 Event as a kubelet's recorder writes it (no eventTime: the old-style Event, whose
  * only validation is involvedObject.namespace == namespace). Pure; both backends' recorders use it.
@@ -84,13 +83,19 @@ export class EventRecorder {
   record(e: EventInput): void {
     const meta = e.object.metadata;
     const namespace = meta.namespace ?? 'default';
-    const k = [meta.uid, e.fieldPath ?? '', e.type, e.reason, e.message, e.source.component, e.source.host ?? ''].join('\u0000');
+    const k = [meta.uid, e.fieldPath ?? '', e.type, e.reason, e.message, e.source.component, e.source.host ?? ''].join(
+      '\u0000',
+    );
     const at = rfc3339(this.now());
     const known = this.names.get(k);
     const existing = known && this.store.get('events', known.namespace, known.name);
     try {
       if (existing) {
-        this.store.update('events', { ...existing, count: ((existing.count as number | undefined) ?? 1) + 1, lastTimestamp: at });
+        this.store.update('events', {
+          ...existing,
+          count: ((existing.count as number | undefined) ?? 1) + 1,
+          lastTimestamp: at,
+        });
         // Move to the end: recently repeated events are the last to be dropped.
         known.seq = ++this.seq;
         this.order.push({ k, seq: known.seq });

@@ -23,20 +23,31 @@ export const NO_FAULTS: Readonly<Faults> = Object.freeze<Faults>({
 });
 
 /** Parses `errorRate=0.1,latencyMs=50,watchCutSeconds=5,errorCodes=500|429` over the defaults. */
-export function parseFaults(spec: string, base: Faults = { ...NO_FAULTS, errorCodes: [...NO_FAULTS.errorCodes] }): Faults {
+export function parseFaults(
+  spec: string,
+  base: Faults = { ...NO_FAULTS, errorCodes: [...NO_FAULTS.errorCodes] },
+): Faults {
   const out: Faults = { ...base, errorCodes: [...base.errorCodes] };
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, value] = part.split('=', 2).map((s) => s.trim());
     if (!name || value === undefined) throw new Error(`fault "${part}": expected NAME=VALUE`);
     if (name === 'errorCodes') {
       const codes = value.split('|').map(Number);
-      if (codes.some((c) => c !== 500 && c !== 503 && c !== 429)) throw new Error(`fault errorCodes: expected 500, 503 or 429 joined by "|", found "${value}"`);
+      if (codes.some((c) => c !== 500 && c !== 503 && c !== 429))
+        throw new Error(`fault errorCodes: expected 500, 503 or 429 joined by "|", found "${value}"`);
       out.errorCodes = codes as Faults['errorCodes'];
       continue;
     }
-    if (!(name in NO_FAULTS)) throw new Error(`unknown fault "${name}": expected one of ${Object.keys(NO_FAULTS).join(', ')}`);
+    if (!(name in NO_FAULTS))
+      throw new Error(`unknown fault "${name}": expected one of ${Object.keys(NO_FAULTS).join(', ')}`);
     const n = Number(value);
-    if (!Number.isFinite(n) || n < 0 || (name === 'errorRate' && n > 1)) throw new Error(`fault ${name}: expected a number${name === 'errorRate' ? ' from 0 to 1' : ' >= 0'}, found "${value}"`);
+    if (!Number.isFinite(n) || n < 0 || (name === 'errorRate' && n > 1))
+      throw new Error(
+        `fault ${name}: expected a number${name === 'errorRate' ? ' from 0 to 1' : ' >= 0'}, found "${value}"`,
+      );
     (out as unknown as Record<string, number>)[name] = n;
   }
   return out;

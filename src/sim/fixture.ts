@@ -14,7 +14,16 @@ import { problemsOf, toError } from './fixtureProblems.js';
 import type { Fixture, FixtureNode, RawFixture } from './fixtureTypes.js';
 import type { ImageDecl } from './images.js';
 
-export type { Fixture, FixtureContainer, FixtureNode, FixturePdb, FixtureTiming, FixtureWorkload, OwnerKind, WorkloadKind } from './fixtureTypes.js';
+export type {
+  Fixture,
+  FixtureContainer,
+  FixtureNode,
+  FixturePdb,
+  FixtureTiming,
+  FixtureWorkload,
+  OwnerKind,
+  WorkloadKind,
+} from './fixtureTypes.js';
 
 export const DEFAULT_GATE = 'kwave.dev/in-place-ready';
 
@@ -62,11 +71,12 @@ let compiled: ReturnType<Ajv2020['compile']> | undefined;
 function validator(): ReturnType<Ajv2020['compile']> {
   if (!compiled) {
     const schema = JSON.parse(readFileSync(packagePath('schemas', 'fixture.schema.json'), 'utf8')) as object;
-    compiled = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false }).compile(schema);
+    compiled = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false }).compile(
+      schema,
+    );
   }
   return compiled;
 }
-
 
 /** Fixtures describe worlds by workload and replica count: anything over 4 MiB is refused unread. */
 export const MAX_FIXTURE_BYTES = 4 * 1024 * 1024;
@@ -75,7 +85,12 @@ export const MAX_FIXTURE_BYTES = 4 * 1024 * 1024;
 const MAX_ALIAS_COUNT = 100;
 
 function tooBig(file: string, bytes: number): KwaveError {
-  return new KwaveError('FIXTURE', `expected a fixture of at most 4 MiB, found ${bytes} bytes`, ExitCode.BAD_INPUT, { file, line: 1, col: 1, path: '' });
+  return new KwaveError('FIXTURE', `expected a fixture of at most 4 MiB, found ${bytes} bytes`, ExitCode.BAD_INPUT, {
+    file,
+    line: 1,
+    col: 1,
+    path: '',
+  });
 }
 
 /** Reads and parses a fixture file; throws KwaveError (FIXTURE, exit 2) with file:line:col. */
@@ -87,7 +102,11 @@ export async function loadFixture(file: string): Promise<Fixture> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if (err instanceof KwaveError) throw err;
-    throw new KwaveError('FIXTURE', `cannot read fixture ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, ExitCode.BAD_INPUT);
+    throw new KwaveError(
+      'FIXTURE',
+      `cannot read fixture ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      ExitCode.BAD_INPUT,
+    );
   }
   return parseFixture(text, file);
 }
@@ -101,7 +120,12 @@ export function parseFixture(text: string, file = 'fixture.yaml'): Fixture {
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const { line, col } = lineCounter.linePos(e.pos[0]);
-    throw new KwaveError('FIXTURE', `invalid YAML: ${e.message.split('\n')[0]}`, ExitCode.BAD_INPUT, { file, line, col, path: '' });
+    throw new KwaveError('FIXTURE', `invalid YAML: ${e.message.split('\n')[0]}`, ExitCode.BAD_INPUT, {
+      file,
+      line,
+      col,
+      path: '',
+    });
   }
   let raw: unknown;
   try {
@@ -147,17 +171,27 @@ function normalize(raw: RawFixture): Fixture {
       namespace: w.namespace ?? 'default',
       name: w.name,
       kind: w.kind ?? 'Pods',
-      ...(w.kind === 'StatefulSet' || w.kind === 'DaemonSet' ? { updateStrategy: w.updateStrategy ?? 'RollingUpdate' } : {}),
+      ...(w.kind === 'StatefulSet' || w.kind === 'DaemonSet'
+        ? { updateStrategy: w.updateStrategy ?? 'RollingUpdate' }
+        : {}),
       // A DaemonSet runs one pod on each of its nodes.
       replicas: w.kind === 'DaemonSet' ? (w.nodes ?? raw.nodes ?? DEFAULT_NODES).length : (w.replicas ?? 0),
       labels: w.labels ?? { app: w.name },
       annotations: w.annotations,
       containers: w.containers,
-      readinessGate: w.readinessGate === false ? undefined : { conditionType: w.readinessGate?.conditionType ?? DEFAULT_GATE, condition: w.readinessGate?.condition ?? 'True' },
+      readinessGate:
+        w.readinessGate === false
+          ? undefined
+          : {
+              conditionType: w.readinessGate?.conditionType ?? DEFAULT_GATE,
+              condition: w.readinessGate?.condition ?? 'True',
+            },
       owner: w.owner && w.owner.kind !== 'None' ? { kind: w.owner.kind, name: w.owner.name } : undefined,
       nodes: w.nodes,
     })),
-    ...(raw.podDisruptionBudgets ? { podDisruptionBudgets: raw.podDisruptionBudgets.map((p) => ({ ...p, namespace: p.namespace ?? 'default' })) } : {}),
+    ...(raw.podDisruptionBudgets
+      ? { podDisruptionBudgets: raw.podDisruptionBudgets.map((p) => ({ ...p, namespace: p.namespace ?? 'default' })) }
+      : {}),
     timing: raw.timing ?? {},
     timeScale: raw.timeScale,
     seed: raw.seed,
@@ -170,6 +204,13 @@ function normalize(raw: RawFixture): Fixture {
 export function timingOf(f: Fixture, jitter?: number): Partial<Timing> {
   const t = f.timing;
   const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
-  const out: Partial<Timing> = { pullMs: ms(t.pullSeconds), startMs: ms(t.startSeconds), readyMs: ms(t.readySeconds), stopMs: ms(t.stopSeconds), crashMs: ms(t.crashSeconds), jitter: jitter ?? t.jitter };
+  const out: Partial<Timing> = {
+    pullMs: ms(t.pullSeconds),
+    startMs: ms(t.startSeconds),
+    readyMs: ms(t.readySeconds),
+    stopMs: ms(t.stopSeconds),
+    crashMs: ms(t.crashSeconds),
+    jitter: jitter ?? t.jitter,
+  };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<Timing>;
 }

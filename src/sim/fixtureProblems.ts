@@ -23,7 +23,9 @@ export function problemsOf(errors: ErrorObject[]): Problem[] {
   for (const o of errors.filter((e) => e.keyword === 'oneOf')) {
     const branch = errors.filter((e) => e !== o && e.schemaPath.startsWith(`${o.schemaPath}/`));
     // A wrong type or constant says the branch did not fit; an unknown or missing field inside says it did.
-    const shallow = branch.filter((e) => e.instancePath === o.instancePath && ['type', 'const', 'enum'].includes(e.keyword));
+    const shallow = branch.filter(
+      (e) => e.instancePath === o.instancePath && ['type', 'const', 'enum'].includes(e.keyword),
+    );
     dropped.add(o);
     for (const e of shallow) dropped.add(e);
     if (shallow.length === branch.length || branch.length === 0) {
@@ -48,16 +50,32 @@ function problemOf(e: ErrorObject): Problem {
       return { path, key: extra, message: `unknown field "${extra}" in ${at}` };
     }
     case 'required':
-      return { path, message: `${at}: missing required field "${(e.params as { missingProperty: string }).missingProperty}"` };
+      return {
+        path,
+        message: `${at}: missing required field "${(e.params as { missingProperty: string }).missingProperty}"`,
+      };
     case 'enum':
-      return { path, message: `${at}: expected one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        path,
+        message: `${at}: expected one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     case 'type': {
       const t = String((e.params as { type: string }).type);
-      const names: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false' };
+      const names: Record<string, string> = {
+        object: 'a mapping',
+        array: 'a list',
+        string: 'a string',
+        number: 'a number',
+        integer: 'an integer',
+        boolean: 'true or false',
+      };
       return { path, message: `${at}: expected ${names[t] ?? t}` };
     }
     case 'const':
-      return { path, message: `${at}: expected ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
+      return {
+        path,
+        message: `${at}: expected ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`,
+      };
     default:
       return { path, message: `${at}: ${e.message ?? 'invalid'}` };
   }
@@ -89,7 +107,8 @@ export function toError(doc: Document, lineCounter: LineCounter, file: string, p
 function position(doc: Document, lineCounter: LineCounter, p: Problem): { line: number; col: number } {
   let node = doc.getIn(p.path, true) as YamlNode | undefined;
   // Walk up to the nearest ancestor that exists (e.g. for a missing field).
-  for (let n = p.path.length; !node && n > 0; n--) node = doc.getIn(p.path.slice(0, n - 1), true) as YamlNode | undefined;
+  for (let n = p.path.length; !node && n > 0; n--)
+    node = doc.getIn(p.path.slice(0, n - 1), true) as YamlNode | undefined;
   node ??= doc.contents ?? undefined;
   let offset = node?.range?.[0] ?? 0;
   if (p.key !== undefined && node && isMap(node)) {

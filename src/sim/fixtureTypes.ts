@@ -39,7 +39,10 @@ export interface FixtureWorkload {
 export interface FixturePdb {
   namespace: string;
   name: string;
-  selector: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[] };
+  selector: {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+  };
   minAvailable?: number | string;
   maxUnavailable?: number | string;
 }
@@ -71,7 +74,10 @@ export interface Fixture {
 }
 
 /** The raw document as the schema allows it. */
-export interface RawWorkload extends Omit<FixtureWorkload, 'namespace' | 'labels' | 'readinessGate' | 'owner' | 'kind' | 'replicas'> {
+export interface RawWorkload extends Omit<
+  FixtureWorkload,
+  'namespace' | 'labels' | 'readinessGate' | 'owner' | 'kind' | 'replicas'
+> {
   kind?: WorkloadKind;
   replicas?: number;
   namespace?: string;
@@ -79,7 +85,10 @@ export interface RawWorkload extends Omit<FixtureWorkload, 'namespace' | 'labels
   readinessGate?: false | { conditionType?: string; condition?: 'True' | 'False' | 'absent' };
   owner?: { kind: OwnerKind | 'None'; name?: string };
 }
-export interface RawFixture extends Omit<Fixture, 'nodes' | 'images' | 'workloads' | 'timing' | 'podDisruptionBudgets'> {
+export interface RawFixture extends Omit<
+  Fixture,
+  'nodes' | 'images' | 'workloads' | 'timing' | 'podDisruptionBudgets'
+> {
   podDisruptionBudgets?: (Omit<FixturePdb, 'namespace'> & { namespace?: string })[];
   nodes?: FixtureNode[];
   images?: Record<string, ImageDecl>;

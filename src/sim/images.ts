@@ -129,10 +129,12 @@ export class ImageTable {
     const digestOf = (name: string, seen: string[]): string => {
       const decl = decls[name];
       const ref = normalized.get(name);
-      if (!decl || !ref) throw new Error(`image "${seen[seen.length - 1]}": digestOf "${name}" is not in the image table`);
+      if (!decl || !ref)
+        throw new Error(`image "${seen[seen.length - 1]}": digestOf "${name}" is not in the image table`);
       if (decl.digest) return decl.digest;
       if (decl.digestOf) {
-        if (seen.includes(decl.digestOf)) throw new Error(`image "${name}": digestOf forms a cycle (${[...seen, decl.digestOf].join(' → ')})`);
+        if (seen.includes(decl.digestOf))
+          throw new Error(`image "${name}": digestOf forms a cycle (${[...seen, decl.digestOf].join(' → ')})`);
         return digestOf(decl.digestOf, [...seen, decl.digestOf]);
       }
       return defaultDigest(ref.fullName);

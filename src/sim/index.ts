@@ -72,13 +72,15 @@ export interface Sim {
   close(): Promise<void>;
 }
 
-
 /**
  * Starts the simulated cluster. Throws KwaveError (FIXTURE) for a bad fixture file and Error for
  * bad options; on any failure after start, what was started is closed again.
  */
 export async function startSim(options: SimOptions = {}): Promise<Sim> {
-  const fixture = typeof options.fixture === 'string' ? await loadFixture(options.fixture) : (options.fixture ?? defaultFixture(options.pods ?? 10));
+  const fixture =
+    typeof options.fixture === 'string'
+      ? await loadFixture(options.fixture)
+      : (options.fixture ?? defaultFixture(options.pods ?? 10));
   const faults: Faults = { ...NO_FAULTS, errorCodes: [...NO_FAULTS.errorCodes] };
   if (fixture.faults) mergeFaults(faults, fixture.faults);
   if (typeof options.faults === 'string') Object.assign(faults, parseFaults(options.faults, faults));
@@ -94,7 +96,9 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
     seed: options.seed ?? fixture.seed ?? 1,
     maxEvents: options.maxEvents,
-    missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),
+    missingImages: Object.fromEntries(
+      fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!]),
+    ),
   });
   // Started first, the kubelet and the scheduler see the world's pods as they are created and
   // need no sweep over them.
@@ -106,24 +110,42 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
   const stopReadiness = watchPodReadiness(store, (pod, ready) => {
     // Pods that run to completion (restartPolicy Never/OnFailure: pre-pull's pullers, Jobs) serve nothing: not counted.
-    if (restartPolicyOf(pod) === 'Always') stats.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
+    if (restartPolicyOf(pod) === 'Always')
+      stats.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
     traffic.onReadiness(pod, ready);
   });
 
-  const closers: (() => Promise<void> | void)[] = [() => stopReadiness(), () => kubelet.stop(), () => scheduler.stop(), () => stopDisruption()];
+  const closers: (() => Promise<void> | void)[] = [
+    () => stopReadiness(),
+    () => kubelet.stop(),
+    () => scheduler.stop(),
+    () => stopDisruption(),
+  ];
   const closeAll = async () => {
     for (const c of closers.reverse()) await c();
   };
   try {
     const host = options.host ?? '127.0.0.1';
     const admission = new Admission();
-    const api = await startApiServer({ store, stats, faults, admission, host, port: options.port ?? 0, token: options.token });
+    const api = await startApiServer({
+      store,
+      stats,
+      faults,
+      admission,
+      host,
+      port: options.port ?? 0,
+      token: options.token,
+    });
     closers.push(() => api.close());
     // Run before the server closes (closers run last first): held answers would keep it open.
     closers.push(() => void admission.set([]));
     // The admin port has no auth: it stays on loopback even when the API server binds elsewhere.
     const adminHost = isLoopback(host) ? host : '127.0.0.1';
-    const admin = await startAdminServer({ control: embeddedControl({ store, stats, faults, admission, traffic, images, kubelet }), host: adminHost, port: options.metricsPort ?? 0 });
+    const admin = await startAdminServer({
+      control: embeddedControl({ store, stats, faults, admission, traffic, images, kubelet }),
+      host: adminHost,
+      port: options.metricsPort ?? 0,
+    });
     closers.push(() => admin.close());
     if (options.kubeconfigOut) await writeKubeconfig(options.kubeconfigOut, api.kubeconfig());
     let closing: Promise<void> | undefined;

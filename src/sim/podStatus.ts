@@ -58,7 +58,13 @@ export interface ConditionValue {
 }
 
 /** The condition types the kubelet owns, in the order it writes them (after any custom ones). */
-export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'] as const;
+export const KUBELET_CONDITIONS = [
+  'PodReadyToStartContainers',
+  'Initialized',
+  'Ready',
+  'ContainersReady',
+  'PodScheduled',
+] as const;
 const KUBELET_OWNED = new Set<string>(KUBELET_CONDITIONS);
 
 /** ContainersReady: True when every container of the spec reports ready. */
@@ -77,13 +83,18 @@ export function containersReady(specNames: readonly string[], statuses: readonly
  * Ready: a copy of ContainersReady while that is not True; otherwise True only if every
  * readiness gate's condition exists and is True, else False with `ReadinessGatesNotReady`.
  */
-export function readyCondition(containers: ConditionValue, gates: readonly string[], conditions: readonly PodCondition[]): ConditionValue {
+export function readyCondition(
+  containers: ConditionValue,
+  gates: readonly string[],
+  conditions: readonly PodCondition[],
+): ConditionValue {
   if (containers.status !== 'True') return { ...containers, type: 'Ready' };
   const problems: string[] = [];
   for (const gate of gates) {
     const c = conditions.find((x) => x.type === gate);
     if (!c) problems.push(`corresponding condition of pod readiness gate "${gate}" does not exist.`);
-    else if (c.status !== 'True') problems.push(`the status of pod readiness gate "${gate}" is not "True", but ${c.status}`);
+    else if (c.status !== 'True')
+      problems.push(`the status of pod readiness gate "${gate}" is not "True", but ${c.status}`);
   }
   if (problems.length === 0) return { type: 'Ready', status: 'True' };
   return { type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady', message: problems.join(', ') };
@@ -93,7 +104,8 @@ export function readyCondition(containers: ConditionValue, gates: readonly strin
 export function settle(value: ConditionValue, previous: readonly PodCondition[], now: string): PodCondition {
   const prev = previous.find((c) => c.type === value.type);
   const out: PodCondition = { type: value.type, status: value.status, lastProbeTime: null };
-  out.lastTransitionTime = prev && prev.status === value.status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
+  out.lastTransitionTime =
+    prev && prev.status === value.status && prev.lastTransitionTime ? prev.lastTransitionTime : now;
   if (value.reason) out.reason = value.reason;
   if (value.message) out.message = value.message;
   return out;
@@ -113,13 +125,21 @@ export interface ConditionInputs {
  * The pod's conditions: the ones others set (readiness gates, DisruptionTarget …) first and
  * untouched, then the kubelet's own in the order it writes them.
  */
-export function podConditions(previous: readonly PodCondition[], inputs: ConditionInputs, now: string): readonly PodCondition[] {
+export function podConditions(
+  previous: readonly PodCondition[],
+  inputs: ConditionInputs,
+  now: string,
+): readonly PodCondition[] {
   const custom = previous.filter((c) => !KUBELET_OWNED.has(c.type));
-  const containers: ConditionValue = inputs.completed ? { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' } : containersReady(inputs.specNames, inputs.statuses);
+  const containers: ConditionValue = inputs.completed
+    ? { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' }
+    : containersReady(inputs.specNames, inputs.statuses);
   const values: ConditionValue[] = [
     { type: 'PodReadyToStartContainers', status: inputs.sandboxReady ? 'True' : 'False' },
     { type: 'Initialized', status: 'True' },
-    inputs.completed ? { type: 'Ready', status: 'False', reason: 'PodCompleted' } : readyCondition(containers, inputs.gates, previous),
+    inputs.completed
+      ? { type: 'Ready', status: 'False', reason: 'PodCompleted' }
+      : readyCondition(containers, inputs.gates, previous),
     containers,
     { type: 'PodScheduled', status: 'True' },
   ];
@@ -142,7 +162,11 @@ function sameAsBefore(next: PodCondition, previous: readonly PodCondition[]): Po
  * down, Succeeded if every container exited 0, else Failed. With restartPolicy Never (or
  * OnFailure, all exits 0) the pod finishes by itself once every container has exited.
  */
-export function podPhase(statuses: readonly ContainerStatus[], terminated: boolean, restartPolicy: 'Always' | 'Never' | 'OnFailure' = 'Always'): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+export function podPhase(
+  statuses: readonly ContainerStatus[],
+  terminated: boolean,
+  restartPolicy: 'Always' | 'Never' | 'OnFailure' = 'Always',
+): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
   const allExited0 = statuses.length > 0 && statuses.every((s) => s.state.terminated?.exitCode === 0);
   if (terminated) return allExited0 ? 'Succeeded' : 'Failed';
   if (restartPolicy !== 'Always' && statuses.length > 0 && statuses.every((s) => s.state.terminated)) {
@@ -154,6 +178,9 @@ export function podPhase(statuses: readonly ContainerStatus[], terminated: boole
 }
 
 /** The status of a condition type, or undefined. */
-export function conditionStatus(conditions: readonly PodCondition[] | undefined, type: string): ConditionStatus | undefined {
+export function conditionStatus(
+  conditions: readonly PodCondition[] | undefined,
+  type: string,
+): ConditionStatus | undefined {
   return conditions?.find((c) => c.type === type)?.status;
 }

@@ -17,8 +17,14 @@ interface PodSpecView {
 
 function schedulable(node: KubeObject): boolean {
   const spec = (node.spec ?? {}) as { unschedulable?: boolean; taints?: { effect: string }[] };
-  const ready = ((node.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
-  return !spec.unschedulable && ready?.status === 'True' && !(spec.taints ?? []).some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+  const ready = ((node.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find(
+    (c) => c.type === 'Ready',
+  );
+  return (
+    !spec.unschedulable &&
+    ready?.status === 'True' &&
+    !(spec.taints ?? []).some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')
+  );
 }
 
 export class Scheduler {
@@ -51,7 +57,8 @@ export class Scheduler {
   }
 
   private onChange(change: Change): void {
-    if (change.resource === 'nodes' && change.type !== 'DELETED' && schedulable(change.object) && this.pending.size > 0) this.kick();
+    if (change.resource === 'nodes' && change.type !== 'DELETED' && schedulable(change.object) && this.pending.size > 0)
+      this.kick();
     if (change.resource !== 'pods' || this.writing) return;
     this.see(change.object, change.type === 'DELETED');
   }
@@ -95,14 +102,40 @@ export class Scheduler {
     const selector = Object.entries(spec.nodeSelector ?? {});
     const fits = nodes.filter((n) => schedulable(n) && selector.every(([k, v]) => n.metadata.labels?.[k] === v));
     const now = rfc3339(this.now());
-    const conditions = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+    const conditions = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).filter(
+      (c) => c.type !== 'PodScheduled',
+    );
     if (fits.length === 0) {
       const message = `0/${nodes.length} nodes are available: ${nodes.length} node(s) didn't match Pod's node affinity/selector or were not ready. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.`;
-      const old = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'PodScheduled');
+      const old = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find(
+        (c) => c.type === 'PodScheduled',
+      );
       if (old?.status === 'False' && old.message === message) return; // already said so; wait for a node to change
       this.write(() => {
-        this.store.update('pods', { ...pod, status: { ...(pod.status as object), conditions: [...conditions, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: now }] } });
-        this.events.record({ object: pod, type: 'Warning', reason: 'FailedScheduling', message, source: { component: 'default-scheduler' } });
+        this.store.update('pods', {
+          ...pod,
+          status: {
+            ...(pod.status as object),
+            conditions: [
+              ...conditions,
+              {
+                type: 'PodScheduled',
+                status: 'False',
+                reason: 'Unschedulable',
+                message,
+                lastProbeTime: null,
+                lastTransitionTime: now,
+              },
+            ],
+          },
+        });
+        this.events.record({
+          object: pod,
+          type: 'Warning',
+          reason: 'FailedScheduling',
+          message,
+          source: { component: 'default-scheduler' },
+        });
       });
       return;
     }
@@ -113,10 +146,22 @@ export class Scheduler {
       const bound = this.store.update('pods', {
         ...pod,
         spec: { ...(pod.spec as object), nodeName: node.metadata.name },
-        status: { ...(pod.status as object), conditions: [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] },
+        status: {
+          ...(pod.status as object),
+          conditions: [
+            ...conditions,
+            { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+          ],
+        },
       });
       this.see(bound, false);
-      this.events.record({ object: bound, type: 'Normal', reason: 'Scheduled', message: `Successfully assigned ${key} to ${node.metadata.name}`, source: { component: 'default-scheduler' } });
+      this.events.record({
+        object: bound,
+        type: 'Normal',
+        reason: 'Scheduled',
+        message: `Successfully assigned ${key} to ${node.metadata.name}`,
+        source: { component: 'default-scheduler' },
+      });
     });
   }
 

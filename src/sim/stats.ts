@@ -33,7 +33,8 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 
 const increment = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
-const sortedRecord = (counts: Map<string, number>) => Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
+const sortedRecord = (counts: Map<string, number>) =>
+  Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
 
 export class SimStats {
   private requests = new Map<string, number>();
@@ -102,13 +103,20 @@ export class SimStats {
   private unreadyOf(namespace: string): UnreadySeconds {
     const totals = new Map(this.unreadyMs.get(namespace) ?? []);
     const now = this.now();
-    for (const [name, since] of this.unready.get(namespace) ?? []) totals.set(name, (totals.get(name) ?? 0) + now - Math.max(since, this.countedFrom));
+    for (const [name, since] of this.unready.get(namespace) ?? [])
+      totals.set(name, (totals.get(name) ?? 0) + now - Math.max(since, this.countedFrom));
     const sorted = [...totals.values()].sort((a, b) => a - b);
-    return { p50: seconds(percentile(sorted, 0.5)), p95: seconds(percentile(sorted, 0.95)), max: seconds(sorted[sorted.length - 1] ?? 0) };
+    return {
+      p50: seconds(percentile(sorted, 0.5)),
+      p95: seconds(percentile(sorted, 0.95)),
+      max: seconds(sorted[sorted.length - 1] ?? 0),
+    };
   }
 
   snapshot(): StatsSnapshot {
-    const namespaces = [...new Set([...this.unready.keys(), ...this.maxNotReady.keys(), ...this.unreadyMs.keys()])].sort();
+    const namespaces = [
+      ...new Set([...this.unready.keys(), ...this.maxNotReady.keys(), ...this.unreadyMs.keys()]),
+    ].sort();
     return {
       requests: sortedRecord(this.requests),
       refused: sortedRecord(this.refused),

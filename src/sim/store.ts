@@ -7,7 +7,8 @@ import { rfc3339 } from './clock.js';
 import { flatString } from './flatString.js';
 
 /** The resources the simulator serves, by their plural (as in URLs and audit logs). */
-export type Resource = 'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases' | 'poddisruptionbudgets' | AppsResource;
+export type Resource =
+  'pods' | 'nodes' | 'namespaces' | 'events' | 'configmaps' | 'leases' | 'poddisruptionbudgets' | AppsResource;
 
 /** apps/v1 workloads: stored and served, not reconciled (the embedded backend runs no controllers). */
 export type AppsResource = 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets';
@@ -129,7 +130,9 @@ export class Store {
   list(resource: Resource, namespace?: string): KubeObject[] {
     const all = [...this.table(resource).values()];
     const picked = namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
-    return picked.sort((a, b) => key(a.metadata.namespace, a.metadata.name).localeCompare(key(b.metadata.namespace, b.metadata.name)));
+    return picked.sort((a, b) =>
+      key(a.metadata.namespace, a.metadata.name).localeCompare(key(b.metadata.namespace, b.metadata.name)),
+    );
   }
 
   count(resource: Resource): number {
@@ -143,7 +146,15 @@ export class Store {
     if (t.has(k)) throw new StoreError('AlreadyExists', resource, obj.metadata.name);
     const rv = ++this.version;
     // The caller keeps its object; the store keeps a frozen copy of what is not frozen already.
-    const stored = frozenCopy({ ...obj, metadata: { ...obj.metadata, uid: flatString(randomUUID()), creationTimestamp: rfc3339(this.now()), resourceVersion: String(rv) } });
+    const stored = frozenCopy({
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        uid: flatString(randomUUID()),
+        creationTimestamp: rfc3339(this.now()),
+        resourceVersion: String(rv),
+      },
+    });
     t.set(k, stored);
     this.record({ type: 'ADDED', resource, object: stored, rv });
     return stored;
@@ -162,7 +173,15 @@ export class Store {
       throw new StoreError('Conflict', resource, obj.metadata.name);
     }
     const rv = ++this.version;
-    const stored = frozenCopy({ ...obj, metadata: { ...obj.metadata, uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp, resourceVersion: String(rv) } });
+    const stored = frozenCopy({
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        uid: current.metadata.uid,
+        creationTimestamp: current.metadata.creationTimestamp,
+        resourceVersion: String(rv),
+      },
+    });
     t.set(k, stored);
     this.record({ type: 'MODIFIED', resource, object: stored, rv, previous: current });
     return stored;

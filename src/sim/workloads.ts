@@ -13,9 +13,15 @@ import type { JsonObject } from './apiserver/json.js';
 
 export type ControllerKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
 
-export const isControllerKind = (kind: FixtureWorkload['kind']): kind is ControllerKind => kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet';
+export const isControllerKind = (kind: FixtureWorkload['kind']): kind is ControllerKind =>
+  kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet';
 
-const RESOURCE: Record<ControllerKind | 'ReplicaSet', AppsResource> = { Deployment: 'deployments', ReplicaSet: 'replicasets', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
+const RESOURCE: Record<ControllerKind | 'ReplicaSet', AppsResource> = {
+  Deployment: 'deployments',
+  ReplicaSet: 'replicasets',
+  StatefulSet: 'statefulsets',
+  DaemonSet: 'daemonsets',
+};
 
 /** The pod template: the workload's labels, annotations, containers and readiness gate; `nodes` as a node affinity. */
 export function podTemplate(w: FixtureWorkload, containers: JsonObject[]): JsonObject {
@@ -26,7 +32,17 @@ export function podTemplate(w: FixtureWorkload, containers: JsonObject[]): JsonO
       containers,
       ...(w.readinessGate ? { readinessGates: [{ conditionType: w.readinessGate.conditionType }] } : {}),
       ...(nodes
-        ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [...nodes] }] }] } } } }
+        ? {
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [
+                    { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [...nodes] }] },
+                  ],
+                },
+              },
+            },
+          }
         : {}),
     },
   };
@@ -43,18 +59,42 @@ export function workloadObject(w: FixtureWorkload & { kind: ControllerKind }, co
   const strategy = { type: w.updateStrategy ?? 'RollingUpdate' };
   const spec: JsonObject =
     w.kind === 'Deployment'
-      ? { replicas: w.replicas, selector, template, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } }
+      ? {
+          replicas: w.replicas,
+          selector,
+          template,
+          strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+        }
       : w.kind === 'StatefulSet'
-        ? { replicas: w.replicas, selector, template, serviceName: w.name, podManagementPolicy: 'Parallel', updateStrategy: strategy }
+        ? {
+            replicas: w.replicas,
+            selector,
+            template,
+            serviceName: w.name,
+            podManagementPolicy: 'Parallel',
+            updateStrategy: strategy,
+          }
         : { selector, template, updateStrategy: strategy };
-  return { apiVersion: 'apps/v1', kind: w.kind, metadata: { name: w.name, namespace: w.namespace, labels: { ...w.labels } }, spec };
+  return {
+    apiVersion: 'apps/v1',
+    kind: w.kind,
+    metadata: { name: w.name, namespace: w.namespace, labels: { ...w.labels } },
+    spec,
+  };
 }
 
 /** What the embedded world stores for a workload, and how it names and labels the pods it seeds. */
 export interface EmbeddedWorkload {
   objects: { resource: AppsResource; object: KubeObject }[];
   /** The pods' controller: the ReplicaSet of a Deployment, else the workload. */
-  ownerRef: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean; blockOwnerDeletion: boolean };
+  ownerRef: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    uid: string;
+    controller: boolean;
+    blockOwnerDeletion: boolean;
+  };
   podName(index: number): string;
   /** Labels the controller adds to its pods. */
   podLabels(index: number, name: string): Record<string, string>;
@@ -66,37 +106,92 @@ export interface EmbeddedWorkload {
 const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
 function safe(hex: string, length: number): string {
   let out = '';
-  for (let i = 0; out.length < length; i++) out += SAFE[parseInt(hex.slice((i * 2) % hex.length, ((i * 2) % hex.length) + 2), 16) % SAFE.length];
+  for (let i = 0; out.length < length; i++)
+    out += SAFE[parseInt(hex.slice((i * 2) % hex.length, ((i * 2) % hex.length) + 2), 16) % SAFE.length];
   return out;
 }
 
 /** `ready`: whether the seeded pods start Ready (the statuses count them). */
-export function embeddedWorkload(w: FixtureWorkload & { kind: ControllerKind }, containers: JsonObject[], ready: boolean, now: string): EmbeddedWorkload {
+export function embeddedWorkload(
+  w: FixtureWorkload & { kind: ControllerKind },
+  containers: JsonObject[],
+  ready: boolean,
+  now: string,
+): EmbeddedWorkload {
   const main = workloadObject(w, containers);
   const template = podTemplate(w, containers);
   const n = w.replicas;
   const readyCount = ready ? n : 0;
   const uid = randomUUID();
-  const meta = (name: string, objUid: string, extra: JsonObject = {}) => ({ name, namespace: w.namespace, uid: objUid, generation: 1, creationTimestamp: now, labels: { ...w.labels }, ...extra });
-  const ref = (kind: string, name: string, refUid: string) => ({ apiVersion: 'apps/v1', kind, name, uid: refUid, controller: true, blockOwnerDeletion: true });
+  const meta = (name: string, objUid: string, extra: JsonObject = {}) => ({
+    name,
+    namespace: w.namespace,
+    uid: objUid,
+    generation: 1,
+    creationTimestamp: now,
+    labels: { ...w.labels },
+    ...extra,
+  });
+  const ref = (kind: string, name: string, refUid: string) => ({
+    apiVersion: 'apps/v1',
+    kind,
+    name,
+    uid: refUid,
+    controller: true,
+    blockOwnerDeletion: true,
+  });
   const hash = safe(jsonHash(template), 10);
-  const object = (status: JsonObject, extraMeta: JsonObject = {}): KubeObject => ({ ...main, metadata: meta(w.name, uid, extraMeta), status: { observedGeneration: 1, ...status } });
+  const object = (status: JsonObject, extraMeta: JsonObject = {}): KubeObject => ({
+    ...main,
+    metadata: meta(w.name, uid, extraMeta),
+    status: { observedGeneration: 1, ...status },
+  });
 
   if (w.kind === 'Deployment') {
     const rsName = `${w.name}-${hash}`;
     const rsUid = randomUUID();
-    const available = { type: 'Available', status: ready ? 'True' : 'False', reason: ready ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable', lastUpdateTime: now, lastTransitionTime: now };
+    const available = {
+      type: 'Available',
+      status: ready ? 'True' : 'False',
+      reason: ready ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
+      lastUpdateTime: now,
+      lastTransitionTime: now,
+    };
     const deployment = object(
-      { replicas: n, updatedReplicas: n, readyReplicas: readyCount, availableReplicas: readyCount, ...(ready ? {} : { unavailableReplicas: n }), conditions: [available] },
+      {
+        replicas: n,
+        updatedReplicas: n,
+        readyReplicas: readyCount,
+        availableReplicas: readyCount,
+        ...(ready ? {} : { unavailableReplicas: n }),
+        conditions: [available],
+      },
       { annotations: { 'deployment.kubernetes.io/revision': '1' } },
     );
-    const rsTemplate = { ...template, metadata: { ...(template.metadata as JsonObject), labels: { ...w.labels, 'pod-template-hash': hash } } };
+    const rsTemplate = {
+      ...template,
+      metadata: { ...(template.metadata as JsonObject), labels: { ...w.labels, 'pod-template-hash': hash } },
+    };
     const replicaSet: KubeObject = {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: meta(rsName, rsUid, { labels: { ...w.labels, 'pod-template-hash': hash }, annotations: { 'deployment.kubernetes.io/revision': '1' }, ownerReferences: [ref('Deployment', w.name, uid)] }),
-      spec: { replicas: n, selector: { matchLabels: { ...w.labels, 'pod-template-hash': hash } }, template: rsTemplate },
-      status: { observedGeneration: 1, replicas: n, fullyLabeledReplicas: n, readyReplicas: readyCount, availableReplicas: readyCount },
+      metadata: meta(rsName, rsUid, {
+        labels: { ...w.labels, 'pod-template-hash': hash },
+        annotations: { 'deployment.kubernetes.io/revision': '1' },
+        ownerReferences: [ref('Deployment', w.name, uid)],
+      }),
+      spec: {
+        replicas: n,
+        selector: { matchLabels: { ...w.labels, 'pod-template-hash': hash } },
+        template: rsTemplate,
+      },
+      status: {
+        observedGeneration: 1,
+        replicas: n,
+        fullyLabeledReplicas: n,
+        readyReplicas: readyCount,
+        availableReplicas: readyCount,
+      },
     };
     return {
       objects: [
@@ -111,16 +206,37 @@ export function embeddedWorkload(w: FixtureWorkload & { kind: ControllerKind }, 
   }
   const revision = `${w.name}-${hash}`;
   if (w.kind === 'StatefulSet') {
-    const sts = object({ replicas: n, readyReplicas: readyCount, currentReplicas: n, updatedReplicas: n, availableReplicas: readyCount, currentRevision: revision, updateRevision: revision, collisionCount: 0 });
+    const sts = object({
+      replicas: n,
+      readyReplicas: readyCount,
+      currentReplicas: n,
+      updatedReplicas: n,
+      availableReplicas: readyCount,
+      currentRevision: revision,
+      updateRevision: revision,
+      collisionCount: 0,
+    });
     return {
       objects: [{ resource: RESOURCE.StatefulSet, object: sts }],
       ownerRef: ref('StatefulSet', w.name, uid),
       podName: (i) => `${w.name}-${i}`,
-      podLabels: (i, name) => ({ 'controller-revision-hash': revision, 'statefulset.kubernetes.io/pod-name': name, 'apps.kubernetes.io/pod-index': String(i) }),
+      podLabels: (i, name) => ({
+        'controller-revision-hash': revision,
+        'statefulset.kubernetes.io/pod-name': name,
+        'apps.kubernetes.io/pod-index': String(i),
+      }),
       podSpec: (name) => ({ hostname: name, subdomain: w.name }),
     };
   }
-  const ds = object({ desiredNumberScheduled: n, currentNumberScheduled: n, updatedNumberScheduled: n, numberReady: readyCount, numberAvailable: readyCount, numberMisscheduled: 0, ...(ready ? {} : { numberUnavailable: n }) });
+  const ds = object({
+    desiredNumberScheduled: n,
+    currentNumberScheduled: n,
+    updatedNumberScheduled: n,
+    numberReady: readyCount,
+    numberAvailable: readyCount,
+    numberMisscheduled: 0,
+    ...(ready ? {} : { numberUnavailable: n }),
+  });
   return {
     objects: [{ resource: RESOURCE.DaemonSet, object: ds }],
     ownerRef: ref('DaemonSet', w.name, uid),

@@ -27,17 +27,30 @@ export interface WorldSummary {
 }
 
 /** Creates the fixture's namespaces, nodes and pods in the store. */
-export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, fixture: Fixture, now: () => Date = () => new Date()): WorldSummary {
+export function buildWorld(
+  store: Store,
+  kubelet: Kubelet,
+  images: ImageTable,
+  fixture: Fixture,
+  now: () => Date = () => new Date(),
+): WorldSummary {
   const pdbs = fixture.podDisruptionBudgets ?? [];
-  const namespaces = new Set([...SYSTEM_NAMESPACES, ...fixture.workloads.map((w) => w.namespace), ...pdbs.map((p) => p.namespace)]);
-  for (const name of namespaces) if (!store.get('namespaces', undefined, name)) store.create('namespaces', namespaceObject(name));
+  const namespaces = new Set([
+    ...SYSTEM_NAMESPACES,
+    ...fixture.workloads.map((w) => w.namespace),
+    ...pdbs.map((p) => p.namespace),
+  ]);
+  for (const name of namespaces)
+    if (!store.get('namespaces', undefined, name)) store.create('namespaces', namespaceObject(name));
   const podsPerNode = new Map<string, number>();
   for (const w of fixture.workloads) {
     const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
-    for (let i = 0; i < w.replicas; i++) podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
+    for (let i = 0; i < w.replicas; i++)
+      podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
   }
   fixture.nodes.forEach((n, i) => {
-    if (!store.get('nodes', undefined, n.name)) store.create('nodes', nodeObject(n, i, podsPerNode.get(n.name) ?? 0, rfc3339(now())));
+    if (!store.get('nodes', undefined, n.name))
+      store.create('nodes', nodeObject(n, i, podsPerNode.get(n.name) ?? 0, rfc3339(now())));
   });
   let pods = 0;
   let startingPods = 0;
@@ -47,7 +60,9 @@ export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, f
       const info = images.lookup(c.image);
       return info && !info.pullFails && !info.crash && !('error' in parseImageRef(c.image));
     });
-    const owner = isControllerKind(w.kind) ? seedWorkload(store, { ...w, kind: w.kind }, runnable, rfc3339(now())) : ownerOf(w);
+    const owner = isControllerKind(w.kind)
+      ? seedWorkload(store, { ...w, kind: w.kind }, runnable, rfc3339(now()))
+      : ownerOf(w);
     for (let i = 0; i < w.replicas; i++) {
       const manifest = podManifest(w, i, nodes[i % nodes.length]!, owner);
       // What the ServiceAccount admission plugin adds on a real create (the token volume).
@@ -66,7 +81,11 @@ export function buildWorld(store: Store, kubelet: Kubelet, images: ImageTable, f
   // As the API server stores a new PDB: generation 1, the status still empty for the controller.
   for (const p of pdbs) {
     const body = pdbObject(p);
-    store.create('poddisruptionbudgets', { ...body, metadata: { ...body.metadata, generation: 1 }, status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } });
+    store.create('poddisruptionbudgets', {
+      ...body,
+      metadata: { ...body.metadata, generation: 1 },
+      status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+    });
   }
   return { namespaces: namespaces.size, nodes: fixture.nodes.length, pods, startingPods };
 }
@@ -92,7 +111,14 @@ function gateConditions(w: FixtureWorkload, now: string): PodCondition[] {
 }
 
 interface Owner {
-  ref: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean; blockOwnerDeletion: boolean };
+  ref: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    uid: string;
+    controller: boolean;
+    blockOwnerDeletion: boolean;
+  };
   labels: Record<string, string>;
   /** A controller's pods: its names, labels and per-pod spec fields. */
   podName?: (index: number) => string;
@@ -102,9 +128,20 @@ interface Owner {
 
 /** Stores a Deployment (and its ReplicaSet), StatefulSet or DaemonSet as its controller would leave it; the owner of its pods. */
 function seedWorkload(store: Store, w: FixtureWorkload & { kind: ControllerKind }, ready: boolean, now: string): Owner {
-  const seeded = embeddedWorkload(w, containerSpecs(w), ready && (w.readinessGate === undefined || w.readinessGate.condition === 'True'), now);
+  const seeded = embeddedWorkload(
+    w,
+    containerSpecs(w),
+    ready && (w.readinessGate === undefined || w.readinessGate.condition === 'True'),
+    now,
+  );
   for (const { resource, object } of seeded.objects) store.create(resource, object);
-  return { ref: seeded.ownerRef, labels: {}, podName: seeded.podName, podLabels: seeded.podLabels, podSpec: seeded.podSpec };
+  return {
+    ref: seeded.ownerRef,
+    labels: {},
+    podName: seeded.podName,
+    podLabels: seeded.podLabels,
+    podSpec: seeded.podSpec,
+  };
 }
 
 /** The containers of a workload's pods, as the API server stores them after defaulting. */
@@ -130,7 +167,12 @@ function ownerOf(w: FixtureWorkload): Owner | undefined {
   const hash = jsonHash({ containers: w.containers, labels: w.labels }).slice(0, 10);
   const name = w.owner.name ?? (kind === 'ReplicaSet' ? `${w.name}-${hash}` : w.name);
   const apiVersion = kind === 'Job' ? 'batch/v1' : 'apps/v1';
-  const labels: Record<string, string> = kind === 'ReplicaSet' ? { 'pod-template-hash': hash } : kind === 'StatefulSet' ? { 'controller-revision-hash': `${name}-${hash}` } : {};
+  const labels: Record<string, string> =
+    kind === 'ReplicaSet'
+      ? { 'pod-template-hash': hash }
+      : kind === 'StatefulSet'
+        ? { 'controller-revision-hash': `${name}-${hash}` }
+        : {};
   return { ref: { apiVersion, kind, name, uid: randomUUID(), controller: true, blockOwnerDeletion: true }, labels };
 }
 
@@ -204,7 +246,10 @@ export function nodeObject(n: FixtureNode, index: number, pods: number, now: str
         ...(n.zone ? { 'topology.kubernetes.io/zone': n.zone } : {}),
         ...n.labels,
       },
-      annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+      annotations: {
+        'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+      },
     },
     spec: { podCIDR, podCIDRs: [podCIDR], providerID: `kwave-sim://${n.name}` },
     status: {
@@ -214,7 +259,12 @@ export function nodeObject(n: FixtureNode, index: number, pods: number, now: str
       ],
       allocatable: capacity,
       capacity,
-      conditions: Object.entries(NODE_HEALTHY).map(([type, c]) => ({ type, ...c, lastHeartbeatTime: now, lastTransitionTime: now })),
+      conditions: Object.entries(NODE_HEALTHY).map(([type, c]) => ({
+        type,
+        ...c,
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      })),
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
         architecture: 'amd64',

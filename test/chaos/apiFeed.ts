@@ -30,12 +30,16 @@ export class ApiFeed {
   }
 
   private async list(): Promise<void> {
-    const list = await this.http.request<{ items: KubeObject[]; metadata: { resourceVersion: string } }>('GET', this.path);
+    const list = await this.http.request<{ items: KubeObject[]; metadata: { resourceVersion: string } }>(
+      'GET',
+      this.path,
+    );
     const seen = new Set<string>();
     for (const item of list.items) {
       const name = item.metadata.name;
       seen.add(name);
-      if (this.known.get(name)?.metadata.resourceVersion !== item.metadata.resourceVersion) this.emit(this.known.has(name) ? 'MODIFIED' : 'ADDED', item);
+      if (this.known.get(name)?.metadata.resourceVersion !== item.metadata.resourceVersion)
+        this.emit(this.known.has(name) ? 'MODIFIED' : 'ADDED', item);
     }
     for (const [name, object] of this.known) if (!seen.has(name)) this.emit('DELETED', object);
     this.rv = list.metadata.resourceVersion;
@@ -52,7 +56,12 @@ export class ApiFeed {
       try {
         if (this.rv === undefined) await this.list();
         let gone = false;
-        const q = new URLSearchParams({ watch: 'true', resourceVersion: this.rv!, allowWatchBookmarks: 'true', timeoutSeconds: '600' });
+        const q = new URLSearchParams({
+          watch: 'true',
+          resourceVersion: this.rv!,
+          allowWatchBookmarks: 'true',
+          timeoutSeconds: '600',
+        });
         this.current = this.http.watch(`${this.path}?${q}`, (type, object) => {
           if (type === 'ERROR') {
             if ((object as { code?: number }).code === 410) gone = true;

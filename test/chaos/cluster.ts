@@ -37,7 +37,10 @@ export interface ChaosCluster {
   lease(): Promise<KubeObject | undefined>;
   record(): Promise<KubeObject | undefined>;
   /** Another controller's write: a label or an annotation, guarded by the version read (false: it lost a race). */
-  touchPod(pod: KubeObject, change: { labels: Record<string, string> } | { annotations: Record<string, string> }): Promise<boolean>;
+  touchPod(
+    pod: KubeObject,
+    change: { labels: Record<string, string> } | { annotations: Record<string, string> },
+  ): Promise<boolean>;
   deletePod(name: string): Promise<void>;
   /** The node fault: its kubelet silent (embedded: NotReady at once; real: the node-lifecycle controller notices). */
   setNodeReady(node: string, ready: boolean): Promise<void>;
@@ -76,11 +79,17 @@ export function gateOf(pod: KubeObject): string | undefined {
 }
 
 export function containerStatus(pod: KubeObject): { imageID: string; restartCount: number; image: string } | undefined {
-  return (pod.status as { containerStatuses?: { name: string; imageID: string; restartCount: number; image: string }[] } | undefined)?.containerStatuses?.find((c) => c.name === 'nginx');
+  return (
+    pod.status as
+      { containerStatuses?: { name: string; imageID: string; restartCount: number; image: string }[] } | undefined
+  )?.containerStatuses?.find((c) => c.name === 'nginx');
 }
 
 export function specImage(pod: KubeObject): string {
-  return (pod.spec as { containers: { name: string; image: string }[] }).containers.find((c) => c.name === 'nginx')?.image ?? '';
+  return (
+    (pod.spec as { containers: { name: string; image: string }[] }).containers.find((c) => c.name === 'nginx')?.image ??
+    ''
+  );
 }
 
 export function holderOf(lease: KubeObject | undefined): string {
@@ -89,7 +98,12 @@ export function holderOf(lease: KubeObject | undefined): string {
 
 /** A node counts as unable to act once it is not Ready or carries the node-lifecycle controller's taints. */
 export function nodeCannotAct(node: KubeObject): boolean {
-  const ready = (node.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const ready = (node.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find(
+    (c) => c.type === 'Ready',
+  )?.status;
   const taints = (node.spec as { taints?: { key: string }[] } | undefined)?.taints ?? [];
-  return ready !== 'True' || taints.some((t) => t.key === 'node.kubernetes.io/unreachable' || t.key === 'node.kubernetes.io/not-ready');
+  return (
+    ready !== 'True' ||
+    taints.some((t) => t.key === 'node.kubernetes.io/unreachable' || t.key === 'node.kubernetes.io/not-ready')
+  );
 }

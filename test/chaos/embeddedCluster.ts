@@ -9,7 +9,13 @@ import type { Scenario } from './scenario.js';
 
 export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: number): Promise<ChaosCluster> {
   const kubeconfigPath = join(dir, 'kubeconfig');
-  const sim = await startSim({ pods: s.pods, seed: s.seed, timeScale, kubeconfigOut: kubeconfigPath, faults: { ...s.faults, retryAfterSeconds: 1 } });
+  const sim = await startSim({
+    pods: s.pods,
+    seed: s.seed,
+    timeScale,
+    kubeconfigOut: kubeconfigPath,
+    faults: { ...s.faults, retryAfterSeconds: 1 },
+  });
   const selected = () => sim.store.list('pods', NAMESPACE).filter(isSelected);
   return {
     kubeconfigPath,
@@ -17,7 +23,9 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
     lease: async () => sim.store.get('leases', NAMESPACE, RECORD_NAME),
     record: async () => sim.store.get('configmaps', NAMESPACE, RECORD_NAME),
     touchPod: async (pod, change) => {
-      const copy = structuredClone(pod) as KubeObject & { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
+      const copy = structuredClone(pod) as KubeObject & {
+        metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      };
       if ('labels' in change) copy.metadata.labels = { ...copy.metadata.labels, ...change.labels };
       else copy.metadata.annotations = { ...copy.metadata.annotations, ...change.annotations };
       try {
@@ -35,7 +43,8 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
       sim.store.subscribe((change) => {
         const { resource, object } = change;
         if ((resource === 'pods' || resource === 'leases') && object.metadata.namespace !== NAMESPACE) return;
-        if (resource === 'pods' || resource === 'leases' || resource === 'nodes') listener({ resource, type: change.type, object } as ClusterChange);
+        if (resource === 'pods' || resource === 'leases' || resource === 'nodes')
+          listener({ resource, type: change.type, object } as ClusterChange);
       }),
     resetStats: async () => {
       await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' });
@@ -44,7 +53,9 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
     runnersStarting: () => undefined,
     runnersRan: () => undefined,
     final: async () => {
-      const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as { maxNotReady: Record<string, number> };
+      const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as {
+        maxNotReady: Record<string, number>;
+      };
       return {
         pods: selected(),
         record: sim.store.get('configmaps', NAMESPACE, RECORD_NAME),

@@ -12,7 +12,16 @@ import { fileURLToPath } from 'node:url';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { decodeRecord } from '../../src/record/codec.js';
 import { seededRandom } from '../../src/sim/clock.js';
-import { containerStatus, gateOf, holderOf, nodeCannotAct, RECORD_NAME, specImage, type BackendFaultReport, type ChaosCluster } from './cluster.js';
+import {
+  containerStatus,
+  gateOf,
+  holderOf,
+  nodeCannotAct,
+  RECORD_NAME,
+  specImage,
+  type BackendFaultReport,
+  type ChaosCluster,
+} from './cluster.js';
 import { startEmbeddedCluster } from './embeddedCluster.js';
 import { checkInvariants, type Observed } from './invariants.js';
 import { startRealCluster } from './realCluster.js';
@@ -54,13 +63,19 @@ interface Runner {
   stderr: string;
 }
 
-export async function runScenario(s: Scenario, options: { timeScale: number; canUnshare: boolean }): Promise<ScenarioResult> {
+export async function runScenario(
+  s: Scenario,
+  options: { timeScale: number; canUnshare: boolean },
+): Promise<ScenarioResult> {
   const started = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'kwave-chaos-'));
   const planFile = join(dir, 'plan.yaml');
   await writeFile(planFile, planYaml(s));
   const startupStarted = Date.now();
-  const cluster = s.backend === 'real' ? await startRealCluster(s, dir, options.timeScale) : await startEmbeddedCluster(s, dir, options.timeScale);
+  const cluster =
+    s.backend === 'real'
+      ? await startRealCluster(s, dir, options.timeScale)
+      : await startEmbeddedCluster(s, dir, options.timeScale);
   const startupMs = Date.now() - startupStarted;
   const kubeconfig = cluster.kubeconfigPath;
   const r = seededRandom(s.seed ^ 0x5bd1e995);
@@ -87,10 +102,17 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
       const holdersBefore = observed.holders.length;
       if (attempt === 0 && s.twoRunners) {
         batch.push(startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: 0 }));
-        batch.push(startRunner(planFile, kubeconfig, { otherNamespace: options.canUnshare, skewSeconds: s.skewSeconds }));
+        batch.push(
+          startRunner(planFile, kubeconfig, { otherNamespace: options.canUnshare, skewSeconds: s.skewSeconds }),
+        );
       } else {
         // Without a second runner, the skewed clock alternates with a true one across restarts.
-        batch.push(startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: attempt % 2 === 0 ? s.skewSeconds : 0 }));
+        batch.push(
+          startRunner(planFile, kubeconfig, {
+            otherNamespace: false,
+            skewSeconds: attempt % 2 === 0 ? s.skewSeconds : 0,
+          }),
+        );
       }
       runners.push(...batch);
       const killAt = s.kills[attempt];
@@ -109,7 +131,9 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
       }
       const codes = await Promise.race([
         Promise.all(batch.map((b) => b.exit)),
-        new Promise<'hang'>((resolve) => timers.push(setTimeout(() => resolve('hang'), Math.max(0, deadline - Date.now())))),
+        new Promise<'hang'>((resolve) =>
+          timers.push(setTimeout(() => resolve('hang'), Math.max(0, deadline - Date.now()))),
+        ),
       ]);
       logs = batch.map((b) => b.stderr.slice(-1500)).join('\n---\n');
       cluster.runnersRan(new Set(observed.holders.slice(holdersBefore).filter(Boolean)).size);
@@ -125,14 +149,18 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
       }
       // A kill that came after the run had ended for the cluster — its end recorded and the lease
       // released — only cut its exit short: that end is the scenario's.
-      const final = codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? await endedAndReleased(cluster) : undefined);
+      const final =
+        codes.find((c) => c === 0 || c === 3) ?? (codes.includes(null) ? await endedAndReleased(cluster) : undefined);
       if (final !== undefined) {
         exitCode = final;
         // Both may end 0 or 3 only one after the other: the second (slow to start) took the lease
         // once the first had released it, and found the plan done. Never one taking it from the other.
         const { holders } = observed;
         const handedOver = holders.some((h, i) => h !== '' && (holders[i + 1] ?? '') !== '');
-        if (codes.filter((c) => c === 0 || c === 3).length > 1 && handedOver) violations.push(`two runners both ran the plan to its end, the lease going from one to the other (exit codes ${codes.join(', ')}; holders ${observed.holders.join(' → ')})`);
+        if (codes.filter((c) => c === 0 || c === 3).length > 1 && handedOver)
+          violations.push(
+            `two runners both ran the plan to its end, the lease going from one to the other (exit codes ${codes.join(', ')}; holders ${observed.holders.join(' → ')})`,
+          );
         // Halted with rollbacks left for nodes that could not act (the record names them): as the
         // halt message tells a user, `kwave rollback` once the nodes are back. On real, an outage
         // of the apiserver or etcd longer than the node grace period takes every node down for a while.
@@ -157,7 +185,9 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
       const unexpected = codes.filter((c) => c !== null && c !== 2 && c !== 4);
       if (unexpected.length > 0) {
         exitCode = unexpected[0]!;
-        violations.push(`kwave run exited ${unexpected.join(', ')} (expected 0, 3, 5 while a node cannot act, 4 after a lost lease, or 2 while the plan is locked)`);
+        violations.push(
+          `kwave run exited ${unexpected.join(', ')} (expected 0, 3, 5 while a node cannot act, 4 after a lost lease, or 2 while the plan is locked)`,
+        );
         break;
       }
       // Killed, stopped, or refused while another runner (or an abandoned lease) held the plan: run again.
@@ -177,8 +207,21 @@ export async function runScenario(s: Scenario, options: { timeScale: number; can
     await rm(dir, { recursive: true, force: true });
   }
   const faults = cluster.faultReport();
-  violations.push(...[...faults.problems, ...(observed?.problems ?? [])].map((p) => `a fault did not take place: ${p}`));
-  return { violations, kills, interrupted, runs: runners.length, exitCode, durationMs: Date.now() - started, startupMs, faults, nodesTainted: observed?.nodesThatCouldNotAct.size ?? 0, logs };
+  violations.push(
+    ...[...faults.problems, ...(observed?.problems ?? [])].map((p) => `a fault did not take place: ${p}`),
+  );
+  return {
+    violations,
+    kills,
+    interrupted,
+    runs: runners.length,
+    exitCode,
+    durationMs: Date.now() - started,
+    startupMs,
+    faults,
+    nodesTainted: observed?.nodesThatCouldNotAct.size ?? 0,
+    logs,
+  };
 }
 
 /** The record of the halted run lists pods whose rollback waits for their node. */
@@ -189,7 +232,13 @@ async function rollbackPending(cluster: ChaosCluster): Promise<boolean> {
 }
 
 /** `kwave rollback PLAN` until it ends (0) or gives up; 5 (a node down again) and 2 (locked) run it again. */
-async function rollBackOnceNodesAct(planFile: string, kubeconfig: string, observed: Observed, runners: Runner[], deadline: number): Promise<number | null> {
+async function rollBackOnceNodesAct(
+  planFile: string,
+  kubeconfig: string,
+  observed: Observed,
+  runners: Runner[],
+  deadline: number,
+): Promise<number | null> {
   for (;;) {
     await untilNodesCanAct(observed, deadline);
     const runner = startRunner(planFile, kubeconfig, { otherNamespace: false, skewSeconds: 0, command: 'rollback' });
@@ -218,24 +267,68 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace: boolean; skewSeconds: number; command?: 'run' | 'rollback' }): Runner {
-  const kwave = [process.execPath, BIN, how.command ?? 'run', planFile, '--kubeconfig', kubeconfig, '--metrics-address', 'off', '-o', 'json'];
+function startRunner(
+  planFile: string,
+  kubeconfig: string,
+  how: { otherNamespace: boolean; skewSeconds: number; command?: 'run' | 'rollback' },
+): Runner {
+  const kwave = [
+    process.execPath,
+    BIN,
+    how.command ?? 'run',
+    planFile,
+    '--kubeconfig',
+    kubeconfig,
+    '--metrics-address',
+    'off',
+    '-o',
+    'json',
+  ];
   const ns = how.otherNamespace ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : [];
   const argv = [...ns, ...kwave];
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBECONFIG: '' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    KUBECONFIG: '',
+  };
   if (how.skewSeconds !== 0) {
     // libfaketime preloaded into kwave itself (the `faketime` wrapper would stand between our
     // SIGKILL and kwave); it shifts the wall clock only, timers keep real time.
-    Object.assign(env, { LD_PRELOAD: LIBFAKETIME, FAKETIME: `${how.skewSeconds > 0 ? '+' : ''}${how.skewSeconds}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
+    Object.assign(env, {
+      LD_PRELOAD: LIBFAKETIME,
+      FAKETIME: `${how.skewSeconds > 0 ? '+' : ''}${how.skewSeconds}s`,
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    });
   }
   const debug = process.env.KWAVE_CHAOS_DEBUG;
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', debug ? 'pipe' : 'ignore', 'pipe'] });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', debug ? 'pipe' : 'ignore', 'pipe'],
+  });
   // Debugging only: kwave's own events, never used by the invariants.
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => process.stderr.write(c.split('\n').filter(Boolean).map((l) => `[${child.pid} out] ${l}\n`).join('')));
-  const runner: Runner = { child, otherNamespace: how.otherNamespace, dead: false, stderr: '', exit: Promise.resolve(null) };
+  child.stdout?.setEncoding('utf8').on('data', (c: string) =>
+    process.stderr.write(
+      c
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => `[${child.pid} out] ${l}\n`)
+        .join(''),
+    ),
+  );
+  const runner: Runner = {
+    child,
+    otherNamespace: how.otherNamespace,
+    dead: false,
+    stderr: '',
+    exit: Promise.resolve(null),
+  };
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     runner.stderr = (runner.stderr + c).slice(-20_000);
-    if (process.env.KWAVE_CHAOS_DEBUG) process.stderr.write(`[${child.pid}${how.otherNamespace ? ' other-ns' : ''}${how.skewSeconds ? ` skew ${how.skewSeconds}s` : ''}] ${c}`);
+    if (process.env.KWAVE_CHAOS_DEBUG)
+      process.stderr.write(
+        `[${child.pid}${how.otherNamespace ? ' other-ns' : ''}${how.skewSeconds ? ` skew ${how.skewSeconds}s` : ''}] ${c}`,
+      );
   });
   runner.exit = new Promise((resolve) =>
     child.on('close', (code) => {
@@ -247,14 +340,23 @@ function startRunner(planFile: string, kubeconfig: string, how: { otherNamespace
 }
 
 /** The concurrent writer, the deletions and the node flap, on timers from now. */
-function startChaos(s: Scenario, cluster: ChaosCluster, r: () => number, timers: NodeJS.Timeout[], observed: Observed): void {
+function startChaos(
+  s: Scenario,
+  cluster: ChaosCluster,
+  r: () => number,
+  timers: NodeJS.Timeout[],
+  observed: Observed,
+): void {
   if (s.writerEveryMs > 0) {
     let n = 0;
     const touch = async () => {
       const pods = await cluster.selectedPods().catch(() => []);
       const pod = pods[Math.floor(r() * pods.length)];
       // Another controller's bookkeeping: never the selector's label, never kwave's annotation.
-      const change = r() < 0.5 ? { labels: { 'chaos.example/touch': String(++n) } } : { annotations: { 'chaos.example/note': `n${++n}` } };
+      const change =
+        r() < 0.5
+          ? { labels: { 'chaos.example/touch': String(++n) } }
+          : { annotations: { 'chaos.example/note': `n${++n}` } };
       if (pod && !observed.chaosOver && (await cluster.touchPod(pod, change))) observed.writes++;
       if (!observed.chaosOver) timers.push(setTimeout(() => void touch(), s.writerEveryMs));
     };
@@ -277,7 +379,12 @@ function startChaos(s: Scenario, cluster: ChaosCluster, r: () => number, timers:
   }
   if (s.nodeFlap) {
     const { node, atMs, forMs } = s.nodeFlap;
-    const set = (ready: boolean) => () => void cluster.setNodeReady(node, ready).catch((err: unknown) => observed.problems.push(`node ${node} ${ready ? 'back' : 'silent'}: ${(err as Error).message}`));
+    const set = (ready: boolean) => () =>
+      void cluster
+        .setNodeReady(node, ready)
+        .catch((err: unknown) =>
+          observed.problems.push(`node ${node} ${ready ? 'back' : 'silent'}: ${(err as Error).message}`),
+        );
     timers.push(setTimeout(set(false), atMs));
     timers.push(setTimeout(set(true), atMs + forMs));
   }
@@ -335,7 +442,8 @@ async function observe(cluster: ChaosCluster, runners: Runner[], violations: str
         // A takeover while the previous holder still runs would be two active runners.
         if (holder !== '' && next !== '') {
           const previous = runnerOf(holder, runners);
-          if (previous && !previous.dead) violations.push(`the lease passed from "${holder}" to "${next}" while the first was still running`);
+          if (previous && !previous.dead)
+            violations.push(`the lease passed from "${holder}" to "${next}" while the first was still running`);
         }
         holder = next;
       }

@@ -37,7 +37,10 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
   const v: string[] = [];
   const broken = s.image === TARGET_BROKEN;
   const expectedExit = broken ? 3 : 0;
-  if (exitCode !== expectedExit) v.push(`exit code ${exitCode}, expected ${expectedExit} (${broken ? 'the target image fails' : 'the target image is good'})`);
+  if (exitCode !== expectedExit)
+    v.push(
+      `exit code ${exitCode}, expected ${expectedExit} (${broken ? 'the target image fails' : 'the target image is good'})`,
+    );
 
   const targetDigest = defaultDigest('docker.io/library/nginx:1.25.3');
   let atTarget = 0;
@@ -52,32 +55,51 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
     }
     // 1. On the target by imageID, or back on the recorded one after a rollback.
     if (expectedExit === 0) {
-      if (!cs.imageID.endsWith(`@${targetDigest}`) || spec !== s.image) v.push(`${name}: not on the target (spec ${spec}, imageID ${cs.imageID})`);
+      if (!cs.imageID.endsWith(`@${targetDigest}`) || spec !== s.image)
+        v.push(`${name}: not on the target (spec ${spec}, imageID ${cs.imageID})`);
       else atTarget++;
     } else if (exitCode === 3) {
-      if (cs.imageID !== initial.imageID || spec !== OLD_IMAGE) v.push(`${name}: not back on its recorded image after the rollback (spec ${spec}, imageID ${cs.imageID}, was ${initial.imageID})`);
+      if (cs.imageID !== initial.imageID || spec !== OLD_IMAGE)
+        v.push(
+          `${name}: not back on its recorded image after the rollback (spec ${spec}, imageID ${cs.imageID}, was ${initial.imageID})`,
+        );
     }
     // 2. One patch per direction: one upgrade and at most one rollback, and restarts to match.
-    const states = [...(seen.annotations.get(name) ?? [])].map((text) => JSON.parse(text) as { direction?: string; revision: string });
+    const states = [...(seen.annotations.get(name) ?? [])].map(
+      (text) => JSON.parse(text) as { direction?: string; revision: string },
+    );
     const upgrades = states.filter((st) => (st.direction ?? 'upgrade') === 'upgrade').length;
     const rollbacks = states.filter((st) => st.direction === 'rollback').length;
-    if (upgrades > 1) v.push(`${name}: patched for the upgrade ${upgrades} times (state annotations ${[...(seen.annotations.get(name) ?? [])].join(' | ')})`);
+    if (upgrades > 1)
+      v.push(
+        `${name}: patched for the upgrade ${upgrades} times (state annotations ${[...(seen.annotations.get(name) ?? [])].join(' | ')})`,
+      );
     if (rollbacks > 1) v.push(`${name}: patched for the rollback ${rollbacks} times`);
     // Not vacuous: every pod that ends on the target was patched once; every patched pod of a failed plan was rolled back.
-    if (expectedExit === 0 && exitCode === 0 && upgrades !== 1) v.push(`${name}: on the target after ${upgrades} upgrade patches (expected exactly 1)`);
-    if (exitCode === 3 && upgrades === 1 && rollbacks !== 1) v.push(`${name}: patched for the failing image but rolled back ${rollbacks} times`);
+    if (expectedExit === 0 && exitCode === 0 && upgrades !== 1)
+      v.push(`${name}: on the target after ${upgrades} upgrade patches (expected exactly 1)`);
+    if (exitCode === 3 && upgrades === 1 && rollbacks !== 1)
+      v.push(`${name}: patched for the failing image but rolled back ${rollbacks} times`);
     const images = seen.specImages.get(name) ?? [];
-    if (images.length - 1 > upgrades + rollbacks) v.push(`${name}: spec image changed ${images.length - 1} times (${images.join(' → ')}) for ${upgrades} upgrade and ${rollbacks} rollback patches`);
+    if (images.length - 1 > upgrades + rollbacks)
+      v.push(
+        `${name}: spec image changed ${images.length - 1} times (${images.join(' → ')}) for ${upgrades} upgrade and ${rollbacks} rollback patches`,
+      );
     // The audit log counts every accepted image patch, even one the change feed missed (a watch
     // resumed after a 410 sees only the newest state): at most one per direction.
     const patched = final.imagePatches?.get(name);
     if (final.imagePatches) {
       const allowed = broken ? 2 : 1;
-      if ((patched ?? 0) > allowed) v.push(`${name}: the apiserver accepted ${patched} image patches from kwave (at most ${allowed}: one upgrade${broken ? ' and one rollback' : ''})`);
-      if (expectedExit === 0 && exitCode === 0 && (patched ?? 0) !== 1) v.push(`${name}: on the target after ${patched ?? 0} accepted image patches (audit log; expected exactly 1)`);
+      if ((patched ?? 0) > allowed)
+        v.push(
+          `${name}: the apiserver accepted ${patched} image patches from kwave (at most ${allowed}: one upgrade${broken ? ' and one rollback' : ''})`,
+        );
+      if (expectedExit === 0 && exitCode === 0 && (patched ?? 0) !== 1)
+        v.push(`${name}: on the target after ${patched ?? 0} accepted image patches (audit log; expected exactly 1)`);
     }
     const restarts = cs.restartCount - initial.restartCount;
-    if (restarts > Math.max(upgrades + rollbacks, patched ?? 0)) v.push(`${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches`);
+    if (restarts > Math.max(upgrades + rollbacks, patched ?? 0))
+      v.push(`${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches`);
     // 3. No pod left drained: every failed pod is rolled back here (rollback failed | all).
     if (gateOf(pod) === 'False') v.push(`${name}: left with its gate False`);
   }
@@ -86,29 +108,41 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
   // of the apiserver or etcd longer than the node grace period makes the node-lifecycle
   // controller mark nodes NotReady too: the change feed saw it).
   const most = final.maxNotReady;
-  if (!s.nodeFlap && seen.nodesThatCouldNotAct.size === 0 && most > s.maxUnavailable) v.push(`${most} selected pods were not Ready at once, maxUnavailable is ${s.maxUnavailable}`);
+  if (!s.nodeFlap && seen.nodesThatCouldNotAct.size === 0 && most > s.maxUnavailable)
+    v.push(`${most} selected pods were not Ready at once, maxUnavailable is ${s.maxUnavailable}`);
 
   // 5. The record agrees with the cluster.
   const cm = final.record as unknown as V1ConfigMap | undefined;
   const decoded = cm ? decodeRecord(cm) : undefined;
-  if (!decoded?.ok) v.push(`the rollout record is ${cm ? `damaged: ${decoded && !decoded.ok ? decoded.problem : ''}` : 'missing'}`);
+  if (!decoded?.ok)
+    v.push(`the rollout record is ${cm ? `damaged: ${decoded && !decoded.ok ? decoded.problem : ''}` : 'missing'}`);
   else {
     const { phase, counts, rollback } = decoded.record;
     if (exitCode === 0) {
       if (phase !== 'Completed') v.push(`record phase ${phase} after exit 0`);
       const counted = counts.upgraded + counts.skipped;
-      if (counts.failed !== 0 || counts.pending !== 0 || counts.in_progress !== 0) v.push(`record counts ${JSON.stringify(counts)} after exit 0`);
-      if (counted < atTarget || counted > atTarget + seen.deleted.size) v.push(`record counts ${counted} pods upgraded or skipped, the cluster has ${atTarget} at the target (${seen.deleted.size} deleted)`);
+      if (counts.failed !== 0 || counts.pending !== 0 || counts.in_progress !== 0)
+        v.push(`record counts ${JSON.stringify(counts)} after exit 0`);
+      if (counted < atTarget || counted > atTarget + seen.deleted.size)
+        v.push(
+          `record counts ${counted} pods upgraded or skipped, the cluster has ${atTarget} at the target (${seen.deleted.size} deleted)`,
+        );
     } else if (exitCode === 3) {
       if (phase !== 'Halted' && phase !== 'RolledBack') v.push(`record phase ${phase} after exit 3`);
       if (counts.in_progress !== 0) v.push(`record counts ${counts.in_progress} pods in progress after the halt`);
       // Failures are kept across the runs of one revision (counts restart with each run, and a run
       // carrying on a killed run's halt may find every failed pod already rolled back).
-      if (decoded.record.failuresTotal < 1) v.push('record names no failed pod, yet the plan halted on a failing image');
+      if (decoded.record.failuresTotal < 1)
+        v.push('record names no failed pod, yet the plan halted on a failing image');
       // A pod deleted before its rollback vanished: neither done nor failed. Only pods kwave had
       // patched can be rollback targets, so only their deletions excuse a missing one.
-      const deletedPatched = [...seen.deleted].filter((name) => [...(seen.annotations.get(name) ?? [])].length > 0).length;
-      if (rollback && (rollback.failed !== 0 || rollback.done + deletedPatched < rollback.pods)) v.push(`record rollback ${JSON.stringify(rollback)}: not every pod came back (${deletedPatched} patched pods deleted)`);
+      const deletedPatched = [...seen.deleted].filter(
+        (name) => [...(seen.annotations.get(name) ?? [])].length > 0,
+      ).length;
+      if (rollback && (rollback.failed !== 0 || rollback.done + deletedPatched < rollback.pods))
+        v.push(
+          `record rollback ${JSON.stringify(rollback)}: not every pod came back (${deletedPatched} patched pods deleted)`,
+        );
     }
   }
   // 6. The Lease ends released.

@@ -43,7 +43,8 @@ const backendFlags = backend === 'real' ? ' --control-plane real' : '';
 // scenarios run without those faults, and the summary says so.
 const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
 const canSkew = existsSync(LIBFAKETIME);
-if (!canUnshare) console.log('chaos: `unshare --pid` is not available (needs root): second runners start in this PID namespace');
+if (!canUnshare)
+  console.log('chaos: `unshare --pid` is not available (needs root): second runners start in this PID namespace');
 if (!canSkew) console.log('chaos: faketime is not installed (apt-get install faketime): no skewed clocks');
 
 const scenarios: { index: number; scenario: Scenario }[] = Array.from({ length: count }, (_, index) => ({
@@ -90,7 +91,10 @@ async function worker(queue: typeof scenarios): Promise<void> {
       goneByKind.set(k, g);
     }
     startups.push(result.startupMs);
-    const realPart = backend === 'real' ? `; 410s: observer ${result.faults.observer410}, kwave re-lists ≥ ${result.faults.kwaveRelists}; nodes NotReady/tainted ${result.nodesTainted}; start ${(result.startupMs / 1000).toFixed(1)}s` : '';
+    const realPart =
+      backend === 'real'
+        ? `; 410s: observer ${result.faults.observer410}, kwave re-lists ≥ ${result.faults.kwaveRelists}; nodes NotReady/tainted ${result.nodesTainted}; start ${(result.startupMs / 1000).toFixed(1)}s`
+        : '';
     const head = `#${index} seed ${scenario.seed}: ${scenario.pods} pods, ${kinds.join(', ') || 'no faults'}; ${result.runs} runs, ${result.kills} kills${result.interrupted ? `, ${result.interrupted} interrupted (exit 4)` : ''}, exit ${result.exitCode}, ${(result.durationMs / 1000).toFixed(1)}s${realPart}`;
     if (result.violations.length === 0) {
       console.log(`ok   ${head}`);
@@ -99,14 +103,22 @@ async function worker(queue: typeof scenarios): Promise<void> {
       console.log(`FAIL ${head}`);
       for (const line of result.violations) console.log(`     - ${line}`);
       console.log(`     replay: npm run chaos --${backendFlags} --scenario-seed ${scenario.seed}`);
-      console.log(result.logs.split('\n').map((l) => `     | ${l}`).join('\n'));
+      console.log(
+        result.logs
+          .split('\n')
+          .map((l) => `     | ${l}`)
+          .join('\n'),
+      );
     }
   }
 }
 
 const queue = [...scenarios];
 await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, () => worker(queue)));
-const byKind = [...faults.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ');
+const byKind = [...faults.entries()]
+  .sort(([a], [b]) => a.localeCompare(b))
+  .map(([k, n]) => `${k} ${n}`)
+  .join(', ');
 const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)] ?? 0;
 const realSummary =
   backend === 'real'

@@ -11,7 +11,14 @@ import { AuditTail, type AuditRecord } from '../../src/sim/controlPlane/index.js
 import { startRealSim } from '../../src/sim/real/index.js';
 import type { KubeObject } from '../../src/sim/store.js';
 import { ApiFeed } from './apiFeed.js';
-import { isSelected, NAMESPACE, RECORD_NAME, type BackendFaultReport, type ChaosCluster, type ClusterChange } from './cluster.js';
+import {
+  isSelected,
+  NAMESPACE,
+  RECORD_NAME,
+  type BackendFaultReport,
+  type ChaosCluster,
+  type ClusterChange,
+} from './cluster.js';
 import type { Scenario } from './scenario.js';
 
 const OBSERVER = 'kwave-chaos-observer';
@@ -21,14 +28,29 @@ const RECORD = `/api/v1/namespaces/${NAMESPACE}/configmaps/${RECORD_NAME}`;
 
 export async function startRealCluster(s: Scenario, dir: string, timeScale: number): Promise<ChaosCluster> {
   const kubeconfigPath = join(dir, 'kubeconfig');
-  const sim = await startRealSim({ pods: s.pods, seed: s.seed, timeScale, kubeconfigOut: kubeconfigPath, controlPlane: { users: [{ name: OBSERVER, groups: ['system:masters'] }] } });
+  const sim = await startRealSim({
+    pods: s.pods,
+    seed: s.seed,
+    timeScale,
+    kubeconfigOut: kubeconfigPath,
+    controlPlane: { users: [{ name: OBSERVER, groups: ['system:masters'] }] },
+  });
   const cp = sim.controlPlane;
-  const http = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.tokens[OBSERVER]!, userAgent: 'kwave-chaos/observer' });
+  const http = new KubeHttp({
+    url: cp.url,
+    caPem: cp.caPem,
+    token: cp.tokens[OBSERVER]!,
+    userAgent: 'kwave-chaos/observer',
+  });
   const listeners = new Set<(change: ClusterChange) => void>();
   const fan = (change: ClusterChange) => {
     for (const l of listeners) l(change);
   };
-  const feeds = [new ApiFeed(http, 'pods', PODS, fan), new ApiFeed(http, 'leases', LEASES, fan), new ApiFeed(http, 'nodes', '/api/v1/nodes', fan)];
+  const feeds = [
+    new ApiFeed(http, 'pods', PODS, fan),
+    new ApiFeed(http, 'leases', LEASES, fan),
+    new ApiFeed(http, 'nodes', '/api/v1/nodes', fan),
+  ];
   const audit = new KwaveAudit(new AuditTail(cp.auditLogPath), cp.adminUser);
   const report: BackendFaultReport = { observer410: 0, kwaveRelists: 0, problems: [] };
   // Restarts and pauses one after another: each needs the one before to have finished.
@@ -47,7 +69,8 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         throw err;
       }
     });
-  const listSelected = () => whileDown(async () => (await http.request<{ items: KubeObject[] }>('GET', PODS)).items.filter(isSelected));
+  const listSelected = () =>
+    whileDown(async () => (await http.request<{ items: KubeObject[] }>('GET', PODS)).items.filter(isSelected));
 
   try {
     for (const f of feeds) await f.start();
@@ -70,7 +93,9 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
       }
     },
     deletePod: async (name) => {
-      await http.request('DELETE', `${PODS}/${name}`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 }).catch(() => undefined);
+      await http
+        .request('DELETE', `${PODS}/${name}`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 })
+        .catch(() => undefined);
     },
     // The agent's own write (the node back: its lease renewed) fails while the apiserver restarts: try again.
     setNodeReady: async (node, ready) => {
@@ -109,9 +134,19 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
       const pods = await listSelected();
       const [record, lease] = [await get(RECORD), await get(`${LEASES}/${RECORD_NAME}`)];
       audit.read();
-      return { pods, record, lease, maxNotReady: sim.stats.snapshot().maxNotReady[NAMESPACE] ?? 0, imagePatches: audit.imagePatches };
+      return {
+        pods,
+        record,
+        lease,
+        maxNotReady: sim.stats.snapshot().maxNotReady[NAMESPACE] ?? 0,
+        imagePatches: audit.imagePatches,
+      };
     },
-    faultReport: () => ({ ...report, observer410: feeds.reduce((n, f) => n + f.expired, 0), kwaveRelists: audit.relists() }),
+    faultReport: () => ({
+      ...report,
+      observer410: feeds.reduce((n, f) => n + f.expired, 0),
+      kwaveRelists: audit.relists(),
+    }),
     close: async () => {
       await faultChain;
       for (const f of feeds) f.close();
@@ -141,10 +176,16 @@ async function whileDown<T>(read: () => Promise<T>): Promise<T> {
 
 /** Compacts etcd up to its newest revision (its v3 JSON gateway), so no older version can be watched from. */
 async function compactEtcd(etcdUrl: string): Promise<void> {
-  const range = await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const range = await fetch(`${etcdUrl}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
+  });
   const revision = ((await range.json()) as { header?: { revision?: string } }).header?.revision;
   if (!range.ok || !revision) throw new Error(`etcd range answered ${range.status}`);
-  const compacted = await fetch(`${etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  const compacted = await fetch(`${etcdUrl}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision, physical: true }),
+  });
   if (!compacted.ok) throw new Error(`etcd compaction answered ${compacted.status}: ${await compacted.text()}`);
 }
 
@@ -165,8 +206,10 @@ class KwaveAudit {
 
   private count(r: AuditRecord): void {
     if (r.resource !== 'pods' || r.subresource !== undefined) return;
-    if (r.verb === 'patch' && r.name && r.code !== undefined && r.code >= 200 && r.code < 300) this.imagePatches.set(r.name, (this.imagePatches.get(r.name) ?? 0) + 1);
-    if (process.env.KWAVE_CHAOS_DEBUG && (r.verb === 'list' || r.verb === 'watch')) process.stderr.write(`[audit] kwave ${r.verb} pods ${r.code ?? ''} (batch ${this.batches.length})\n`);
+    if (r.verb === 'patch' && r.name && r.code !== undefined && r.code >= 200 && r.code < 300)
+      this.imagePatches.set(r.name, (this.imagePatches.get(r.name) ?? 0) + 1);
+    if (process.env.KWAVE_CHAOS_DEBUG && (r.verb === 'list' || r.verb === 'watch'))
+      process.stderr.write(`[audit] kwave ${r.verb} pods ${r.code ?? ''} (batch ${this.batches.length})\n`);
     if (r.verb === 'list') {
       const last = this.batches.at(-1);
       if (last) last.lists++;

@@ -84,7 +84,9 @@ export function drawScenario(seed: number, backend: Backend = 'embedded'): Scena
     faults,
     writerEveryMs: chance(0.6) ? int(50, 400) : 0,
     deletions: Array.from({ length: pick([0, 0, 1, 2]) }, () => int(500, 5000)),
-    nodeFlap: chance(0.3) ? { node: pick(['sim-node-1', 'sim-node-2', 'sim-node-3']), atMs: int(300, 3000), forMs: int(500, 3000) } : undefined,
+    nodeFlap: chance(0.3)
+      ? { node: pick(['sim-node-1', 'sim-node-2', 'sim-node-3']), atMs: int(300, 3000), forMs: int(500, 3000) }
+      : undefined,
     kills,
     twoRunners,
     skewSeconds,

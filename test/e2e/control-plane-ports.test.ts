@@ -28,7 +28,11 @@ describe('control planes started at once', () => {
       assert.deepEqual(failures, [], 'every start succeeds');
       assert.equal(new Set(cps.map((c) => c.url)).size, 4, 'four distinct apiservers');
       for (const cp of cps) {
-        assert.deepEqual(Object.keys(cp.pids()).sort(), ['apiserver', 'controller-manager', 'etcd', 'scheduler'], `${cp.url}: every component still runs`);
+        assert.deepEqual(
+          Object.keys(cp.pids()).sort(),
+          ['apiserver', 'controller-manager', 'etcd', 'scheduler'],
+          `${cp.url}: every component still runs`,
+        );
       }
       // Each control plane's admin token works only on its own apiserver: none talks to another's.
       for (const cp of cps) {
@@ -44,39 +48,46 @@ describe('control planes started at once', () => {
     }
   });
 
-  test('a start whose ports are taken before the components bind them is retried on fresh ports', { skip }, async () => {
-    // Picks 1 (etcd's client port), 8 (the second start's apiserver port) and 15 (the third
-    // start's scheduler port) hand out a port held by another listener: three starts fail on a
-    // taken port, each at a different component, and a later one succeeds. Usually the fourth; a
-    // free port picked by the OS can also be taken by someone else before its bind (the race the
-    // retry exists for: CI runs other control planes beside this one), which costs a start more
-    // (eight allowed here).
-    const held: Server[] = [];
-    const taken = new Set<number>();
-    let picks = 0;
-    const pickPort = async () => {
-      picks++;
-      if (picks === 1 || picks === 8 || picks === 15) {
-        const o = await occupy();
-        held.push(o.server);
-        taken.add(o.port);
-        return o.port;
+  test(
+    'a start whose ports are taken before the components bind them is retried on fresh ports',
+    { skip },
+    async () => {
+      // Picks 1 (etcd's client port), 8 (the second start's apiserver port) and 15 (the third
+      // start's scheduler port) hand out a port held by another listener: three starts fail on a
+      // taken port, each at a different component, and a later one succeeds. Usually the fourth; a
+      // free port picked by the OS can also be taken by someone else before its bind (the race the
+      // retry exists for: CI runs other control planes beside this one), which costs a start more
+      // (eight allowed here).
+      const held: Server[] = [];
+      const taken = new Set<number>();
+      let picks = 0;
+      const pickPort = async () => {
+        picks++;
+        if (picks === 1 || picks === 8 || picks === 15) {
+          const o = await occupy();
+          held.push(o.server);
+          taken.add(o.port);
+          return o.port;
+        }
+        return freePort();
+      };
+      let cp: ControlPlane | undefined;
+      try {
+        cp = await startControlPlane({ pickPort, portAttempts: 8 });
+        const starts = picks / 5;
+        assert.ok(
+          Number.isInteger(starts) && starts >= 4,
+          `${picks} ports picked: whole starts of five ports each, at least four`,
+        );
+        assert.ok(!taken.has(Number(new URL(cp.url).port)), 'the apiserver is not on a taken port');
+        assert.equal(await probeWithToken(cp.url, cp.caPem, cp.adminToken), 200);
+        assert.deepEqual(Object.keys(cp.pids()).sort(), ['apiserver', 'controller-manager', 'etcd', 'scheduler']);
+      } finally {
+        await cp?.close();
+        for (const s of held) s.close();
       }
-      return freePort();
-    };
-    let cp: ControlPlane | undefined;
-    try {
-      cp = await startControlPlane({ pickPort, portAttempts: 8 });
-      const starts = picks / 5;
-      assert.ok(Number.isInteger(starts) && starts >= 4, `${picks} ports picked: whole starts of five ports each, at least four`);
-      assert.ok(!taken.has(Number(new URL(cp.url).port)), 'the apiserver is not on a taken port');
-      assert.equal(await probeWithToken(cp.url, cp.caPem, cp.adminToken), 200);
-      assert.deepEqual(Object.keys(cp.pids()).sort(), ['apiserver', 'controller-manager', 'etcd', 'scheduler']);
-    } finally {
-      await cp?.close();
-      for (const s of held) s.close();
-    }
-  });
+    },
+  );
 });
 
 /** The HTTP status of GET /api on `url` with `token`, trusting only `caPem`. */

@@ -20,7 +20,12 @@ import { missing } from './helpers/prerequisites.js';
 const kubectlMissing = missing('kubectl');
 
 const run = promisify(execFile);
-type Obj = { kind: string; metadata: { name: string; namespace?: string }; data?: Record<string, string>; spec?: Record<string, unknown> };
+type Obj = {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  data?: Record<string, string>;
+  spec?: Record<string, unknown>;
+};
 
 async function render(): Promise<{ objects: Obj[] }> {
   const { stdout } = await run('kubectl', ['kustomize', join(ROOT, 'deploy')]);
@@ -28,72 +33,137 @@ async function render(): Promise<{ objects: Obj[] }> {
 }
 
 describe('deploy/ kustomization', () => {
-  test('renders every part; the plans validate; the Job fails at once on halt and refusal, retries the rest', { skip: noClusterOnReal || kubectlMissing }, async () => {
-    const { objects } = await render();
-    assert.deepEqual(objects.map((o) => `${o.kind} ${o.metadata.namespace ?? '-'}/${o.metadata.name.replace(/-[a-z0-9]{10}$/, '-HASH')}`).sort(), [
-      'ClusterRole -/kwave-nodes',
-      'ClusterRoleBinding -/kwave-nodes',
-      'ConfigMap kwave/kwave-plans-HASH',
-      'CronJob kwave/kwave-web-nightly',
-      'Job kwave/kwave-web-nginx-1-25',
-      'Namespace -/kwave',
-      'Role web/kwave',
-      'RoleBinding web/kwave',
-      'ServiceAccount kwave/kwave',
-    ]);
-    const plans = objects.find((o) => o.kind === 'ConfigMap')!;
-    const dir = await mkdtemp(join(tmpdir(), 'kwave-deploy-'));
-    try {
-      for (const [key, text] of Object.entries(plans.data ?? {})) await writeFile(join(dir, key), text);
-      const { stdout } = await run(process.execPath, [BIN, 'validate', dir]);
-      assert.equal(stdout.trim().split('\n').filter((l) => l.startsWith('OK ')).length, 2, stdout);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-    const cron = objects.find((o) => o.kind === 'CronJob')!.spec as { concurrencyPolicy: string; startingDeadlineSeconds: number; successfulJobsHistoryLimit: number; jobTemplate: { spec: JobSpec } };
-    assert.equal(cron.concurrencyPolicy, 'Forbid');
-    assert.ok(cron.startingDeadlineSeconds > 0 && cron.successfulJobsHistoryLimit > 0);
-    type JobSpec = { backoffLimit: number; activeDeadlineSeconds: number; podFailurePolicy: { rules: { action: string; onExitCodes?: { values: number[] } }[] }; template: { spec: { volumes: { configMap: { name: string } }[]; containers: { args: string[] }[] } } };
-    const job = objects.find((o) => o.kind === 'Job')!.spec as JobSpec;
-    for (const spec of [job, cron.jobTemplate.spec]) {
-      assert.ok(spec.backoffLimit > 0 && spec.activeDeadlineSeconds > 0);
-      const failJob = spec.podFailurePolicy.rules.find((r) => r.action === 'FailJob')!.onExitCodes!.values;
-      assert.deepEqual(failJob, [ExitCode.BAD_INPUT, ExitCode.HALTED]);
-      assert.equal(spec.template.spec.volumes[0]!.configMap.name, plans.metadata.name, 'the pod mounts the generated ConfigMap');
-      const planKey = spec.template.spec.containers[0]!.args[1]!.replace('/plans/', '');
-      assert.ok(planKey in (plans.data ?? {}), `${planKey} is in the ConfigMap`);
-    }
-  });
-
-  const realSkip = BACKEND !== 'real' ? 'real backend only (KWAVE_TEST_BACKEND=real): server-side dry-run needs the real kube-apiserver' : realNotBuilt || kubectlMissing;
-  test('kubectl apply --dry-run=server -k deploy/ passes the real API server; a broken field is refused', { skip: realSkip }, async () => {
-    const sim = await startTestSim({ pods: 1 });
-    const dir = await mkdtemp(join(tmpdir(), 'kwave-deploy-'));
-    try {
-      const kc = join(dir, 'kubeconfig');
-      await writeFile(kc, sim.kubeconfig(), { mode: 0o600 });
-      // Dry-run creates nothing, so the namespaces the other objects live in must exist first.
-      await run('kubectl', ['--kubeconfig', kc, 'create', 'namespace', 'web']);
-      await run('kubectl', ['--kubeconfig', kc, 'apply', '-f', join(ROOT, 'deploy/namespace.yaml')]);
-      const { stdout } = await run('kubectl', ['--kubeconfig', kc, 'apply', '--dry-run=server', '-k', join(ROOT, 'deploy')]);
-      console.log(stdout.trim().split('\n').map((l) => `dry-run: ${l}`).join('\n'));
-      assert.equal(stdout.trim().split('\n').filter((l) => /\(server dry run\)$/.test(l)).length, 9, stdout);
-
+  test(
+    'renders every part; the plans validate; the Job fails at once on halt and refusal, retries the rest',
+    { skip: noClusterOnReal || kubectlMissing },
+    async () => {
       const { objects } = await render();
-      const cron = objects.find((o) => o.kind === 'CronJob')!;
-      const job = objects.find((o) => o.kind === 'Job')!;
-      const broken = join(dir, 'broken.yaml');
-      await writeFile(broken, [{ ...cron, spec: { ...cron.spec, concurrencyPolicy: 'Sometimes' } }, { ...job, spec: { ...job.spec, backofLimit: 4 } }].map((o) => stringify(o)).join('---\n'));
-      const refused = await run('kubectl', ['--kubeconfig', kc, 'apply', '--dry-run=server', '-f', broken]).then(
-        () => undefined,
-        (err: { stderr: string }) => err.stderr,
+      assert.deepEqual(
+        objects
+          .map((o) => `${o.kind} ${o.metadata.namespace ?? '-'}/${o.metadata.name.replace(/-[a-z0-9]{10}$/, '-HASH')}`)
+          .sort(),
+        [
+          'ClusterRole -/kwave-nodes',
+          'ClusterRoleBinding -/kwave-nodes',
+          'ConfigMap kwave/kwave-plans-HASH',
+          'CronJob kwave/kwave-web-nightly',
+          'Job kwave/kwave-web-nginx-1-25',
+          'Namespace -/kwave',
+          'Role web/kwave',
+          'RoleBinding web/kwave',
+          'ServiceAccount kwave/kwave',
+        ],
       );
-      assert.ok(refused, 'the broken manifests were accepted');
-      assert.match(refused, /concurrencyPolicy: Unsupported value: "Sometimes"/);
-      assert.match(refused, /unknown field "spec.backofLimit"/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-      await sim.close();
-    }
-  });
+      const plans = objects.find((o) => o.kind === 'ConfigMap')!;
+      const dir = await mkdtemp(join(tmpdir(), 'kwave-deploy-'));
+      try {
+        for (const [key, text] of Object.entries(plans.data ?? {})) await writeFile(join(dir, key), text);
+        const { stdout } = await run(process.execPath, [BIN, 'validate', dir]);
+        assert.equal(
+          stdout
+            .trim()
+            .split('\n')
+            .filter((l) => l.startsWith('OK ')).length,
+          2,
+          stdout,
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      const cron = objects.find((o) => o.kind === 'CronJob')!.spec as {
+        concurrencyPolicy: string;
+        startingDeadlineSeconds: number;
+        successfulJobsHistoryLimit: number;
+        jobTemplate: { spec: JobSpec };
+      };
+      assert.equal(cron.concurrencyPolicy, 'Forbid');
+      assert.ok(cron.startingDeadlineSeconds > 0 && cron.successfulJobsHistoryLimit > 0);
+      type JobSpec = {
+        backoffLimit: number;
+        activeDeadlineSeconds: number;
+        podFailurePolicy: { rules: { action: string; onExitCodes?: { values: number[] } }[] };
+        template: { spec: { volumes: { configMap: { name: string } }[]; containers: { args: string[] }[] } };
+      };
+      const job = objects.find((o) => o.kind === 'Job')!.spec as JobSpec;
+      for (const spec of [job, cron.jobTemplate.spec]) {
+        assert.ok(spec.backoffLimit > 0 && spec.activeDeadlineSeconds > 0);
+        const failJob = spec.podFailurePolicy.rules.find((r) => r.action === 'FailJob')!.onExitCodes!.values;
+        assert.deepEqual(failJob, [ExitCode.BAD_INPUT, ExitCode.HALTED]);
+        assert.equal(
+          spec.template.spec.volumes[0]!.configMap.name,
+          plans.metadata.name,
+          'the pod mounts the generated ConfigMap',
+        );
+        const planKey = spec.template.spec.containers[0]!.args[1]!.replace('/plans/', '');
+        assert.ok(planKey in (plans.data ?? {}), `${planKey} is in the ConfigMap`);
+      }
+    },
+  );
+
+  const realSkip =
+    BACKEND !== 'real'
+      ? 'real backend only (KWAVE_TEST_BACKEND=real): server-side dry-run needs the real kube-apiserver'
+      : realNotBuilt || kubectlMissing;
+  test(
+    'kubectl apply --dry-run=server -k deploy/ passes the real API server; a broken field is refused',
+    { skip: realSkip },
+    async () => {
+      const sim = await startTestSim({ pods: 1 });
+      const dir = await mkdtemp(join(tmpdir(), 'kwave-deploy-'));
+      try {
+        const kc = join(dir, 'kubeconfig');
+        await writeFile(kc, sim.kubeconfig(), { mode: 0o600 });
+        // Dry-run creates nothing, so the namespaces the other objects live in must exist first.
+        await run('kubectl', ['--kubeconfig', kc, 'create', 'namespace', 'web']);
+        await run('kubectl', ['--kubeconfig', kc, 'apply', '-f', join(ROOT, 'deploy/namespace.yaml')]);
+        const { stdout } = await run('kubectl', [
+          '--kubeconfig',
+          kc,
+          'apply',
+          '--dry-run=server',
+          '-k',
+          join(ROOT, 'deploy'),
+        ]);
+        console.log(
+          stdout
+            .trim()
+            .split('\n')
+            .map((l) => `dry-run: ${l}`)
+            .join('\n'),
+        );
+        assert.equal(
+          stdout
+            .trim()
+            .split('\n')
+            .filter((l) => /\(server dry run\)$/.test(l)).length,
+          9,
+          stdout,
+        );
+
+        const { objects } = await render();
+        const cron = objects.find((o) => o.kind === 'CronJob')!;
+        const job = objects.find((o) => o.kind === 'Job')!;
+        const broken = join(dir, 'broken.yaml');
+        await writeFile(
+          broken,
+          [
+            { ...cron, spec: { ...cron.spec, concurrencyPolicy: 'Sometimes' } },
+            { ...job, spec: { ...job.spec, backofLimit: 4 } },
+          ]
+            .map((o) => stringify(o))
+            .join('---\n'),
+        );
+        const refused = await run('kubectl', ['--kubeconfig', kc, 'apply', '--dry-run=server', '-f', broken]).then(
+          () => undefined,
+          (err: { stderr: string }) => err.stderr,
+        );
+        assert.ok(refused, 'the broken manifests were accepted');
+        assert.match(refused, /concurrencyPolicy: Unsupported value: "Sometimes"/);
+        assert.match(refused, /unknown field "spec.backofLimit"/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+        await sim.close();
+      }
+    },
+  );
 });

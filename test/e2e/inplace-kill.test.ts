@@ -46,7 +46,9 @@ interface Child {
 }
 
 function startChild(kubeconfig: string, pod: string, image: string, drainMs = '300', minReadyMs = '300'): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, kubeconfig, pod, image, drainMs, minReadyMs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, kubeconfig, pod, image, drainMs, minReadyMs], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const steps: string[] = [];
   const waiting: { step: string; resolve: () => void }[] = [];
   let outcome: { kind: string } | undefined;
@@ -69,7 +71,9 @@ function startChild(kubeconfig: string, pod: string, image: string, drainMs = '3
         ? Promise.resolve()
         : Promise.race([
             new Promise<void>((resolve) => waiting.push({ step, resolve })),
-            ended.then(() => Promise.reject(new Error(`the process ended before step ${step} (steps ${steps.join(', ')})`))),
+            ended.then(() =>
+              Promise.reject(new Error(`the process ended before step ${step} (steps ${steps.join(', ')})`)),
+            ),
           ]),
     ended,
   };
@@ -200,9 +204,15 @@ describe('a flow killed at each step resumes in a new process', () => {
       if (held) await admission(h, [{ ...c.hold!, name: pod }]);
       const first = startChild(h.kubeconfig, pod, c.image, c.drainMs, c.minReadyMs);
       if (held) {
-        await until(`the ${c.step} write of ${pod} held`, async () => ((await (await fetch(`${h.sim.metricsUrl}/sim/admission`)).json()) as { held: number }).held === 1, first.ended);
+        await until(
+          `the ${c.step} write of ${pod} held`,
+          async () =>
+            ((await (await fetch(`${h.sim.metricsUrl}/sim/admission`)).json()) as { held: number }).held === 1,
+          first.ended,
+        );
       }
-      if (c.written) await until(`the ${c.step} write of ${pod} in the cluster`, () => c.written!(h.pod(pod)), first.ended);
+      if (c.written)
+        await until(`the ${c.step} write of ${pod} in the cluster`, () => c.written!(h.pod(pod)), first.ended);
       else await first.step(c.step);
       first.child.kill('SIGKILL');
       const killed = await first.ended;

@@ -62,7 +62,11 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     const unsubscribe = h.sim.watchPod('default', 'demo-0', (pod) => versions.push(pod));
     await h.resetStats();
     const before = containerStatus(h.pod('demo-0'), 'nginx')!;
-    const outcome = await runPodFlow({ namespace: 'default', name: 'demo-0' }, ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]), deps);
+    const outcome = await runPodFlow(
+      { namespace: 'default', name: 'demo-0' },
+      ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]),
+      deps,
+    );
     unsubscribe();
 
     assert.equal(outcome.kind, 'done', outcome.message);
@@ -79,8 +83,15 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
       // kube-apiserver names a write's field manager after its User-Agent: kwave's, not `unknown`
       // (the simulator keeps no managedFields).
       const read = (await clusterReader(h.kubeconfig).pods('default')).find((p) => p.metadata?.name === 'demo-0');
-      const managers = (read?.metadata?.managedFields ?? []).map((m) => `${m.manager} ${m.operation}${m.subresource ? ` ${m.subresource}` : ''}`);
-      assert.ok(managers.includes('kwave Update') && managers.includes('kwave Update status') && !managers.some((m) => m.startsWith('unknown')), managers.join(', '));
+      const managers = (read?.metadata?.managedFields ?? []).map(
+        (m) => `${m.manager} ${m.operation}${m.subresource ? ` ${m.subresource}` : ''}`,
+      );
+      assert.ok(
+        managers.includes('kwave Update') &&
+          managers.includes('kwave Update status') &&
+          !managers.some((m) => m.startsWith('unknown')),
+        managers.join(', '),
+      );
     }
 
     const stats = await h.stats();
@@ -92,16 +103,25 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     const closed = v.findIndex((p) => conditionStatus(p, GATE) === 'False');
     const patched = v.findIndex((p) => image(p) === 'nginx:1.25.3');
     const opened = v.findIndex((p, i) => i > patched && conditionStatus(p, GATE) === 'True');
-    assert.ok(closed >= 0 && closed < patched && patched < opened, `order close ${closed} < patch ${patched} < open ${opened}`);
-    for (let i = patched; i <= opened; i++) assert.equal(isPodReady(v[i]!), false, `version ${i} between the patch and the reopened gate is not Ready`);
+    assert.ok(
+      closed >= 0 && closed < patched && patched < opened,
+      `order close ${closed} < patch ${patched} < open ${opened}`,
+    );
+    for (let i = patched; i <= opened; i++)
+      assert.equal(isPodReady(v[i]!), false, `version ${i} between the patch and the reopened gate is not Ready`);
     const firstUnready = v.findIndex((p, i) => i > closed && !isPodReady(p));
     assert.ok(firstUnready > 0 && firstUnready <= patched, 'the pod turned not Ready before the image patch');
-    for (let i = firstUnready; i <= opened; i++) assert.equal(isPodReady(v[i]!), false, `version ${i} stays not Ready until the gate reopens`);
+    for (let i = firstUnready; i <= opened; i++)
+      assert.equal(isPodReady(v[i]!), false, `version ${i} stays not Ready until the gate reopens`);
   });
 
   test('a same-digest retag completes through the restart', async () => {
     const before = containerStatus(h.pod('demo-1'), 'nginx')!;
-    const outcome = await runPodFlow({ namespace: 'default', name: 'demo-1' }, ctx([{ name: 'nginx', image: 'nginx:1.14.2-retag' }]), deps);
+    const outcome = await runPodFlow(
+      { namespace: 'default', name: 'demo-1' },
+      ctx([{ name: 'nginx', image: 'nginx:1.14.2-retag' }]),
+      deps,
+    );
     assert.equal(outcome.kind, 'done', outcome.message);
     const cs = containerStatus(h.pod('demo-1'), 'nginx')!;
     assert.equal(cs.imageID, before.imageID, 'same digest');
@@ -109,14 +129,22 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
   });
 
   test('a digest-pinned target served with another digest fails with DigestMismatch, gate kept closed', async () => {
-    const outcome = await runPodFlow({ namespace: 'default', name: 'demo-2' }, ctx([{ name: 'nginx', image: `nginx:mirrored@${D_MIRROR_ASKED}` }]), deps);
+    const outcome = await runPodFlow(
+      { namespace: 'default', name: 'demo-2' },
+      ctx([{ name: 'nginx', image: `nginx:mirrored@${D_MIRROR_ASKED}` }]),
+      deps,
+    );
     assert.equal(outcome.kind, 'failed');
     assert.equal(outcome.kind === 'failed' && outcome.reason, 'DigestMismatch');
     assert.equal(conditionStatus(h.pod('demo-2'), GATE), 'False');
   });
 
   test('two containers: only the named one changes; both when both are named', async () => {
-    const one = await runPodFlow({ namespace: 'default', name: 'duo-0' }, ctx([{ name: 'sidecar', image: 'nginx:1.25.3' }]), deps);
+    const one = await runPodFlow(
+      { namespace: 'default', name: 'duo-0' },
+      ctx([{ name: 'sidecar', image: 'nginx:1.25.3' }]),
+      deps,
+    );
     assert.equal(one.kind, 'done', one.message);
     assert.equal(containerStatus(h.pod('duo-0'), 'nginx')!.restartCount, 0);
     assert.equal(containerStatus(h.pod('duo-0'), 'nginx')!.imageID, nginxImageID('1.14.2'));
@@ -145,22 +173,42 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
       { pod: 'demo-5', image: 'nginx:slow', reasons: ['Timeout'], podTimeoutMs: 1500 },
     ];
     const outcomes = await Promise.all(
-      cases.map((c) => runPodFlow({ namespace: 'default', name: c.pod }, ctx([{ name: 'nginx', image: c.image }], c.podTimeoutMs ? { podTimeoutMs: c.podTimeoutMs } : {}), deps)),
+      cases.map((c) =>
+        runPodFlow(
+          { namespace: 'default', name: c.pod },
+          ctx([{ name: 'nginx', image: c.image }], c.podTimeoutMs ? { podTimeoutMs: c.podTimeoutMs } : {}),
+          deps,
+        ),
+      ),
     );
     for (const [i, c] of cases.entries()) {
       const o = outcomes[i]!;
       assert.equal(o.kind, 'failed', `${c.image}: ${o.message}`);
-      assert.ok(o.kind === 'failed' && c.reasons.includes(o.reason), `${c.image}: reason ${o.kind === 'failed' ? o.reason : ''}`);
+      assert.ok(
+        o.kind === 'failed' && c.reasons.includes(o.reason),
+        `${c.image}: reason ${o.kind === 'failed' ? o.reason : ''}`,
+      );
       assert.ok(o.message.length > 0);
       assert.equal(conditionStatus(h.pod(c.pod), GATE), 'False', `${c.image}: a failed pod keeps its gate closed`);
-      const events = (await h.sim.events('default')).filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === c.pod);
-      assert.ok(events.some((e) => (e as { reason?: string }).reason === 'InPlaceUpdateFailed'), `${c.image}: an InPlaceUpdateFailed event`);
+      const events = (await h.sim.events('default')).filter(
+        (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === c.pod,
+      );
+      assert.ok(
+        events.some((e) => (e as { reason?: string }).reason === 'InPlaceUpdateFailed'),
+        `${c.image}: an InPlaceUpdateFailed event`,
+      );
     }
   });
 
   test('a pod deleted mid-upgrade is vanished', async () => {
-    const flow = runPodFlow({ namespace: 'default', name: 'demo-6' }, ctx([{ name: 'nginx', image: 'nginx:slow' }], { podTimeoutMs: 60_000 }), deps);
-    const patched = await h.cache.waitFor('default', 'demo-6', (p) => p.spec?.containers[0]?.image === 'nginx:slow', { timeoutMs: 10_000 });
+    const flow = runPodFlow(
+      { namespace: 'default', name: 'demo-6' },
+      ctx([{ name: 'nginx', image: 'nginx:slow' }], { podTimeoutMs: 60_000 }),
+      deps,
+    );
+    const patched = await h.cache.waitFor('default', 'demo-6', (p) => p.spec?.containers[0]?.image === 'nginx:slow', {
+      timeoutMs: 10_000,
+    });
     assert.notEqual(typeof patched, 'string');
     const res = await fetch(`${h.sim.metricsUrl}/sim/pods/default/demo-6/delete`, { method: 'POST' });
     assert.equal(res.status < 300, true);
@@ -177,12 +225,17 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
         createEvent: (spec) => h.cluster.createEvent(spec),
         patchPod: async (ns, name, body) => {
           // Another client labels the pod just before kwave's image patch arrives.
-          if (!h.pod(name, ns).metadata?.labels?.once) await h.sim.labelPodUncounted(ns, name, { once: 'yes', touched: String(Date.now()) });
+          if (!h.pod(name, ns).metadata?.labels?.once)
+            await h.sim.labelPodUncounted(ns, name, { once: 'yes', touched: String(Date.now()) });
           return h.cluster.patchPod(ns, name, body);
         },
       },
     };
-    const outcome = await runPodFlow({ namespace: 'default', name: 'demo-7' }, ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]), racing);
+    const outcome = await runPodFlow(
+      { namespace: 'default', name: 'demo-7' },
+      ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]),
+      racing,
+    );
     assert.equal(outcome.kind, 'done', outcome.message);
     assert.equal(containerStatus(h.pod('demo-7'), 'nginx')!.restartCount, 1);
     const stats = await h.stats();
@@ -190,26 +243,38 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
     assert.equal(h.pod('demo-7').metadata?.labels?.once, 'yes', "the other writer's change survives");
   });
 
-  test('API faults (10% errors, latency, watch cuts) change no outcome', { skip: embeddedOnly('API faults are injected by the embedded API server (no proxy in front of kube-apiserver)') }, async () => {
-    const faults = h.sim.embedded!.faults;
-    Object.assign(faults, { errorRate: 0.1, latencyMs: 20, watchCutSeconds: 1 });
-    try {
-      const pods = ['demo-8', 'demo-9', 'demo-10', 'demo-11', 'demo-12'];
-      const outcomes = await Promise.all(pods.map((name) => runPodFlow({ namespace: 'default', name }, ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]), deps)));
-      for (const [i, name] of pods.entries()) {
-        assert.equal(outcomes[i]!.kind, 'done', `${name}: ${outcomes[i]!.message}`);
-        const cs = containerStatus(h.pod(name), 'nginx')!;
-        assert.equal(cs.imageID, nginxImageID('1.25.3'));
-        assert.equal(cs.restartCount, 1, `${name} restarted exactly once`);
-        assert.equal(conditionStatus(h.pod(name), GATE), 'True');
+  test(
+    'API faults (10% errors, latency, watch cuts) change no outcome',
+    { skip: embeddedOnly('API faults are injected by the embedded API server (no proxy in front of kube-apiserver)') },
+    async () => {
+      const faults = h.sim.embedded!.faults;
+      Object.assign(faults, { errorRate: 0.1, latencyMs: 20, watchCutSeconds: 1 });
+      try {
+        const pods = ['demo-8', 'demo-9', 'demo-10', 'demo-11', 'demo-12'];
+        const outcomes = await Promise.all(
+          pods.map((name) =>
+            runPodFlow({ namespace: 'default', name }, ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]), deps),
+          ),
+        );
+        for (const [i, name] of pods.entries()) {
+          assert.equal(outcomes[i]!.kind, 'done', `${name}: ${outcomes[i]!.message}`);
+          const cs = containerStatus(h.pod(name), 'nginx')!;
+          assert.equal(cs.imageID, nginxImageID('1.25.3'));
+          assert.equal(cs.restartCount, 1, `${name} restarted exactly once`);
+          assert.equal(conditionStatus(h.pod(name), GATE), 'True');
+        }
+      } finally {
+        Object.assign(faults, { errorRate: 0, latencyMs: 0, watchCutSeconds: 0 });
       }
-    } finally {
-      Object.assign(faults, { errorRate: 0, latencyMs: 0, watchCutSeconds: 0 });
-    }
-  });
+    },
+  );
 
   test('rollback restores the recorded imageID and reopens the gate', async () => {
-    const up = await runPodFlow({ namespace: 'default', name: 'demo-13' }, ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]), deps);
+    const up = await runPodFlow(
+      { namespace: 'default', name: 'demo-13' },
+      ctx([{ name: 'nginx', image: 'nginx:1.25.3' }]),
+      deps,
+    );
     assert.equal(up.kind, 'done');
     const back = await runPodFlow({ namespace: 'default', name: 'demo-13' }, ctx([], { direction: 'rollback' }), deps);
     assert.equal(back.kind, 'done', back.message);

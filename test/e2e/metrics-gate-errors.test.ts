@@ -17,7 +17,8 @@ interface Outcome {
   before: Map<string, string>;
 }
 
-const NO_SUCH_SERIES = 'sum(rate(sim_http_requests_total{app="no-such-app",code=~"5.."}[5s])) / sum(rate(sim_http_requests_total{app="no-such-app"}[5s]))';
+const NO_SUCH_SERIES =
+  'sum(rate(sim_http_requests_total{app="no-such-app",code=~"5.."}[5s])) / sum(rate(sim_http_requests_total{app="no-such-app"}[5s]))';
 
 const skip = missing('prometheus');
 describe('Prometheus gates without a usable answer, through kwave run', () => {
@@ -32,9 +33,21 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
   async function rollout(name: string, prometheus: Record<string, unknown>): Promise<Outcome> {
     const world = await startWorld({ pods: 2 });
     worlds.push(world);
-    const plan = await world.writePlan(name, planYaml({ name, waves: '[1, "100%"]', rollback: 'all', gates: [{ name: 'error-rate', prometheus }] }));
+    const plan = await world.writePlan(
+      name,
+      planYaml({ name, waves: '[1, "100%"]', rollback: 'all', gates: [{ name: 'error-rate', prometheus }] }),
+    );
     const before = await world.imageIDs();
-    const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off']);
+    const run = await kwaveCli([
+      'run',
+      plan,
+      '-o',
+      'json',
+      '--kubeconfig',
+      world.kubeconfig,
+      '--metrics-address',
+      'off',
+    ]);
     return { world, run, events: jsonEvents(run.stdout), before };
   }
 
@@ -44,9 +57,31 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
     deadAddress = `http://127.0.0.1:${await freePort()}`;
     prom = await startPrometheus({ targets: [] });
     [unreachable, noDataPass, noDataInconclusive] = await Promise.all([
-      rollout('unreachable', { address: deadAddress, query: 'vector(0)', successCondition: 'result < 0.01', interval: '1s', count: 4, consecutiveErrorLimit: 1, timeout: '2s' }),
-      rollout('nodata-pass', { address: prom.url, query: NO_SUCH_SERIES, successCondition: 'result < 0.01', interval: '1s', count: 2, noData: 'pass' }),
-      rollout('nodata-inconclusive', { address: prom.url, query: NO_SUCH_SERIES, successCondition: 'result < 0.01', interval: '1s', count: 2, noData: 'inconclusive' }),
+      rollout('unreachable', {
+        address: deadAddress,
+        query: 'vector(0)',
+        successCondition: 'result < 0.01',
+        interval: '1s',
+        count: 4,
+        consecutiveErrorLimit: 1,
+        timeout: '2s',
+      }),
+      rollout('nodata-pass', {
+        address: prom.url,
+        query: NO_SUCH_SERIES,
+        successCondition: 'result < 0.01',
+        interval: '1s',
+        count: 2,
+        noData: 'pass',
+      }),
+      rollout('nodata-inconclusive', {
+        address: prom.url,
+        query: NO_SUCH_SERIES,
+        successCondition: 'result < 0.01',
+        interval: '1s',
+        count: 2,
+        noData: 'inconclusive',
+      }),
     ]);
   });
 
@@ -57,25 +92,37 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
   });
 
   const halt = (o: Outcome) => o.events.find((e): e is Extract<RolloutEvent, { event: 'halt' }> => e.event === 'halt');
-  const end = (o: Outcome) => o.events.find((e): e is Extract<RolloutEvent, { event: 'rollout-end' }> => e.event === 'rollout-end');
-  const measurements = (o: Outcome) => o.events.filter((e): e is Extract<RolloutEvent, { event: 'gate-measurement' }> => e.event === 'gate-measurement');
+  const end = (o: Outcome) =>
+    o.events.find((e): e is Extract<RolloutEvent, { event: 'rollout-end' }> => e.event === 'rollout-end');
+  const measurements = (o: Outcome) =>
+    o.events.filter((e): e is Extract<RolloutEvent, { event: 'gate-measurement' }> => e.event === 'gate-measurement');
 
-  test('an unreachable Prometheus: errors up to consecutiveErrorLimit (1), the second in a row fails the gate; halt, exit 3, rolled back', { skip }, async (t) => {
-    assert.equal(unreachable.run.code, 3, unreachable.run.stderr + unreachable.run.stdout);
-    assert.deepEqual(
-      measurements(unreachable).map((m) => [m.index, m.phase, m.value]),
-      [
-        [1, 'error', null],
-        [2, 'error', null],
-      ],
-    );
-    const message = halt(unreachable)?.message ?? '';
-    t.diagnostic(`halt: ${message}`);
-    assert.equal(message.startsWith(`error-rate: 2 measurement errors in a row (consecutiveErrorLimit 1), the last at measurement 2 of 4: GET ${deadAddress}/api/v1/query: `), true, message);
-    assert.match(message, /ECONNREFUSED/);
-    assert.equal(end(unreachable)?.phase, 'RolledBack');
-    assert.deepEqual((await unreachable.world.imageIDs()), unreachable.before);
-  });
+  test(
+    'an unreachable Prometheus: errors up to consecutiveErrorLimit (1), the second in a row fails the gate; halt, exit 3, rolled back',
+    { skip },
+    async (t) => {
+      assert.equal(unreachable.run.code, 3, unreachable.run.stderr + unreachable.run.stdout);
+      assert.deepEqual(
+        measurements(unreachable).map((m) => [m.index, m.phase, m.value]),
+        [
+          [1, 'error', null],
+          [2, 'error', null],
+        ],
+      );
+      const message = halt(unreachable)?.message ?? '';
+      t.diagnostic(`halt: ${message}`);
+      assert.equal(
+        message.startsWith(
+          `error-rate: 2 measurement errors in a row (consecutiveErrorLimit 1), the last at measurement 2 of 4: GET ${deadAddress}/api/v1/query: `,
+        ),
+        true,
+        message,
+      );
+      assert.match(message, /ECONNREFUSED/);
+      assert.equal(end(unreachable)?.phase, 'RolledBack');
+      assert.deepEqual(await unreachable.world.imageIDs(), unreachable.before);
+    },
+  );
 
   test('an empty result with noData: pass passes the gate and the rollout completes', { skip }, async () => {
     assert.equal(noDataPass.run.code, 0, noDataPass.run.stderr + noDataPass.run.stdout);
@@ -88,15 +135,24 @@ describe('Prometheus gates without a usable answer, through kwave run', () => {
     );
     assert.equal(end(noDataPass)?.phase, 'Completed');
     const target = noDataPass.world.sim.images.lookup('nginx:1.25.3')!;
-    assert.ok([...(await noDataPass.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`));
+    assert.ok(
+      [...(await noDataPass.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`),
+    );
   });
 
-  test('an empty result with noData: inconclusive makes the gate inconclusive: halt, exit 3, rolled back', { skip }, async () => {
-    assert.equal(noDataInconclusive.run.code, 3, noDataInconclusive.run.stderr + noDataInconclusive.run.stdout);
-    const gateEnd = noDataInconclusive.events.find((e) => e.event === 'gate-end');
-    assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'inconclusive');
-    assert.equal(halt(noDataInconclusive)?.message, 'error-rate: query returned no data (noData: inconclusive) at measurement 1 of 2');
-    assert.equal(end(noDataInconclusive)?.phase, 'RolledBack');
-    assert.deepEqual((await noDataInconclusive.world.imageIDs()), noDataInconclusive.before);
-  });
+  test(
+    'an empty result with noData: inconclusive makes the gate inconclusive: halt, exit 3, rolled back',
+    { skip },
+    async () => {
+      assert.equal(noDataInconclusive.run.code, 3, noDataInconclusive.run.stderr + noDataInconclusive.run.stdout);
+      const gateEnd = noDataInconclusive.events.find((e) => e.event === 'gate-end');
+      assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'inconclusive');
+      assert.equal(
+        halt(noDataInconclusive)?.message,
+        'error-rate: query returned no data (noData: inconclusive) at measurement 1 of 2',
+      );
+      assert.equal(end(noDataInconclusive)?.phase, 'RolledBack');
+      assert.deepEqual(await noDataInconclusive.world.imageIDs(), noDataInconclusive.before);
+    },
+  );
 });

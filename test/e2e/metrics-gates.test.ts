@@ -8,7 +8,16 @@ import assert from 'node:assert/strict';
 import { freePort, sampleCount, startPrometheus, waitFor, type PrometheusServer } from './helpers/prometheus.js';
 import { missing } from './helpers/prerequisites.js';
 import { planYaml } from './helpers/plans.js';
-import { errorRateQuery, instant, jsonEvents, kwaveCli, queryPanels, startWorld, type CliResult, type World } from './helpers/metricsRun.js';
+import {
+  errorRateQuery,
+  instant,
+  jsonEvents,
+  kwaveCli,
+  queryPanels,
+  startWorld,
+  type CliResult,
+  type World,
+} from './helpers/metricsRun.js';
 import type { RolloutEvent } from '../../src/rollout/events.js';
 
 interface Outcome {
@@ -30,7 +39,14 @@ describe('Prometheus error-rate gate through kwave run', () => {
   let endedAt: number;
 
   const restarts = (w: World) =>
-    new Map((w.sim.listPods('default') as unknown as { metadata: { name: string }; status: { containerStatuses: { restartCount: number }[] } }[]).map((p) => [p.metadata.name, p.status.containerStatuses[0]!.restartCount]));
+    new Map(
+      (
+        w.sim.listPods('default') as unknown as {
+          metadata: { name: string };
+          status: { containerStatuses: { restartCount: number }[] };
+        }[]
+      ).map((p) => [p.metadata.name, p.status.containerStatuses[0]!.restartCount]),
+    );
 
   async function rollout(world: World, name: string, image: string, metricsAddress: string): Promise<Outcome> {
     const plan = await world.writePlan(
@@ -63,7 +79,18 @@ describe('Prometheus error-rate gate through kwave run', () => {
     );
     const before = await world.imageIDs();
     const restartsBefore = restarts(world);
-    const run = await kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', metricsAddress, '--metrics-linger', '15s']);
+    const run = await kwaveCli([
+      'run',
+      plan,
+      '-o',
+      'json',
+      '--kubeconfig',
+      world.kubeconfig,
+      '--metrics-address',
+      metricsAddress,
+      '--metrics-linger',
+      '15s',
+    ]);
     return { world, run, events: jsonEvents(run.stdout), before, restartsBefore };
   }
 
@@ -74,7 +101,9 @@ describe('Prometheus error-rate gate through kwave run', () => {
     badMetricsPort = await freePort();
     prom = await startPrometheus({ targets: [goodWorld.appTarget, badWorld.appTarget, `127.0.0.1:${badMetricsPort}`] });
     for (const w of worlds) {
-      await waitFor(`app traffic of ${w.appTarget}`, async () => (sampleCount(await prom.query(errorRateQuery(w.appTarget))) > 0 ? true : undefined));
+      await waitFor(`app traffic of ${w.appTarget}`, async () =>
+        sampleCount(await prom.query(errorRateQuery(w.appTarget))) > 0 ? true : undefined,
+      );
     }
     startedAt = Date.now() / 1000;
     [good, bad] = await Promise.all([
@@ -96,9 +125,14 @@ describe('Prometheus error-rate gate through kwave run', () => {
     assert.equal(gateEnd?.event === 'gate-end' && gateEnd.result, 'passed', JSON.stringify(gateEnd));
     const measurements = good.events.filter((e) => e.event === 'gate-measurement');
     assert.equal(measurements.length, 3);
-    assert.ok(measurements.every((m) => m.event === 'gate-measurement' && m.phase === 'successful' && m.value === 0), JSON.stringify(measurements));
+    assert.ok(
+      measurements.every((m) => m.event === 'gate-measurement' && m.phase === 'successful' && m.value === 0),
+      JSON.stringify(measurements),
+    );
     const target = good.world.sim.images.lookup('nginx:1.25.3')!;
-    assert.ok([...(await good.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`));
+    assert.ok(
+      [...(await good.world.imageIDs()).values()].every((id) => id === `${target.repository}@${target.digest}`),
+    );
   });
 
   test('a bad image fails the gate: exit 3, halted with the value and the condition it matched', { skip }, (t) => {
@@ -108,7 +142,9 @@ describe('Prometheus error-rate gate through kwave run', () => {
     assert.equal(halt.reason, 'gate');
     assert.equal(halt.wave, 1);
     t.diagnostic(`halt: ${halt.message}`);
-    const m = /^error-rate: result ([\d.]+) matched failureCondition result >= 0\.05 at measurement ([123]) of 3$/.exec(halt.message);
+    const m = /^error-rate: result ([\d.]+) matched failureCondition result >= 0\.05 at measurement ([123]) of 3$/.exec(
+      halt.message,
+    );
     assert.ok(m, halt.message);
     // Two of four pods answer half their requests with 500: the fleet's share approaches 0.25
     // (counters are whole numbers, so a short window can read a little above it).
@@ -122,41 +158,77 @@ describe('Prometheus error-rate gate through kwave run', () => {
     assert.ok(end?.event === 'rollout-end');
     assert.equal(end.phase, 'RolledBack');
     assert.equal(end.exitCode, 3);
-    assert.match(end.message, /^halted: error-rate: result [\d.]+ matched failureCondition result >= 0\.05 at measurement \d of 3; rolled back every upgraded pod$/);
+    assert.match(
+      end.message,
+      /^halted: error-rate: result [\d.]+ matched failureCondition result >= 0\.05 at measurement \d of 3; rolled back every upgraded pod$/,
+    );
     // No pod of wave 2 started.
     assert.ok(!bad.events.some((e) => e.event === 'wave-start' && e.wave === 2));
   });
 
-  test('the bad image is rolled back in place: original image IDs, same pods, one more restart each', { skip }, async () => {
-    const rolledBack = bad.events.filter((e) => e.event === 'pod-end' && e.result === 'rolled-back').map((e) => (e.event === 'pod-end' ? e.pod : ''));
-    assert.equal(rolledBack.length, 2);
-    assert.deepEqual((await bad.world.imageIDs()), bad.before);
-    const after = restarts(bad.world);
-    for (const pod of rolledBack) {
-      const name = pod.split('/')[1]!;
-      // Upgrade and rollback each replaced the container once.
-      assert.equal(after.get(name), bad.restartsBefore.get(name)! + 2, pod);
-    }
-  });
+  test(
+    'the bad image is rolled back in place: original image IDs, same pods, one more restart each',
+    { skip },
+    async () => {
+      const rolledBack = bad.events
+        .filter((e) => e.event === 'pod-end' && e.result === 'rolled-back')
+        .map((e) => (e.event === 'pod-end' ? e.pod : ''));
+      assert.equal(rolledBack.length, 2);
+      assert.deepEqual(await bad.world.imageIDs(), bad.before);
+      const after = restarts(bad.world);
+      for (const pod of rolledBack) {
+        const name = pod.split('/')[1]!;
+        // Upgrade and rollback each replaced the container once.
+        assert.equal(after.get(name), bad.restartsBefore.get(name)! + 2, pod);
+      }
+    },
+  );
 
-  test('Prometheus saw the failed check and the rollback in kwave_gate_checks_total and kwave_rollout_pods', { skip }, async () => {
-    const last = async (q: string) => Object.fromEntries((await instant(prom, `last_over_time(${q}[5m])`)).map((s) => [s.labels.result ?? s.labels.state ?? s.labels.phase, s.value]));
-    assert.deepEqual(await last('kwave_gate_checks_total{plan="bad-image",gate="error-rate"}'), { passed: 0, failed: 1, inconclusive: 0 });
-    assert.deepEqual(await last('kwave_pod_rollbacks_total{plan="bad-image"}'), { succeeded: 2, failed: 0 });
-    assert.equal((await last('kwave_rollout_phase{plan="bad-image",phase="RolledBack"}')).RolledBack, 1);
-    // Rolled back, the two pods are back to do: none counts as upgraded any more.
-    assert.deepEqual(await last('kwave_rollout_pods{plan="bad-image"}'), { pending: 4, in_progress: 0, upgraded: 0, failed: 0, skipped: 0, vanished: 0 });
-  });
+  test(
+    'Prometheus saw the failed check and the rollback in kwave_gate_checks_total and kwave_rollout_pods',
+    { skip },
+    async () => {
+      const last = async (q: string) =>
+        Object.fromEntries(
+          (await instant(prom, `last_over_time(${q}[5m])`)).map((s) => [
+            s.labels.result ?? s.labels.state ?? s.labels.phase,
+            s.value,
+          ]),
+        );
+      assert.deepEqual(await last('kwave_gate_checks_total{plan="bad-image",gate="error-rate"}'), {
+        passed: 0,
+        failed: 1,
+        inconclusive: 0,
+      });
+      assert.deepEqual(await last('kwave_pod_rollbacks_total{plan="bad-image"}'), { succeeded: 2, failed: 0 });
+      assert.equal((await last('kwave_rollout_phase{plan="bad-image",phase="RolledBack"}')).RolledBack, 1);
+      // Rolled back, the two pods are back to do: none counts as upgraded any more.
+      assert.deepEqual(await last('kwave_rollout_pods{plan="bad-image"}'), {
+        pending: 4,
+        in_progress: 0,
+        upgraded: 0,
+        failed: 0,
+        skipped: 0,
+        vanished: 0,
+      });
+    },
+  );
 
-  test('the dashboard shows the halted run: every panel has data, the phase ends RolledBack, the failed check and the rollbacks', { skip }, async () => {
-    const { empty, last } = await queryPanels(prom, 'bad-image', startedAt - 5, endedAt + 1);
-    assert.deepEqual(empty, []);
-    assert.equal(last.get('Phase A')?.[0]?.value, 7); // RolledBack in the value mappings
-    assert.equal(last.get('Pods at target A')?.[0]?.value, 0);
-    const gate = Object.fromEntries((last.get('Gate results A') ?? []).map((s) => [s.labels.result, s.value]));
-    assert.deepEqual(gate, { passed: 0, failed: 1, inconclusive: 0 });
-    // increase() over the last minute still holds the two rollbacks at the run's end.
-    const rollbacks = Object.fromEntries((last.get('Failures and rollbacks B') ?? []).map((s) => [s.labels.result, s.value]));
-    assert.ok(rollbacks.succeeded! > 0 && rollbacks.failed === 0, JSON.stringify(rollbacks));
-  });
+  test(
+    'the dashboard shows the halted run: every panel has data, the phase ends RolledBack, the failed check and the rollbacks',
+    { skip },
+    async () => {
+      const { empty, last } = await queryPanels(prom, 'bad-image', startedAt - 5, endedAt + 1);
+      assert.deepEqual(empty, []);
+      assert.equal(last.get('Phase A')?.[0]?.value, 7); // RolledBack in the value mappings
+      assert.equal(last.get('Pods at target A')?.[0]?.value, 0);
+      const gate = Object.fromEntries((last.get('Gate results A') ?? []).map((s) => [s.labels.result, s.value]));
+      assert.deepEqual(gate, { passed: 0, failed: 1, inconclusive: 0 });
+      // increase() over the last minute still holds the two rollbacks at the run's end.
+      const rollbacks = Object.fromEntries(
+        (last.get('Failures and rollbacks B') ?? []).map((s) => [s.labels.result, s.value]),
+      );
+      assert.ok(rollbacks.succeeded! > 0 && rollbacks.failed === 0, JSON.stringify(rollbacks));
+    },
+  );
 });

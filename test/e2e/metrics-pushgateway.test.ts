@@ -17,7 +17,8 @@ import { noClusterOnReal } from './helpers/backend.js';
 
 const PLAN = 'pushed-plan';
 /** One pod, then all; an approval gate after wave 1 holds the run while the test reads the gateway. */
-const heldPlan = (name: string) => planYaml({ name, waves: '[1, "100%"]', concurrency: 2, gates: [{ name: 'sign-off', approval: true }] });
+const heldPlan = (name: string) =>
+  planYaml({ name, waves: '[1, "100%"]', concurrency: 2, gates: [{ name: 'sign-off', approval: true }] });
 const plainPlan = (name: string) => planYaml({ name, waves: '[1, "100%"]', concurrency: 2 });
 
 /** Value of the pushed sample `metric` whose labels include all of `want`, from the gateway's /metrics. */
@@ -51,21 +52,46 @@ describe('kwave run --pushgateway', () => {
     const otherPlan = await other.writePlan('not-pushed', plainPlan('not-pushed'));
     const image = world.sim.images.lookup('nginx:1.25.3')!;
     target = `${image.repository}@${image.digest}`;
-    const running = kwaveCli(['run', plan, '-o', 'json', '--kubeconfig', world.kubeconfig, '--metrics-address', 'off', '--pushgateway', gateway.url]);
+    const running = kwaveCli([
+      'run',
+      plan,
+      '-o',
+      'json',
+      '--kubeconfig',
+      world.kubeconfig,
+      '--metrics-address',
+      'off',
+      '--pushgateway',
+      gateway.url,
+    ]);
     let done = false;
     void running.finally(() => (done = true));
     // The run waits for approval after wave 1 until the test gives it: wave 1's push is read first.
     const deadline = Date.now() + 120_000;
     while (!done && duringPause === undefined && Date.now() < deadline) {
       const text = await (await fetch(`${gateway.url}/metrics`)).text();
-      if (pushed(text, 'kwave_pod_upgrades_completed_total', { job: 'kwave', plan: PLAN, wave: '1' })[0] === 1) duringPause = text;
+      if (pushed(text, 'kwave_pod_upgrades_completed_total', { job: 'kwave', plan: PLAN, wave: '1' })[0] === 1)
+        duringPause = text;
       else await new Promise((r) => setTimeout(r, 100));
     }
     const approved = await kwaveCli(['approve', plan, '--kubeconfig', world.kubeconfig]);
     assert.equal(approved.code, 0, approved.stderr);
     [run, unreachableRun] = await Promise.all([
       running,
-      kwaveCli(['run', otherPlan, '-o', 'json', '--kubeconfig', other.kubeconfig, '--metrics-address', '127.0.0.1:0', '--metrics-linger', '0s', '--pushgateway', deadGateway]),
+      kwaveCli([
+        'run',
+        otherPlan,
+        '-o',
+        'json',
+        '--kubeconfig',
+        other.kubeconfig,
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--metrics-linger',
+        '0s',
+        '--pushgateway',
+        deadGateway,
+      ]),
     ]);
   });
 
@@ -92,7 +118,10 @@ describe('kwave run --pushgateway', () => {
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
     const labels = { job: 'kwave', plan: PLAN };
     const completed = pushed(text, 'kwave_pod_upgrades_completed_total', labels);
-    assert.equal(completed.reduce((a, b) => a + b, 0), upgraded);
+    assert.equal(
+      completed.reduce((a, b) => a + b, 0),
+      upgraded,
+    );
     assert.deepEqual(pushed(text, 'kwave_rollout_phase', { ...labels, phase: 'Completed' }), [1]);
     assert.deepEqual(pushed(text, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' }), [0]);
     assert.deepEqual(pushed(text, 'kwave_rollout_pods', { ...labels, state: 'upgraded' }), [3]);
@@ -105,7 +134,10 @@ describe('kwave run --pushgateway', () => {
   test('a gateway that does not answer is reported on stderr; the rollout completes', { skip }, async () => {
     assert.equal(unreachableRun.code, 0, unreachableRun.stderr);
     assert.deepEqual([...(await worlds[1]!.imageIDs()).values()], [target, target], 'every pod runs the new image');
-    assert.match(unreachableRun.stderr, new RegExp(`kwave: pushing metrics to ${deadGateway}/metrics/job/kwave/plan/not-pushed failed: .*ECONNREFUSED`));
+    assert.match(
+      unreachableRun.stderr,
+      new RegExp(`kwave: pushing metrics to ${deadGateway}/metrics/job/kwave/plan/not-pushed failed: .*ECONNREFUSED`),
+    );
     assert.equal(jsonEvents(unreachableRun.stdout).find((e) => e.event === 'rollout-end')?.event, 'rollout-end');
   });
 

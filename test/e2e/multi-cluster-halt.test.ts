@@ -28,7 +28,10 @@ workloads:
 `;
     const fleet = await startMultiFleet([{ pods: 3 }, { fixture: broken }, { pods: 3 }]);
     fleets.push(fleet);
-    const plan = await fleet.writePlan('halt.yaml', multiPlan('multi-halt', fleet.names, 'sequential', { rollback: 'all', podTimeout: '60s' }));
+    const plan = await fleet.writePlan(
+      'halt.yaml',
+      multiPlan('multi-halt', fleet.names, 'sequential', { rollback: 'all', podTimeout: '60s' }),
+    );
     await fleet.resetStats(2);
     const before3 = fleet.pods(2);
 
@@ -38,8 +41,12 @@ workloads:
 
     // sim-3: not one pod write, no pod changed.
     const stats3 = await fleet.stats(2);
-    for (const key of Object.keys(stats3.requests)) assert.doesNotMatch(key, /^(patch|update|create|delete) pods/, `sim-3 saw ${key}`);
-    assert.deepEqual([...fleet.pods(2).values()].map((p) => [p.name, p.restartCount, p.image]), [...before3.values()].map((p) => [p.name, p.restartCount, p.image]));
+    for (const key of Object.keys(stats3.requests))
+      assert.doesNotMatch(key, /^(patch|update|create|delete) pods/, `sim-3 saw ${key}`);
+    assert.deepEqual(
+      [...fleet.pods(2).values()].map((p) => [p.name, p.restartCount, p.image]),
+      [...before3.values()].map((p) => [p.name, p.restartCount, p.image]),
+    );
     assert.ok(!fleet.timeline.some((m) => m.cluster === 'sim-3'), 'no moment of sim-3 in the timeline');
 
     // sim-2 halted on its first pod and rolled it back; sim-1 (all upgraded first) is rolled back too;
@@ -54,8 +61,18 @@ workloads:
     for (const [pod, v] of fleet.pods(1)) assert.equal(v.gate, 'True', `sim-2 ${pod} not left drained`);
 
     const status = await fleet.kwave(['status', plan, '-o', 'json']);
-    const records = status.stdout.trim().split('\n').map((l) => JSON.parse(l) as { cluster: string; phase: string; message?: string });
-    assert.deepEqual(records.map((r) => [r.cluster, r.phase]), [['sim-1', 'RolledBack'], ['sim-2', 'RolledBack'], ['sim-3', 'Halted']]);
+    const records = status.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { cluster: string; phase: string; message?: string });
+    assert.deepEqual(
+      records.map((r) => [r.cluster, r.phase]),
+      [
+        ['sim-1', 'RolledBack'],
+        ['sim-2', 'RolledBack'],
+        ['sim-3', 'Halted'],
+      ],
+    );
     const end = run.events.find((e) => e.event === 'rollout-end' && e.cluster === 'sim-3');
     assert.ok(end && end.event === 'rollout-end');
     assert.match(end.message, /cluster sim-2 halted/);
@@ -65,9 +82,15 @@ workloads:
   test('a SIGKILL half-way through the second cluster, then the same plan again: every pod upgraded exactly once', async () => {
     const fleet = await startMultiFleet([{ pods: 3 }, { pods: 4 }, { pods: 3 }]);
     fleets.push(fleet);
-    const plan = await fleet.writePlan('resume.yaml', multiPlan('multi-resume', fleet.names, 'sequential', { waves: '[1, "50%", "100%"]' }));
+    const plan = await fleet.writePlan(
+      'resume.yaml',
+      multiPlan('multi-resume', fleet.names, 'sequential', { waves: '[1, "50%", "100%"]' }),
+    );
     const first = fleet.start(['run', plan]);
-    await fleet.waitForTimeline((t) => t.filter((m) => m.cluster === 'sim-2' && m.what === 'restarted').length >= 2, 'two pods of sim-2 restarted');
+    await fleet.waitForTimeline(
+      (t) => t.filter((m) => m.cluster === 'sim-2' && m.what === 'restarted').length >= 2,
+      'two pods of sim-2 restarted',
+    );
     first.child.kill('SIGKILL');
     const killed = await exitOf(first);
     assert.equal(killed.signal, 'SIGKILL');
@@ -80,7 +103,10 @@ workloads:
     assert.equal(exit.code, 0, second.stderr());
     assertAllUpgradedOnce(fleet);
     // sim-1 was complete: the second run found nothing to do there.
-    assert.ok(!second.events.some((e) => e.event === 'pod-start' && e.cluster === 'sim-1'), 'no pod of sim-1 started again');
+    assert.ok(
+      !second.events.some((e) => e.event === 'pod-start' && e.cluster === 'sim-1'),
+      'no pod of sim-1 started again',
+    );
     await fleet.close();
   });
 });

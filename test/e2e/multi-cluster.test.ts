@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { exitOf } from './helpers/rolloutCli.js';
-import { assertAllUpgradedOnce, assertStepsInOrder, multiPlan, startMultiFleet, type MultiFleet } from './helpers/multiFleet.js';
+import {
+  assertAllUpgradedOnce,
+  assertStepsInOrder,
+  multiPlan,
+  startMultiFleet,
+  type MultiFleet,
+} from './helpers/multiFleet.js';
 import { orderSteps } from '../../src/rollout/clusterOrder.js';
 
 describe('kwave run: a plan across clusters', () => {
@@ -24,9 +30,23 @@ describe('kwave run: a plan across clusters', () => {
 
     const dry = await fleet.kwave(['plan', plan, '-o', 'json']);
     assert.equal(dry.code, 0, dry.stderr);
-    const lines = dry.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(lines.slice(0, 2).map((l) => [l.cluster, l.toUpgrade]), [['sim-1', 3], ['sim-2', 3]]);
-    assert.deepEqual((lines[2]!.order as { cluster: string; wave: number; pods: number }[]).map((s) => `${s.cluster}:${s.wave}:${s.pods}`), ['sim-1:1:1', 'sim-1:2:2', 'sim-2:1:1', 'sim-2:2:2']);
+    const lines = dry.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.slice(0, 2).map((l) => [l.cluster, l.toUpgrade]),
+      [
+        ['sim-1', 3],
+        ['sim-2', 3],
+      ],
+    );
+    assert.deepEqual(
+      (lines[2]!.order as { cluster: string; wave: number; pods: number }[]).map(
+        (s) => `${s.cluster}:${s.wave}:${s.pods}`,
+      ),
+      ['sim-1:1:1', 'sim-1:2:2', 'sim-2:1:1', 'sim-2:2:2'],
+    );
 
     const run = fleet.start(['run', plan]);
     const exit = await exitOf(run);
@@ -40,8 +60,17 @@ describe('kwave run: a plan across clusters', () => {
 
     const status = await fleet.kwave(['status', plan, '-o', 'json']);
     assert.equal(status.code, 0, status.stderr);
-    const records = status.stdout.trim().split('\n').map((l) => JSON.parse(l) as { cluster: string; phase: string });
-    assert.deepEqual(records.map((r) => [r.cluster, r.phase]), [['sim-1', 'Completed'], ['sim-2', 'Completed']]);
+    const records = status.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { cluster: string; phase: string });
+    assert.deepEqual(
+      records.map((r) => [r.cluster, r.phase]),
+      [
+        ['sim-1', 'Completed'],
+        ['sim-2', 'Completed'],
+      ],
+    );
     const text = await fleet.kwave(['status', plan]);
     assert.match(text.stdout, /== cluster sim-1 \(context sim-1\) ==/);
     assert.match(text.stdout, /== cluster sim-2 \(context sim-2\) ==/);
@@ -55,7 +84,10 @@ describe('kwave run: a plan across clusters', () => {
     const run = fleet.start(['run', plan]);
     const exit = await exitOf(run);
     assert.equal(exit.code, 0, run.stderr());
-    const expected = orderSteps('interleaved', fleet.names.map((name) => ({ name, waves: [1, 2] }))).map((s) => `${s.cluster}:${s.wave}`);
+    const expected = orderSteps(
+      'interleaved',
+      fleet.names.map((name) => ({ name, waves: [1, 2] })),
+    ).map((s) => `${s.cluster}:${s.wave}`);
     assert.deepEqual(expected, ['sim-1:1', 'sim-2:1', 'sim-3:1', 'sim-1:2', 'sim-2:2', 'sim-3:2']);
     assertStepsInOrder(fleet.timeline, expected);
     assertAllUpgradedOnce(fleet);

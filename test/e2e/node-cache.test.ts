@@ -62,7 +62,10 @@ describe('NodeCache on the simulator', () => {
     const taints = (entry.node.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
     assert.deepEqual(taints, ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
     const h = nodeHealth(entry);
-    assert.ok(!h.canAct && h.state === 'NotReady' && h.sinceMs !== undefined && Date.now() - h.sinceMs < 60_000, JSON.stringify(h));
+    assert.ok(
+      !h.canAct && h.state === 'NotReady' && h.sinceMs !== undefined && Date.now() - h.sinceMs < 60_000,
+      JSON.stringify(h),
+    );
     assert.equal(nodeHealth(cache.get('sim-node-1')).canAct, true);
   });
 

@@ -25,7 +25,12 @@ interface Ran {
 /** `kwave run` with metrics on a free port; scraped once the last notification result is reported (the flush has ended). */
 function runKwave(args: string[], env: NodeJS.ProcessEnv, flushed: (stderr: string) => boolean): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...CHILD_LIMITS,
+    });
     let stdout = '';
     let stderr = '';
     let metrics = '';
@@ -47,12 +52,16 @@ function runKwave(args: string[], env: NodeJS.ProcessEnv, flushed: (stderr: stri
   });
 }
 
-const counter = (metrics: string, result: string): number => Number(new RegExp(`kwave_notifications_total\\{plan="notify",result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN);
+const counter = (metrics: string, result: string): number =>
+  Number(
+    new RegExp(`kwave_notifications_total\\{plan="notify",result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN,
+  );
 
 describe('kwave run: notifications', () => {
   test('a run with a halt: every event reaches the JSON and Slack receivers; failing receivers are retried, counted and never block', async (t) => {
     const fleet = await startFleet({ pods: 6, timeScale: 0.3 });
-    const gateHook = await startReceiver(((req, res) => res.writeHead(req.url === '/fail' ? 500 : 200).end('gate')) satisfies ReceiverMode);
+    const gateHook = await startReceiver(((req, res) =>
+      res.writeHead(req.url === '/fail' ? 500 : 200).end('gate')) satisfies ReceiverMode);
     const json = await startReceiver('ok');
     const slack = await startReceiver('ok');
     const failing = await startReceiver('fail');
@@ -84,38 +93,102 @@ describe('kwave run: notifications', () => {
       );
       const env = { ...process.env, KUBECONFIG: '', NOTIFY_TOKEN: TOKEN };
       // The flush has ended once the hanging receiver's notifications are reported dropped (all 7).
-      const flushed = (stderr: string) => (stderr.match(/to notify\[3\] \(http:\/\/127\.0\.0\.1:\d+\) dropped/g) ?? []).length === 7;
-      const ran = await runKwave(['run', plan, '--kubeconfig', fleet.kubeconfig, '-o', 'json', '--metrics-address', '127.0.0.1:0', '--metrics-linger', '120s'], env, flushed);
+      const flushed = (stderr: string) =>
+        (stderr.match(/to notify\[3\] \(http:\/\/127\.0\.0\.1:\d+\) dropped/g) ?? []).length === 7;
+      const ran = await runKwave(
+        [
+          'run',
+          plan,
+          '--kubeconfig',
+          fleet.kubeconfig,
+          '-o',
+          'json',
+          '--metrics-address',
+          '127.0.0.1:0',
+          '--metrics-linger',
+          '120s',
+        ],
+        env,
+        flushed,
+      );
 
       assert.equal(ran.code, 3, `exit ${ran.code}\n${ran.stderr}\n${ran.stdout.slice(-2000)}`);
-      const end = ran.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; phase?: string }).find((e) => e.event === 'rollout-end');
+      const end = ran.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; phase?: string })
+        .find((e) => e.event === 'rollout-end');
       assert.equal(end?.phase, 'RolledBack');
       for (const [name, pod] of await fleet.pods()) assert.equal(pod.imageID, OLD_ID, `${name} rolled back`);
 
       const expected = ['started', 'wave-completed', 'gate', 'wave-completed', 'gate', 'halted', 'rolled-back'];
-      const bodies = json.bodies() as { kind: string; event: string; plan: string; revision: string; summary: string; severity: string; detail: { event: string } }[];
-      assert.deepEqual(bodies.map((b) => b.event), expected, JSON.stringify(bodies, null, 1));
-      assert.ok(bodies.every((b) => b.kind === 'kwave.dev/notification' && b.plan === 'notify' && /^[0-9a-f]{10}$/.test(b.revision)));
-      assert.deepEqual(bodies.map((b) => b.detail.event), ['rollout-start', 'wave-end', 'gate-end', 'wave-end', 'gate-end', 'halt', 'rollout-end']);
+      const bodies = json.bodies() as {
+        kind: string;
+        event: string;
+        plan: string;
+        revision: string;
+        summary: string;
+        severity: string;
+        detail: { event: string };
+      }[];
+      assert.deepEqual(
+        bodies.map((b) => b.event),
+        expected,
+        JSON.stringify(bodies, null, 1),
+      );
+      assert.ok(
+        bodies.every(
+          (b) => b.kind === 'kwave.dev/notification' && b.plan === 'notify' && /^[0-9a-f]{10}$/.test(b.revision),
+        ),
+      );
+      assert.deepEqual(
+        bodies.map((b) => b.detail.event),
+        ['rollout-start', 'wave-end', 'gate-end', 'wave-end', 'gate-end', 'halt', 'rollout-end'],
+      );
       assert.match(bodies[4]!.summary, /gate ticket-2 after wave 2 of plan notify failed/);
-      assert.ok(json.received.every((r) => r.authorization === `Bearer ${TOKEN}` && r.path === '/kwave'), 'the token went with every request');
+      assert.ok(
+        json.received.every((r) => r.authorization === `Bearer ${TOKEN}` && r.path === '/kwave'),
+        'the token went with every request',
+      );
       const slackBodies = slack.bodies() as { text: string; blocks: { type: string }[] }[];
       assert.equal(slackBodies.length, expected.length);
-      assert.ok(slackBodies.every((b, i) => b.text.startsWith(`kwave notify: ${expected[i]}: `) && b.blocks.map((x) => x.type).join() === 'section,context'), JSON.stringify(slackBodies[0]));
+      assert.ok(
+        slackBodies.every(
+          (b, i) =>
+            b.text.startsWith(`kwave notify: ${expected[i]}: `) &&
+            b.blocks.map((x) => x.type).join() === 'section,context',
+        ),
+        JSON.stringify(slackBodies[0]),
+      );
 
       // The failing receiver: its notification tried 3 times (back-off 1 s, 2 s), then counted failed.
       // (Only `started`: a later one's retries could outlast the bounded flush on a fast run, and be dropped.)
       assert.equal(failing.received.length, 3, `the 500 receiver got ${failing.received.length} requests`);
-      assert.match(ran.stderr, /notification started to notify\[2\] \(http:\/\/127\.0\.0\.1:\d+\) failed: answered 500 Internal Server Error \(after 3 attempts\)/);
+      assert.match(
+        ran.stderr,
+        /notification started to notify\[2\] \(http:\/\/127\.0\.0\.1:\d+\) failed: answered 500 Internal Server Error \(after 3 attempts\)/,
+      );
       // The hanging receiver held the first request throughout; the rest waited and were dropped at the bounded flush.
       assert.equal(hanging.received.length, 1);
-      assert.equal(counter(ran.metrics, 'sent'), 14, ran.metrics.split('\n').filter((l) => l.includes('notifications')).join('\n'));
+      assert.equal(
+        counter(ran.metrics, 'sent'),
+        14,
+        ran.metrics
+          .split('\n')
+          .filter((l) => l.includes('notifications'))
+          .join('\n'),
+      );
       assert.equal(counter(ran.metrics, 'failed'), 1);
       assert.equal(counter(ran.metrics, 'dropped'), 7);
 
       // Neither the token nor the Slack URL's secret path appears in anything kwave printed or stored.
       const record = JSON.stringify(await fleet.status(plan));
-      for (const [where, text] of Object.entries({ stdout: ran.stdout, stderr: ran.stderr, metrics: ran.metrics, status: record })) {
+      for (const [where, text] of Object.entries({
+        stdout: ran.stdout,
+        stderr: ran.stderr,
+        metrics: ran.metrics,
+        status: record,
+      })) {
         assert.ok(!text.includes(TOKEN), `${where} holds the token`);
         if (where !== 'status') assert.ok(!text.includes('SECRETPATH'), `${where} holds the Slack URL's path`);
       }

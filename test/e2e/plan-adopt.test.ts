@@ -9,7 +9,6 @@ import { after, before, describe, test } from 'node:test';
 import { startTestSim, type TestSim } from './helpers/backend.js';
 import { BIN, CHILD_LIMITS } from './helpers/kwaveBin.js';
 
-
 interface CliResult {
   code: number;
   stdout: string;
@@ -19,10 +18,15 @@ interface CliResult {
 /** Runs the CLI without blocking this process's event loop (the simulator lives in it). */
 function kwave(args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { ...CHILD_LIMITS, env: { ...process.env, KUBECONFIG: '' } }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
-      resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { ...CHILD_LIMITS, env: { ...process.env, KUBECONFIG: '' } },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== 'number') return reject(err);
+        resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -69,7 +73,8 @@ describe('kwave plan and kwave adopt against the simulator', () => {
   const resetStats = async () => {
     await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' });
   };
-  const writes = (s: Stats) => Object.entries(s.requests).filter(([k, n]) => n > 0 && /^(create|update|patch|delete) /.test(k));
+  const writes = (s: Stats) =>
+    Object.entries(s.requests).filter(([k, n]) => n > 0 && /^(create|update|patch|delete) /.test(k));
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kwave-plan-adopt-'));
@@ -88,7 +93,10 @@ describe('kwave plan and kwave adopt against the simulator', () => {
     const r = await kwave(['plan', 'plans/demo.yaml', '--kubeconfig', kubeconfig]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /selected 60 pods: 60 to upgrade in 4 waves, 0 already at target/);
-    assert.match(r.stdout, /wave 1\/4: 1 pod, then 1 of 60 at target\n {2}default\/demo-\d+\s+sim-node-\d\s+zone-[abc]\n {2}then gate canary-soak \(pause 3s\)/);
+    assert.match(
+      r.stdout,
+      /wave 1\/4: 1 pod, then 1 of 60 at target\n {2}default\/demo-\d+\s+sim-node-\d\s+zone-[abc]\n {2}then gate canary-soak \(pause 3s\)/,
+    );
     assert.match(r.stdout, /wave 2\/4: 5 pods, then 6 of 60 at target/);
     assert.match(r.stdout, /wave 3\/4: 24 pods, then 30 of 60 at target/);
     assert.match(r.stdout, /wave 4\/4: 30 pods, then 60 of 60 at target/);
@@ -115,14 +123,24 @@ describe('kwave plan and kwave adopt against the simulator', () => {
       refused: boolean;
       budget: number;
       maxFailed: number;
-      waves: { wave: number; target: number; pods: { namespace: string; name: string; node?: string; zone?: string }[] }[];
+      waves: {
+        wave: number;
+        target: number;
+        pods: { namespace: string; name: string; node?: string; zone?: string }[];
+      }[];
     };
     assert.equal(report.plan, 'demo');
     assert.equal(report.refused, false);
     assert.equal(report.budget, 5);
     assert.equal(report.maxFailed, 0);
-    assert.deepEqual(report.waves.map((w) => w.pods.length), [1, 5, 24, 30]);
-    assert.deepEqual(report.waves.map((w) => w.target), [1, 6, 30, 60]);
+    assert.deepEqual(
+      report.waves.map((w) => w.pods.length),
+      [1, 5, 24, 30],
+    );
+    assert.deepEqual(
+      report.waves.map((w) => w.target),
+      [1, 6, 30, 60],
+    );
     const pods = report.waves.flatMap((w) => w.pods);
     assert.equal(new Set(pods.map((p) => p.name)).size, 60);
     for (const p of pods) {
@@ -150,15 +168,22 @@ describe('kwave plan and kwave adopt against the simulator', () => {
     await resetStats();
     const r = await kwave(['plan', file, '--kubeconfig', kubeconfig]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ spec\\.strategy\\.concurrency`));
+    assert.match(
+      r.stderr,
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ spec\\.strategy\\.concurrency`),
+    );
     assert.deepEqual((await stats()).requests, {});
   });
 
   test('adopt --dry-run lists the pods to adopt and writes nothing; adopt makes them Ready', async () => {
     const legacy = ['legacy-0', 'legacy-1', 'legacy-2'];
     const ready = (name: string) =>
-      (sim.getPod('apps', name) as { status?: { conditions?: { type: string; status: string; reason?: string }[] } } | undefined)?.status?.conditions ?? [];
-    for (const name of legacy) assert.equal(ready(name).find((c) => c.type === 'Ready')?.status, 'False', `${name} starts not Ready`);
+      (
+        sim.getPod('apps', name) as
+          { status?: { conditions?: { type: string; status: string; reason?: string }[] } } | undefined
+      )?.status?.conditions ?? [];
+    for (const name of legacy)
+      assert.equal(ready(name).find((c) => c.type === 'Ready')?.status, 'False', `${name} starts not Ready`);
 
     await resetStats();
     const dry = await kwave(['adopt', '-n', 'apps', '-l', 'app=legacy', '--dry-run', '--kubeconfig', kubeconfig]);
@@ -166,7 +191,10 @@ describe('kwave plan and kwave adopt against the simulator', () => {
     assert.match(dry.stdout, /7 pods in namespace apps match app=legacy/);
     assert.match(dry.stdout, /would adopt 3 pods .*\n {2}legacy-0\n {2}legacy-1\n {2}legacy-2\n/);
     assert.match(dry.stdout, /already have the condition: 2 pods \(2 True\)/);
-    assert.match(dry.stdout, /cannot adopt 2 pods: no kwave\.dev\/in-place-ready in spec\.readinessGates.*\n {2}nogate-0\n {2}nogate-1/);
+    assert.match(
+      dry.stdout,
+      /cannot adopt 2 pods: no kwave\.dev\/in-place-ready in spec\.readinessGates.*\n {2}nogate-0\n {2}nogate-1/,
+    );
     assert.deepEqual(writes(await stats()), []);
 
     const r = await kwave(['adopt', '-n', 'apps', '-l', 'app=legacy', '--kubeconfig', kubeconfig, '-o', 'json']);

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../../src/cluster/kubeError.js';
 import { PodCache, type PodChange } from '../../src/cluster/podCache.js';
-import { annotation, FAULTS_EMBEDDED, GATE, instantSleep, makePod, startApi, startSim, touch } from './helpers/clusterApi.js';
+import {
+  annotation,
+  FAULTS_EMBEDDED,
+  GATE,
+  instantSleep,
+  makePod,
+  startApi,
+  startSim,
+  touch,
+} from './helpers/clusterApi.js';
 
 describe('pod cache', () => {
   test('lists, then sees changes made by others through the watch, without polling', async () => {
@@ -21,8 +30,14 @@ describe('pod cache', () => {
       const cache = new PodCache(cluster, { namespaces: ['default', 'web'], labelSelector: 'app=demo' });
       try {
         await cache.synced;
-        assert.deepEqual(cache.list().map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`), ['default/demo-0', 'default/demo-1', 'default/demo-2', 'web/web-0']);
-        assert.deepEqual(cache.list('web').map((p) => p.metadata?.name), ['web-0']);
+        assert.deepEqual(
+          cache.list().map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`),
+          ['default/demo-0', 'default/demo-1', 'default/demo-2', 'web/web-0'],
+        );
+        assert.deepEqual(
+          cache.list('web').map((p) => p.metadata?.name),
+          ['web-0'],
+        );
         const changes: string[] = [];
         cache.onChange((c) => changes.push(`${c.type} ${c.pod.metadata?.name} ${c.source}`));
         const waiting = cache.waitFor('default', 'demo-1', (p) => annotation(p, 'x') === '2', { timeoutMs: 10_000 });
@@ -32,7 +47,9 @@ describe('pod cache', () => {
         assert.notEqual(typeof pod, 'string');
         assert.equal(annotation(pod as V1Pod, 'x'), '2');
         // waitFor is for pods the cache holds (an unknown pod is 'vanished'); a new pod shows up as a change.
-        const added = new Promise<PodChange>((resolve) => cache.onChange((c) => c.pod.metadata?.name === 'demo-3' && resolve(c)));
+        const added = new Promise<PodChange>((resolve) =>
+          cache.onChange((c) => c.pod.metadata?.name === 'demo-3' && resolve(c)),
+        );
         await sim.putPod('demo-3');
         assert.equal((await added).type, 'added');
         assert.equal(cache.get('default', 'demo-3')?.metadata?.name, 'demo-3');
@@ -41,7 +58,11 @@ describe('pod cache', () => {
         assert.equal(cache.get('default', 'other-0'), undefined, 'the selector is applied');
         assert.equal(cache.stats.lists, 2, 'one list per namespace');
         // Counted by the server where it can say at once (embedded), else by kwave's client.
-        assert.equal(sim.counted('get pods') ?? cluster.requests.total({ verb: 'get', resource: 'pods' }), 0, 'waiting made no GETs');
+        assert.equal(
+          sim.counted('get pods') ?? cluster.requests.total({ verb: 'get', resource: 'pods' }),
+          0,
+          'waiting made no GETs',
+        );
       } finally {
         cache.close();
       }
@@ -99,7 +120,11 @@ describe('pod cache', () => {
       try {
         await cache.synced;
         const before = cache.get('default', 'demo-0')!;
-        const patched = await cluster.patchPodCondition('default', 'demo-0', { type: GATE, status: 'False', reason: 'InPlaceUpdate' });
+        const patched = await cluster.patchPodCondition('default', 'demo-0', {
+          type: GATE,
+          status: 'False',
+          reason: 'InPlaceUpdate',
+        });
         // No await between the response and this read: the watch cannot have delivered it yet.
         assert.equal(cache.get('default', 'demo-0')?.metadata?.resourceVersion, patched.metadata?.resourceVersion);
         assert.notEqual(patched.metadata?.resourceVersion, before.metadata?.resourceVersion);
@@ -117,42 +142,57 @@ describe('pod cache', () => {
     }
   });
 
-  test('survives watch cuts: resumes from the last resourceVersion without relisting', { skip: FAULTS_EMBEDDED }, async () => {
-    const sim = await startSim(undefined, 'watchCutSeconds=1');
-    try {
-      sim.store.create('pods', makePod('demo-0'));
-      const cluster = sim.connect();
-      const cache = new PodCache(cluster, { namespaces: ['default'] });
+  test(
+    'survives watch cuts: resumes from the last resourceVersion without relisting',
+    { skip: FAULTS_EMBEDDED },
+    async () => {
+      const sim = await startSim(undefined, 'watchCutSeconds=1');
       try {
-        await cache.synced;
-        // Changes spread over several cuts; wait for each through the cache (event-driven).
-        for (let i = 1; i <= 2; i++) {
-          const seen = cache.waitFor('default', 'demo-0', (p) => annotation(p, 'n') === String(i), { timeoutMs: 10_000 });
-          touch(sim.store, 'default', 'demo-0', { n: String(i) });
-          assert.equal(typeof (await seen), 'object', `change ${i} seen`);
-          // The next change falls after a cut: wait until the cache has opened a new watch.
-          const watches = cache.stats.watches;
-          const deadline = Date.now() + 60_000;
-          while (cache.stats.watches === watches && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-          assert.ok(cache.stats.watches > watches, `a new watch after the cut (watches: ${cache.stats.watches})`);
+        sim.store.create('pods', makePod('demo-0'));
+        const cluster = sim.connect();
+        const cache = new PodCache(cluster, { namespaces: ['default'] });
+        try {
+          await cache.synced;
+          // Changes spread over several cuts; wait for each through the cache (event-driven).
+          for (let i = 1; i <= 2; i++) {
+            const seen = cache.waitFor('default', 'demo-0', (p) => annotation(p, 'n') === String(i), {
+              timeoutMs: 10_000,
+            });
+            touch(sim.store, 'default', 'demo-0', { n: String(i) });
+            assert.equal(typeof (await seen), 'object', `change ${i} seen`);
+            // The next change falls after a cut: wait until the cache has opened a new watch.
+            const watches = cache.stats.watches;
+            const deadline = Date.now() + 60_000;
+            while (cache.stats.watches === watches && Date.now() < deadline)
+              await new Promise((r) => setTimeout(r, 20));
+            assert.ok(cache.stats.watches > watches, `a new watch after the cut (watches: ${cache.stats.watches})`);
+          }
+          assert.ok(cache.stats.watches >= 2, `watches: ${cache.stats.watches}`);
+          assert.equal(cache.stats.lists, 1, 'no relist after a cut');
+          assert.equal(cache.stats.expired, 0);
+        } finally {
+          cache.close();
         }
-        assert.ok(cache.stats.watches >= 2, `watches: ${cache.stats.watches}`);
-        assert.equal(cache.stats.lists, 1, 'no relist after a cut');
-        assert.equal(cache.stats.expired, 0);
       } finally {
-        cache.close();
+        await sim.close();
       }
-    } finally {
-      await sim.close();
-    }
-  });
+    },
+  );
 
   test('relists after 410 when its resourceVersion fell out of the history', { skip: FAULTS_EMBEDDED }, async () => {
     const sim = await startSim(5, 'watchCutSeconds=1');
     try {
       sim.store.create('pods', makePod('demo-0'));
       sim.store.create('pods', makePod('demo-1'));
-      const cluster = sim.connect({ deps: { sleep: (ms, signal) => new Promise<boolean>((r) => { const t = setTimeout(() => r(true), Math.min(ms, 50)); signal?.addEventListener('abort', () => (clearTimeout(t), r(false))); }) } });
+      const cluster = sim.connect({
+        deps: {
+          sleep: (ms, signal) =>
+            new Promise<boolean>((r) => {
+              const t = setTimeout(() => r(true), Math.min(ms, 50));
+              signal?.addEventListener('abort', () => (clearTimeout(t), r(false)));
+            }),
+        },
+      });
       const cache = new PodCache(cluster, { namespaces: ['default'], backoff: { baseMs: 50, factor: 2, capMs: 200 } });
       try {
         await cache.synced;
@@ -167,12 +207,17 @@ describe('pod cache', () => {
         for (let i = 0; i < 20; i++) touch(sim.store, 'default', 'demo-1', { n: String(i) });
         sim.store.remove('pods', 'default', 'demo-0');
         sim.faults.errorRate = 0;
-        const seen = await cache.waitFor('default', 'demo-1', (p) => annotation(p, 'n') === '19', { timeoutMs: 15_000 });
+        const seen = await cache.waitFor('default', 'demo-1', (p) => annotation(p, 'n') === '19', {
+          timeoutMs: 15_000,
+        });
         assert.equal(typeof seen, 'object');
         assert.equal(cache.get('default', 'demo-0'), undefined, 'the deletion is seen through the relist');
         assert.ok(cache.stats.expired >= 1, `expired: ${cache.stats.expired}`);
         assert.ok(cache.stats.lists >= 2, `lists: ${cache.stats.lists}`);
-        assert.ok((cluster.requests.snapshot()['watch pods 503'] ?? 0) >= 1, 'refused watches are counted with their code');
+        assert.ok(
+          (cluster.requests.snapshot()['watch pods 503'] ?? 0) >= 1,
+          'refused watches are counted with their code',
+        );
       } finally {
         cache.close();
       }

@@ -108,14 +108,19 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
 
   test('a good error rate passes', { skip }, async () => {
     const seen: string[] = [];
-    const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url), { onMeasurement: (m) => seen.push(m.phase) });
+    const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url), {
+      onMeasurement: (m) => seen.push(m.phase),
+    });
     assert.equal(out.result, 'passed', out.message);
     assert.deepEqual(seen, ['successful', 'successful', 'successful']);
     assert.deepEqual(
       out.measurements.map((m) => m.value),
       [0, 0, 0],
     );
-    assert.match(out.message, /^error-rate: 3 of 3 measurements successful; last: result 0 matched successCondition result < 0.01$/);
+    assert.match(
+      out.message,
+      /^error-rate: 3 of 3 measurements successful; last: result 0 matched successCondition result < 0.01$/,
+    );
   });
 
   test('a bad error rate fails at once, naming value, condition and measurement', { skip }, async () => {
@@ -141,8 +146,15 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
       return true;
     };
     try {
-      const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('canary'), count: 4, intervalMs: 60_000 }), { sleep });
-      assert.equal(out.message, 'error-rate: result 0.083 matched failureCondition result >= 0.05 at measurement 2 of 4');
+      const out = await evaluatePrometheusGate(
+        'error-rate',
+        gateFor(prom.url, { query: errorRate('canary'), count: 4, intervalMs: 60_000 }),
+        { sleep },
+      );
+      assert.equal(
+        out.message,
+        'error-rate: result 0.083 matched failureCondition result >= 0.05 at measurement 2 of 4',
+      );
       assert.equal(out.result, 'failed');
       assert.deepEqual(
         out.measurements.map((m) => m.phase),
@@ -157,7 +169,12 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
     const query = `sum by (app) (rate(sim_http_requests_total{app=~"good|bad",code=~"5.."}[3s])) / sum by (app) (rate(sim_http_requests_total{app=~"good|bad"}[3s]))`;
     const out = await evaluatePrometheusGate(
       'per-app',
-      gateFor(prom.url, { query, successCondition: 'results.all(x, x < 0.01)', failureCondition: 'results.exists(x, x >= 0.05)', count: 1 }),
+      gateFor(prom.url, {
+        query,
+        successCondition: 'results.all(x, x < 0.01)',
+        failureCondition: 'results.exists(x, x >= 0.05)',
+        count: 1,
+      }),
     );
     assert.equal(out.result, 'failed');
     assert.deepEqual([...(out.measurements[0]!.value as number[])].sort(), [0, 0.5]);
@@ -165,11 +182,17 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
 
   test('an unreachable Prometheus counts as errors up to consecutiveErrorLimit, then fails', { skip }, async () => {
     const port = await freePort(); // nothing listens there
-    const out = await evaluatePrometheusGate('error-rate', gateFor(`http://127.0.0.1:${port}`, { count: 6, intervalMs: 20, consecutiveErrorLimit: 2 }));
+    const out = await evaluatePrometheusGate(
+      'error-rate',
+      gateFor(`http://127.0.0.1:${port}`, { count: 6, intervalMs: 20, consecutiveErrorLimit: 2 }),
+    );
     assert.equal(out.result, 'failed');
     assert.equal(out.measurements.length, 3);
     assert.ok(out.measurements.every((m) => m.phase === 'error' && m.value === null));
-    assert.match(out.message, /^error-rate: 3 measurement errors in a row \(consecutiveErrorLimit 2\), the last at measurement 3 of 6: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/query: .*ECONNREFUSED/);
+    assert.match(
+      out.message,
+      /^error-rate: 3 measurement errors in a row \(consecutiveErrorLimit 2\), the last at measurement 3 of 6: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/query: .*ECONNREFUSED/,
+    );
   });
 
   test('errors within consecutiveErrorLimit are tolerated when Prometheus comes back', { skip }, async () => {
@@ -182,7 +205,9 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
       if (calls <= 2) url.port = String(deadPort);
       return fetch(url, init);
     };
-    const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { count: 4, intervalMs: 20 }), { fetch: flaky });
+    const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { count: 4, intervalMs: 20 }), {
+      fetch: flaky,
+    });
     assert.equal(out.result, 'passed', out.message);
     assert.deepEqual(
       out.measurements.map((m) => m.phase),
@@ -197,16 +222,23 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
     ['inconclusive', 'inconclusive'],
   ] as const) {
     test(`an empty result follows noData: ${noData}`, { skip }, async () => {
-      const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: errorRate('nonexistent'), noData, count: 2, intervalMs: 20 }));
+      const out = await evaluatePrometheusGate(
+        'error-rate',
+        gateFor(prom.url, { query: errorRate('nonexistent'), noData, count: 2, intervalMs: 20 }),
+      );
       assert.equal(out.result, expected, out.message);
       assert.equal(out.measurements[0]!.value, null);
       assert.equal(out.measurements[0]!.message, `query returned no data (noData: ${noData})`);
-      if (expected !== 'passed') assert.equal(out.message, `error-rate: query returned no data (noData: ${noData}) at measurement 1 of 2`);
+      if (expected !== 'passed')
+        assert.equal(out.message, `error-rate: query returned no data (noData: ${noData}) at measurement 1 of 2`);
     });
   }
 
   test('a query Prometheus rejects is an error measurement carrying its message', { skip }, async () => {
-    const out = await evaluatePrometheusGate('error-rate', gateFor(prom.url, { query: 'sum(rate(', count: 1, consecutiveErrorLimit: 0 }));
+    const out = await evaluatePrometheusGate(
+      'error-rate',
+      gateFor(prom.url, { query: 'sum(rate(', count: 1, consecutiveErrorLimit: 0 }),
+    );
     assert.equal(out.result, 'failed');
     assert.match(out.measurements[0]!.message, /HTTP 400: bad_data: .*parse error/);
   });
@@ -218,7 +250,10 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
       return fetch(input, init);
     };
     const gate = gateFor(prom.url, { count: 1, auth: { bearerTokenEnv: 'KWAVE_TEST_PROM_TOKEN' } });
-    const out = await evaluatePrometheusGate('error-rate', gate, { fetch: spy, env: { KWAVE_TEST_PROM_TOKEN: 's3cret\n' } });
+    const out = await evaluatePrometheusGate('error-rate', gate, {
+      fetch: spy,
+      env: { KWAVE_TEST_PROM_TOKEN: 's3cret\n' },
+    });
     assert.equal(out.result, 'passed');
     assert.deepEqual(seen, ['Bearer s3cret']);
     assert.doesNotMatch(JSON.stringify(out), /s3cret/);
@@ -228,7 +263,12 @@ describe('Prometheus gate against a real Prometheus', { skip: noClusterOnReal },
     const metrics = new KwaveMetrics({ plan: 'web', processMetrics: false });
     metrics.declareGates(['error-rate']);
     const run = await runGate(
-      { name: 'error-rate', pauseMs: 0, approval: false, prometheus: gateFor(prom.url, { query: errorRate('bad'), count: 2 }) },
+      {
+        name: 'error-rate',
+        pauseMs: 0,
+        approval: false,
+        prometheus: gateFor(prom.url, { query: errorRate('bad'), count: 2 }),
+      },
       { plan: 'web', revision: 'abc', wave: 1, phase: 'Progressing', metrics },
     );
     assert.equal(run.result, 'failed');

@@ -40,8 +40,18 @@ describe('Pushgateway', { skip: noClusterOnReal }, () => {
     assert.deepEqual(first, { ok: true, url: pusher.url });
     let text = await (await fetch(`${gateway.url}/metrics`)).text();
     const labels = { job: 'kwave', plan: 'batch-plan' };
-    assert.equal(linesWith(text, 'kwave_pod_upgrades_completed_total', { ...labels, wave: '1' })[0]?.split(' ').pop(), '1');
-    assert.equal(linesWith(text, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' })[0]?.split(' ').pop(), '1');
+    assert.equal(
+      linesWith(text, 'kwave_pod_upgrades_completed_total', { ...labels, wave: '1' })[0]
+        ?.split(' ')
+        .pop(),
+      '1',
+    );
+    assert.equal(
+      linesWith(text, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' })[0]
+        ?.split(' ')
+        .pop(),
+      '1',
+    );
 
     // Wave 2 ends, then the run: pushed again, the group shows the final state.
     metrics.podUpgradeConfirmedByImageID(2, 3);
@@ -49,9 +59,24 @@ describe('Pushgateway', { skip: noClusterOnReal }, () => {
     metrics.setPhase('Completed');
     assert.equal((await pusher.push()).ok, true);
     text = await (await fetch(`${gateway.url}/metrics`)).text();
-    assert.equal(linesWith(text, 'kwave_pod_upgrades_completed_total', { ...labels, wave: '2' })[0]?.split(' ').pop(), '2');
-    assert.equal(linesWith(text, 'kwave_rollout_phase', { ...labels, phase: 'Completed' })[0]?.split(' ').pop(), '1');
-    assert.equal(linesWith(text, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' })[0]?.split(' ').pop(), '0');
+    assert.equal(
+      linesWith(text, 'kwave_pod_upgrades_completed_total', { ...labels, wave: '2' })[0]
+        ?.split(' ')
+        .pop(),
+      '2',
+    );
+    assert.equal(
+      linesWith(text, 'kwave_rollout_phase', { ...labels, phase: 'Completed' })[0]
+        ?.split(' ')
+        .pop(),
+      '1',
+    );
+    assert.equal(
+      linesWith(text, 'kwave_rollout_phase', { ...labels, phase: 'Progressing' })[0]
+        ?.split(' ')
+        .pop(),
+      '0',
+    );
     // The gateway records when each group was last pushed successfully.
     assert.equal(linesWith(text, 'push_time_seconds', labels).length, 1);
   });

@@ -25,7 +25,6 @@ import { startTestSim, type TestSim } from './helpers/backend.js';
 import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 import { planYaml } from './helpers/plans.js';
 
-
 interface Result {
   code: number;
   stdout: string;
@@ -34,7 +33,10 @@ interface Result {
 
 async function kwave(...args: string[]): Promise<Result> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, ...CHILD_LIMITS });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], {
+      cwd: ROOT,
+      ...CHILD_LIMITS,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -55,7 +57,9 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
 /** Fails the test instead of hanging when `promise` never settles. */
 async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 20_000)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 20_000)),
+  );
   try {
     return await Promise.race([promise, timeout]);
   } finally {
@@ -86,7 +90,13 @@ async function plan(name: string): Promise<{ file: string; plan: Plan }> {
 }
 
 function recordFor(p: Plan, holder = 'test@host pid 1'): RolloutRecord {
-  return newRecord({ plan: p.name, revision: p.revision, planText: p.source.text, holder, now: new Date().toISOString() });
+  return newRecord({
+    plan: p.name,
+    revision: p.revision,
+    planText: p.source.text,
+    holder,
+    now: new Date().toISOString(),
+  });
 }
 
 function event(p: Plan, body: RolloutEventBody) {
@@ -127,7 +137,10 @@ describe('run lock (Lease kwave-<plan>)', () => {
     const lease = await cluster.getLease('default', 'kwave-lock-a');
     assert.equal(lease.spec?.holderIdentity, 'alice@host pid 100');
     const b = new RunLock(cluster, { namespace: 'default', plan: 'lock-a', identity: 'bob@host pid 200' });
-    await assert.rejects(b.acquire(), (err: unknown) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@host pid 100/.test(err.message));
+    await assert.rejects(
+      b.acquire(),
+      (err: unknown) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@host pid 100/.test(err.message),
+    );
     await a.release();
     assert.equal((await cluster.getLease('default', 'kwave-lock-a')).spec?.holderIdentity, undefined);
     await b.acquire();
@@ -138,7 +151,13 @@ describe('run lock (Lease kwave-<plan>)', () => {
     const old = new Date(Date.now() - 60_000);
     await cluster.createLease('default', {
       metadata: { name: 'kwave-lock-b' },
-      spec: { holderIdentity: 'crashed@host pid 9', leaseDurationSeconds: 15, acquireTime: new V1MicroTime(old), renewTime: new V1MicroTime(old), leaseTransitions: 2 },
+      spec: {
+        holderIdentity: 'crashed@host pid 9',
+        leaseDurationSeconds: 15,
+        acquireTime: new V1MicroTime(old),
+        renewTime: new V1MicroTime(old),
+        leaseTransitions: 2,
+      },
     });
     const b = new RunLock(cluster, { namespace: 'default', plan: 'lock-b', identity: 'bob@host pid 200' });
     await b.acquire();
@@ -153,7 +172,13 @@ describe('run lock (Lease kwave-<plan>)', () => {
     const now = new Date();
     await cluster.createLease('default', {
       metadata: { name: 'kwave-lock-d' },
-      spec: { holderIdentity: runnerIdentity(dead).replace(/^\S+@/, 'killed@'), leaseDurationSeconds: 15, acquireTime: new V1MicroTime(now), renewTime: new V1MicroTime(now), leaseTransitions: 0 },
+      spec: {
+        holderIdentity: runnerIdentity(dead).replace(/^\S+@/, 'killed@'),
+        leaseDurationSeconds: 15,
+        acquireTime: new V1MicroTime(now),
+        renewTime: new V1MicroTime(now),
+        leaseTransitions: 0,
+      },
     });
     const b = new RunLock(cluster, { namespace: 'default', plan: 'lock-d', identity: 'bob@host pid 200' });
     await b.acquire();
@@ -163,10 +188,19 @@ describe('run lock (Lease kwave-<plan>)', () => {
 
   test('renewals move renewTime on; a runner whose lease was taken hears of it', async () => {
     let lostMessage: string | undefined;
-    const a = new RunLock(cluster, { namespace: 'default', plan: 'lock-c', identity: 'alice@host pid 100', durationSeconds: 3, onLost: (m) => (lostMessage = m) });
+    const a = new RunLock(cluster, {
+      namespace: 'default',
+      plan: 'lock-c',
+      identity: 'alice@host pid 100',
+      durationSeconds: 3,
+      onLost: (m) => (lostMessage = m),
+    });
     await a.acquire();
     const first = (await cluster.getLease('default', 'kwave-lock-c')).spec?.renewTime?.getTime() ?? 0;
-    await eventually(async () => ((await cluster.getLease('default', 'kwave-lock-c')).spec?.renewTime?.getTime() ?? 0) > first, 'a renewal');
+    await eventually(
+      async () => ((await cluster.getLease('default', 'kwave-lock-c')).spec?.renewTime?.getTime() ?? 0) > first,
+      'a renewal',
+    );
     // Another runner writes the lease (as if it had taken it over).
     const cur = await cluster.getLease('default', 'kwave-lock-c');
     await cluster.updateLease('default', { ...cur, spec: { ...cur.spec, holderIdentity: 'mallory@host pid 3' } });
@@ -250,7 +284,19 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     // The runner's next write (from its older view of the ConfigMap) must not drop the key.
     const conflicts = () => cluster.requests.total({ verb: 'update', resource: 'configmaps', code: '409' });
     const conflictsBefore = conflicts();
-    await store.save(applyEvent(r, event(p, { event: 'gate-end', wave: 1, gate: 'sign-off', result: 'passed', message: `approved by ${approval.by}` })), { flush: true });
+    await store.save(
+      applyEvent(
+        r,
+        event(p, {
+          event: 'gate-end',
+          wave: 1,
+          gate: 'sign-off',
+          result: 'passed',
+          message: `approved by ${approval.by}`,
+        }),
+      ),
+      { flush: true },
+    );
     assert.equal(conflicts() - conflictsBefore, 1, 'the write met the approval as a 409 and was re-applied');
     const cm = await cluster.getConfigMap('default', 'kwave-rec-c');
     assert.ok(cm.data?.[approvalKey(1)]);
@@ -289,7 +335,10 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     let r = applyEvent(recordFor(p), event(p, rolloutStart(p)));
     r = applyEvent(r, event(p, { event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 }));
     r = applyEvent(r, event(p, { event: 'pod-start', wave: 1, pod: 'default/demo-0' }));
-    r = applyEvent(r, event(p, { event: 'pod-step', wave: 1, pod: 'default/demo-0', step: 'gate-closed', message: '' }));
+    r = applyEvent(
+      r,
+      event(p, { event: 'pod-step', wave: 1, pod: 'default/demo-0', step: 'gate-closed', message: '' }),
+    );
     await store.create(r);
     const lock = new RunLock(cluster, { namespace: 'default', plan: p.name, identity: 'carol@box pid 77' });
     await lock.acquire();
@@ -319,18 +368,29 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     const store = new RecordStore(cluster, { namespace: 'default', plan: p.name, throttleMs: 0 });
     let r = applyEvent(recordFor(p), event(p, rolloutStart(p)));
     await store.create(r);
-    const child = spawn(process.execPath, ['bin/kwave.js', 'status', file, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { cwd: ROOT, ...CHILD_LIMITS });
+    const child = spawn(
+      process.execPath,
+      ['bin/kwave.js', 'status', file, '--watch', '-o', 'json', '--kubeconfig', kubeconfig],
+      { cwd: ROOT, ...CHILD_LIMITS },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
     try {
-      const states = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { wave: number; phase: string });
+      const states = () =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { wave: number; phase: string });
       await eventually(() => states().length >= 1, 'the first state');
       assert.equal(states()[0]?.wave, 0);
       r = applyEvent(r, event(p, { event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 }));
       await store.save(r, { flush: true });
       await eventually(() => states().some((s) => s.wave === 1), 'the wave-1 state');
-      r = applyEvent(r, event(p, { event: 'rollout-end', phase: 'Completed', exitCode: 0, message: 'done', waves: [], durationMs: 1 }));
+      r = applyEvent(
+        r,
+        event(p, { event: 'rollout-end', phase: 'Completed', exitCode: 0, message: 'done', waves: [], durationMs: 1 }),
+      );
       await store.save(r, { flush: true });
       await eventually(() => states().some((s) => s.phase === 'Completed'), 'the Completed state');
     } finally {

@@ -25,25 +25,42 @@ workloads:
 
 const SIGN_OFF = [{ name: 'sign-off', afterWaves: [1], approval: true }];
 
-const podsOf = (events: RolloutEvent[], kind: 'pod-start' | 'pod-end') => events.flatMap((e) => (e.event === kind ? [e.pod] : []));
+const podsOf = (events: RolloutEvent[], kind: 'pod-start' | 'pod-end') =>
+  events.flatMap((e) => (e.event === kind ? [e.pod] : []));
 
 /** Resolves once every pod that started has ended (the pause lets pods in flight finish). */
 function inFlightFinished(run: RunningKwave, started: string[]): Promise<RolloutEvent> {
-  return run.waitFor(() => started.every((p) => podsOf(run.events, 'pod-end').includes(p)), `the end of ${started.join(', ')}`);
+  return run.waitFor(
+    () => started.every((p) => podsOf(run.events, 'pod-end').includes(p)),
+    `the end of ${started.join(', ')}`,
+  );
 }
 
 describe('kwave pause / resume / abort from another process', () => {
   test('pause: pods in flight finish, none starts while paused (from the cluster), phase Paused with who and when; resume finishes the rollout', async (t) => {
     const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 1 });
     try {
-      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[1, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s', gates: SIGN_OFF }));
+      const plan = await fleet.writePlan(
+        'web.yaml',
+        planYaml({
+          name: 'web',
+          waves: '[1, "100%"]',
+          concurrency: 2,
+          maxUnavailable: 2,
+          podTimeout: '120s',
+          gates: SIGN_OFF,
+        }),
+      );
       await fleet.resetStats();
       const run = fleet.start(['run', plan]);
       await run.waitFor((e) => e.event === 'pod-start', 'the first pod start');
 
       const pause = await fleet.kwave(['pause', plan]);
       assert.equal(pause.code, 0, pause.stderr);
-      assert.match(pause.stdout, /plan web: paused: the runner \(.+\) starts no new pod; pods in flight finish \(by .+\)/);
+      assert.match(
+        pause.stdout,
+        /plan web: paused: the runner \(.+\) starts no new pod; pods in flight finish \(by .+\)/,
+      );
       const paused = await run.waitFor((e) => e.event === 'paused', 'the runner to pause');
       const startedBefore = podsOf(run.events.slice(0, run.events.indexOf(paused)), 'pod-start');
       assert.equal(startedBefore.length, 1, `started before the pause: ${startedBefore.join(', ')}`);
@@ -62,18 +79,33 @@ describe('kwave pause / resume / abort from another process', () => {
       const control = record.control as { paused: { by: string; at: string }; history: { action: string }[] };
       assert.equal(control.paused.by, waiting.by);
       assert.ok(Date.parse(control.paused.at) > 0);
-      assert.ok((record.history as { message: string }[]).some((h) => /^paused by kwave-admin \(.+\) \(kwave pause at .+\): no new pod starts/.test(h.message)));
+      assert.ok(
+        (record.history as { message: string }[]).some((h) =>
+          /^paused by kwave-admin \(.+\) \(kwave pause at .+\): no new pod starts/.test(h.message),
+        ),
+      );
       const text = await fleet.kwave(['status', plan]);
       assert.match(text.stdout, /: Paused\n/);
-      assert.match(text.stdout, /paused by kwave-admin \(.+\) for (?:\d+[hms])+: no new pod starts; run `kwave resume .+web\.yaml` to go on/);
+      assert.match(
+        text.stdout,
+        /paused by kwave-admin \(.+\) for (?:\d+[hms])+: no new pod starts; run `kwave resume .+web\.yaml` to go on/,
+      );
 
       // From the cluster: exactly the pods that started before the pause were patched, each once.
       const whilePaused = await fleet.pods();
-      const patched = [...whilePaused.values()].filter((p) => p.restartCount > 0 || p.specImage === 'nginx:1.25.3').map((p) => `default/${p.name}`);
+      const patched = [...whilePaused.values()]
+        .filter((p) => p.restartCount > 0 || p.specImage === 'nginx:1.25.3')
+        .map((p) => `default/${p.name}`);
       assert.deepEqual(patched.sort(), [...startedBefore].sort(), 'no pod started while paused');
       assert.equal((await fleet.stats()).requests['patch pods'], startedBefore.length);
-      assert.deepEqual(podsOf(run.events.slice(run.events.indexOf(paused)), 'pod-start'), [], 'the runner started none either');
-      t.diagnostic(`paused by ${waiting.by}; started before the pause: ${startedBefore.join(', ')}; patched while paused (cluster): ${patched.length - startedBefore.length}; 'patch pods' = ${startedBefore.length}; record phase ${record.phase}`);
+      assert.deepEqual(
+        podsOf(run.events.slice(run.events.indexOf(paused)), 'pod-start'),
+        [],
+        'the runner started none either',
+      );
+      t.diagnostic(
+        `paused by ${waiting.by}; started before the pause: ${startedBefore.join(', ')}; patched while paused (cluster): ${patched.length - startedBefore.length}; 'patch pods' = ${startedBefore.length}; record phase ${record.phase}`,
+      );
 
       const resume = await fleet.kwave(['resume', plan]);
       assert.equal(resume.code, 0, resume.stderr);
@@ -93,7 +125,11 @@ describe('kwave pause / resume / abort from another process', () => {
         (done.control as { history: { action: string }[] }).history.map((h) => h.action),
         ['pause', 'resume'],
       );
-      assert.ok((done.history as { message: string }[]).some((h) => /^resumed by kwave-admin \(.+\) \(kwave resume at .+\)$/.test(h.message)));
+      assert.ok(
+        (done.history as { message: string }[]).some((h) =>
+          /^resumed by kwave-admin \(.+\) \(kwave resume at .+\)$/.test(h.message),
+        ),
+      );
       // A second resume changes nothing and says so.
       const again = await fleet.kwave(['resume', plan]);
       assert.equal(again.code, 0);
@@ -106,7 +142,18 @@ describe('kwave pause / resume / abort from another process', () => {
   test('abort: the runner halts as on a failure, applies rollback: all, exits 3; with no runner an abort is refused (exit 2)', async (t) => {
     const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 1 });
     try {
-      const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', waves: '[1, "100%"]', concurrency: 2, maxUnavailable: 2, podTimeout: '120s', rollback: 'all', gates: SIGN_OFF }));
+      const plan = await fleet.writePlan(
+        'web.yaml',
+        planYaml({
+          name: 'web',
+          waves: '[1, "100%"]',
+          concurrency: 2,
+          maxUnavailable: 2,
+          podTimeout: '120s',
+          rollback: 'all',
+          gates: SIGN_OFF,
+        }),
+      );
       const run = fleet.start(['run', plan]);
       await run.waitFor((e) => e.event === 'pod-start', 'the first pod start');
 
@@ -132,9 +179,14 @@ describe('kwave pause / resume / abort from another process', () => {
       assert.equal(record.exitCode, 3);
       const control = record.control as { abort: { holder: string }; history: { action: string; by: string }[] };
       assert.equal(control.abort.holder, answer.runner);
-      assert.deepEqual(control.history.map((h) => h.action), ['abort']);
+      assert.deepEqual(
+        control.history.map((h) => h.action),
+        ['abort'],
+      );
 
-      t.diagnostic(`abort: runner exit ${exit.code}, halt "${halt.message}", record phase ${record.phase}, control.abort.holder ${control.abort.holder}`);
+      t.diagnostic(
+        `abort: runner exit ${exit.code}, halt "${halt.message}", record phase ${record.phase}, control.abort.holder ${control.abort.holder}`,
+      );
       const none = await fleet.kwave(['abort', plan]);
       assert.equal(none.code, 2, none.stdout + none.stderr);
       assert.match(none.stderr, /no runner holds the lease of this plan: nothing to abort/);

@@ -28,7 +28,10 @@ describe('kwave run: digest-pinned targets', () => {
   test('nginx@sha256:… that the runtime runs: every pod proves that digest in its imageID', async () => {
     const fleet = await startFleet({ fixture: FIXTURE });
     try {
-      const plan = await fleet.writePlan('pinned.yaml', planYaml({ name: 'pinned', image: `nginx@${NEW_DIGEST}`, waves: '[1, "100%"]' }));
+      const plan = await fleet.writePlan(
+        'pinned.yaml',
+        planYaml({ name: 'pinned', image: `nginx@${NEW_DIGEST}`, waves: '[1, "100%"]' }),
+      );
       const run = fleet.start(['run', plan]);
       const exit = await exitOf(run);
       assert.equal(exit.code, 0, run.stderr());
@@ -48,7 +51,10 @@ describe('kwave run: digest-pinned targets', () => {
   test('a pinned digest the mirror does not serve: DigestMismatch on the first pod, halt (exit 3), rolled back to the old imageID', async () => {
     const fleet = await startFleet({ fixture: FIXTURE });
     try {
-      const plan = await fleet.writePlan('mirror.yaml', planYaml({ name: 'mirror', image: `nginx:mirrored@${MIRRORED_DIGEST}`, waves: '[1, "100%"]' }));
+      const plan = await fleet.writePlan(
+        'mirror.yaml',
+        planYaml({ name: 'mirror', image: `nginx:mirrored@${MIRRORED_DIGEST}`, waves: '[1, "100%"]' }),
+      );
       const run = fleet.start(['run', plan]);
       const exit = await exitOf(run);
       assert.equal(exit.code, 3, run.stderr() + run.stdout().slice(-2000));
@@ -63,7 +69,11 @@ describe('kwave run: digest-pinned targets', () => {
         assert.equal(p.gate, 'True', `${name} in service`);
       }
       const wasRolledBack = [...pods.values()].filter((p) => p.restartCount === 2);
-      assert.equal(wasRolledBack.length, 1, 'one pod was patched, then rolled back (two restarts); the others untouched');
+      assert.equal(
+        wasRolledBack.length,
+        1,
+        'one pod was patched, then rolled back (two restarts); the others untouched',
+      );
       assert.equal([...pods.values()].filter((p) => p.restartCount === 0).length, 3);
     } finally {
       await fleet.close();

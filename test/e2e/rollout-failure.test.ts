@@ -38,7 +38,15 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
     assert.equal(before.get('shop-b-1')!.node, 'node-4');
     const plan = await fleet.writePlan(
       'shop.yaml',
-      planYaml({ name: 'shop', app: 'shop', waves: '[1, "20%", "60%", "100%"]', concurrency: 3, maxUnavailable: 3, maxFailed: 0, rollback: 'failed' }),
+      planYaml({
+        name: 'shop',
+        app: 'shop',
+        waves: '[1, "20%", "60%", "100%"]',
+        concurrency: 3,
+        maxUnavailable: 3,
+        maxFailed: 0,
+        rollback: 'failed',
+      }),
     );
     await fleet.resetStats();
     const run = fleet.start(['run', plan]);
@@ -47,7 +55,10 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
 
     // Waves 1 and 2 ran (targets 1 and 4 of 20); wave 3 never started.
     const waves = run.events.flatMap((e) => (e.event === 'wave-start' ? [[e.wave, e.pods]] : []));
-    assert.deepEqual(waves, [[1, 1], [2, 3]]);
+    assert.deepEqual(waves, [
+      [1, 1],
+      [2, 3],
+    ]);
     const halt = run.events.find((e) => e.event === 'halt');
     assert.ok(halt && halt.event === 'halt', 'a halt event');
     assert.equal(halt.wave, 2);
@@ -58,8 +69,13 @@ describe('kwave run: a broken image in wave 2 with maxFailed 0', () => {
     assert.equal(failed.pod, 'default/shop-b-1');
     assert.match(failed.message, /nginx:1\.25\.3/);
     const rollback = run.events.find((e) => e.event === 'rollback-start');
-    assert.deepEqual(rollback && rollback.event === 'rollback-start' ? [rollback.pods, rollback.scope] : [], [1, 'failed']);
-    const rolledBack = run.events.filter((e) => e.event === 'pod-end' && e.result === 'rolled-back').map((e) => (e.event === 'pod-end' ? e.pod : ''));
+    assert.deepEqual(rollback && rollback.event === 'rollback-start' ? [rollback.pods, rollback.scope] : [], [
+      1,
+      'failed',
+    ]);
+    const rolledBack = run.events
+      .filter((e) => e.event === 'pod-end' && e.result === 'rolled-back')
+      .map((e) => (e.event === 'pod-end' ? e.pod : ''));
     assert.deepEqual(rolledBack, ['default/shop-b-1']);
 
     const end = endOf(run);

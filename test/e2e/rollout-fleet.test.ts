@@ -50,12 +50,22 @@ describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {
     assert.equal(before.size, 200);
     const lost = [...before.values()].filter((p) => p.node === 'node-4');
     assert.deepEqual(lost.map((p) => p.name).sort(), ['web-lost-0', 'web-lost-1', 'web-lost-2']);
-    assert.ok(lost.every((p) => !p.ready), 'the pods of the lost node are not Ready before the run');
+    assert.ok(
+      lost.every((p) => !p.ready),
+      'the pods of the lost node are not Ready before the run',
+    );
     for (const p of before.values()) if (p.node !== 'node-4') assert.equal(p.imageID, OLD_ID);
 
     const plan = await fleet.writePlan(
       'fleet.yaml',
-      planYaml({ name: 'fleet', app: 'web', waves: '["5%", "25%", "50%", "100%"]', concurrency: 10, maxUnavailable: '5%', podTimeout: '60s' }),
+      planYaml({
+        name: 'fleet',
+        app: 'web',
+        waves: '["5%", "25%", "50%", "100%"]',
+        concurrency: 10,
+        maxUnavailable: '5%',
+        podTimeout: '60s',
+      }),
     );
     // High-water marks restart from the pods not Ready now: the 3 of node-4.
     const reset = await fleet.resetStats();
@@ -77,7 +87,12 @@ describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {
     assert.equal(start.budget, BUDGET);
     // Targets 10, 50, 100, 200 of 200, the 3 pods already at the target counting first.
     const waves = run.events.flatMap((e) => (e.event === 'wave-start' ? [[e.wave, e.pods]] : []));
-    assert.deepEqual(waves, [[1, 7], [2, 40], [3, 50], [4, 100]]);
+    assert.deepEqual(waves, [
+      [1, 7],
+      [2, 40],
+      [3, 50],
+      [4, 100],
+    ]);
 
     // The unready pods held budget: kwave waited for it, naming them.
     const waits = run.events.filter((e) => e.event === 'budget-wait');
@@ -123,6 +138,8 @@ describe('kwave run: 200 pods, 4 waves, 3 pods unready beforehand', () => {
     assert.equal(record.phase, 'Completed');
     assert.equal(record.lock, null, 'the lease is released at the end');
     // The measured figures, for the report.
-    console.log(`# fleet: 197 pods upgraded in ${seconds.toFixed(1)} s; maxNotReady ${maxNotReady} (budget ${BUDGET}, 3 unready throughout); budget waits ${waits.length}`);
+    console.log(
+      `# fleet: 197 pods upgraded in ${seconds.toFixed(1)} s; maxNotReady ${maxNotReady} (budget ${BUDGET}, 3 unready throughout); budget waits ${waits.length}`,
+    );
   });
 });

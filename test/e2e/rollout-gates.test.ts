@@ -12,12 +12,22 @@ describe('kwave run: gates and continuations', () => {
     try {
       const plan = await fleet.writePlan(
         'gated.yaml',
-        planYaml({ name: 'gated', waves: '[1, "100%"]', concurrency: 3, maxUnavailable: 3, gates: '    - { name: sign-off, afterWaves: [1], approval: true }\n' }),
+        planYaml({
+          name: 'gated',
+          waves: '[1, "100%"]',
+          concurrency: 3,
+          maxUnavailable: 3,
+          gates: '    - { name: sign-off, afterWaves: [1], approval: true }\n',
+        }),
       );
       const run = fleet.start(['run', plan]);
       await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait');
       // The run waits: the record says so, and wave 2 has not begun.
-      const waiting = (await fleet.status(plan)) as { phase: string; waiting?: { kind: string; wave: number; gate?: string }; wave: number };
+      const waiting = (await fleet.status(plan)) as {
+        phase: string;
+        waiting?: { kind: string; wave: number; gate?: string };
+        wave: number;
+      };
       assert.equal(waiting.waiting?.kind, 'approval', JSON.stringify(waiting));
       assert.equal(waiting.waiting?.wave, 1);
       assert.equal(run.child.exitCode, null, 'kwave run is still running');
@@ -49,7 +59,10 @@ describe('kwave run: gates and continuations', () => {
       await fleet.resetStats();
 
       // The same rollout (plan name, record, lease), first with two waves only: targets 1 and 2 of 20.
-      const partial = await fleet.writePlan('partial.yaml', planYaml({ name: 'web', waves: '[1, "10%"]', concurrency: 5, maxUnavailable: 5 }));
+      const partial = await fleet.writePlan(
+        'partial.yaml',
+        planYaml({ name: 'web', waves: '[1, "10%"]', concurrency: 5, maxUnavailable: 5 }),
+      );
       const first = fleet.start(['run', partial]);
       const exit1 = await exitOf(first);
       assert.equal(exit1.code, 0, first.stderr());
@@ -61,7 +74,10 @@ describe('kwave run: gates and continuations', () => {
       assert.equal(upgradedFirst.length, 2);
 
       // More waves: another spec, so another revision; the 2 done pods meet targets 1 and 2.
-      const wider = await fleet.writePlan('wider.yaml', planYaml({ name: 'web', waves: '[1, "10%", "50%", "100%"]', concurrency: 5, maxUnavailable: 5 }));
+      const wider = await fleet.writePlan(
+        'wider.yaml',
+        planYaml({ name: 'web', waves: '[1, "10%", "50%", "100%"]', concurrency: 5, maxUnavailable: 5 }),
+      );
       const second = fleet.start(['run', wider]);
       const exit2 = await exitOf(second);
       assert.equal(exit2.code, 0, second.stderr());
@@ -71,7 +87,10 @@ describe('kwave run: gates and continuations', () => {
       assert.notEqual(start2.revision, start1.revision);
       assert.equal(start2.alreadyDone, 2);
       const waves = second.events.flatMap((e) => (e.event === 'wave-start' ? [[e.wave, e.pods]] : []));
-      assert.deepEqual(waves, [[3, 8], [4, 10]]);
+      assert.deepEqual(waves, [
+        [3, 8],
+        [4, 10],
+      ]);
       assert.equal(endOf(second).phase, 'Completed');
       for (const [name, p] of await fleet.pods()) {
         assert.equal(p.imageID, NEW_ID, name);
@@ -90,7 +109,10 @@ describe('kwave run: gates and continuations', () => {
       assert.match(end3.message, /rolled back 18 pods/);
       // Last wave first.
       const order = back.events.flatMap((e) => (e.event === 'pod-start' ? [e.wave] : []));
-      assert.deepEqual(order, [...order].sort((a, b) => b - a));
+      assert.deepEqual(
+        order,
+        [...order].sort((a, b) => b - a),
+      );
       assert.equal((await fleet.status(wider)).phase, 'RolledBack');
       const stillNew = [...(await fleet.pods()).values()].filter((p) => p.imageID === NEW_ID).map((p) => p.name);
       assert.deepEqual(stillNew.sort(), [...upgradedFirst].sort());

@@ -25,7 +25,11 @@ async function asKilledBeforeTheEnd(fleet: Fleet, plan: string): Promise<void> {
   assert.equal(status.phase, 'Halted', 'the first run halted');
   delete status.exitCode;
   delete status.endedAt;
-  await core.replaceNamespacedConfigMap({ name: cm.metadata!.name!, namespace: 'default', body: { ...cm, data: { ...cm.data, 'status.json': JSON.stringify(status) } } });
+  await core.replaceNamespacedConfigMap({
+    name: cm.metadata!.name!,
+    namespace: 'default',
+    body: { ...cm, data: { ...cm.data, 'status.json': JSON.stringify(status) } },
+  });
 }
 
 /** Gives the lease back to the record's holder, as a runner killed after `rollout-end`, before its release, leaves it. */
@@ -39,18 +43,34 @@ async function asKilledBeforeTheRelease(fleet: Fleet, plan: string): Promise<voi
   const lease = await leases.readNamespacedLease({ name: `kwave-${plan}`, namespace: 'default' });
   assert.equal(lease.spec?.holderIdentity, undefined, 'the first run released the lease');
   const now = new V1MicroTime(new Date());
-  await leases.replaceNamespacedLease({ name: lease.metadata!.name!, namespace: 'default', body: { ...lease, spec: { ...lease.spec, holderIdentity: status.holder, acquireTime: now, renewTime: now } } });
+  await leases.replaceNamespacedLease({
+    name: lease.metadata!.name!,
+    namespace: 'default',
+    body: { ...lease, spec: { ...lease.spec, holderIdentity: status.holder, acquireTime: now, renewTime: now } },
+  });
 }
 
 describe('kwave run after a halting run was killed', () => {
   test('carries the halt on: no pod patched again, exit 3; after the halt ended a re-run keeps it, --retry retries; killed before its release, carried on', async () => {
     const fleet = await startFleet({ pods: 6 });
     try {
-      const file = await fleet.writePlan('halt.yaml', planYaml({ name: 'halt', image: 'nginx:broken', waves: '[2, "100%"]', concurrency: 2, maxUnavailable: 2, rollback: 'failed' }));
+      const file = await fleet.writePlan(
+        'halt.yaml',
+        planYaml({
+          name: 'halt',
+          image: 'nginx:broken',
+          waves: '[2, "100%"]',
+          concurrency: 2,
+          maxUnavailable: 2,
+          rollback: 'failed',
+        }),
+      );
       const first = await fleet.kwave(['run', file, '--metrics-address', 'off']);
       assert.equal(first.code, 3, first.stderr);
       const afterFirst = await fleet.pods();
-      const rolledBack = [...afterFirst.values()].filter((p) => p.annotation?.includes('"direction":"rollback"')).map((p) => p.name);
+      const rolledBack = [...afterFirst.values()]
+        .filter((p) => p.annotation?.includes('"direction":"rollback"'))
+        .map((p) => p.name);
       assert.equal(rolledBack.length, 2, 'wave 1 (two pods) failed and was rolled back');
 
       await asKilledBeforeTheEnd(fleet, 'halt');
@@ -73,23 +93,38 @@ describe('kwave run after a halting run was killed', () => {
       // runner started late, tonight's CronJob) upgrades nothing; `--retry` retries wave 1.
       await fleet.resetStats();
       const again = await fleet.kwave(['run', file, '--metrics-address', 'off']);
-      assert.equal((await fleet.stats()).requests['patch pods'] ?? 0, 0, 'a re-run of a halted revision patches no pod');
+      assert.equal(
+        (await fleet.stats()).requests['patch pods'] ?? 0,
+        0,
+        'a re-run of a halted revision patches no pod',
+      );
       assert.equal(again.code, 3, again.stderr);
       assert.match(again.stderr, /stays halted: no pod is upgraded; run it with --retry/);
       const dry = await fleet.kwave(['plan', file]);
       assert.equal(dry.code, 0, dry.stderr);
-      assert.match(dry.stdout, /this revision halted \(.*\): kwave run carries the halt on and upgrades nothing; `kwave run --retry` would upgrade its failed pods again/);
+      assert.match(
+        dry.stdout,
+        /this revision halted \(.*\): kwave run carries the halt on and upgrades nothing; `kwave run --retry` would upgrade its failed pods again/,
+      );
       await fleet.resetStats();
       const retry = await fleet.kwave(['run', file, '--retry', '--metrics-address', 'off']);
       assert.equal(retry.code, 3, retry.stderr);
-      assert.equal((await fleet.stats()).requests['patch pods'], 4, 'wave 1 upgraded and rolled back again, on purpose');
+      assert.equal(
+        (await fleet.stats()).requests['patch pods'],
+        4,
+        'wave 1 upgraded and rolled back again, on purpose',
+      );
 
       // That retry, killed after it recorded its end and before it let go of the lease: its
       // restart (a Job's, with the same --retry) carries the halt on.
       await asKilledBeforeTheRelease(fleet, 'halt');
       await fleet.resetStats();
       const afterEnd = await fleet.kwave(['run', file, '--retry', '--metrics-address', 'off']);
-      assert.equal((await fleet.stats()).requests['patch pods'] ?? 0, 0, 'the restart of a run that had ended patches no pod');
+      assert.equal(
+        (await fleet.stats()).requests['patch pods'] ?? 0,
+        0,
+        'the restart of a run that had ended patches no pod',
+      );
       assert.equal(afterEnd.code, 3, afterEnd.stderr);
       assert.match(afterEnd.stderr, /died before it let go of the plan .*carrying that halt on/);
     } finally {

@@ -18,7 +18,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AdmissionRule } from '../../src/sim/apiserver/admission.js';
 import { realSleep } from '../../src/sleep.js';
-import { endOf, exitOf, planYaml, seededRandom, startFleet, type Fleet, type PodView, type RunningKwave } from './helpers/rolloutCli.js';
+import {
+  endOf,
+  exitOf,
+  planYaml,
+  seededRandom,
+  startFleet,
+  type Fleet,
+  type PodView,
+  type RunningKwave,
+} from './helpers/rolloutCli.js';
 import { BACKEND } from './helpers/backend.js';
 import { NEW_ID, OLD_ID } from './helpers/images.js';
 
@@ -125,79 +134,132 @@ describe('kwave run: SIGKILL at five moments, restarted each time', () => {
   after(async () => fleet?.close());
 
   const plan = (gates: string) =>
-    fleet.writePlan('crashy.yaml', planYaml({ name: 'crashy', waves: '[1, "10%", "50%", "100%"]', concurrency: 5, maxUnavailable: 5, gates }));
+    fleet.writePlan(
+      'crashy.yaml',
+      planYaml({ name: 'crashy', waves: '[1, "10%", "50%", "100%"]', concurrency: 5, maxUnavailable: 5, gates }),
+    );
 
-  test('each kill between a write and its answer, or in the approval wait; every pod upgraded exactly once', { skip: BACKEND === 'real' ? 'embedded backend only: holding an answer needs the simulator\'s admission hold (the real pass runs the seeded-index test below)' : false }, async () => {
-    const before = await fleet.pods();
-    const file = await plan('    - { name: sign-off, afterWaves: [1], approval: true }\n');
-    await fleet.resetStats();
+  test(
+    'each kill between a write and its answer, or in the approval wait; every pod upgraded exactly once',
+    {
+      skip:
+        BACKEND === 'real'
+          ? "embedded backend only: holding an answer needs the simulator's admission hold (the real pass runs the seeded-index test below)"
+          : false,
+    },
+    async () => {
+      const before = await fleet.pods();
+      const file = await plan('    - { name: sign-off, afterWaves: [1], approval: true }\n');
+      await fleet.resetStats();
 
-    // 1. The canary's gate closed, its answer held.
-    await admission(fleet, [{ verb: 'patch', resource: 'pods/status', hold: true, times: 1 }]);
-    let run = fleet.start(['run', file]);
-    await heldAnswers(fleet, run, 1);
-    let pods = await fleet.pods();
-    assert.equal(count(pods, (p) => p.gate === 'False'), 1, 'one gate closed');
-    assert.equal(count(pods, (p) => p.specImage !== 'nginx:1.14.2'), 0, 'nothing patched');
-    await kill(run, 1);
+      // 1. The canary's gate closed, its answer held.
+      await admission(fleet, [{ verb: 'patch', resource: 'pods/status', hold: true, times: 1 }]);
+      let run = fleet.start(['run', file]);
+      await heldAnswers(fleet, run, 1);
+      let pods = await fleet.pods();
+      assert.equal(
+        count(pods, (p) => p.gate === 'False'),
+        1,
+        'one gate closed',
+      );
+      assert.equal(
+        count(pods, (p) => p.specImage !== 'nginx:1.14.2'),
+        0,
+        'nothing patched',
+      );
+      await kill(run, 1);
 
-    // 2. The canary's image patch written, its answer held.
-    await admission(fleet, [{ verb: 'patch', resource: 'pods', hold: true, times: 1 }]);
-    run = fleet.start(['run', file]);
-    await heldAnswers(fleet, run, 1);
-    pods = await fleet.pods();
-    assert.equal(count(pods, (p) => p.specImage === 'nginx:1.25.3'), 1, 'the canary patched');
-    assert.equal(count(pods, (p) => p.gate === 'False'), 1);
-    await kill(run, 2);
-    await admission(fleet, []);
+      // 2. The canary's image patch written, its answer held.
+      await admission(fleet, [{ verb: 'patch', resource: 'pods', hold: true, times: 1 }]);
+      run = fleet.start(['run', file]);
+      await heldAnswers(fleet, run, 1);
+      pods = await fleet.pods();
+      assert.equal(
+        count(pods, (p) => p.specImage === 'nginx:1.25.3'),
+        1,
+        'the canary patched',
+      );
+      assert.equal(
+        count(pods, (p) => p.gate === 'False'),
+        1,
+      );
+      await kill(run, 2);
+      await admission(fleet, []);
 
-    // 3. Waiting for approval after wave 1.
-    run = fleet.start(['run', file]);
-    await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1');
-    await approvalRecorded(fleet, run, file);
-    pods = await fleet.pods();
-    assert.equal(count(pods, (p) => p.imageID === NEW_ID && p.gate === 'True'), 1, 'wave 1 done');
-    assert.equal(count(pods, (p) => p.imageID === OLD_ID && p.restartCount === 0), PODS - 1, 'the rest untouched');
-    await kill(run, 3);
-    const approved = await fleet.kwave(['approve', file]);
-    assert.equal(approved.code, 0, approved.stderr);
+      // 3. Waiting for approval after wave 1.
+      run = fleet.start(['run', file]);
+      await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1');
+      await approvalRecorded(fleet, run, file);
+      pods = await fleet.pods();
+      assert.equal(
+        count(pods, (p) => p.imageID === NEW_ID && p.gate === 'True'),
+        1,
+        'wave 1 done',
+      );
+      assert.equal(
+        count(pods, (p) => p.imageID === OLD_ID && p.restartCount === 0),
+        PODS - 1,
+        'the rest untouched',
+      );
+      await kill(run, 3);
+      const approved = await fleet.kwave(['approve', file]);
+      assert.equal(approved.code, 0, approved.stderr);
 
-    // 4. Wave 2 (10%: 3 more pods): its third image patch written, its answer held.
-    await admission(fleet, [{ verb: 'patch', resource: 'pods', hold: true, skip: 2, times: 1 }]);
-    run = fleet.start(['run', file]);
-    await heldAnswers(fleet, run, 1);
-    pods = await fleet.pods();
-    assert.equal(count(pods, (p) => p.specImage === 'nginx:1.25.3'), 4, 'the canary and wave 2 patched, nothing of wave 3');
-    await kill(run, 4);
+      // 4. Wave 2 (10%: 3 more pods): its third image patch written, its answer held.
+      await admission(fleet, [{ verb: 'patch', resource: 'pods', hold: true, skip: 2, times: 1 }]);
+      run = fleet.start(['run', file]);
+      await heldAnswers(fleet, run, 1);
+      pods = await fleet.pods();
+      assert.equal(
+        count(pods, (p) => p.specImage === 'nginx:1.25.3'),
+        4,
+        'the canary and wave 2 patched, nothing of wave 3',
+      );
+      await kill(run, 4);
 
-    // 5. Wave 3: five image patches written and unanswered, five pods out of service at once.
-    await admission(fleet, [{ verb: 'patch', resource: 'pods', hold: true }]);
-    run = fleet.start(['run', file]);
-    await heldAnswers(fleet, run, 5);
-    pods = await fleet.pods();
-    assert.equal(count(pods, (p) => p.specImage === 'nginx:1.25.3'), 4 + 5);
-    assert.equal(count(pods, (p) => p.gate === 'False'), 5, 'five drained: the budget');
-    await kill(run, 5);
-    await admission(fleet, []);
+      // 5. Wave 3: five image patches written and unanswered, five pods out of service at once.
+      await admission(fleet, [{ verb: 'patch', resource: 'pods', hold: true }]);
+      run = fleet.start(['run', file]);
+      await heldAnswers(fleet, run, 5);
+      pods = await fleet.pods();
+      assert.equal(
+        count(pods, (p) => p.specImage === 'nginx:1.25.3'),
+        4 + 5,
+      );
+      assert.equal(
+        count(pods, (p) => p.gate === 'False'),
+        5,
+        'five drained: the budget',
+      );
+      await kill(run, 5);
+      await admission(fleet, []);
 
-    const figures = await checkCompleted(fleet, file, before);
-    console.log(`# held kills: ${figures}`);
-  });
+      const figures = await checkCompleted(fleet, file, before);
+      console.log(`# held kills: ${figures}`);
+    },
+  );
 
-  test('at 5 seeded event indexes; every pod upgraded exactly once', { skip: BACKEND === 'embedded' ? 'real backend only: the embedded pass kills at held answers (the test above)' : false }, async () => {
-    const before = await fleet.pods();
-    const file = await plan('    - { name: soak, afterWaves: [1], pause: 1s }\n');
-    await fleet.resetStats();
-    const random = seededRandom(SEED);
-    const moments: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const k = 1 + Math.floor(random() * 40);
-      const run = fleet.start(['run', file]);
-      const at = await run.waitFor((e) => run.events.indexOf(e) === k - 1, `event ${k} of run ${i + 1}`);
-      await kill(run, i + 1);
-      moments.push(`${k}:${at.event}${'step' in at ? `/${at.step}` : ''}`);
-    }
-    const figures = await checkCompleted(fleet, file, before);
-    console.log(`# kill moments (event k:type): ${moments.join(', ')}; ${figures}`);
-  });
+  test(
+    'at 5 seeded event indexes; every pod upgraded exactly once',
+    {
+      skip:
+        BACKEND === 'embedded' ? 'real backend only: the embedded pass kills at held answers (the test above)' : false,
+    },
+    async () => {
+      const before = await fleet.pods();
+      const file = await plan('    - { name: soak, afterWaves: [1], pause: 1s }\n');
+      await fleet.resetStats();
+      const random = seededRandom(SEED);
+      const moments: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const k = 1 + Math.floor(random() * 40);
+        const run = fleet.start(['run', file]);
+        const at = await run.waitFor((e) => run.events.indexOf(e) === k - 1, `event ${k} of run ${i + 1}`);
+        await kill(run, i + 1);
+        moments.push(`${k}:${at.event}${'step' in at ? `/${at.step}` : ''}`);
+      }
+      const figures = await checkCompleted(fleet, file, before);
+      console.log(`# kill moments (event k:type): ${moments.join(', ')}; ${figures}`);
+    },
+  );
 });

@@ -35,7 +35,10 @@ describe('kwave run: the API server gone for longer than the renew deadline', ()
   test('the Lease is in doubt, writes wait, it is confirmed once the server answers, and the rollout completes with each pod upgraded once', async () => {
     const fleet = await startFleet({ pods: 4 });
     try {
-      const plan = await fleet.writePlan('outage.yaml', planYaml({ name: 'outage', waves: '[1, "100%"]', concurrency: 1, maxUnavailable: 1 }));
+      const plan = await fleet.writePlan(
+        'outage.yaml',
+        planYaml({ name: 'outage', waves: '[1, "100%"]', concurrency: 1, maxUnavailable: 1 }),
+      );
       const run = fleet.start(['run', plan]);
       // Mid-wave: wave 2's first pod has started (its writes go out, or wait, through the outage).
       await run.waitFor((e) => e.event === 'pod-start' && e.wave === 2, "wave 2's first pod start");
@@ -59,10 +62,16 @@ describe('kwave run: the API server gone for longer than the renew deadline', ()
         const again = fleet.start(['run', plan]);
         assert.equal((await exitOf(again)).code, 0, again.stderr());
       } else {
-        assert.equal(exit.code, 0, `exit ${exit.code} ${exit.signal ?? ''}\n${run.stderr()}\n${run.stdout().slice(-3000)}`);
+        assert.equal(
+          exit.code,
+          0,
+          `exit ${exit.code} ${exit.signal ?? ''}\n${run.stderr()}\n${run.stdout().slice(-3000)}`,
+        );
       }
-      const doubt = /could not renew the lease default\/kwave-outage within 12s: [^\n]*; pod and record writes wait until it is confirmed ours again/;
-      const confirmed = /the lease default\/kwave-outage is confirmed ours again after \d+s in doubt \(nobody took it over\); writes go on/;
+      const doubt =
+        /could not renew the lease default\/kwave-outage within 12s: [^\n]*; pod and record writes wait until it is confirmed ours again/;
+      const confirmed =
+        /the lease default\/kwave-outage is confirmed ours again after \d+s in doubt \(nobody took it over\); writes go on/;
       if (embedded || doubt.test(run.stderr())) {
         assert.match(run.stderr(), doubt);
         assert.match(run.stderr(), confirmed);
@@ -75,7 +84,9 @@ describe('kwave run: the API server gone for longer than the renew deadline', ()
         assert.equal(p.restartCount, 1, `${name}: upgraded once`);
         assert.equal(p.gate, 'True', `${name} in service`);
       }
-      const lease = await kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'kwave-outage', namespace: 'default' });
+      const lease = await kc
+        .makeApiClient(CoordinationV1Api)
+        .readNamespacedLease({ name: 'kwave-outage', namespace: 'default' });
       assert.equal(lease.spec?.holderIdentity, undefined, 'the Lease released at the end');
     } finally {
       await fleet.close();

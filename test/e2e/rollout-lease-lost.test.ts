@@ -14,21 +14,32 @@ describe('kwave run: the lease lost mid-run', () => {
       const kc = new KubeConfig();
       kc.loadFromFile(fleet.kubeconfig);
       const leases = kc.makeApiClient(CoordinationV1Api);
-      const plan = await fleet.writePlan('leased.yaml', planYaml({ name: 'leased', waves: '[1, "100%"]', gates: [{ name: 'sign-off', approval: true }] }));
+      const plan = await fleet.writePlan(
+        'leased.yaml',
+        planYaml({ name: 'leased', waves: '[1, "100%"]', gates: [{ name: 'sign-off', approval: true }] }),
+      );
       const run = fleet.start(['run', plan]);
       await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1');
 
       // Someone else takes the Lease over (a PUT on the version kwave last wrote).
       const lease = await leases.readNamespacedLease({ name: 'kwave-leased', namespace: 'default' });
       assert.match(lease.spec?.holderIdentity ?? '', /./, 'kwave holds it');
-      await leases.replaceNamespacedLease({ name: 'kwave-leased', namespace: 'default', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else' } } });
+      await leases.replaceNamespacedLease({
+        name: 'kwave-leased',
+        namespace: 'default',
+        body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else' } },
+      });
 
       const exit = await exitOf(run);
       assert.equal(exit.code, 4, run.stderr());
       assert.match(run.stderr(), /lost the lease default\/kwave-leased: another runner took it over; stopping/);
       const pods = await fleet.pods();
       assert.equal([...pods.values()].filter((p) => p.imageID === NEW_ID).length, 1, 'wave 1 was done');
-      assert.equal([...pods.values()].filter((p) => p.imageID === OLD_ID && p.restartCount === 0).length, 3, 'the rest untouched');
+      assert.equal(
+        [...pods.values()].filter((p) => p.imageID === OLD_ID && p.restartCount === 0).length,
+        3,
+        'the rest untouched',
+      );
       for (const [name, p] of pods) assert.equal(p.gate, 'True', `${name} in service`);
       const taken = await leases.readNamespacedLease({ name: 'kwave-leased', namespace: 'default' });
       assert.equal(taken.spec?.holderIdentity, 'someone-else', 'kwave did not take the lease back or clear it');

@@ -13,13 +13,22 @@ describe('kwave run: two runners of one plan', () => {
     try {
       const plan = await fleet.writePlan(
         'twice.yaml',
-        planYaml({ name: 'twice', waves: '[1, "100%"]', concurrency: 4, maxUnavailable: 4, gates: '    - { name: sign-off, afterWaves: [1], approval: true }\n' }),
+        planYaml({
+          name: 'twice',
+          waves: '[1, "100%"]',
+          concurrency: 4,
+          maxUnavailable: 4,
+          gates: '    - { name: sign-off, afterWaves: [1], approval: true }\n',
+        }),
       );
       await fleet.resetStats();
       const a = fleet.start(['run', plan]);
       const b = fleet.start(['run', plan]);
       // The winner cannot end before it is approved: the first to exit is the loser.
-      const first = await Promise.race([exitOf(a).then((e) => ({ run: a, e })), exitOf(b).then((e) => ({ run: b, e }))]);
+      const first = await Promise.race([
+        exitOf(a).then((e) => ({ run: a, e })),
+        exitOf(b).then((e) => ({ run: b, e })),
+      ]);
       const [loser, winner] = first.run === a ? [a, b] : [b, a];
       assert.equal(first.e.code, 2, `the first to exit: ${first.e.code}\nA: ${a.stderr()}\nB: ${b.stderr()}`);
       await winner.waitFor((e) => e.event === 'gate-approval-wait', 'the winner waiting for approval');

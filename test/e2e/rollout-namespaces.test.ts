@@ -26,7 +26,9 @@ describe('kwave run: a plan over several namespaces', () => {
   test('namespaces [a, b]: both upgraded, c untouched, one budget over both; record and Lease in a', async () => {
     const fleet = await startFleet({ fixture: FIXTURE });
     try {
-      const doc = parse(planYaml({ name: 'two-ns', waves: '[1, "100%"]', concurrency: 4, maxUnavailable: 2 })) as { spec: { target: Record<string, unknown> } };
+      const doc = parse(planYaml({ name: 'two-ns', waves: '[1, "100%"]', concurrency: 4, maxUnavailable: 2 })) as {
+        spec: { target: Record<string, unknown> };
+      };
       delete doc.spec.target.namespace;
       doc.spec.target.namespaces = ['a', 'b'];
       const plan = await fleet.writePlan('two-ns.yaml', stringify(doc));
@@ -37,7 +39,11 @@ describe('kwave run: a plan over several namespaces', () => {
       // Concurrency 4 would allow 2 per namespace at once if the budget were counted per namespace.
       const stats = await fleet.stats();
       assert.ok(stats.maxNotReadyTotal <= 2, `at most 2 not Ready over a and b together: ${JSON.stringify(stats)}`);
-      assert.equal(stats.maxNotReadyTotal, 2, `the budget was used, so the bound could have been broken: ${JSON.stringify(stats)}`);
+      assert.equal(
+        stats.maxNotReadyTotal,
+        2,
+        `the budget was used, so the bound could have been broken: ${JSON.stringify(stats)}`,
+      );
       assert.equal(stats.maxNotReady.c ?? 0, 0, 'c never drained');
       for (const ns of ['a', 'b']) {
         const pods = await fleet.pods('demo', ns);
@@ -54,11 +60,15 @@ describe('kwave run: a plan over several namespaces', () => {
       const kc = new KubeConfig();
       kc.loadFromFile(fleet.kubeconfig);
       const core = kc.makeApiClient(CoreV1Api);
-      const names = async (ns: string) => (await core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => c.metadata!.name);
+      const names = async (ns: string) =>
+        (await core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => c.metadata!.name);
       assert.ok((await names('a')).includes('kwave-two-ns'), 'the record is in a');
       assert.equal((await names('b')).includes('kwave-two-ns'), false, 'and not in b');
       const leases = kc.makeApiClient(CoordinationV1Api);
-      assert.ok((await leases.listNamespacedLease({ namespace: 'a' })).items.some((l) => l.metadata!.name === 'kwave-two-ns'), 'the Lease is in a');
+      assert.ok(
+        (await leases.listNamespacedLease({ namespace: 'a' })).items.some((l) => l.metadata!.name === 'kwave-two-ns'),
+        'the Lease is in a',
+      );
       assert.equal((await leases.listNamespacedLease({ namespace: 'b' })).items.length, 0);
       const status = await fleet.status(plan);
       assert.equal(status.phase, 'Completed');

@@ -16,7 +16,15 @@ import { NEW_ID } from './helpers/images.js';
 
 const PODS = 60;
 const DOWN = 'sim-node-2';
-const PLAN = { name: 'fleet', waves: '["10%", "50%", "100%"]', concurrency: 5, maxUnavailable: '50%', podTimeout: '60s', maxFailed: 0, rollback: 'failed' as const };
+const PLAN = {
+  name: 'fleet',
+  waves: '["10%", "50%", "100%"]',
+  concurrency: 5,
+  maxUnavailable: '50%',
+  podTimeout: '60s',
+  maxFailed: 0,
+  rollback: 'failed' as const,
+};
 
 const at = (e: RolloutEvent) => Date.parse(e.time);
 
@@ -29,7 +37,9 @@ function healthyWallMs(run: RunningKwave, nodeOf: Map<string, string>): number {
 
 /** Median pod-start → pod-end time of the pods not on the down node (ms): each pod's own speed. */
 function healthyPodMedianMs(run: RunningKwave, nodeOf: Map<string, string>): number {
-  const d = run.events.flatMap((e) => (e.event === 'pod-end' && nodeOf.get(e.pod) !== DOWN ? [e.durationMs] : [])).sort((a, b) => a - b);
+  const d = run.events
+    .flatMap((e) => (e.event === 'pod-end' && nodeOf.get(e.pod) !== DOWN ? [e.durationMs] : []))
+    .sort((a, b) => a - b);
   return d[Math.floor(d.length / 2)] ?? 0;
 }
 
@@ -54,7 +64,7 @@ async function assertAllUpgraded(fleet: Fleet): Promise<void> {
 }
 
 describe('60 pods over 3 nodes, one node down for the first half of the run', () => {
-  test('the healthy nodes go on, the third node\'s pods finish after it returns, nothing halts', async () => {
+  test("the healthy nodes go on, the third node's pods finish after it returns, nothing halts", async () => {
     // Without the fault.
     const base = await startFleet({ pods: PODS, timeScale: 0.3 });
     let baseline: number;
@@ -79,8 +89,15 @@ describe('60 pods over 3 nodes, one node down for the first half of the run', ()
       let backAt = 0;
       const run = await runPlan(fleet, async (r) => {
         // The first half: 20 of the 40 healthy pods done, with the node still down.
-        await r.waitFor(() => r.events.filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length >= 20, '20 pods upgraded', 120_000);
-        assert.ok(!r.events.some((e) => e.event === 'pod-start' && nodeOf.get(e.pod) === DOWN), 'no pod of the down node started while it was down');
+        await r.waitFor(
+          () => r.events.filter((e) => e.event === 'pod-end' && e.result === 'upgraded').length >= 20,
+          '20 pods upgraded',
+          120_000,
+        );
+        assert.ok(
+          !r.events.some((e) => e.event === 'pod-start' && nodeOf.get(e.pod) === DOWN),
+          'no pod of the down node started while it was down',
+        );
         backAt = Date.now();
         await fleet.admin(`/sim/nodes/${DOWN}/ready`);
       });
@@ -94,7 +111,8 @@ describe('60 pods over 3 nodes, one node down for the first half of the run', ()
       // The down node's pods started only after it was back, and all finished.
       const downStarts = run.events.filter((e) => e.event === 'pod-start' && nodeOf.get(e.pod) === DOWN);
       assert.equal(downStarts.length, 20);
-      for (const e of downStarts) assert.ok(at(e) >= backAt - 1_000, `${e.event === 'pod-start' ? e.pod : ''} started before the node was back`);
+      for (const e of downStarts)
+        assert.ok(at(e) >= backAt - 1_000, `${e.event === 'pod-start' ? e.pod : ''} started before the node was back`);
       const ends = run.events.filter((e) => e.event === 'pod-end');
       assert.equal(ends.length, PODS);
       assert.ok(ends.every((e) => e.event === 'pod-end' && e.result === 'upgraded'));

@@ -22,7 +22,11 @@ const EXIT_NODES_DOWN = 5;
 const PLAN = { waves: '["100%"]', concurrency: 3, podTimeout: '5s', maxFailed: 0, rollback: 'failed' as const };
 
 function noOtherRollout(run: RunningKwave): void {
-  assert.doesNotMatch(run.stdout() + run.stderr(), /OtherRollout|held closed by/, 'no pod is reported as held by another rollout');
+  assert.doesNotMatch(
+    run.stdout() + run.stderr(),
+    /OtherRollout|held closed by/,
+    'no pod is reported as held by another rollout',
+  );
 }
 
 /** Waits for `run` to exit with `code` (saying what it printed otherwise); no pod was held by another rollout. */
@@ -35,7 +39,11 @@ async function exitsWith(run: RunningKwave, code: number): Promise<void> {
 /** `kwave run plan`, sim-node-2 taken away once demo-1's image patch is made; the run exits with `code`. */
 async function runLosingNode2(fleet: Fleet, plan: string, code: number): Promise<RunningKwave> {
   const run = fleet.start(['run', plan]);
-  await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
+  await run.waitFor(
+    (e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete',
+    'demo-1 patched',
+    60_000,
+  );
   await fleet.admin('/sim/nodes/sim-node-2/not-ready');
   await exitsWith(run, code);
   return run;
@@ -43,7 +51,9 @@ async function runLosingNode2(fleet: Fleet, plan: string, code: number): Promise
 
 function podEnds(run: RunningKwave): Record<string, { result: string; reason?: string; message: string }> {
   const out: Record<string, { result: string; reason?: string; message: string }> = {};
-  for (const e of run.events) if (e.event === 'pod-end') out[e.pod] = { result: e.result, ...(e.reason ? { reason: e.reason } : {}), message: e.message };
+  for (const e of run.events)
+    if (e.event === 'pod-end')
+      out[e.pod] = { result: e.result, ...(e.reason ? { reason: e.reason } : {}), message: e.message };
   return out;
 }
 
@@ -66,8 +76,13 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     const upFront = dry.stdout.split('\n\n')[0]!;
     assert.match(upFront, /waiting for their node \(1\)/, dry.stdout);
     assert.match(upFront, /default\/demo-1 +node sim-node-2 is NotReady since (?:\d+[hms])+/, dry.stdout);
-    const dryJson = JSON.parse((await fleet.kwave(['plan', plan, '-o', 'json'])).stdout) as { waitingForNodes: { name: string; node: string }[] };
-    assert.deepEqual(dryJson.waitingForNodes.map((p) => [p.name, p.node]), [['demo-1', 'sim-node-2']]);
+    const dryJson = JSON.parse((await fleet.kwave(['plan', plan, '-o', 'json'])).stdout) as {
+      waitingForNodes: { name: string; node: string }[];
+    };
+    assert.deepEqual(
+      dryJson.waitingForNodes.map((p) => [p.name, p.node]),
+      [['demo-1', 'sim-node-2']],
+    );
 
     const first = fleet.start(['run', plan]);
     await exitsWith(first, EXIT_NODES_DOWN);
@@ -79,7 +94,10 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     const waiting = first.events.find((e) => e.event === 'pod-waiting' && e.pod === 'default/demo-1');
     assert.ok(waiting && waiting.event === 'pod-waiting', first.stdout().slice(-3000));
     assert.match(waiting.message, /^node sim-node-2 is NotReady since (?:\d+[hms])+$/);
-    assert.ok(!first.events.some((e) => e.event === 'pod-start' && e.pod === 'default/demo-1'), 'demo-1 is never started');
+    assert.ok(
+      !first.events.some((e) => e.event === 'pod-start' && e.pod === 'default/demo-1'),
+      'demo-1 is never started',
+    );
 
     const mid = await fleet.pods();
     for (const name of ['demo-0', 'demo-2']) {
@@ -93,13 +111,20 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     assert.equal(lost.gate, 'True', 'demo-1 gate never closed');
     assert.equal(lost.specImage, 'nginx:1.14.2', 'demo-1 not patched');
     assert.equal(lost.annotation, undefined, 'demo-1 carries no kwave state');
-    const status = (await fleet.status(plan)) as { phase: string; waitingForNodes?: { pod: string; waiting: string }[] };
+    const status = (await fleet.status(plan)) as {
+      phase: string;
+      waitingForNodes?: { pod: string; waiting: string }[];
+    };
     assert.equal(status.phase, 'Partial');
     assert.equal(status.waitingForNodes?.length, 1);
     assert.equal(status.waitingForNodes?.[0]?.pod, 'default/demo-1');
     assert.match(status.waitingForNodes?.[0]?.waiting ?? '', /^node sim-node-2 is NotReady since (?:\d+[hms])+$/);
     const statusText = await fleet.kwave(['status', plan]);
-    assert.match(statusText.stdout, /default\/demo-1 +waiting: node sim-node-2 is NotReady since (?:\d+[hms])+/, statusText.stdout);
+    assert.match(
+      statusText.stdout,
+      /default\/demo-1 +waiting: node sim-node-2 is NotReady since (?:\d+[hms])+/,
+      statusText.stdout,
+    );
 
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     const second = fleet.start(['run', plan]);
@@ -186,13 +211,27 @@ describe('a node lost after the image patch and back while the run goes on: the 
     // One pod at a time: demo-2 starts only once demo-1 waits apart, and its upgrade (a 2 s pull)
     // keeps the run going while the node comes back (on the real control plane the node is seen
     // lost only after the lifecycle controller's grace period).
-    const plan = await fleet.writePlan('nodeback.yaml', planYaml({ name: 'nodeback', ...PLAN, concurrency: 1, podTimeout: '20s' }));
+    const plan = await fleet.writePlan(
+      'nodeback.yaml',
+      planYaml({ name: 'nodeback', ...PLAN, concurrency: 1, podTimeout: '20s' }),
+    );
     const run = fleet.start(['run', plan]);
-    await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete', 'demo-1 patched', 60_000);
+    await run.waitFor(
+      (e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-complete',
+      'demo-1 patched',
+      60_000,
+    );
     await fleet.admin('/sim/nodes/sim-node-2/not-ready');
-    const waiting = await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-node', 'demo-1 waits for its node', 30_000);
+    const waiting = await run.waitFor(
+      (e) => e.event === 'pod-step' && e.pod === 'default/demo-1' && e.step === 'wait-node',
+      'demo-1 waits for its node',
+      30_000,
+    );
     assert.match('message' in waiting ? (waiting.message ?? '') : '', /^node sim-node-2 is NotReady/);
-    assert.ok(!run.events.some((e) => e.event === 'pod-end' && e.pod !== 'default/demo-1' && e.result !== 'upgraded'), run.stdout().slice(-3000));
+    assert.ok(
+      !run.events.some((e) => e.event === 'pod-end' && e.pod !== 'default/demo-1' && e.result !== 'upgraded'),
+      run.stdout().slice(-3000),
+    );
     await fleet.admin('/sim/nodes/sim-node-2/ready');
     await exitsWith(run, 0);
     assert.equal(endOf(run).phase, 'Completed');
@@ -201,7 +240,11 @@ describe('a node lost after the image patch and back while the run goes on: the 
       'default/demo-1': { result: 'upgraded', message: 'upgraded' },
       'default/demo-2': { result: 'upgraded', message: 'upgraded' },
     });
-    assert.equal(run.events.filter((e) => e.event === 'pod-start' && e.pod === 'default/demo-1').length, 1, 'one start: the flow went on, not a new one');
+    assert.equal(
+      run.events.filter((e) => e.event === 'pod-start' && e.pod === 'default/demo-1').length,
+      1,
+      'one start: the flow went on, not a new one',
+    );
     const after = (await fleet.pods()).get('demo-1')!;
     assert.equal(after.imageID, NEW_ID);
     assert.equal(after.restartCount, before.get('demo-1')!.restartCount + 1);
@@ -220,15 +263,29 @@ describe('countNodeFailures: a node lost mid-flight counts toward maxFailed; its
   test('halt (exit 3) naming NodeNotReady, rollback of demo-1 pending, not attempted; kwave rollback reverts it once the node is back', async () => {
     // podTimeout longer than the real node-lifecycle controller takes to see the node go (its
     // grace period is 8 s in `kwave sim --control-plane real`), shorter than the 30 s pull.
-    const yaml = planYaml({ name: 'counted', ...PLAN, podTimeout: '20s' }).replace('rollback: failed', 'rollback: failed\n    countNodeFailures: true');
+    const yaml = planYaml({ name: 'counted', ...PLAN, podTimeout: '20s' }).replace(
+      'rollback: failed',
+      'rollback: failed\n    countNodeFailures: true',
+    );
     assert.match(yaml, /countNodeFailures: true/);
     const plan = await fleet.writePlan('counted.yaml', yaml);
     const first = await runLosingNode2(fleet, plan, 3);
     const end1 = endOf(first);
     assert.equal(end1.phase, 'Halted');
     assert.match(end1.message, /default\/demo-1 \(NodeNotReady\)/);
-    assert.match(end1.message, /rollback pending, run again once the node is back: default\/demo-1 \(node sim-node-2 is NotReady since (?:\d+[hms])+\)/);
-    assert.ok(!first.events.some((e) => e.event === 'pod-start' && e.pod === 'default/demo-1' && first.events.indexOf(e) > first.events.findIndex((h) => h.event === 'halt')), 'no rollback flow started for demo-1');
+    assert.match(
+      end1.message,
+      /rollback pending, run again once the node is back: default\/demo-1 \(node sim-node-2 is NotReady since (?:\d+[hms])+\)/,
+    );
+    assert.ok(
+      !first.events.some(
+        (e) =>
+          e.event === 'pod-start' &&
+          e.pod === 'default/demo-1' &&
+          first.events.indexOf(e) > first.events.findIndex((h) => h.event === 'halt'),
+      ),
+      'no rollback flow started for demo-1',
+    );
     const mid = (await fleet.pods()).get('demo-1')!;
     assert.equal(mid.specImage, 'nginx:1.25.3', 'the rollback patch was not sent');
 
@@ -256,12 +313,19 @@ describe('the first SIGINT says what it waits for; a pod waiting for its node is
     const plan = await fleet.writePlan('stop.yaml', planYaml({ name: 'stop', ...PLAN, podTimeout: '30s' }));
     const run = fleet.start(['run', plan]);
     await run.waitFor((e) => e.event === 'pod-waiting' && e.pod === 'default/demo-1', 'demo-1 waiting', 60_000);
-    await run.waitFor((e) => e.event === 'pod-step' && e.pod === 'default/demo-0' && e.step === 'wait-complete', 'demo-0 patched', 60_000);
+    await run.waitFor(
+      (e) => e.event === 'pod-step' && e.pod === 'default/demo-0' && e.step === 'wait-complete',
+      'demo-0 patched',
+      60_000,
+    );
     run.child.kill('SIGINT');
     const said = await run.waitFor((e) => e.event === 'interrupt', 'the interrupt event', 30_000);
     assert.ok(said.event === 'interrupt');
     assert.match(said.message, /waiting for \d pods? in flight to finish: .*default\/demo-0 \(wait-complete\)/);
-    assert.match(said.message, /not waiting for default\/demo-1 \(node sim-node-2 is NotReady since (?:\d+[hms])+\): left resumable/);
+    assert.match(
+      said.message,
+      /not waiting for default\/demo-1 \(node sim-node-2 is NotReady since (?:\d+[hms])+\): left resumable/,
+    );
     const exit = await exitOf(run, 90_000);
     assert.equal(exit.code, 4, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-3000)}`);
     assert.equal(endOf(run).phase, 'Paused');

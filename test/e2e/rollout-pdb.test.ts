@@ -29,7 +29,10 @@ describe('kwave run respects PodDisruptionBudgets', { skip: realNotBuilt }, () =
   after(async () => fleet?.close());
 
   test('maxUnavailable 1 over 10 pods holds a plan with maxUnavailable 5 to one pod not Ready at a time; status names the PDB', async () => {
-    const plan = await fleet.writePlan('web.yaml', planYaml({ name: 'web', app: 'web', waves: '["100%"]', concurrency: 5, maxUnavailable: 5, podTimeout: '120s' }));
+    const plan = await fleet.writePlan(
+      'web.yaml',
+      planYaml({ name: 'web', app: 'web', waves: '["100%"]', concurrency: 5, maxUnavailable: 5, podTimeout: '120s' }),
+    );
     const reset = await fleet.resetStats();
     assert.equal(reset.notReady.default ?? 0, 0);
     const run = fleet.start(['run', plan]);
@@ -50,7 +53,10 @@ describe('kwave run respects PodDisruptionBudgets', { skip: realNotBuilt }, () =
     assert.equal(exit.code, 0, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-2000)}`);
     assert.equal(endOf(run).phase, 'Completed');
     const pods = await fleet.pods('web');
-    assert.equal([...pods.values()].filter((p) => p.image === 'nginx:1.25.3' || p.image.endsWith('/nginx:1.25.3')).length, 10);
+    assert.equal(
+      [...pods.values()].filter((p) => p.image === 'nginx:1.25.3' || p.image.endsWith('/nginx:1.25.3')).length,
+      10,
+    );
     const stats = await fleet.stats();
     assert.equal(stats.maxNotReady.default, 1, `the simulator saw ${stats.maxNotReady.default} pods not Ready at once`);
   });
@@ -59,20 +65,38 @@ describe('kwave run respects PodDisruptionBudgets', { skip: realNotBuilt }, () =
     const plan = await fleet.writePlan('db.yaml', planYaml({ name: 'db', app: 'db', waves: '["100%"]' }));
     const dry = await fleet.kwave(['plan', plan]);
     assert.equal(dry.code, 2, dry.stdout + dry.stderr);
-    assert.match(dry.stdout, /PodDisruptionBudget default\/db-pdb \(minAvailable 100%\) selects 2 pods of the plan and never allows one to be drained/);
+    assert.match(
+      dry.stdout,
+      /PodDisruptionBudget default\/db-pdb \(minAvailable 100%\) selects 2 pods of the plan and never allows one to be drained/,
+    );
     const run = await fleet.kwave(['run', plan, '--metrics-address', 'off']);
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(run.stderr + run.stdout, /db-pdb.*never allows/);
   });
 
   test('with respectPodDisruptionBudgets: false the same PDB holds nothing back', async () => {
-    const plan = await fleet.writePlan('web-back.yaml', planYaml({ name: 'web-back', app: 'web', image: 'nginx:1.14.2', waves: '["100%"]', concurrency: 5, maxUnavailable: 5, podTimeout: '120s', respectPodDisruptionBudgets: false }));
+    const plan = await fleet.writePlan(
+      'web-back.yaml',
+      planYaml({
+        name: 'web-back',
+        app: 'web',
+        image: 'nginx:1.14.2',
+        waves: '["100%"]',
+        concurrency: 5,
+        maxUnavailable: 5,
+        podTimeout: '120s',
+        respectPodDisruptionBudgets: false,
+      }),
+    );
     await fleet.resetStats();
     const run = fleet.start(['run', plan]);
     const exit = await exitOf(run);
     assert.equal(exit.code, 0, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-2000)}`);
     assert.equal(run.events.filter((e) => e.event === 'pdb-wait').length, 0);
     const stats = await fleet.stats();
-    assert.ok((stats.maxNotReady.default ?? 0) > 1, `without the PDB more than one pod is not Ready at once (saw ${stats.maxNotReady.default})`);
+    assert.ok(
+      (stats.maxNotReady.default ?? 0) > 1,
+      `without the PDB more than one pod is not Ready at once (saw ${stats.maxNotReady.default})`,
+    );
   });
 });

@@ -37,24 +37,57 @@ describe('kwave run with strategy.prePull', { skip: realNotBuilt }, () => {
   });
   after(async () => {
     // The two figures, for the report (the assertions below do not rest on their size).
-    console.log(`# unreadySeconds (3 s pull): prePull off ${JSON.stringify(figures.off)}, on ${JSON.stringify(figures.on)}`);
+    console.log(
+      `# unreadySeconds (3 s pull): prePull off ${JSON.stringify(figures.off)}, on ${JSON.stringify(figures.on)}`,
+    );
     await fleet?.close();
   });
 
-  const pulledEvents = async (image: string) => (await fleet.events('default')).filter((e) => e.reason === 'Pulled' && e.involvedObject?.name?.startsWith('web-') && e.message?.includes(image));
+  const pulledEvents = async (image: string) =>
+    (await fleet.events('default')).filter(
+      (e) => e.reason === 'Pulled' && e.involvedObject?.name?.startsWith('web-') && e.message?.includes(image),
+    );
 
   test('without pre-pull each pod is drained while its node pulls', async () => {
-    const plan = await fleet.writePlan('off.yaml', planYaml({ name: 'off', app: 'web', image: 'nginx:1.25.3', waves: '["100%"]', concurrency: 4, maxUnavailable: 4, podTimeout: '120s' }));
+    const plan = await fleet.writePlan(
+      'off.yaml',
+      planYaml({
+        name: 'off',
+        app: 'web',
+        image: 'nginx:1.25.3',
+        waves: '["100%"]',
+        concurrency: 4,
+        maxUnavailable: 4,
+        podTimeout: '120s',
+      }),
+    );
     await fleet.resetStats();
     const run = fleet.start(['run', plan]);
     assert.equal((await exitOf(run)).code, 0, run.stderr() + run.stdout().slice(-2000));
     figures.off = (await fleet.stats()).unreadySeconds.default!;
     const pulled = await pulledEvents('nginx:1.25.3');
-    assert.equal(pulled.filter((e) => e.message!.startsWith('Successfully pulled')).length, 4, 'every pod pulled its image while drained');
+    assert.equal(
+      pulled.filter((e) => e.message!.startsWith('Successfully pulled')).length,
+      4,
+      'every pod pulled its image while drained',
+    );
   });
 
   test('with pre-pull the images are on the nodes before any pod is drained; the drained window shrinks', async () => {
-    const plan = await fleet.writePlan('on.yaml', planYaml({ name: 'on', app: 'web', image: 'nginx:1.25.4', waves: '["100%"]', concurrency: 4, maxUnavailable: 4, podTimeout: '120s', prePull: true, prePullConcurrency: 2 }));
+    const plan = await fleet.writePlan(
+      'on.yaml',
+      planYaml({
+        name: 'on',
+        app: 'web',
+        image: 'nginx:1.25.4',
+        waves: '["100%"]',
+        concurrency: 4,
+        maxUnavailable: 4,
+        podTimeout: '120s',
+        prePull: true,
+        prePullConcurrency: 2,
+      }),
+    );
     await fleet.resetStats();
     const run = fleet.start(['run', plan]);
     assert.equal((await exitOf(run)).code, 0, run.stderr() + run.stdout().slice(-2000));
@@ -67,21 +100,48 @@ describe('kwave run with strategy.prePull', { skip: realNotBuilt }, () => {
     assert.ok(run.events.indexOf(end) < firstStart);
     const inPods = await pulledEvents('nginx:1.25.4');
     assert.equal(inPods.length, 4);
-    assert.ok(inPods.every((e) => e.message === 'Container image "nginx:1.25.4" already present on machine'), JSON.stringify(inPods.map((e) => e.message)));
+    assert.ok(
+      inPods.every((e) => e.message === 'Container image "nginx:1.25.4" already present on machine'),
+      JSON.stringify(inPods.map((e) => e.message)),
+    );
     // Nodes report the image, and the pullers are gone.
     const kc = new KubeConfig();
     kc.loadFromFile(fleet.kubeconfig);
     const core = kc.makeApiClient(CoreV1Api);
     const nodes = (await core.listNode()).items;
     assert.equal(nodes.length, 4);
-    assert.ok(nodes.every((n) => (n.status?.images ?? []).some((i) => i.names?.includes('docker.io/library/nginx:1.25.4'))), 'status.images of every node lists the image');
-    assert.deepEqual((await core.listNamespacedPod({ namespace: 'default', labelSelector: 'kwave.dev/pre-pull' })).items.map((p) => p.metadata?.name), [], 'no puller left');
-    assert.ok(figures.on.p50 < figures.off!.p50, `p50 unready with pre-pull ${figures.on.p50}s, without ${figures.off!.p50}s`);
+    assert.ok(
+      nodes.every((n) => (n.status?.images ?? []).some((i) => i.names?.includes('docker.io/library/nginx:1.25.4'))),
+      'status.images of every node lists the image',
+    );
+    assert.deepEqual(
+      (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'kwave.dev/pre-pull' })).items.map(
+        (p) => p.metadata?.name,
+      ),
+      [],
+      'no puller left',
+    );
+    assert.ok(
+      figures.on.p50 < figures.off!.p50,
+      `p50 unready with pre-pull ${figures.on.p50}s, without ${figures.off!.p50}s`,
+    );
   });
 
   test('a pull error on one node fails the wave before any pod is drained', async () => {
     const before = await fleet.pods('web');
-    const plan = await fleet.writePlan('bad.yaml', planYaml({ name: 'bad', app: 'web', image: 'nginx:1.25.5', waves: '["100%"]', concurrency: 4, maxUnavailable: 4, podTimeout: '120s', prePull: true }));
+    const plan = await fleet.writePlan(
+      'bad.yaml',
+      planYaml({
+        name: 'bad',
+        app: 'web',
+        image: 'nginx:1.25.5',
+        waves: '["100%"]',
+        concurrency: 4,
+        maxUnavailable: 4,
+        podTimeout: '120s',
+        prePull: true,
+      }),
+    );
     await fleet.resetStats();
     const run = fleet.start(['run', plan]);
     const exit = await exitOf(run);
@@ -91,7 +151,8 @@ describe('kwave run with strategy.prePull', { skip: realNotBuilt }, () => {
     assert.match(end.message, /pre-pull on node node-4: nginx:1\.25\.5: (ErrImagePull|ImagePullBackOff)/);
     assert.equal(run.events.filter((e) => e.event === 'pod-start').length, 0, 'no pod started');
     const after = await fleet.pods('web');
-    for (const [name, p] of before) assert.deepEqual([after.get(name)!.image, after.get(name)!.ready], [p.image, p.ready], name);
+    for (const [name, p] of before)
+      assert.deepEqual([after.get(name)!.image, after.get(name)!.ready], [p.image, p.ready], name);
     const stats = await fleet.stats();
     assert.equal(stats.requests['patch pods'] ?? 0, 0, 'no pod patched');
     assert.equal(stats.requests['patch pods/status'] ?? 0, 0, 'no gate closed');

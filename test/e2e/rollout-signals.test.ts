@@ -36,7 +36,10 @@ describe('kwave run and SIGINT', () => {
       await fleet.resetStats();
       const run = fleet.start(['run', plan]);
       // Into wave 3 (targets 1, 3, 15, 30), with pods in flight.
-      await run.waitFor((e) => e.event === 'pod-start' && run.events.filter((x) => x.event === 'pod-start').length >= 5, 'the fifth pod start');
+      await run.waitFor(
+        (e) => e.event === 'pod-start' && run.events.filter((x) => x.event === 'pod-start').length >= 5,
+        'the fifth pod start',
+      );
       run.child.kill('SIGINT');
       const exit = await exitOf(run);
       assert.equal(exit.code, 4, `exit ${exit.code}\n${run.stderr()}`);
@@ -46,10 +49,15 @@ describe('kwave run and SIGINT', () => {
       assert.equal(end.exitCode, 4);
 
       // Every pod that started finished its upgrade; none was cut off.
-      const started = run.events.filter((e) => e.event === 'pod-start').map((e) => (e.event === 'pod-start' ? e.pod : ''));
+      const started = run.events
+        .filter((e) => e.event === 'pod-start')
+        .map((e) => (e.event === 'pod-start' ? e.pod : ''));
       const ended = run.events.filter((e) => e.event === 'pod-end');
       assert.deepEqual(ended.map((e) => (e.event === 'pod-end' ? e.pod : '')).sort(), [...started].sort());
-      assert.ok(ended.every((e) => e.event === 'pod-end' && e.result === 'upgraded'), JSON.stringify(ended));
+      assert.ok(
+        ended.every((e) => e.event === 'pod-end' && e.result === 'upgraded'),
+        JSON.stringify(ended),
+      );
       assert.ok(started.length < 30, 'the rollout stopped before its end');
       const paused = await fleet.pods();
       for (const [name, p] of paused) {
@@ -88,10 +96,17 @@ describe('kwave run and SIGINT', () => {
     try {
       const stuck = [...(await fleet.pods()).keys()].sort();
       assert.equal(stuck.length, 6);
-      const plan = await fleet.writePlan('stuck.yaml', planYaml({ name: 'stuck', waves: '["100%"]', concurrency: 6, maxUnavailable: 6, podTimeout: '5m' }));
+      const plan = await fleet.writePlan(
+        'stuck.yaml',
+        planYaml({ name: 'stuck', waves: '["100%"]', concurrency: 6, maxUnavailable: 6, podTimeout: '5m' }),
+      );
       await fleet.resetStats();
       const run = fleet.start(['run', plan]);
-      for (const name of stuck) await run.waitFor((e) => e.event === 'pod-step' && e.step === 'wait-complete' && e.pod === `default/${name}`, `${name} patched`);
+      for (const name of stuck)
+        await run.waitFor(
+          (e) => e.event === 'pod-step' && e.step === 'wait-complete' && e.pod === `default/${name}`,
+          `${name} patched`,
+        );
       run.child.kill('SIGINT');
       await firstSignalTaken(run);
       run.child.kill('SIGINT');
@@ -113,7 +128,10 @@ describe('kwave run and SIGINT', () => {
       assert.equal(endOf(again).phase, 'Completed');
       const start = again.events.find((e) => e.event === 'rollout-start');
       assert.ok(start && start.event === 'rollout-start' && start.resumed, 'the re-run resumed the drained pods');
-      assert.deepEqual(again.events.flatMap((e) => (e.event === 'pod-start' ? [e.pod.replace('default/', '')] : [])).sort(), stuck);
+      assert.deepEqual(
+        again.events.flatMap((e) => (e.event === 'pod-start' ? [e.pod.replace('default/', '')] : [])).sort(),
+        stuck,
+      );
       for (const [name, p] of await fleet.pods()) {
         assert.equal(p.restartCount, 1, name);
         assert.equal(p.imageID, NEW_ID, name);

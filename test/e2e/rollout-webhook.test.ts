@@ -38,7 +38,11 @@ async function webhook(status: number): Promise<{ url: string; bodies: unknown[]
 describe('kwave run: webhook gate', () => {
   for (const [what, status, message] of [
     ['refuses (403)', 403, /change-ticket: webhook .*403/],
-    ['never answers within its timeout', 0, /change-ticket: webhook http:\/\/127\.0\.0\.1:\d+\/check\?…: no answer within 1000 ms \(after 2 attempts\)/],
+    [
+      'never answers within its timeout',
+      0,
+      /change-ticket: webhook http:\/\/127\.0\.0\.1:\d+\/check\?…: no answer within 1000 ms \(after 2 attempts\)/,
+    ],
   ] as const) {
     test(`a webhook that ${what}: the rollout halts after wave 1 (exit 3) and wave 1 is rolled back`, async () => {
       const hook = await webhook(status);
@@ -46,7 +50,12 @@ describe('kwave run: webhook gate', () => {
       try {
         const plan = await fleet.writePlan(
           'hooked.yaml',
-          planYaml({ name: 'hooked', waves: '[1, "100%"]', rollback: 'all', gates: [{ name: 'change-ticket', webhook: { url: hook.url, timeout: '1s', retries: 1 } }] }),
+          planYaml({
+            name: 'hooked',
+            waves: '[1, "100%"]',
+            rollback: 'all',
+            gates: [{ name: 'change-ticket', webhook: { url: hook.url, timeout: '1s', retries: 1 } }],
+          }),
         );
         const run = fleet.start(['run', plan]);
         const exit = await exitOf(run);

@@ -33,7 +33,10 @@ describe('kwave run: maintenance windows', () => {
       for (const [name, p] of await fleet.pods()) {
         assert.equal(p.imageID, NEW_ID, name);
         const state = JSON.parse(p.annotation ?? '{}') as { startedAt?: string };
-        assert.ok(Date.parse(state.startedAt ?? '') >= opens, `${name} patched at ${state.startedAt}, not before the window opened at ${new Date(opens).toISOString()}`);
+        assert.ok(
+          Date.parse(state.startedAt ?? '') >= opens,
+          `${name} patched at ${state.startedAt}, not before the window opened at ${new Date(opens).toISOString()}`,
+        );
       }
     } finally {
       await fleet.close();
@@ -51,7 +54,12 @@ describe('kwave run: maintenance windows', () => {
       assert.equal(wait.event === 'window-wait' && Date.parse(wait.opensAt), opens);
       const status = await fleet.kwave(['status', plan]);
       assert.equal(status.code, 0, status.stderr);
-      assert.match(status.stdout, new RegExp(`waiting for the window before wave 1: opens in \\S+ \\(at ${new Date(opens).toISOString().slice(0, 16)}`));
+      assert.match(
+        status.stdout,
+        new RegExp(
+          `waiting for the window before wave 1: opens in \\S+ \\(at ${new Date(opens).toISOString().slice(0, 16)}`,
+        ),
+      );
       run.child.kill('SIGINT');
       assert.equal((await exitOf(run)).code, 4, run.stderr());
       for (const [name, p] of await fleet.pods()) {

@@ -49,7 +49,8 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
       const n = (attempts.get(req.url ?? '') ?? 0) + 1;
       attempts.set(req.url ?? '', n);
       // The first attempt of each gate is refused with the request headers echoed back.
-      if (n === 1) res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`refused; you sent ${JSON.stringify(req.headers)}`);
+      if (n === 1)
+        res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`refused; you sent ${JSON.stringify(req.headers)}`);
       else res.writeHead(200).end('ok');
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
@@ -66,7 +67,11 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
   function kwave(args: string[], scrape: boolean): Promise<Run> {
     return new Promise((resolve, reject) => {
       const env = { PATH: process.env.PATH ?? '', HOME: dir, KUBECONFIG: '', TICKET_TOKEN: ENV_TOKEN };
-      const child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       let metrics = '';
@@ -118,7 +123,10 @@ spec:
     );
 
     const t0 = Date.now();
-    const json = await kwave(['run', plan, '-o', 'json', '--metrics-address', '127.0.0.1:0', '--metrics-linger', '60s'], true);
+    const json = await kwave(
+      ['run', plan, '-o', 'json', '--metrics-address', '127.0.0.1:0', '--metrics-linger', '60s'],
+      true,
+    );
     assert.equal(json.code, 0, `kwave run exited ${json.code}\n${json.stderr}\n${json.stdout.slice(-3000)}`);
     t.diagnostic(`kwave run took ${Date.now() - t0} ms`);
     const again = await kwave(['run', plan, '--metrics-address', 'off'], false);
@@ -130,7 +138,10 @@ spec:
     // Not vacuous: both tokens reached the webhook, the echo came back, and the metrics were read.
     assert.ok(authSeen.includes(`Bearer ${ENV_TOKEN}`), `the webhook saw ${JSON.stringify(authSeen)}`);
     assert.ok(authSeen.includes(`Bearer ${FILE_TOKEN}`), `the webhook saw ${JSON.stringify(authSeen)}`);
-    assert.ok(notifyAuthSeen.includes(`Bearer ${ENV_TOKEN}`) && notifyAuthSeen.includes(`Bearer ${FILE_TOKEN}`), `the notification receivers saw ${JSON.stringify(notifyAuthSeen)}`);
+    assert.ok(
+      notifyAuthSeen.includes(`Bearer ${ENV_TOKEN}`) && notifyAuthSeen.includes(`Bearer ${FILE_TOKEN}`),
+      `the notification receivers saw ${JSON.stringify(notifyAuthSeen)}`,
+    );
     // The first notification to each was refused with the headers echoed: reported, without them.
     assert.match(json.stderr, /notification started to notify\[0\] \(http:\/\/127\.0\.0\.1:\d+\) failed: answered 403/);
     assert.match(json.metrics, /kwave_notifications_total\{plan="secrets",result="failed"\} [1-9]/);
@@ -140,7 +151,10 @@ spec:
     const leases = sim.store.list('leases', 'default').map((o) => JSON.stringify(o));
     const events = sim.store.list('events', 'default').map((o) => JSON.stringify(o));
     const pods = sim.store.list('pods', 'default').map((o) => JSON.stringify(o));
-    assert.ok(record.some((r) => r.includes('kwave-secrets')), 'the record exists');
+    assert.ok(
+      record.some((r) => r.includes('kwave-secrets')),
+      'the record exists',
+    );
     assert.ok(record.join('').includes('[redacted]'), 'the echoed header was recorded, redacted');
     const outputs: Record<string, string> = {
       'run -o json stdout': json.stdout,
@@ -157,7 +171,10 @@ spec:
     };
     for (const [where, text] of Object.entries(outputs)) {
       for (const secret of [ENV_TOKEN, FILE_TOKEN, 'SENTINEL']) {
-        assert.ok(!text.includes(secret), `${where} contains ${secret}:\n${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 300)}`);
+        assert.ok(
+          !text.includes(secret),
+          `${where} contains ${secret}:\n${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 300)}`,
+        );
       }
     }
   });

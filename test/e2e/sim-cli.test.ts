@@ -40,7 +40,8 @@ async function waitForLine(r: Running, pattern: RegExp, timeoutMs = 60_000): Pro
       if (m) return m;
     }
     if (r.child.exitCode !== null) throw new Error(`kwave sim exited ${r.child.exitCode}: ${r.stderr.join('')}`);
-    if (Date.now() > deadline) throw new Error(`no line matching ${pattern}; got ${JSON.stringify(r.lines)} ${r.stderr.join('')}`);
+    if (Date.now() > deadline)
+      throw new Error(`no line matching ${pattern}; got ${JSON.stringify(r.lines)} ${r.stderr.join('')}`);
     await new Promise((res) => setTimeout(res, 50));
   }
 }
@@ -53,11 +54,15 @@ async function json(url: string, init?: RequestInit): Promise<{ status: number; 
 /** An HTTPS GET as a client with the kubeconfig's CA and token. */
 function kubeGet(server: string, path: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, server), { ca, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      new URL(path, server),
+      { ca, headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -74,11 +79,26 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
 
   test('serves the API, metrics and stats, and exits 0 on SIGTERM', async () => {
     const kubeconfigPath = join(dir, 'kubeconfig');
-    const sim = startCli(['sim', '--pods', '5', '--port', '0', '--metrics-port', '0', '--kubeconfig-out', kubeconfigPath, '--time-scale', '0.1']);
+    const sim = startCli([
+      'sim',
+      '--pods',
+      '5',
+      '--port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--kubeconfig-out',
+      kubeconfigPath,
+      '--time-scale',
+      '0.1',
+    ]);
     try {
       const [, url] = await waitForLine(sim, /^listening on (https:\/\/127\.0\.0\.1:\d+)$/);
       const [, metricsUrl] = await waitForLine(sim, /^metrics on (http:\/\/127\.0\.0\.1:\d+)$/);
-      await waitForLine(sim, new RegExp(`^kubeconfig written to ${kubeconfigPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      await waitForLine(
+        sim,
+        new RegExp(`^kubeconfig written to ${kubeconfigPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+      );
 
       // The kubeconfig is a real one: its CA verifies the server, its token is accepted.
       const kc = parse(await readFile(kubeconfigPath, 'utf8')) as {
@@ -91,7 +111,10 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
       const pods = await kubeGet(url!, '/api/v1/namespaces/default/pods', ca, token);
       assert.equal(pods.status, 200);
       const list = JSON.parse(pods.body) as { items: { metadata: { name: string }; status: { phase: string } }[] };
-      assert.deepEqual(list.items.map((p) => p.metadata.name), ['demo-0', 'demo-1', 'demo-2', 'demo-3', 'demo-4']);
+      assert.deepEqual(
+        list.items.map((p) => p.metadata.name),
+        ['demo-0', 'demo-1', 'demo-2', 'demo-3', 'demo-4'],
+      );
       assert.ok(list.items.every((p) => p.status.phase === 'Running'));
       // Without a token: system:anonymous, forbidden (as kube-apiserver); a wrong token: 401.
       assert.equal((await kubeGet(url!, '/api/v1/namespaces/default/pods', ca)).status, 403);
@@ -99,13 +122,20 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
 
       const stats = await json(`${metricsUrl}/sim/stats`);
       assert.equal(stats.status, 200);
-      const snapshot = stats.body as { requests: Record<string, number>; maxNotReady: Record<string, number>; notReady: Record<string, number> };
+      const snapshot = stats.body as {
+        requests: Record<string, number>;
+        maxNotReady: Record<string, number>;
+        notReady: Record<string, number>;
+      };
       assert.equal(snapshot.requests['list pods'], 1);
       assert.deepEqual(snapshot.notReady, { default: 0 });
 
       const metrics = await fetch(`${metricsUrl}/metrics`);
       assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
-      assert.match(await metrics.text(), /^sim_http_requests_total\{namespace="default",pod="demo-4",app="demo",code="200"\} \d+$/m);
+      assert.match(
+        await metrics.text(),
+        /^sim_http_requests_total\{namespace="default",pod="demo-4",app="demo",code="200"\} \d+$/m,
+      );
 
       // Admin endpoints: faults at run time, a node going NotReady, a pod deleted.
       const faults = await json(`${metricsUrl}/sim/faults`, { method: 'POST', body: JSON.stringify({ latencyMs: 1 }) });
@@ -117,7 +147,8 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
       let notReady = 0;
       for (let i = 0; i < 100 && notReady < 2; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        notReady = ((await json(`${metricsUrl}/sim/stats`)).body as { notReady: Record<string, number> }).notReady.default ?? 0;
+        notReady =
+          ((await json(`${metricsUrl}/sim/stats`)).body as { notReady: Record<string, number> }).notReady.default ?? 0;
       }
       assert.equal(notReady, 2, 'demo-0 and demo-3 run on sim-node-1');
       const reset = await json(`${metricsUrl}/sim/stats/reset`, { method: 'POST' });
@@ -131,13 +162,25 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
 
   test('--clusters 3 serves three clusters, each its own API server, token, pods and /sim/stats, behind one kubeconfig', async () => {
     const kubeconfigPath = join(dir, 'multi.kubeconfig');
-    const sim = startCli(['sim', '--clusters', '3', '--pods', '2', '--kubeconfig-out', kubeconfigPath, '--time-scale', '0.1']);
+    const sim = startCli([
+      'sim',
+      '--clusters',
+      '3',
+      '--pods',
+      '2',
+      '--kubeconfig-out',
+      kubeconfigPath,
+      '--time-scale',
+      '0.1',
+    ]);
     try {
       const urls: string[] = [];
       const metricsUrls: string[] = [];
       for (const name of ['sim-1', 'sim-2', 'sim-3']) {
         urls.push((await waitForLine(sim, new RegExp(`^${name}: listening on (https://127\\.0\\.0\\.1:\\d+)$`)))[1]!);
-        metricsUrls.push((await waitForLine(sim, new RegExp(`^${name}: metrics on (http://127\\.0\\.0\\.1:\\d+)$`)))[1]!);
+        metricsUrls.push(
+          (await waitForLine(sim, new RegExp(`^${name}: metrics on (http://127\\.0\\.0\\.1:\\d+)$`)))[1]!,
+        );
       }
       await waitForLine(sim, /^kubeconfig written to .* \(contexts sim-1, sim-2, sim-3\)$/);
       assert.equal(new Set(urls).size, 3, 'three API servers');
@@ -149,32 +192,63 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
         contexts: { name: string; context: { cluster: string; user: string } }[];
         'current-context': string;
       };
-      assert.deepEqual(kc.contexts.map((c) => c.name), ['sim-1', 'sim-2', 'sim-3']);
+      assert.deepEqual(
+        kc.contexts.map((c) => c.name),
+        ['sim-1', 'sim-2', 'sim-3'],
+      );
       assert.equal(kc['current-context'], 'sim-1');
       const access = kc.contexts.map((c) => {
         const cluster = kc.clusters.find((x) => x.name === c.context.cluster)!.cluster;
-        return { server: cluster.server, ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'), token: kc.users.find((u) => u.name === c.context.user)!.user.token };
+        return {
+          server: cluster.server,
+          ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'),
+          token: kc.users.find((u) => u.name === c.context.user)!.user.token,
+        };
       });
-      assert.deepEqual(access.map((a) => a.server), urls);
+      assert.deepEqual(
+        access.map((a) => a.server),
+        urls,
+      );
       // Separate clusters: a token of one is refused by another.
-      assert.equal((await kubeGet(access[1]!.server, '/api/v1/namespaces/default/pods', access[1]!.ca, access[0]!.token)).status, 401);
+      assert.equal(
+        (await kubeGet(access[1]!.server, '/api/v1/namespaces/default/pods', access[1]!.ca, access[0]!.token)).status,
+        401,
+      );
 
       // A write in sim-2 shows in sim-2's /sim/stats only.
       for (const m of metricsUrls) await json(`${m}/sim/stats/reset`, { method: 'POST' });
-      const listed = await kubeGet(access[1]!.server, '/api/v1/namespaces/default/pods', access[1]!.ca, access[1]!.token);
+      const listed = await kubeGet(
+        access[1]!.server,
+        '/api/v1/namespaces/default/pods',
+        access[1]!.ca,
+        access[1]!.token,
+      );
       assert.equal(listed.status, 200);
-      assert.deepEqual((JSON.parse(listed.body) as { items: { metadata: { name: string } }[] }).items.map((p) => p.metadata.name), ['demo-0', 'demo-1']);
-      const counts = await Promise.all(metricsUrls.map(async (m) => ((await json(`${m}/sim/stats`)).body as { requests: Record<string, number> }).requests['list pods'] ?? 0));
+      assert.deepEqual(
+        (JSON.parse(listed.body) as { items: { metadata: { name: string } }[] }).items.map((p) => p.metadata.name),
+        ['demo-0', 'demo-1'],
+      );
+      const counts = await Promise.all(
+        metricsUrls.map(
+          async (m) =>
+            ((await json(`${m}/sim/stats`)).body as { requests: Record<string, number> }).requests['list pods'] ?? 0,
+        ),
+      );
       assert.deepEqual(counts, [0, 1, 0]);
       // Admin endpoints are per cluster too: a node of sim-3 goes NotReady, sim-1's stays Ready.
       assert.equal((await json(`${metricsUrls[2]}/sim/nodes/sim-node-1/not-ready`, { method: 'POST' })).status, 200);
       let notReady = 0;
       for (let i = 0; i < 200 && notReady < 1; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        notReady = ((await json(`${metricsUrls[2]}/sim/stats`)).body as { notReady: Record<string, number> }).notReady.default ?? 0;
+        notReady =
+          ((await json(`${metricsUrls[2]}/sim/stats`)).body as { notReady: Record<string, number> }).notReady.default ??
+          0;
       }
       assert.equal(notReady, 1, 'demo-0 runs on sim-node-1 of sim-3');
-      assert.deepEqual(((await json(`${metricsUrls[0]}/sim/stats`)).body as { notReady: Record<string, number> }).notReady, { default: 0 });
+      assert.deepEqual(
+        ((await json(`${metricsUrls[0]}/sim/stats`)).body as { notReady: Record<string, number> }).notReady,
+        { default: 0 },
+      );
     } finally {
       sim.child.kill('SIGTERM');
     }
@@ -192,6 +266,9 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
     await writeFile(file, 'nodes:\n  - name: n1\n    zoen: a\n');
     const sim = startCli(['sim', '--fixture', file]);
     assert.equal(await sim.exit, 2);
-    assert.match(sim.stderr.join(''), new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:5 .*unknown field "zoen"`));
+    assert.match(
+      sim.stderr.join(''),
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:5 .*unknown field "zoen"`),
+    );
   });
 });

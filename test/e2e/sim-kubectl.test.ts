@@ -16,14 +16,20 @@ const SMP = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 const kubectlVersion = spawnSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' });
 const kubectlFound = kubectlVersion.status === 0;
 /** The client's minor version (Debian's kubernetes-client is 1.20; this machine's may be 1.32). */
-const kubectlMinor = kubectlFound ? Number.parseInt((JSON.parse(kubectlVersion.stdout) as { clientVersion: { minor: string } }).clientVersion.minor, 10) : 0;
+const kubectlMinor = kubectlFound
+  ? Number.parseInt((JSON.parse(kubectlVersion.stdout) as { clientVersion: { minor: string } }).clientVersion.minor, 10)
+  : 0;
 
 const skip = missing('kubectl');
 describe('simulated kube-apiserver through the real kubectl', () => {
   let sim: ApiOnly;
   let core: CoreV1Api;
   const kubectl = (...args: string[]) =>
-    run('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', `${sim.dir}/cache`, '--request-timeout=20s', ...args], { timeout: 30_000, encoding: 'utf8' });
+    run(
+      'kubectl',
+      ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', `${sim.dir}/cache`, '--request-timeout=20s', ...args],
+      { timeout: 30_000, encoding: 'utf8' },
+    );
 
   before(async () => {
     if (skip) return;
@@ -59,15 +65,27 @@ describe('simulated kube-apiserver through the real kubectl', () => {
   test('patch an image (strategic merge), then "(no change)" for the same patch', { skip }, async () => {
     const patch = '{"spec":{"containers":[{"name":"nginx","image":"nginx:1.25.3"}]}}';
     assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(), 'pod/demo-0 patched');
-    assert.equal(((await sim.getPod('demo-0'))!.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
-    assert.equal((await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(), 'pod/demo-0 patched (no change)');
+    assert.equal(
+      ((await sim.getPod('demo-0'))!.spec as { containers: { image: string }[] }).containers[0]!.image,
+      'nginx:1.25.3',
+    );
+    assert.equal(
+      (await kubectl('patch', 'pod', 'demo-0', '-p', patch)).stdout.trim(),
+      'pod/demo-0 patched (no change)',
+    );
   });
 
   test('a forbidden patch fails with the server message', { skip }, async () => {
-    await assert.rejects(kubectl('patch', 'pod', 'demo-0', '-p', '{"spec":{"nodeName":"elsewhere"}}'), (err: { stderr: string }) => {
-      assert.match(err.stderr, /The Pod "demo-0" is invalid: spec: Forbidden: pod updates may not change fields other than/);
-      return true;
-    });
+    await assert.rejects(
+      kubectl('patch', 'pod', 'demo-0', '-p', '{"spec":{"nodeName":"elsewhere"}}'),
+      (err: { stderr: string }) => {
+        assert.match(
+          err.stderr,
+          /The Pod "demo-0" is invalid: spec: Forbidden: pod updates may not change fields other than/,
+        );
+        return true;
+      },
+    );
   });
 
   test('label and annotate (merge patches), including removal', { skip }, async () => {
@@ -83,7 +101,11 @@ describe('simulated kube-apiserver through the real kubectl', () => {
   });
 
   test('get -w prints the table, then a row per change', { skip }, async () => {
-    const child = spawn('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', `${sim.dir}/cache`, 'get', 'pods', '-w', '-l', 'app=demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'kubectl',
+      ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', `${sim.dir}/cache`, 'get', 'pods', '-w', '-l', 'app=demo'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     const seen = (re: RegExp) =>
       new Promise<void>((resolve, reject) => {
@@ -104,7 +126,25 @@ describe('simulated kube-apiserver through the real kubectl', () => {
     try {
       await seen(/demo-2\s+1\/1\s+Running/);
       await core.patchNamespacedPodStatus(
-        { name: 'demo-2', namespace: 'default', body: { status: { conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [{ name: 'nginx', ready: false, restartCount: 1, image: 'x', imageID: 'y', state: { waiting: { reason: 'CrashLoopBackOff' } } }] } } },
+        {
+          name: 'demo-2',
+          namespace: 'default',
+          body: {
+            status: {
+              conditions: [{ type: 'Ready', status: 'False' }],
+              containerStatuses: [
+                {
+                  name: 'nginx',
+                  ready: false,
+                  restartCount: 1,
+                  image: 'x',
+                  imageID: 'y',
+                  state: { waiting: { reason: 'CrashLoopBackOff' } },
+                },
+              ],
+            },
+          },
+        },
         SMP,
       );
       await seen(/demo-2\s+0\/1\s+CrashLoopBackOff\s+1/);
@@ -123,38 +163,47 @@ describe('simulated kube-apiserver through the real kubectl', () => {
     assert.match((await kubectl('get', 'pod', 'demo-1')).stdout, /demo-1\s+1\/1\s+Terminating/);
   });
 
-  test('apply and replace a manifest (server-side field validation, no client-side schemas needed)', { skip }, async () => {
-    const file = join(sim.dir, 'pod.yaml');
-    const manifest = (image: string, tier: string) =>
-      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: manifest\n  labels: {app: manifest, tier: ${tier}}\nspec:\n  containers:\n  - name: c\n    image: ${image}\n`;
-    // Before server-side field validation (1.25+), kubectl validates against /openapi/v2 schemas,
-    // which the simulator does not publish.
-    const validate = kubectlMinor >= 25 ? [] : ['--validate=false'];
-    writeFileSync(file, manifest('nginx:1.14.2', 'one'));
-    assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest created');
-    writeFileSync(file, manifest('nginx:1.14.2', 'two'));
-    assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest configured');
-    // The ServiceAccount admission plugin gave the pod a token volume and its mounts: replacing
-    // it with the bare manifest would remove them, a forbidden pod update.
-    const created = (await sim.getPod('manifest'))!;
-    const volume = (created.spec as { volumes: { name: string }[] }).volumes[0]!.name;
-    assert.match(volume, /^kube-api-access-[b-df-hj-np-tv-z2-9]{5}$/);
-    writeFileSync(file, manifest('nginx:1.25.3', 'two'));
-    await assert.rejects(kubectl('replace', ...validate, '-f', file), (err: { stderr: string }) => {
-      assert.match(err.stderr, /The Pod "manifest" is invalid: spec: Forbidden: pod updates may not change fields other than/);
-      assert.ok(err.stderr.includes(`"${volume}"`), `the diff names the token volume: ${err.stderr}`);
-      return true;
-    });
-    // Replacing it with the stored object, image changed, is an allowed update.
-    const full = JSON.parse((await kubectl('get', 'pod', 'manifest', '-o', 'json')).stdout) as { spec: { containers: { image: string }[] } };
-    full.spec.containers[0]!.image = 'nginx:1.25.3';
-    writeFileSync(file, JSON.stringify(full));
-    assert.equal((await kubectl('replace', ...validate, '-f', file)).stdout.trim(), 'pod/manifest replaced');
-    const pod = (await sim.getPod('manifest'))!;
-    assert.equal(pod.metadata.labels!.tier, 'two');
-    assert.equal((pod.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
-    assert.equal((pod.status as { phase: string }).phase, 'Pending');
-  });
+  test(
+    'apply and replace a manifest (server-side field validation, no client-side schemas needed)',
+    { skip },
+    async () => {
+      const file = join(sim.dir, 'pod.yaml');
+      const manifest = (image: string, tier: string) =>
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: manifest\n  labels: {app: manifest, tier: ${tier}}\nspec:\n  containers:\n  - name: c\n    image: ${image}\n`;
+      // Before server-side field validation (1.25+), kubectl validates against /openapi/v2 schemas,
+      // which the simulator does not publish.
+      const validate = kubectlMinor >= 25 ? [] : ['--validate=false'];
+      writeFileSync(file, manifest('nginx:1.14.2', 'one'));
+      assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest created');
+      writeFileSync(file, manifest('nginx:1.14.2', 'two'));
+      assert.equal((await kubectl('apply', ...validate, '-f', file)).stdout.trim(), 'pod/manifest configured');
+      // The ServiceAccount admission plugin gave the pod a token volume and its mounts: replacing
+      // it with the bare manifest would remove them, a forbidden pod update.
+      const created = (await sim.getPod('manifest'))!;
+      const volume = (created.spec as { volumes: { name: string }[] }).volumes[0]!.name;
+      assert.match(volume, /^kube-api-access-[b-df-hj-np-tv-z2-9]{5}$/);
+      writeFileSync(file, manifest('nginx:1.25.3', 'two'));
+      await assert.rejects(kubectl('replace', ...validate, '-f', file), (err: { stderr: string }) => {
+        assert.match(
+          err.stderr,
+          /The Pod "manifest" is invalid: spec: Forbidden: pod updates may not change fields other than/,
+        );
+        assert.ok(err.stderr.includes(`"${volume}"`), `the diff names the token volume: ${err.stderr}`);
+        return true;
+      });
+      // Replacing it with the stored object, image changed, is an allowed update.
+      const full = JSON.parse((await kubectl('get', 'pod', 'manifest', '-o', 'json')).stdout) as {
+        spec: { containers: { image: string }[] };
+      };
+      full.spec.containers[0]!.image = 'nginx:1.25.3';
+      writeFileSync(file, JSON.stringify(full));
+      assert.equal((await kubectl('replace', ...validate, '-f', file)).stdout.trim(), 'pod/manifest replaced');
+      const pod = (await sim.getPod('manifest'))!;
+      assert.equal(pod.metadata.labels!.tier, 'two');
+      assert.equal((pod.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
+      assert.equal((pod.status as { phase: string }).phase, 'Pending');
+    },
+  );
 
   test('a wrong token is refused', { skip }, async () => {
     await assert.rejects(kubectl('get', 'pods', '--token', 'wrong'), (err: { stderr: string }) => {

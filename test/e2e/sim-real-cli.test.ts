@@ -15,7 +15,10 @@ import { BACKEND, realNotBuilt } from './helpers/backend.js';
 
 const run = promisify(execFile);
 const BIN = join(process.cwd(), 'bin/kwave.js');
-const skip = BACKEND !== 'real' ? 'the real backend only (KWAVE_TEST_BACKEND=real); sim-cli.test.ts runs the embedded `kwave sim`' : realNotBuilt;
+const skip =
+  BACKEND !== 'real'
+    ? 'the real backend only (KWAVE_TEST_BACKEND=real); sim-cli.test.ts runs the embedded `kwave sim`'
+    : realNotBuilt;
 
 describe('kwave sim --control-plane real', { skip }, () => {
   let child: ChildProcess;
@@ -23,12 +26,22 @@ describe('kwave sim --control-plane real', { skip }, () => {
   let kubeconfig: string;
   let metricsUrl: string;
   const out: string[] = [];
-  const kubectl = async (...args: string[]) => (await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], { timeout: 60_000, encoding: 'utf8' })).stdout;
+  const kubectl = async (...args: string[]) =>
+    (
+      await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], {
+        timeout: 60_000,
+        encoding: 'utf8',
+      })
+    ).stdout;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kwave-sim-real-'));
     kubeconfig = join(dir, 'kc');
-    child = spawn(process.execPath, [BIN, 'sim', '--control-plane', 'real', '--pods', '20', '--kubeconfig-out', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [BIN, 'sim', '--control-plane', 'real', '--pods', '20', '--kubeconfig-out', kubeconfig],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child.stdout!.setEncoding('utf8').on('data', (c: string) => out.push(c));
     let err = '';
     child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
@@ -56,20 +69,33 @@ describe('kwave sim --control-plane real', { skip }, () => {
     assert.match(text, /^20 pods on 3 nodes;/m);
     const pods = (await kubectl('get', 'pods', '-o', 'wide', '--no-headers')).trim().split('\n');
     assert.equal(pods.length, 20);
-    for (const line of pods) assert.match(line, /^demo-\d+\s+1\/1\s+Running\s+0\s+\S+\s+10\.\d+\.\d+\.\d+\s+sim-node-[123]\s+<none>\s+1\/1$/);
+    for (const line of pods)
+      assert.match(line, /^demo-\d+\s+1\/1\s+Running\s+0\s+\S+\s+10\.\d+\.\d+\.\d+\s+sim-node-[123]\s+<none>\s+1\/1$/);
     const version = JSON.parse(await kubectl('version', '-o', 'json')) as { serverVersion: { gitVersion: string } };
     assert.match(version.serverVersion.gitVersion, /^v1\.\d+\.\d+$/);
     assert.equal((await kubectl('auth', 'can-i', 'patch', 'pods', '--subresource=status')).trim(), 'yes');
-    const zones = (await kubectl('get', 'nodes', '-L', 'topology.kubernetes.io/zone', '--no-headers')).trim().split('\n').map((l) => l.trim().split(/\s+/).pop());
+    const zones = (await kubectl('get', 'nodes', '-L', 'topology.kubernetes.io/zone', '--no-headers'))
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/).pop());
     assert.deepEqual(zones, ['zone-a', 'zone-b', 'zone-c']);
   });
 
   test('kwave run plans/demo.yaml: imageID changed, restartCount 1, uid unchanged, 3 writes per pod by kwave', async () => {
     const before = (JSON.parse(await kubectl('get', 'pods', '-o', 'json')) as { items: V1Pod[] }).items;
     await fetch(`${metricsUrl}/sim/stats/reset`, { method: 'POST' });
-    const r = await run(process.execPath, [BIN, 'run', 'plans/demo.yaml', '--kubeconfig', kubeconfig, '--metrics-address', 'off'], { timeout: 240_000, encoding: 'utf8' });
+    const r = await run(
+      process.execPath,
+      [BIN, 'run', 'plans/demo.yaml', '--kubeconfig', kubeconfig, '--metrics-address', 'off'],
+      { timeout: 240_000, encoding: 'utf8' },
+    );
     assert.match(r.stdout, /demo Completed in .*: completed: 20 pods upgraded/);
-    const now = new Map((JSON.parse(await kubectl('get', 'pods', '-o', 'json')) as { items: V1Pod[] }).items.map((p) => [p.metadata!.name!, p]));
+    const now = new Map(
+      (JSON.parse(await kubectl('get', 'pods', '-o', 'json')) as { items: V1Pod[] }).items.map((p) => [
+        p.metadata!.name!,
+        p,
+      ]),
+    );
     for (const p of before) {
       const after = now.get(p.metadata!.name!)!;
       const [b, a] = [p.status!.containerStatuses![0]!, after.status!.containerStatuses![0]!];
@@ -78,7 +104,10 @@ describe('kwave sim --control-plane real', { skip }, () => {
       assert.equal(a.restartCount, 1);
       assert.equal(a.image, 'docker.io/library/nginx:1.25.3');
     }
-    const stats = (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as { requests: Record<string, number>; maxNotReady: Record<string, number> };
+    const stats = (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as {
+      requests: Record<string, number>;
+      maxNotReady: Record<string, number>;
+    };
     assert.equal(stats.requests['patch pods'], 20, JSON.stringify(stats.requests));
     assert.equal(stats.requests['patch pods/status'], 40, JSON.stringify(stats.requests));
     assert.ok((stats.maxNotReady.default ?? 0) <= 5, `maxUnavailable held: ${JSON.stringify(stats.maxNotReady)}`);
@@ -90,7 +119,11 @@ describe('kwave sim --control-plane real', { skip }, () => {
     await assert.rejects(kubectl('get', 'pod', 'no-such-pod'), /NotFound/);
     await kubectl('get', 'pod', first, '-o', 'name');
     // The audit line of a request is written as it completes: a bound, not a sleep.
-    const read = async () => (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as { requests: Record<string, number>; refused: Record<string, number> };
+    const read = async () =>
+      (await (await fetch(`${metricsUrl}/sim/stats`)).json()) as {
+        requests: Record<string, number>;
+        refused: Record<string, number>;
+      };
     const deadline = Date.now() + 30_000;
     let stats = await read();
     while ((stats.requests['get pods'] ?? 0) < 2 && Date.now() < deadline) {

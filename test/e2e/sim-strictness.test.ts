@@ -10,7 +10,13 @@ import { startApiOnly, type ApiOnly } from './helpers/apiOnly.js';
 
 interface Reply {
   code: number;
-  body: { kind?: string; reason?: string; message?: string; code?: number; details?: { causes?: { field?: string; message?: string }[] } } & Record<string, unknown>;
+  body: {
+    kind?: string;
+    reason?: string;
+    message?: string;
+    code?: number;
+    details?: { causes?: { field?: string; message?: string }[] };
+  } & Record<string, unknown>;
 }
 
 const SMP = 'application/strategic-merge-patch+json';
@@ -23,11 +29,19 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
 
   const send = (method: string, path: string, body?: unknown, contentType = 'application/json') =>
     new Promise<Reply>((resolve, reject) => {
-      const req = request(`${server.url}${path}`, { method, ca: server.ca, headers: { authorization: `Bearer ${server.token}`, 'content-type': contentType, accept: 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += String(d)));
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, body: JSON.parse(text) as Reply['body'] }));
-      });
+      const req = request(
+        `${server.url}${path}`,
+        {
+          method,
+          ca: server.ca,
+          headers: { authorization: `Bearer ${server.token}`, 'content-type': contentType, accept: 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += String(d)));
+          res.on('end', () => resolve({ code: res.statusCode ?? 0, body: JSON.parse(text) as Reply['body'] }));
+        },
+      );
       req.on('error', reject);
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
@@ -35,7 +49,10 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
   const read = async (name: string) => {
     const r = await send('GET', podPath(name));
     assert.equal(r.code, 200, JSON.stringify(r.body));
-    return r.body as unknown as { metadata: { uid: string; resourceVersion: string; creationTimestamp: string }; status: Record<string, unknown> & { conditions: Record<string, unknown>[] } };
+    return r.body as unknown as {
+      metadata: { uid: string; resourceVersion: string; creationTimestamp: string };
+      status: Record<string, unknown> & { conditions: Record<string, unknown>[] };
+    };
   };
   /** Each test its own pod, so no test depends on another's writes. */
   let n = 0;
@@ -59,14 +76,29 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
   test('a condition status of JSON true (not "True") on pods/status: 422 on the field `patch`, nothing written', async () => {
     const name = await freshPod();
     const before = await read(name);
-    const r = await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: true }] } }, SMP);
+    const r = await send(
+      'PATCH',
+      `${podPath(name)}/status`,
+      { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: true }] } },
+      SMP,
+    );
     assert.equal(r.code, 422, JSON.stringify(r.body));
     assert.equal(r.body.reason, 'Invalid');
     assert.deepEqual(r.body.details, {
-      causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: 'Invalid value: "map[status:map[conditions:[map[status:true type:kwave.dev/in-place-ready]]]]": unrecognized type: string' }],
+      causes: [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'patch',
+          message:
+            'Invalid value: "map[status:map[conditions:[map[status:true type:kwave.dev/in-place-ready]]]]": unrecognized type: string',
+        },
+      ],
     });
     // A strategic merge patch is merged as a map and then converted: the patch is shown, in Go's map notation.
-    assert.equal(r.body.message, ' "" is invalid: patch: Invalid value: "map[status:map[conditions:[map[status:true type:kwave.dev/in-place-ready]]]]": unrecognized type: string');
+    assert.equal(
+      r.body.message,
+      ' "" is invalid: patch: Invalid value: "map[status:map[conditions:[map[status:true type:kwave.dev/in-place-ready]]]]": unrecognized type: string',
+    );
     assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
   });
 
@@ -78,15 +110,24 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
     assert.equal(patched.code, 422, JSON.stringify(patched.body));
     assert.equal(patched.body.reason, 'Invalid');
     // A merge patch is applied to the object's JSON and then decoded: the patched object is shown.
-    assert.match(patched.body.message ?? '', /^ "" is invalid: patch: Invalid value: "\{.*\\"name\\":\\"strict-\d+\\".*\}": parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"$/);
-    const replaced = await send('PUT', `${podPath(name)}/status`, { ...before, status: { ...before.status, conditions: [garbage] } });
+    assert.match(
+      patched.body.message ?? '',
+      /^ "" is invalid: patch: Invalid value: "\{.*\\"name\\":\\"strict-\d+\\".*\}": parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"$/,
+    );
+    const replaced = await send('PUT', `${podPath(name)}/status`, {
+      ...before,
+      status: { ...before.status, conditions: [garbage] },
+    });
     assert.equal(replaced.code, 400, JSON.stringify(replaced.body));
     assert.equal(replaced.body.reason, 'BadRequest');
-    assert.equal(replaced.body.message, 'Pod in version "v1" cannot be handled as a Pod: parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"');
+    assert.equal(
+      replaced.body.message,
+      'Pod in version "v1" cannot be handled as a Pod: parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"',
+    );
     assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
   });
 
-  test('times Go cannot parse as RFC 3339 are refused with Go\'s own words (400 by PUT), nothing written', async () => {
+  test("times Go cannot parse as RFC 3339 are refused with Go's own words (400 by PUT), nothing written", async () => {
     const name = await freshPod();
     const before = await read(name);
     const layout = '"2006-01-02T15:04:05Z07:00"';
@@ -99,8 +140,15 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
     ];
     for (const [time, words] of cases) {
       const condition = { type: 'kwave.dev/in-place-ready', status: 'False', lastTransitionTime: time };
-      const r = await send('PUT', `${podPath(name)}/status`, { ...before, status: { ...before.status, conditions: [condition] } });
-      assert.deepEqual({ code: r.code, reason: r.body.reason, message: r.body.message }, { code: 400, reason: 'BadRequest', message: `Pod in version "v1" cannot be handled as a Pod: ${words}` }, time);
+      const r = await send('PUT', `${podPath(name)}/status`, {
+        ...before,
+        status: { ...before.status, conditions: [condition] },
+      });
+      assert.deepEqual(
+        { code: r.code, reason: r.body.reason, message: r.body.message },
+        { code: 400, reason: 'BadRequest', message: `Pod in version "v1" cannot be handled as a Pod: ${words}` },
+        time,
+      );
     }
     assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
   });
@@ -108,23 +156,42 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
   test('a restartCount of "1" (a string where an integer belongs): 422', async () => {
     const name = await freshPod();
     const before = await read(name);
-    const statuses = (before.status.containerStatuses as Record<string, unknown>[]).map((c) => ({ ...c, restartCount: '1' }));
+    const statuses = (before.status.containerStatuses as Record<string, unknown>[]).map((c) => ({
+      ...c,
+      restartCount: '1',
+    }));
     const r = await send('PATCH', `${podPath(name)}/status`, { status: { containerStatuses: statuses } }, MERGE);
     assert.equal(r.code, 422, JSON.stringify(r.body));
     assert.equal(r.body.reason, 'Invalid');
     assert.equal(r.body.details?.causes?.[0]?.field, 'patch');
-    assert.match(r.body.message ?? '', /^ "" is invalid: patch: Invalid value: "\{.*\\"restartCount\\":\\"1\\".*\}": json: cannot unmarshal string into Go struct field ContainerStatus\.status\.containerStatuses\.restartCount of type int32$/);
+    assert.match(
+      r.body.message ?? '',
+      /^ "" is invalid: patch: Invalid value: "\{.*\\"restartCount\\":\\"1\\".*\}": json: cannot unmarshal string into Go struct field ContainerStatus\.status\.containerStatuses\.restartCount of type int32$/,
+    );
     assert.equal((await read(name)).metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
   });
 
   test('fields the status type does not have are dropped, the known ones kept', async () => {
     const name = await freshPod();
-    const r = await send('PATCH', `${podPath(name)}/status`, { status: { madeUp: 'x', conditions: [{ type: 'kwave.dev/in-place-ready', status: 'False', reason: 'R', extra: 1 }] } }, SMP);
+    const r = await send(
+      'PATCH',
+      `${podPath(name)}/status`,
+      {
+        status: {
+          madeUp: 'x',
+          conditions: [{ type: 'kwave.dev/in-place-ready', status: 'False', reason: 'R', extra: 1 }],
+        },
+      },
+      SMP,
+    );
     assert.equal(r.code, 200, JSON.stringify(r.body));
     const pod = await read(name);
     assert.equal('madeUp' in pod.status, false);
     const gate = pod.status.conditions.find((c) => c.type === 'kwave.dev/in-place-ready')!;
-    assert.deepEqual({ status: gate.status, reason: gate.reason, extra: 'extra' in gate }, { status: 'False', reason: 'R', extra: false });
+    assert.deepEqual(
+      { status: gate.status, reason: gate.reason, extra: 'extra' in gate },
+      { status: 'False', reason: 'R', extra: false },
+    );
     // A non-pointer metav1.Time is always encoded: null when unset (the patch left lastProbeTime out).
     assert.equal(gate.lastProbeTime, null);
     assert.equal('lastProbeTime' in gate, true);
@@ -132,10 +199,32 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
 
   test('metav1.Time keeps whole seconds: the fraction is cut (not rounded) and the zone made UTC', async () => {
     const name = await freshPod();
-    await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: 'False', lastTransitionTime: '2026-03-04T05:06:07.999Z' }] } }, SMP);
+    await send(
+      'PATCH',
+      `${podPath(name)}/status`,
+      {
+        status: {
+          conditions: [
+            { type: 'kwave.dev/in-place-ready', status: 'False', lastTransitionTime: '2026-03-04T05:06:07.999Z' },
+          ],
+        },
+      },
+      SMP,
+    );
     let gate = (await read(name)).status.conditions.find((c) => c.type === 'kwave.dev/in-place-ready')!;
     assert.equal(gate.lastTransitionTime, '2026-03-04T05:06:07Z');
-    await send('PATCH', `${podPath(name)}/status`, { status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: 'True', lastTransitionTime: '2026-03-04T07:06:08.5+02:00' }] } }, SMP);
+    await send(
+      'PATCH',
+      `${podPath(name)}/status`,
+      {
+        status: {
+          conditions: [
+            { type: 'kwave.dev/in-place-ready', status: 'True', lastTransitionTime: '2026-03-04T07:06:08.5+02:00' },
+          ],
+        },
+      },
+      SMP,
+    );
     gate = (await read(name)).status.conditions.find((c) => c.type === 'kwave.dev/in-place-ready')!;
     assert.equal(gate.lastTransitionTime, '2026-03-04T05:06:08Z');
   });
@@ -145,18 +234,30 @@ describe('simulated kube-apiserver: typed decoding and immutable fields', () => 
     const before = await read(name);
     const r = await send('PATCH', podPath(name), { metadata: { uid: '00000000-0000-0000-0000-000000000000' } }, MERGE);
     assert.equal(r.code, 422, JSON.stringify(r.body));
-    assert.match(r.body.message ?? '', /metadata\.uid: Invalid value: "00000000-0000-0000-0000-000000000000": field is immutable/);
+    assert.match(
+      r.body.message ?? '',
+      /metadata\.uid: Invalid value: "00000000-0000-0000-0000-000000000000": field is immutable/,
+    );
     assert.equal((await read(name)).metadata.uid, before.metadata.uid);
   });
 
   test('a PUT with another uid fails the UID precondition (409); one without a uid keeps the stored one', async () => {
     const name = await freshPod();
     const before = await read(name);
-    const other = await send('PUT', podPath(name), { ...before, metadata: { ...before.metadata, uid: '00000000-0000-0000-0000-000000000000' } });
+    const other = await send('PUT', podPath(name), {
+      ...before,
+      metadata: { ...before.metadata, uid: '00000000-0000-0000-0000-000000000000' },
+    });
     assert.equal(other.code, 409, JSON.stringify(other.body));
-    assert.match(other.body.message ?? '', /Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: /);
+    assert.match(
+      other.body.message ?? '',
+      /Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000000, UID in object meta: /,
+    );
     const { uid: _uid, ...withoutUid } = before.metadata;
-    const kept = await send('PUT', podPath(name), { ...before, metadata: { ...withoutUid, labels: { app: 'demo', put: 'yes' } } });
+    const kept = await send('PUT', podPath(name), {
+      ...before,
+      metadata: { ...withoutUid, labels: { app: 'demo', put: 'yes' } },
+    });
     assert.equal(kept.code, 200, JSON.stringify(kept.body));
     assert.equal((await read(name)).metadata.uid, before.metadata.uid);
   });

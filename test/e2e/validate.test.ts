@@ -14,7 +14,11 @@ const BAD = 'test/fixtures/bad-plans';
 
 async function kwave(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], { cwd: ROOT, maxBuffer: 16 << 20, ...CHILD_LIMITS });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['bin/kwave.js', ...args], {
+      cwd: ROOT,
+      maxBuffer: 16 << 20,
+      ...CHILD_LIMITS,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -34,13 +38,17 @@ describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
     assert.equal(code, 0, stdout);
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, examplePlans.length);
-    for (const [i, file] of examplePlans.entries()) assert.match(lines[i] ?? '', new RegExp(`^OK ${file} \\(plan [a-z0-9-]+, revision [0-9a-f]{10}\\)$`));
+    for (const [i, file] of examplePlans.entries())
+      assert.match(lines[i] ?? '', new RegExp(`^OK ${file} \\(plan [a-z0-9-]+, revision [0-9a-f]{10}\\)$`));
   });
 
   test('-o json: one object per file per line', async () => {
     const { code, stdout } = await kwave('validate', '-o', 'json', ...examplePlans, `${BAD}/bad-cel-syntax.yaml`);
     assert.equal(code, 2);
-    const objects = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const objects = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(
       objects.map((o) => [o.file, o.valid]),
       [...examplePlans.map((f) => [f, true]), [`${BAD}/bad-cel-syntax.yaml`, false]],
@@ -74,20 +82,42 @@ describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
   test('all bad plans in JSON: each invalid, with exactly its expected places', async () => {
     const { code, stdout } = await kwave('validate', '-o', 'json', ...badPlans);
     assert.equal(code, 2);
-    const byFile = new Map(stdout.trim().split('\n').map((l) => {
-      const o = JSON.parse(l) as { file: string; valid: boolean; errors: { line: number; col: number; path: string }[] };
-      return [o.file, o] as const;
-    }));
+    const byFile = new Map(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const o = JSON.parse(l) as {
+            file: string;
+            valid: boolean;
+            errors: { line: number; col: number; path: string }[];
+          };
+          return [o.file, o] as const;
+        }),
+    );
     for (const [file, errors] of Object.entries(BAD_PLANS)) {
       const o = byFile.get(`${BAD}/${file}`);
       assert.equal(o?.valid, false, file);
-      assert.deepEqual(o?.errors.map((e) => [e.line, e.col, e.path]), errors.map(([l, c, p]) => [l, c, p]), file);
+      assert.deepEqual(
+        o?.errors.map((e) => [e.line, e.col, e.path]),
+        errors.map(([l, c, p]) => [l, c, p]),
+        file,
+      );
     }
   });
 
   // One process per file for a sample of the kinds of mistakes (a process per file for all of
   // them would cost half a minute on a small machine; the runs above cover every file).
-  const sample = ['empty.yaml', 'alias-bomb.yaml', 'duplicate-keys.yaml', 'yaml-unclosed-flow.yaml', 'bad-percentage-word.yaml', 'decreasing-waves.yaml', 'bad-image-digest.yaml', 'unknown-field-typo.yaml'];
+  const sample = [
+    'empty.yaml',
+    'alias-bomb.yaml',
+    'duplicate-keys.yaml',
+    'yaml-unclosed-flow.yaml',
+    'bad-percentage-word.yaml',
+    'decreasing-waves.yaml',
+    'bad-image-digest.yaml',
+    'unknown-field-typo.yaml',
+  ];
   for (const file of sample) {
     test(`alone, ${file} exits 2 and prints its line:col`, async () => {
       const { code, stdout } = await kwave('validate', `${BAD}/${file}`);

@@ -19,7 +19,12 @@ export function runKwave(args: string[], env: Record<string, string> = {}): Prom
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+        timeout: 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (err, stdout, stderr) => {
         if (err && typeof err.code !== 'number') return reject(err);
         resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });

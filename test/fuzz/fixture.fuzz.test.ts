@@ -33,11 +33,17 @@ function parsesOrRefuses(text: string): 'ok' | 'refused' {
 function paths(v: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const out = [prefix];
   if (Array.isArray(v)) v.forEach((x, i) => out.push(...paths(x, [...prefix, i])));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...paths(x, [...prefix, k]));
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) out.push(...paths(x, [...prefix, k]));
   return out;
 }
 
-const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), oddString, injection, fc.constantFrom(-1, 0, 1e9, 1e308, 0.5, 'fail', 'nginx:broken', '100%'));
+const value = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  oddString,
+  injection,
+  fc.constantFrom(-1, 0, 1e9, 1e308, 0.5, 'fail', 'nginx:broken', '100%'),
+);
 
 describe('hostile fixtures', () => {
   test('structural mutations of the example fixture', (t) => {
@@ -60,18 +66,26 @@ describe('hostile fixtures', () => {
 
   test('text mutations and random YAML', (t) => {
     fc.assert(
-      fc.property(fc.nat(), fc.nat({ max: 30 }), fc.oneof(oddString, injection, fc.constantFrom('[', '{', ': ', '- ', '&a ', '*a', '!!binary ', '\t', '---\n')), (at, len, token) => {
-        const i = at % EXAMPLE.length;
-        parsesOrRefuses(EXAMPLE.slice(0, i) + token + EXAMPLE.slice(i + len));
-        parsesOrRefuses(token.repeat(len));
-      }),
+      fc.property(
+        fc.nat(),
+        fc.nat({ max: 30 }),
+        fc.oneof(oddString, injection, fc.constantFrom('[', '{', ': ', '- ', '&a ', '*a', '!!binary ', '\t', '---\n')),
+        (at, len, token) => {
+          const i = at % EXAMPLE.length;
+          parsesOrRefuses(EXAMPLE.slice(0, i) + token + EXAMPLE.slice(i + len));
+          parsesOrRefuses(token.repeat(len));
+        },
+      ),
       params(t, 60),
     );
   });
 
   test('alias bombs, unresolved aliases, deep nesting and huge files are bad input', async (t) => {
     const bomb = (w: number, d: number) =>
-      Array.from({ length: d }, (_, i) => `l${i}: &l${i} [${Array.from({ length: w }, () => (i === 0 ? '"x"' : `*l${i - 1}`)).join(', ')}]`).join('\n');
+      Array.from(
+        { length: d },
+        (_, i) => `l${i}: &l${i} [${Array.from({ length: w }, () => (i === 0 ? '"x"' : `*l${i - 1}`)).join(', ')}]`,
+      ).join('\n');
     fc.assert(
       fc.property(fc.integer({ min: 5, max: 12 }), fc.integer({ min: 5, max: 10 }), (w, d) => {
         assert.equal(parsesOrRefuses(bomb(w, d)), 'refused');

@@ -21,7 +21,12 @@ import { injection, longFuzz, oddString, params } from './runs.js';
 
 const labelish = fc.oneof(
   { arbitrary: fc.stringMatching(/^[a-z0-9]([a-z0-9._-]{0,20}[a-z0-9])?$/), weight: 8 },
-  { arbitrary: fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5})?\/[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?$/), weight: 4 },
+  {
+    arbitrary: fc.stringMatching(
+      /^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5})?\/[a-z0-9]([a-z0-9._-]{0,10}[a-z0-9])?$/,
+    ),
+    weight: 4,
+  },
   { arbitrary: injection, weight: 1 },
   { arbitrary: oddString, weight: 1 },
 );
@@ -38,7 +43,11 @@ function planText(selector: unknown, image: string): string {
     apiVersion: 'kwave.dev/v1alpha1',
     kind: 'RolloutPlan',
     metadata: { name: 'inject' },
-    spec: { target: { namespace: 'default', selector }, update: { containers: [{ name: 'nginx', image }] }, strategy: { waves: ['100%'] } },
+    spec: {
+      target: { namespace: 'default', selector },
+      update: { containers: [{ name: 'nginx', image }] },
+      strategy: { waves: ['100%'] },
+    },
   });
 }
 
@@ -51,9 +60,18 @@ describe('injection through selectors, names and images', () => {
     fc.assert(
       fc.property(
         fc.dictionary(labelish, fc.oneof(labelish, fc.constant('')), { minKeys: 1, maxKeys: 3 }),
-        fc.array(fc.record({ key: labelish, operator: fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist'), values: fc.array(labelish, { minLength: 1, maxLength: 3 }) }), { maxLength: 2 }),
+        fc.array(
+          fc.record({
+            key: labelish,
+            operator: fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist'),
+            values: fc.array(labelish, { minLength: 1, maxLength: 3 }),
+          }),
+          { maxLength: 2 },
+        ),
         (matchLabels, exprs) => {
-          const matchExpressions = exprs.map((e) => (e.operator === 'Exists' || e.operator === 'DoesNotExist' ? { key: e.key, operator: e.operator } : e));
+          const matchExpressions = exprs.map((e) =>
+            e.operator === 'Exists' || e.operator === 'DoesNotExist' ? { key: e.key, operator: e.operator } : e,
+          );
           const r = loadPlanText(planText({ matchLabels, matchExpressions }, 'nginx:1.25.3'), 'plan.yaml');
           if (!r.ok) return;
           accepted++;
@@ -85,15 +103,42 @@ describe('injection through selectors, names and images', () => {
         const r = loadPlanText(planText({ matchLabels: { app: 'web' } }, image), 'plan.yaml');
         if (!r.ok) return;
         accepted++;
-        assert.match(image, /^[A-Za-z0-9._\-/:@[\]]+$/, 'an accepted image holds no quote, space, comma, newline or control character');
+        assert.match(
+          image,
+          /^[A-Za-z0-9._\-/:@[\]]+$/,
+          'an accepted image holds no quote, space, comma, newline or control character',
+        );
         const pod: V1Pod = {
           metadata: { name: 'web-0', namespace: 'default', uid: 'u', resourceVersion: '7', labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.14.2' }, { name: 'sidecar', image: 'envoy:1.29' }] },
+          spec: {
+            containers: [
+              { name: 'nginx', image: 'nginx:1.14.2' },
+              { name: 'sidecar', image: 'envoy:1.29' },
+            ],
+          },
           status: {
             conditions: [{ type: 'Ready', status: 'True' }],
             containerStatuses: [
-              { name: 'nginx', image: 'docker.io/library/nginx:1.14.2', imageID: `docker.io/library/nginx@sha256:${'a'.repeat(64)}`, containerID: 'containerd://1', restartCount: 0, ready: true, started: true, state: { running: {} } },
-              { name: 'sidecar', image: 'docker.io/library/envoy:1.29', imageID: `docker.io/library/envoy@sha256:${'c'.repeat(64)}`, containerID: 'containerd://2', restartCount: 0, ready: true, started: true, state: { running: {} } },
+              {
+                name: 'nginx',
+                image: 'docker.io/library/nginx:1.14.2',
+                imageID: `docker.io/library/nginx@sha256:${'a'.repeat(64)}`,
+                containerID: 'containerd://1',
+                restartCount: 0,
+                ready: true,
+                started: true,
+                state: { running: {} },
+              },
+              {
+                name: 'sidecar',
+                image: 'docker.io/library/envoy:1.29',
+                imageID: `docker.io/library/envoy@sha256:${'c'.repeat(64)}`,
+                containerID: 'containerd://2',
+                restartCount: 0,
+                ready: true,
+                started: true,
+                state: { running: {} },
+              },
             ],
           },
         };
@@ -110,7 +155,10 @@ describe('injection through selectors, names and images', () => {
           minReadyMs: 0,
         });
         if (step.kind !== 'patch') return; // e.g. the image is already the one running
-        const body = JSON.parse(JSON.stringify(step.body)) as { metadata: Record<string, unknown>; spec: { containers: { name: string; image: string }[] } };
+        const body = JSON.parse(JSON.stringify(step.body)) as {
+          metadata: Record<string, unknown>;
+          spec: { containers: { name: string; image: string }[] };
+        };
         assert.deepEqual(Object.keys(body).sort(), ['metadata', 'spec']);
         assert.deepEqual(Object.keys(body.spec), ['containers']);
         assert.deepEqual(body.spec.containers, [{ name: 'nginx', image }]);
@@ -140,11 +188,24 @@ describe('injection through selectors, names and images', () => {
       t.diagnostic(`fuzz runs: ${cases.length} through kwave adopt`);
       for (const [ns, selector] of cases) {
         await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' });
-        const r = await runKwave(['adopt', '-n', ns, '-l', selector, '--kubeconfig', kubeconfig, '--metrics-address', 'off']);
+        const r = await runKwave([
+          'adopt',
+          '-n',
+          ns,
+          '-l',
+          selector,
+          '--kubeconfig',
+          kubeconfig,
+          '--metrics-address',
+          'off',
+        ]);
         assert.equal(r.code, 2, `adopt -n ${ns} -l ${selector}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
         assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, r.stderr);
-        const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as { requests: Record<string, number> };
-        for (const key of Object.keys(stats.requests)) assert.ok(['list pods'].includes(key), `adopt -n ${ns} -l ${selector} made a "${key}" request`);
+        const stats = (await (await fetch(`${sim.metricsUrl}/sim/stats`)).json()) as {
+          requests: Record<string, number>;
+        };
+        for (const key of Object.keys(stats.requests))
+          assert.ok(['list pods'].includes(key), `adopt -n ${ns} -l ${selector} made a "${key}" request`);
       }
       const pods = sim.store.list('pods', 'default') as V1Pod[];
       assert.equal(pods.length, 3, 'no pod was deleted or created');

@@ -49,21 +49,50 @@ function basePod(): { [k: string]: Json } {
     wave: 1,
     startedAt: new Date(T0).toISOString(),
     direction: 'upgrade',
-    containers: { nginx: { fromImage: 'nginx:1.14.2', fromImageID: OLD_ID, fromContainerID: 'containerd://1', fromRestartCount: 0, toImage: 'nginx:1.25.3' } },
+    containers: {
+      nginx: {
+        fromImage: 'nginx:1.14.2',
+        fromImageID: OLD_ID,
+        fromContainerID: 'containerd://1',
+        fromRestartCount: 0,
+        toImage: 'nginx:1.25.3',
+      },
+    },
   };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'web-0', namespace: 'default', uid: 'u1', resourceVersion: '100', labels: { app: 'web' }, annotations: { [STATE_ANNOTATION]: JSON.stringify(state) } },
+    metadata: {
+      name: 'web-0',
+      namespace: 'default',
+      uid: 'u1',
+      resourceVersion: '100',
+      labels: { app: 'web' },
+      annotations: { [STATE_ANNOTATION]: JSON.stringify(state) },
+    },
     spec: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], readinessGates: [{ conditionType: GATE }] },
     status: {
       phase: 'Running',
       conditions: [
-        { type: GATE, status: 'False', reason: 'InPlaceUpdate', message: 'kwave: upgrade by plan web (revision r1)', lastTransitionTime: new Date(T0).toISOString() },
+        {
+          type: GATE,
+          status: 'False',
+          reason: 'InPlaceUpdate',
+          message: 'kwave: upgrade by plan web (revision r1)',
+          lastTransitionTime: new Date(T0).toISOString(),
+        },
         { type: 'Ready', status: 'False', lastTransitionTime: new Date(T0).toISOString() },
       ],
       containerStatuses: [
-        { name: 'nginx', image: 'docker.io/library/nginx:1.25.3', imageID: NEW_ID, containerID: 'containerd://2', restartCount: 1, ready: true, state: { running: { startedAt: new Date(T0 + 1000).toISOString() } } },
+        {
+          name: 'nginx',
+          image: 'docker.io/library/nginx:1.25.3',
+          imageID: NEW_ID,
+          containerID: 'containerd://2',
+          restartCount: 1,
+          ready: true,
+          state: { running: { startedAt: new Date(T0 + 1000).toISOString() } },
+        },
       ],
     },
   };
@@ -75,7 +104,8 @@ const anyJson: fc.Arbitrary<Json> = fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrar
 function pathsOf(v: Json, prefix: (string | number)[] = []): (string | number)[][] {
   const out = [prefix];
   if (Array.isArray(v)) v.forEach((x, i) => out.push(...pathsOf(x, [...prefix, i])));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...pathsOf(x, [...prefix, k]));
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) out.push(...pathsOf(x, [...prefix, k]));
   return out;
 }
 
@@ -93,8 +123,23 @@ function setAt(root: Json, path: (string | number)[], value: Json | undefined): 
 
 type Mutation = (pod: { [k: string]: Json }) => Json;
 
-const waitingReason = fc.oneof(fc.constantFrom('ErrImagePull', 'ImagePullBackOff', 'CrashLoopBackOff', 'ContainerCreating', 'PodInitializing', 'SomethingNew', ''), oddString);
-const resourceVersion = fc.oneof(fc.constantFrom('', '0', '-1', '1e9', '99999999999999999999999999999', 'abc', ' 12', '0x10', '١٢٣'), fc.bigInt({ min: 0n, max: 10n ** 40n }).map(String), oddString);
+const waitingReason = fc.oneof(
+  fc.constantFrom(
+    'ErrImagePull',
+    'ImagePullBackOff',
+    'CrashLoopBackOff',
+    'ContainerCreating',
+    'PodInitializing',
+    'SomethingNew',
+    '',
+  ),
+  oddString,
+);
+const resourceVersion = fc.oneof(
+  fc.constantFrom('', '0', '-1', '1e9', '99999999999999999999999999999', 'abc', ' 12', '0x10', '١٢٣'),
+  fc.bigInt({ min: 0n, max: 10n ** 40n }).map(String),
+  oddString,
+);
 
 /** The targeted damages of the issue, plus "any value at any path". */
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
@@ -102,15 +147,25 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.constant<Mutation>((p) => (delete (p.status as Record<string, Json>).containerStatuses, p)),
   fc.constant<Mutation>((p) => (delete p.spec, p)),
   fc.constant<Mutation>((p) => (delete p.metadata, p)),
-  fc.constant<Mutation>(() => ({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'etcdserver: request timed out', reason: 'InternalError', code: 500 })),
+  fc.constant<Mutation>(() => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    message: 'etcdserver: request timed out',
+    reason: 'InternalError',
+    code: 500,
+  })),
   fc.constant<Mutation>(() => ({ kind: 'PodList', apiVersion: 'v1', items: [basePod()] })),
   anyJson.map<Mutation>((v) => () => v),
-  fc.array(fc.record({ name: fc.oneof(fc.constant('nginx'), oddString), ready: fc.boolean(), restartCount: fc.integer() }), { maxLength: 4 }).map<Mutation>(
-    (extra) => (p) => {
+  fc
+    .array(
+      fc.record({ name: fc.oneof(fc.constant('nginx'), oddString), ready: fc.boolean(), restartCount: fc.integer() }),
+      { maxLength: 4 },
+    )
+    .map<Mutation>((extra) => (p) => {
       ((p.status as Record<string, Json[]>).containerStatuses ??= []).push(...extra);
       return p;
-    },
-  ),
+    }),
   waitingReason.map<Mutation>((reason) => (p) => {
     const cs = (p.status as Record<string, Record<string, Json>[]>).containerStatuses![0]!;
     cs.state = { waiting: { reason, message: 'x'.repeat(3) } };
@@ -122,25 +177,47 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     for (let i = 0; i < n; i++) labels[`k${i}.example.com/label-${i}`] = 'v'.repeat(63);
     return p;
   }),
-  fc.tuple(fc.constantFrom('name', 'namespace', 'uid'), fc.oneof(oddString, injection)).map<Mutation>(([k, v]) => (p) => {
-    (p.metadata as Record<string, Json>)[k] = v;
-    return p;
-  }),
+  fc
+    .tuple(fc.constantFrom('name', 'namespace', 'uid'), fc.oneof(oddString, injection))
+    .map<Mutation>(([k, v]) => (p) => {
+      (p.metadata as Record<string, Json>)[k] = v;
+      return p;
+    }),
   resourceVersion.map<Mutation>((rv) => (p) => {
     (p.metadata as Record<string, Json>).resourceVersion = rv;
     return p;
   }),
-  fc.oneof(oddString, injection, anyJson.map((v) => JSON.stringify(v))).map<Mutation>((text) => (p) => {
-    (p.metadata as Record<string, Record<string, Json>>).annotations![STATE_ANNOTATION] = text;
-    return p;
-  }),
-  fc.record({ key: fc.constantFrom('plan', 'revision', 'wave', 'startedAt', 'direction', 'containers', '__proto__', 'constructor'), value: anyJson }).map<Mutation>(({ key, value }) => (p) => {
-    const ann = (p.metadata as Record<string, Record<string, Json>>).annotations!;
-    const state = JSON.parse(ann[STATE_ANNOTATION] as string) as Record<string, Json>;
-    state[key] = value;
-    ann[STATE_ANNOTATION] = JSON.stringify(state);
-    return p;
-  }),
+  fc
+    .oneof(
+      oddString,
+      injection,
+      anyJson.map((v) => JSON.stringify(v)),
+    )
+    .map<Mutation>((text) => (p) => {
+      (p.metadata as Record<string, Record<string, Json>>).annotations![STATE_ANNOTATION] = text;
+      return p;
+    }),
+  fc
+    .record({
+      key: fc.constantFrom(
+        'plan',
+        'revision',
+        'wave',
+        'startedAt',
+        'direction',
+        'containers',
+        '__proto__',
+        'constructor',
+      ),
+      value: anyJson,
+    })
+    .map<Mutation>(({ key, value }) => (p) => {
+      const ann = (p.metadata as Record<string, Record<string, Json>>).annotations!;
+      const state = JSON.parse(ann[STATE_ANNOTATION] as string) as Record<string, Json>;
+      state[key] = value;
+      ann[STATE_ANNOTATION] = JSON.stringify(state);
+      return p;
+    }),
   fc.tuple(fc.nat(), anyJson, fc.boolean()).map<Mutation>(([i, value, remove]) => (p) => {
     const paths = pathsOf(p).filter((x) => x.length > 0);
     return setAt(p, paths[i % paths.length]!, remove ? undefined : value);
@@ -161,7 +238,20 @@ const hostilePod: fc.Arbitrary<Json> = fc.array(mutation, { minLength: 1, maxLen
   return pod;
 });
 
-const STEP_KINDS = new Set(['vanished', 'refuse', 'foreign', 'skip', 'close-gate', 'wait-drain', 'patch', 'wait-complete', 'open-gate', 'wait-ready', 'done', 'failed']);
+const STEP_KINDS = new Set([
+  'vanished',
+  'refuse',
+  'foreign',
+  'skip',
+  'close-gate',
+  'wait-drain',
+  'patch',
+  'wait-complete',
+  'open-gate',
+  'wait-ready',
+  'done',
+  'failed',
+]);
 
 function context(direction: 'upgrade' | 'rollback'): DecideContext {
   return {
@@ -230,31 +320,50 @@ describe('hostile pods', () => {
 
   test('watch lines of any type and object become an event or nothing, never a throw', (t) => {
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'), anyJson), fc.oneof(hostilePod, anyJson), (type, object) => {
-        const event = podWatchEvent(type, object);
-        if (event?.type === 'ERROR') assert.ok(event.error instanceof KubeError);
-        if (event && event.type !== 'ERROR' && event.type !== 'BOOKMARK') assert.equal(podShapeProblem(event.pod), undefined);
-      }),
+      fc.property(
+        fc.oneof(fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'), anyJson),
+        fc.oneof(hostilePod, anyJson),
+        (type, object) => {
+          const event = podWatchEvent(type, object);
+          if (event?.type === 'ERROR') assert.ok(event.error instanceof KubeError);
+          if (event && event.type !== 'ERROR' && event.type !== 'BOOKMARK')
+            assert.equal(podShapeProblem(event.pod), undefined);
+        },
+      ),
       params(t, 300),
     );
   });
 
   test('a pod cache fed hostile watch streams keeps only pods, and relists or rewatches', async (t) => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR', 'WAT'), fc.oneof(hostilePod, anyJson)), { maxLength: 12 }), async (lines) => {
-        const source = new StreamSource(lines);
-        const cache = new PodCache(source, { namespaces: ['default'], deps: { sleep: instantSleep }, minWatchMs: 0, watchTimeoutSeconds: 1 });
-        try {
-          await cache.synced;
-          await source.drained;
-          for (const pod of cache.list()) {
-            assert.equal(podShapeProblem(pod), undefined);
-            exerciseFlow(pod);
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR', 'WAT'),
+            fc.oneof(hostilePod, anyJson),
+          ),
+          { maxLength: 12 },
+        ),
+        async (lines) => {
+          const source = new StreamSource(lines);
+          const cache = new PodCache(source, {
+            namespaces: ['default'],
+            deps: { sleep: instantSleep },
+            minWatchMs: 0,
+            watchTimeoutSeconds: 1,
+          });
+          try {
+            await cache.synced;
+            await source.drained;
+            for (const pod of cache.list()) {
+              assert.equal(podShapeProblem(pod), undefined);
+              exerciseFlow(pod);
+            }
+          } finally {
+            cache.close();
           }
-        } finally {
-          cache.close();
-        }
-      }),
+        },
+      ),
       params(t, 100),
     );
   });
@@ -262,7 +371,8 @@ describe('hostile pods', () => {
 
 /** Sleeps that end at once (back-off) unless aborted first; long ones wait for their abort. */
 function instantSleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (ms > 10_000) return new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false), { once: true }));
+  if (ms > 10_000)
+    return new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false), { once: true }));
   return Promise.resolve(true);
 }
 
@@ -285,7 +395,12 @@ class StreamSource implements PodSource {
     this.observers.add(o);
     return () => this.observers.delete(o);
   }
-  async watchPods(_ns: string, _q: WatchPodsQuery, onEvent: (e: PodWatchEvent) => void, onDone: (e?: KubeError) => void) {
+  async watchPods(
+    _ns: string,
+    _q: WatchPodsQuery,
+    onEvent: (e: PodWatchEvent) => void,
+    onDone: (e?: KubeError) => void,
+  ) {
     this.watches++;
     let open = true;
     if (this.watches === 1) {

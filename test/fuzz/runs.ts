@@ -28,7 +28,24 @@ export function params<T>(t: TestContext, base: number): fc.Parameters<T> {
 export const oddString: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('', ' ', '\u0000', '\u202e', 'e\u0301\u0301\u0301', '\ud800', '\udfff', '😀'.repeat(30), '\r\n', '"', "'", '\\', '${x}', '%00', '../..', 'a'.repeat(5000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\u202e',
+    'e\u0301\u0301\u0301',
+    '\ud800',
+    '\udfff',
+    '😀'.repeat(30),
+    '\r\n',
+    '"',
+    "'",
+    '\\',
+    '${x}',
+    '%00',
+    '../..',
+    'a'.repeat(5000),
+  ),
 );
 
 /** Strings crafted to break out of a query string, a JSON patch, a selector or a path. */

@@ -5,7 +5,14 @@ import { formatAge, formatDuration } from '../../src/durationText.js';
 
 describe('formatDuration', () => {
   test('durations', () => {
-    assert.deepEqual([850, 2100, 9990, 42_400, 185_000, 3_725_000].map(formatDuration), ['850ms', '2.1s', '9.9s', '42s', '3m05s', '1h02m']);
+    assert.deepEqual([850, 2100, 9990, 42_400, 185_000, 3_725_000].map(formatDuration), [
+      '850ms',
+      '2.1s',
+      '9.9s',
+      '42s',
+      '3m05s',
+      '1h02m',
+    ]);
     // A time already past reads 0s (it was '-' in the output modes' own formatter, '0s' in status's).
     assert.equal(formatDuration(-1), '0s');
     assert.equal(formatDuration(Number.NaN), '-');
@@ -28,6 +35,13 @@ describe('formatDuration', () => {
 
 describe('formatAge', () => {
   test('ages', () => {
-    assert.deepEqual([0, 59_999, 120_000, 7_200_000, 7_260_000, -5].map(formatAge), ['0s', '59s', '2m', '2h', '2h1m', '0s']);
+    assert.deepEqual([0, 59_999, 120_000, 7_200_000, 7_260_000, -5].map(formatAge), [
+      '0s',
+      '59s',
+      '2m',
+      '2h',
+      '2h1m',
+      '0s',
+    ]);
   });
 });

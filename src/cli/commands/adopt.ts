@@ -33,7 +33,9 @@ export interface Adoption {
 /** Sorts the listed pods by what adopt can do for them. Pure. */
 export function classifyForAdoption(pods: readonly V1Pod[], conditionType: string): Adoption {
   const out: Adoption = { adopt: [], present: [], notDeclared: [], terminating: [] };
-  const sorted = [...pods].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '', 'en', { numeric: true }));
+  const sorted = [...pods].sort((a, b) =>
+    (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '', 'en', { numeric: true }),
+  );
   for (const pod of sorted) {
     const name = pod.metadata?.name;
     if (!name) continue;
@@ -63,7 +65,12 @@ export async function adoptPods(
 ): Promise<AdoptResult> {
   const result: AdoptResult = { adopted: [], vanished: [], failed: [] };
   const limit = pLimit(PARALLEL);
-  const condition: PodConditionPatch = { type: conditionType, status: 'True', reason: ADOPTED_REASON, message: ADOPTED_MESSAGE };
+  const condition: PodConditionPatch = {
+    type: conditionType,
+    status: 'True',
+    reason: ADOPTED_REASON,
+    message: ADOPTED_MESSAGE,
+  };
   await Promise.all(
     names.map((name) =>
       limit(async () => {
@@ -88,9 +95,15 @@ function names(list: readonly string[]): string[] {
   return list.map((n) => `  ${n}`);
 }
 
-export function renderAdoptText(a: Adoption, r: AdoptResult | undefined, where: { namespace: string; selector: string; conditionType: string }): string[] {
+export function renderAdoptText(
+  a: Adoption,
+  r: AdoptResult | undefined,
+  where: { namespace: string; selector: string; conditionType: string },
+): string[] {
   const total = a.adopt.length + a.present.length + a.notDeclared.length + a.terminating.length;
-  const out = [`${count(total, 'pod')} in namespace ${where.namespace} match ${where.selector}; readiness gate ${where.conditionType}`];
+  const out = [
+    `${count(total, 'pod')} in namespace ${where.namespace} match ${where.selector}; readiness gate ${where.conditionType}`,
+  ];
   if (total === 0) return out;
   if (r === undefined) {
     out.push(
@@ -100,10 +113,16 @@ export function renderAdoptText(a: Adoption, r: AdoptResult | undefined, where: 
     );
     out.push(...names(a.adopt));
   } else {
-    if (r.adopted.length > 0) out.push(`adopted ${count(r.adopted.length, 'pod')}: condition ${where.conditionType} set True (reason ${ADOPTED_REASON}):`, ...names(r.adopted));
+    if (r.adopted.length > 0)
+      out.push(
+        `adopted ${count(r.adopted.length, 'pod')}: condition ${where.conditionType} set True (reason ${ADOPTED_REASON}):`,
+        ...names(r.adopted),
+      );
     else if (a.adopt.length === 0) out.push('nothing to adopt: no pod declares the gate without its condition');
-    if (r.vanished.length > 0) out.push(`gone before adoption: ${count(r.vanished.length, 'pod')}:`, ...names(r.vanished));
-    if (r.failed.length > 0) out.push(`FAILED to adopt ${count(r.failed.length, 'pod')}:`, ...r.failed.map((f) => `  ${f.name}: ${f.error}`));
+    if (r.vanished.length > 0)
+      out.push(`gone before adoption: ${count(r.vanished.length, 'pod')}:`, ...names(r.vanished));
+    if (r.failed.length > 0)
+      out.push(`FAILED to adopt ${count(r.failed.length, 'pod')}:`, ...r.failed.map((f) => `  ${f.name}: ${f.error}`));
   }
   if (a.present.length > 0) {
     const byStatus = new Map<string, number>();
@@ -111,7 +130,8 @@ export function renderAdoptText(a: Adoption, r: AdoptResult | undefined, where: 
     const detail = [...byStatus].map(([s, n]) => `${n} ${s}`).join(', ');
     out.push(`already have the condition: ${count(a.present.length, 'pod')} (${detail}); left alone`);
     const notTrue = a.present.filter((p) => p.status !== 'True');
-    if (notTrue.length > 0) out.push(...notTrue.map((p) => `  ${p.name}: ${p.status} (a rollout may hold it; kwave status shows which)`));
+    if (notTrue.length > 0)
+      out.push(...notTrue.map((p) => `  ${p.name}: ${p.status} (a rollout may hold it; kwave status shows which)`));
   }
   if (a.notDeclared.length > 0) {
     out.push(
@@ -119,7 +139,8 @@ export function renderAdoptText(a: Adoption, r: AdoptResult | undefined, where: 
       ...names(a.notDeclared),
     );
   }
-  if (a.terminating.length > 0) out.push(`being deleted, left alone: ${count(a.terminating.length, 'pod')}:`, ...names(a.terminating));
+  if (a.terminating.length > 0)
+    out.push(`being deleted, left alone: ${count(a.terminating.length, 'pod')}:`, ...names(a.terminating));
   return out;
 }
 
@@ -128,7 +149,11 @@ async function listPods(cluster: Cluster, namespace: string, selector: string): 
     return (await cluster.listPods(namespace, { labelSelector: selector })).items;
   } catch (err) {
     if (err instanceof KubeError && err.code === 400) {
-      throw new KwaveError('USAGE', `-l ${selector}: the API server refused the label selector: ${err.message}`, ExitCode.BAD_INPUT);
+      throw new KwaveError(
+        'USAGE',
+        `-l ${selector}: the API server refused the label selector: ${err.message}`,
+        ExitCode.BAD_INPUT,
+      );
     }
     if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${namespace}`);
     throw err;
@@ -140,14 +165,17 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const namespace = String(opts.namespace);
   const badNamespace = dnsLabelProblem(namespace);
   // Refused here rather than sent: the path segment is escaped, but a non-name is a typo or worse.
-  if (badNamespace) throw new KwaveError('USAGE', `-n: expected ${DNS_LABEL_EXPECTED}, found ${badNamespace}`, ExitCode.BAD_INPUT);
+  if (badNamespace)
+    throw new KwaveError('USAGE', `-n: expected ${DNS_LABEL_EXPECTED}, found ${badNamespace}`, ExitCode.BAD_INPUT);
   const selector = String(opts.selector);
   const conditionType = String(opts.conditionType ?? 'kwave.dev/in-place-ready');
   const dryRun = opts.dryRun === true;
   const cluster = connectFor(common, io.env);
   try {
     const adoption = classifyForAdoption(await listPods(cluster, namespace, selector), conditionType);
-    const result = dryRun ? undefined : await adoptPods((name, c) => cluster.patchPodCondition(namespace, name, c), adoption.adopt, conditionType);
+    const result = dryRun
+      ? undefined
+      : await adoptPods((name, c) => cluster.patchPodCondition(namespace, name, c), adoption.adopt, conditionType);
     if (common.output === 'json') {
       io.stdout.write(
         JSON.stringify({
@@ -155,7 +183,9 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
           selector,
           conditionType,
           dryRun,
-          ...(dryRun ? { wouldAdopt: adoption.adopt } : { adopted: result!.adopted, vanished: result!.vanished, failed: result!.failed }),
+          ...(dryRun
+            ? { wouldAdopt: adoption.adopt }
+            : { adopted: result!.adopted, vanished: result!.vanished, failed: result!.failed }),
           present: adoption.present,
           notDeclared: adoption.notDeclared,
           terminating: adoption.terminating,

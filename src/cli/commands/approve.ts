@@ -20,7 +20,8 @@ import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
 function waveFlag(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new KwaveError('USAGE', `--wave: expected a wave number (1 or more), found "${String(value)}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new KwaveError('USAGE', `--wave: expected a wave number (1 or more), found "${String(value)}"`);
   return n;
 }
 
@@ -29,25 +30,41 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const plan = await loadPlanOrReport(ctx, args[0]!);
   if (!plan) return ExitCode.BAD_INPUT;
   const chosen = chooseClusters(plan, { cluster: opts.cluster, context: ctx.common.context });
-  if (!plan.clusters || opts.cluster !== undefined) return approveIn(ctx, plan, asked, chosen[0]!.context, chosen[0]!.name);
+  if (!plan.clusters || opts.cluster !== undefined)
+    return approveIn(ctx, plan, asked, chosen[0]!.context, chosen[0]!.name);
   // Steps run one at a time: at most one cluster waits for an approval.
   for (const c of chosen) {
     const cluster = connectFor({ ...ctx.common, context: c.context }, ctx.io.env, plan);
     try {
       const cm = await readRecordConfigMap(cluster, plan);
       const decoded = cm && decodeRecord(cm);
-      if (decoded?.ok && decoded.record.waiting?.kind === 'approval' && (asked === undefined || decoded.record.waiting.wave === asked)) return approveIn(ctx, plan, asked, c.context, c.name);
+      if (
+        decoded?.ok &&
+        decoded.record.waiting?.kind === 'approval' &&
+        (asked === undefined || decoded.record.waiting.wave === asked)
+      )
+        return approveIn(ctx, plan, asked, c.context, c.name);
     } finally {
       cluster.close();
     }
   }
-  if (asked === undefined) throw new KwaveError('REFUSED', `no cluster of plan ${plan.name} is waiting for approval; pass --wave N to approve a wave ahead of time (in every cluster, or the one --cluster NAME names)`);
+  if (asked === undefined)
+    throw new KwaveError(
+      'REFUSED',
+      `no cluster of plan ${plan.name} is waiting for approval; pass --wave N to approve a wave ahead of time (in every cluster, or the one --cluster NAME names)`,
+    );
   // Ahead of time: wave N in every cluster of the plan (each cluster's gate is its own).
   for (const c of chosen) await approveIn(ctx, plan, asked, c.context, c.name);
   return ExitCode.OK;
 }
 
-async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefined, context: string | undefined, clusterName?: string): Promise<number> {
+async function approveIn(
+  ctx: CommandContext,
+  plan: Plan,
+  asked: number | undefined,
+  context: string | undefined,
+  clusterName?: string,
+): Promise<number> {
   const namespace = recordNamespace(plan);
   const name = recordName(plan.name);
   const cluster = connectFor({ ...ctx.common, context }, ctx.io.env, plan);
@@ -59,7 +76,11 @@ async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefi
 
     let wave = asked;
     if (wave === undefined) {
-      if (!record) throw new KwaveError('REFUSED', `cannot tell which wave waits: the rollout record ${namespace}/${name} is damaged (${decoded.ok ? '' : decoded.problem}); pass --wave N`);
+      if (!record)
+        throw new KwaveError(
+          'REFUSED',
+          `cannot tell which wave waits: the rollout record ${namespace}/${name} is damaged (${decoded.ok ? '' : decoded.problem}); pass --wave N`,
+        );
       if (record.waiting?.kind !== 'approval') {
         const where = record.wave === 0 ? 'before its first wave' : `wave ${record.wave} of ${record.waves}`;
         throw new KwaveError(
@@ -69,7 +90,10 @@ async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefi
       }
       wave = record.waiting.wave;
     } else if (record && record.waves > 0 && wave > record.waves) {
-      throw new KwaveError('REFUSED', `plan ${plan.name} has ${record.waves} waves; there is no wave ${wave} to approve`);
+      throw new KwaveError(
+        'REFUSED',
+        `plan ${plan.name} has ${record.waves} waves; there is no wave ${wave} to approve`,
+      );
     }
 
     const revision = record?.revision ?? plan.revision;
@@ -79,12 +103,18 @@ async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefi
       return ExitCode.OK;
     }
 
-    const approval: Approval = { by: `${currentUser(ctx.io.env)}@${hostname()}`, at: new Date().toISOString(), revision };
+    const approval: Approval = {
+      by: `${currentUser(ctx.io.env)}@${hostname()}`,
+      at: new Date().toISOString(),
+      revision,
+    };
     try {
       await cluster.patchConfigMap(namespace, name, { data: { [approvalKey(wave)]: encodeApproval(approval) } });
     } catch (err) {
       if (err instanceof KubeError && err.code === 404) throw notRun(plan);
-      throw err instanceof KubeError ? kubeErrorToKwave(err, `recording the approval of wave ${wave} of plan ${plan.name}`) : err;
+      throw err instanceof KubeError
+        ? kubeErrorToKwave(err, `recording the approval of wave ${wave} of plan ${plan.name}`)
+        : err;
     }
     report(ctx, plan.name, wave, approval, false, clusterName);
     return ExitCode.OK;
@@ -93,12 +123,31 @@ async function approveIn(ctx: CommandContext, plan: Plan, asked: number | undefi
   }
 }
 
-function report(ctx: CommandContext, plan: string, wave: number, approval: Approval, already: boolean, cluster?: string): void {
+function report(
+  ctx: CommandContext,
+  plan: string,
+  wave: number,
+  approval: Approval,
+  already: boolean,
+  cluster?: string,
+): void {
   const inCluster = cluster === undefined ? '' : ` in cluster ${cluster}`;
   if (ctx.common.output === 'json') {
-    ctx.io.stdout.write(JSON.stringify({ plan, ...(cluster === undefined ? {} : { cluster }), wave, by: approval.by, at: approval.at, revision: approval.revision, alreadyApproved: already }) + '\n');
+    ctx.io.stdout.write(
+      JSON.stringify({
+        plan,
+        ...(cluster === undefined ? {} : { cluster }),
+        wave,
+        by: approval.by,
+        at: approval.at,
+        revision: approval.revision,
+        alreadyApproved: already,
+      }) + '\n',
+    );
   } else if (already) {
-    ctx.io.stdout.write(`wave ${wave} of plan ${plan}${inCluster} was already approved by ${approval.by} at ${approval.at}\n`);
+    ctx.io.stdout.write(
+      `wave ${wave} of plan ${plan}${inCluster} was already approved by ${approval.by} at ${approval.at}\n`,
+    );
   } else {
     ctx.io.stdout.write(`approved wave ${wave} of plan ${plan}${inCluster} (by ${approval.by})\n`);
   }

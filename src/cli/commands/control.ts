@@ -52,7 +52,15 @@ export function runFor(action: ControlAction) {
         await requestIn(ctx, plan, action, target);
       } catch (err) {
         if (!(err instanceof KwaveError)) throw err;
-        ctx.io.stderr.write(renderError(new KwaveError(err.code, `cluster ${target.name} (context ${target.context}): ${err.message}`, err.exitCode)) + '\n');
+        ctx.io.stderr.write(
+          renderError(
+            new KwaveError(
+              err.code,
+              `cluster ${target.name} (context ${target.context}): ${err.message}`,
+              err.exitCode,
+            ),
+          ) + '\n',
+        );
         exitCode = Math.max(exitCode, err.exitCode);
       }
     }
@@ -61,7 +69,12 @@ export function runFor(action: ControlAction) {
 }
 
 /** One cluster's request: written into its record, answered on stdout; a refusal throws. */
-async function requestIn(ctx: CommandContext, plan: Plan, action: ControlAction, target: ChosenCluster): Promise<number> {
+async function requestIn(
+  ctx: CommandContext,
+  plan: Plan,
+  action: ControlAction,
+  target: ChosenCluster,
+): Promise<number> {
   const namespace = recordNamespace(plan);
   const cluster = connectFor({ ...ctx.common, context: target.context }, ctx.io.env, plan);
   const what = planIn(plan.name, target.name);
@@ -82,7 +95,17 @@ async function requestIn(ctx: CommandContext, plan: Plan, action: ControlAction,
     if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
     if (ctx.common.output === 'json') {
       ctx.io.stdout.write(
-        JSON.stringify({ plan: plan.name, ...(target.name === undefined ? {} : { cluster: target.name }), action, changed: decision.changed, by, at: request.at, revision: plan.revision, runner: runner ?? null, message: decision.message }) + '\n',
+        JSON.stringify({
+          plan: plan.name,
+          ...(target.name === undefined ? {} : { cluster: target.name }),
+          action,
+          changed: decision.changed,
+          by,
+          at: request.at,
+          revision: plan.revision,
+          runner: runner ?? null,
+          message: decision.message,
+        }) + '\n',
       );
     } else {
       ctx.io.stdout.write(`${what}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}\n`);

@@ -42,7 +42,10 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
         return ExitCode.BAD_INPUT;
       }
       kwaveMetricsPort = await freePort();
-      prometheus = await startPrometheus({ targets: [hostPort(sim.metricsUrl), `127.0.0.1:${kwaveMetricsPort}`], scrapeIntervalSeconds: 1 });
+      prometheus = await startPrometheus({
+        targets: [hostPort(sim.metricsUrl), `127.0.0.1:${kwaveMetricsPort}`],
+        scrapeIntervalSeconds: 1,
+      });
       say(`Prometheus ${prometheus.url} scrapes the pods' traffic metrics and kwave's own`);
       planText = planText.replaceAll('http://127.0.0.1:9090', prometheus.url);
       planFile = join(dir, 'demo-gate.yaml');
@@ -51,16 +54,28 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
     const loaded = loadPlanText(planText, planFile);
     if (!loaded.ok) throw new Error(`the demo plan is invalid: ${loaded.errors[0]?.message ?? ''}`);
     const plan = loaded.plan;
-    say(`running ${opts.gate ? 'plans/demo-gate.yaml' : 'plans/demo.yaml'}: ${describeWaves(planText)}, ${plan.strategy.concurrency} at a time, at most ${plan.strategy.maxUnavailable.value} unavailable\n`);
+    say(
+      `running ${opts.gate ? 'plans/demo-gate.yaml' : 'plans/demo.yaml'}: ${describeWaves(planText)}, ${plan.strategy.concurrency} at a time, at most ${plan.strategy.maxUnavailable.value} unavailable\n`,
+    );
 
     const code = await runSession(
-      { io, common: { ...ctx.common, kubeconfig, context: undefined, metricsAddress: opts.gate ? `127.0.0.1:${kwaveMetricsPort}` : metricsAddress } },
+      {
+        io,
+        common: {
+          ...ctx.common,
+          kubeconfig,
+          context: undefined,
+          metricsAddress: opts.gate ? `127.0.0.1:${kwaveMetricsPort}` : metricsAddress,
+        },
+      },
       { plan, planFile, direction: 'upgrade', metricsLingerMs: opts.gate ? 3000 : 0 },
     );
     say('');
     say(proof(sim, uidsBefore, plan.update.containers[0]?.image ?? '', 'nginx:1.14.2'));
     if (opts.keep) {
-      say(`\nthe simulated cluster keeps running; try:\n  kubectl --kubeconfig ${kubeconfig} get pods -o wide\n  kubectl --kubeconfig ${kubeconfig} get events\nCtrl-C stops it.`);
+      say(
+        `\nthe simulated cluster keeps running; try:\n  kubectl --kubeconfig ${kubeconfig} get pods -o wide\n  kubectl --kubeconfig ${kubeconfig} get events\nCtrl-C stops it.`,
+      );
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
@@ -85,7 +100,8 @@ function proof(sim: Sim, uidsBefore: Map<string, string>, target: string, origin
     const info = sim.images.lookup(image);
     return info ? `${info.repository}@${info.servesDigest ?? info.digest}` : '';
   };
-  const short = (id: string) => id.replace(/^docker\.io\/library\//, '').replace(/(sha256:[0-9a-f]{12})[0-9a-f]+/, '$1…');
+  const short = (id: string) =>
+    id.replace(/^docker\.io\/library\//, '').replace(/(sha256:[0-9a-f]{12})[0-9a-f]+/, '$1…');
   const on = (id: string) => all.filter((p) => containerStatus(p, 'nginx')?.imageID === id);
   const onTarget = on(idOf(target));
   const onOriginal = on(idOf(original));
@@ -94,9 +110,12 @@ function proof(sim: Sim, uidsBefore: Map<string, string>, target: string, origin
   const lines = [`proof: ${onTarget.length}/${all.length} pods run imageID ${short(idOf(target))} (${target})`];
   if (onOriginal.length > 0) {
     const back = onOriginal.filter((p) => (containerStatus(p, 'nginx')?.restartCount ?? 0) > 0).length;
-    lines.push(`       ${onOriginal.length}/${all.length} run ${short(idOf(original))} (${original})${back ? `, ${back} rolled back in place` : ''}`);
+    lines.push(
+      `       ${onOriginal.length}/${all.length} run ${short(idOf(original))} (${original})${back ? `, ${back} rolled back in place` : ''}`,
+    );
   }
-  if (onTarget.length > 0) lines.push(`       container restarts of the upgraded pods: ${restarts} (replaced in place)`);
+  if (onTarget.length > 0)
+    lines.push(`       container restarts of the upgraded pods: ${restarts} (replaced in place)`);
   lines.push(`       ${same}/${all.length} pods are the same pods as before (uid unchanged, none recreated)`);
   return lines.join('\n');
 }

@@ -6,7 +6,12 @@ import { parseDuration } from '../../plan/duration.js';
 export function parseDurationFlag(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
-  if (ms === undefined) throw new KwaveError('USAGE', `${flag}: expected a duration like "10s" or "0s", found "${String(value)}"`, ExitCode.BAD_INPUT);
+  if (ms === undefined)
+    throw new KwaveError(
+      'USAGE',
+      `${flag}: expected a duration like "10s" or "0s", found "${String(value)}"`,
+      ExitCode.BAD_INPUT,
+    );
   return ms;
 }
 

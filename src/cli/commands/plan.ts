@@ -3,7 +3,14 @@
 // and the problems that would refuse the run. Only reads: nothing is written to the cluster.
 // Exit 0 when the run would go (or has nothing to do), 2 when the plan is invalid or a problem
 // would refuse the run.
-import type { V1Node, V1ObjectMeta, V1Pod, V1PodCondition, V1PodDisruptionBudget, V1PodStatus } from '@kubernetes/client-node';
+import type {
+  V1Node,
+  V1ObjectMeta,
+  V1Pod,
+  V1PodCondition,
+  V1PodDisruptionBudget,
+  V1PodStatus,
+} from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
@@ -67,10 +74,17 @@ function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
 }
 
 /** The nodes' zones, or why they are unknown. Forbidden (403) is expected with a namespaced Role. */
-async function readZones(sources: PlanSources, order: Plan['strategy']['order']): Promise<{ zones: Map<string, string>; info: ZoneInfo; nodes?: Map<string, V1Node> }> {
+async function readZones(
+  sources: PlanSources,
+  order: Plan['strategy']['order'],
+): Promise<{ zones: Map<string, string>; info: ZoneInfo; nodes?: Map<string, V1Node> }> {
   try {
     const nodes = await sources.listNodes();
-    return { zones: zonesOf(nodes), info: { known: true }, nodes: new Map(nodes.flatMap((n) => (n.metadata?.name ? [[n.metadata.name, n] as const] : []))) };
+    return {
+      zones: zonesOf(nodes),
+      info: { known: true },
+      nodes: new Map(nodes.flatMap((n) => (n.metadata?.name ? [[n.metadata.name, n] as const] : []))),
+    };
   } catch (err) {
     if (!isForbidden(err)) throw err;
     const effect = order === 'spread-zones' ? '; order spread-zones sees every pod as zoneless' : '';
@@ -104,12 +118,21 @@ function plannedViews(): PlannedView {
     const ready = podCondition(pod, 'Ready')?.status;
     if (ready === undefined) return { metadata, status: noStatus };
     let status = statuses.get(ready);
-    if (!status) statuses.set(ready, (status = Object.freeze({ conditions: Object.freeze([Object.freeze({ type: 'Ready', status: ready })]) as V1PodCondition[] })));
+    if (!status)
+      statuses.set(
+        ready,
+        (status = Object.freeze({
+          conditions: Object.freeze([Object.freeze({ type: 'Ready', status: ready })]) as V1PodCondition[],
+        })),
+      );
     return { metadata, status };
   };
 }
 
-function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>> | undefined): b is Record<string, string> {
+function sameLabels(
+  a: Readonly<Record<string, string>>,
+  b: Readonly<Record<string, string>> | undefined,
+): b is Record<string, string> {
   if (!b) return false;
   let keys = 0;
   for (const k in a) {
@@ -124,7 +147,12 @@ function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<stri
  * What `take` makes of each page of pods the selector matches, namespace after namespace; a
  * KubeError names the namespace. A list that starts over drops what its namespace gave before.
  */
-async function fromEachPage<T>(sources: PlanSources, namespaces: readonly string[], labelSelector: string, take: (pods: V1Pod[]) => T[]): Promise<T[]> {
+async function fromEachPage<T>(
+  sources: PlanSources,
+  namespaces: readonly string[],
+  labelSelector: string,
+  take: (pods: V1Pod[]) => T[],
+): Promise<T[]> {
   const out: T[] = [];
   for (const ns of namespaces) {
     let taken: T[] = [];
@@ -146,9 +174,14 @@ async function fromEachPage<T>(sources: PlanSources, namespaces: readonly string
  * The selection and the nodes' zones. The pods are classified page by page as the list comes,
  * and of each only its PlannedView is kept; the classification is dropped once the selection is made.
  */
-async function readSelection(plan: Plan, sources: PlanSources): Promise<{ selection: FleetSelection; zones: Awaited<ReturnType<typeof readZones>> }> {
+async function readSelection(
+  plan: Plan,
+  sources: PlanSources,
+): Promise<{ selection: FleetSelection; zones: Awaited<ReturnType<typeof readZones>> }> {
   const keep = plannedViews();
-  const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [intakeOf(plan, pods, keep)]);
+  const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [
+    intakeOf(plan, pods, keep),
+  ]);
   const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
   let zones;
   try {
@@ -163,27 +196,44 @@ async function readSelection(plan: Plan, sources: PlanSources): Promise<{ select
 /** Reads the cluster and builds the report; no writes. */
 export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
   const { selection, zones } = await readSelection(plan, sources);
-  if (plan.strategy.respectPodDisruptionBudgets) selection.problems.push(...(await budgetProblems(plan, sources, selection)));
+  if (plan.strategy.respectPodDisruptionBudgets)
+    selection.problems.push(...(await budgetProblems(plan, sources, selection)));
   const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
   selection.problems.push(...ownerProblems(owners));
-  for (const message of (await sources.updatePermissionProblems?.(owners)) ?? []) selection.problems.push({ kind: 'owner', severity: 'error', message });
+  for (const message of (await sources.updatePermissionProblems?.(owners)) ?? [])
+    selection.problems.push({ kind: 'owner', severity: 'error', message });
   const standing = standingHalt(await sources.readRecord?.(), plan);
   if (standing) {
     const retry = standing.how === 'ended' ? '; `kwave run --retry` would upgrade its failed pods again' : '';
-    selection.problems.push({ kind: 'halted', severity: 'warning', message: `this revision halted (${standing.halt.message}): kwave run carries the halt on and upgrades nothing${retry}` });
+    selection.problems.push({
+      kind: 'halted',
+      severity: 'warning',
+      message: `this revision halted (${standing.halt.message}): kwave run carries the halt on and upgrades nothing${retry}`,
+    });
   }
   return planReport(plan, selection, zones.info, Date.now(), zones.nodes, owners);
 }
 
 /** PDBs that would make the run stall; a warning instead when they may not be listed. */
-async function budgetProblems(plan: Plan, sources: PlanSources, selection: FleetSelection): Promise<FleetSelection['problems']> {
+async function budgetProblems(
+  plan: Plan,
+  sources: PlanSources,
+  selection: FleetSelection,
+): Promise<FleetSelection['problems']> {
   if (!sources.listPdbs) return [];
   const pdbs: V1PodDisruptionBudget[] = [];
   for (const ns of plan.target.namespaces) {
     try {
       pdbs.push(...(await sources.listPdbs(ns)));
     } catch (err) {
-      if (isForbidden(err)) return [{ kind: 'pdb-unknown', severity: 'warning', message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them` }];
+      if (isForbidden(err))
+        return [
+          {
+            kind: 'pdb-unknown',
+            severity: 'warning',
+            message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them`,
+          },
+        ];
       if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing PodDisruptionBudgets in namespace ${ns}`);
       throw err;
     }
@@ -220,30 +270,55 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
 async function planAcrossClusters(ctx: CommandContext, plan: Plan, all: boolean): Promise<number> {
   const { io, common } = ctx;
   const multi = plan.clusters!;
-  if (common.context !== undefined) throw new KwaveError('USAGE', `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`);
+  if (common.context !== undefined)
+    throw new KwaveError(
+      'USAGE',
+      `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`,
+    );
   const reports: { cluster: string; context: string; report: PlanReport }[] = [];
   for (const c of multi.list) {
     const cluster = connectFor({ ...common, context: c.context }, io.env, plan);
     try {
       reports.push({ cluster: c.name, context: c.context, report: await dryRun(plan, clusterSources(cluster, plan)) });
     } catch (err) {
-      if (err instanceof KwaveError) throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
+      if (err instanceof KwaveError)
+        throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
       throw err;
     } finally {
       cluster.close();
     }
   }
-  const pods = new Map(reports.flatMap((r) => r.report.waves.map((w) => [`${r.cluster}:${w.wave}`, w.pods.length] as const)));
-  const order = orderSteps(multi.order, reports.map((r) => ({ name: r.cluster, waves: r.report.waves.map((w) => w.wave) }))).map((s) => ({ ...s, pods: pods.get(`${s.cluster}:${s.wave}`) ?? 0 }));
+  const pods = new Map(
+    reports.flatMap((r) => r.report.waves.map((w) => [`${r.cluster}:${w.wave}`, w.pods.length] as const)),
+  );
+  const order = orderSteps(
+    multi.order,
+    reports.map((r) => ({ name: r.cluster, waves: r.report.waves.map((w) => w.wave) })),
+  ).map((s) => ({ ...s, pods: pods.get(`${s.cluster}:${s.wave}`) ?? 0 }));
   const refused = reports.filter((r) => r.report.refused).map((r) => r.cluster);
   if (common.output === 'json') {
-    for (const r of reports) io.stdout.write(JSON.stringify({ cluster: r.cluster, context: r.context, ...r.report }) + '\n');
-    io.stdout.write(JSON.stringify({ plan: plan.name, revision: plan.revision, clusterOrder: multi.order, clusters: multi.list, order, refused }) + '\n');
+    for (const r of reports)
+      io.stdout.write(JSON.stringify({ cluster: r.cluster, context: r.context, ...r.report }) + '\n');
+    io.stdout.write(
+      JSON.stringify({
+        plan: plan.name,
+        revision: plan.revision,
+        clusterOrder: multi.order,
+        clusters: multi.list,
+        order,
+        refused,
+      }) + '\n',
+    );
   } else {
     const out: string[] = [];
-    for (const r of reports) out.push(`== cluster ${r.cluster} (context ${r.context}) ==`, ...renderPlanText(r.report, { all }), '');
-    out.push(`Order across ${multi.list.length} clusters (${multi.order}): ${order.length === 0 ? 'nothing to do' : `${order.length} step${order.length === 1 ? '' : 's'}, one at a time; a halt in any cluster halts them all`}`);
-    order.forEach((s, i) => out.push(`  ${i + 1}. ${s.cluster} wave ${s.wave} (${s.pods} pod${s.pods === 1 ? '' : 's'})`));
+    for (const r of reports)
+      out.push(`== cluster ${r.cluster} (context ${r.context}) ==`, ...renderPlanText(r.report, { all }), '');
+    out.push(
+      `Order across ${multi.list.length} clusters (${multi.order}): ${order.length === 0 ? 'nothing to do' : `${order.length} step${order.length === 1 ? '' : 's'}, one at a time; a halt in any cluster halts them all`}`,
+    );
+    order.forEach((s, i) =>
+      out.push(`  ${i + 1}. ${s.cluster} wave ${s.wave} (${s.pods} pod${s.pods === 1 ? '' : 's'})`),
+    );
     if (refused.length > 0) out.push(`Refused in ${refused.join(', ')}: kwave run would touch no cluster`);
     io.stdout.write(out.join('\n') + '\n');
   }

@@ -9,5 +9,11 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
   const file = args[0]!;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
-  return runSession(ctx, { plan, planFile: file, direction: 'rollback', metricsLingerMs: parseLinger(opts.metricsLinger), leaseWaitMs: parseDurationFlag(opts.leaseWait, '--lease-wait') });
+  return runSession(ctx, {
+    plan,
+    planFile: file,
+    direction: 'rollback',
+    metricsLingerMs: parseLinger(opts.metricsLinger),
+    leaseWaitMs: parseDurationFlag(opts.leaseWait, '--lease-wait'),
+  });
 }

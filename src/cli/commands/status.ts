@@ -91,7 +91,9 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
     const record = recordOf(plan, cm);
     const now = new Date();
     const lock = await lockOf(cluster, plan, now);
-    ctx.io.stdout.write(render(ctx, { record, namespace: recordNamespace(plan), planFile: file, now, ...(lock ? { lock } : {}) }) + '\n');
+    ctx.io.stdout.write(
+      render(ctx, { record, namespace: recordNamespace(plan), planFile: file, now, ...(lock ? { lock } : {}) }) + '\n',
+    );
     return ExitCode.OK;
   } finally {
     cluster.close();
@@ -103,10 +105,20 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
  * `--cluster` names), read through its own context, in the plan's order (a cluster not run yet
  * says so). Exit 2 only when none of them has a record.
  */
-async function statusAcrossClusters(ctx: CommandContext, plan: Plan, planFile: string, watch: boolean, chosen: readonly ChosenCluster[]): Promise<number> {
+async function statusAcrossClusters(
+  ctx: CommandContext,
+  plan: Plan,
+  planFile: string,
+  watch: boolean,
+  chosen: readonly ChosenCluster[],
+): Promise<number> {
   const multi = plan.clusters!;
   const { io, common } = ctx;
-  if (watch) throw new KwaveError('USAGE', '--watch follows one rollout record: for a multi-cluster plan, run kwave status again (or watch each cluster with a one-cluster copy of the plan)');
+  if (watch)
+    throw new KwaveError(
+      'USAGE',
+      '--watch follows one rollout record: for a multi-cluster plan, run kwave status again (or watch each cluster with a one-cluster copy of the plan)',
+    );
   const namespace = recordNamespace(plan);
   const out: string[] = [];
   let found = 0;
@@ -117,26 +129,44 @@ async function statusAcrossClusters(ctx: CommandContext, plan: Plan, planFile: s
       try {
         cm = await readRecordConfigMap(cluster, plan);
       } catch (err) {
-        if (err instanceof KwaveError) throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
+        if (err instanceof KwaveError)
+          throw new KwaveError(err.code, `cluster ${c.name} (context ${c.context}): ${err.message}`, err.exitCode);
         throw err;
       }
       const now = new Date();
       if (!cm) {
-        if (common.output === 'json') out.push(JSON.stringify({ cluster: c.name, context: c.context, plan: plan.name, namespace, record: null, problem: 'not run yet' }));
-        else out.push(`== cluster ${c.name} (context ${c.context}) ==`, `not run yet in this cluster (no rollout record ${namespace}/${recordName(plan.name)})`, '');
+        if (common.output === 'json')
+          out.push(
+            JSON.stringify({
+              cluster: c.name,
+              context: c.context,
+              plan: plan.name,
+              namespace,
+              record: null,
+              problem: 'not run yet',
+            }),
+          );
+        else
+          out.push(
+            `== cluster ${c.name} (context ${c.context}) ==`,
+            `not run yet in this cluster (no rollout record ${namespace}/${recordName(plan.name)})`,
+            '',
+          );
         continue;
       }
       found++;
       const record = recordOf(plan, cm);
       const lock = await lockOf(cluster, plan, now);
       const input: StatusInput = { record, namespace, planFile, now, ...(lock ? { lock } : {}) };
-      if (common.output === 'json') out.push(JSON.stringify({ cluster: c.name, context: c.context, ...statusJson(input) }));
+      if (common.output === 'json')
+        out.push(JSON.stringify({ cluster: c.name, context: c.context, ...statusJson(input) }));
       else out.push(`== cluster ${c.name} (context ${c.context}) ==`, renderStatus(input), '');
     } finally {
       cluster.close();
     }
   }
-  if (common.output === 'text') out.push(`clusters in ${multi.order} order: ${multi.list.map((c) => c.name).join(', ')}`);
+  if (common.output === 'text')
+    out.push(`clusters in ${multi.order} order: ${multi.list.map((c) => c.name).join(', ')}`);
   io.stdout.write(out.join('\n') + '\n');
   if (found === 0) throw notRun(plan);
   return ExitCode.OK;
@@ -150,7 +180,13 @@ const CLEAR = '\x1b[H\x1b[2J';
  * states separated by a blank line, JSON one object per line. A record not there (yet) is said
  * once; the watch goes on.
  */
-export async function watchStatus(ctx: CommandContext, cluster: Cluster, plan: Plan, planFile: string, signal: AbortSignal): Promise<number> {
+export async function watchStatus(
+  ctx: CommandContext,
+  cluster: Cluster,
+  plan: Plan,
+  planFile: string,
+  signal: AbortSignal,
+): Promise<number> {
   const namespace = recordNamespace(plan);
   const tty = ctx.common.output === 'text' && ctx.io.stdout.isTTY === true;
   let latest: { record: RolloutRecord; lock?: LeaseView } | undefined;
@@ -161,8 +197,11 @@ export async function watchStatus(ctx: CommandContext, cluster: Cluster, plan: P
     const now = new Date();
     let text: string;
     if (latest) text = render(ctx, { ...latest, namespace, planFile, now });
-    else if (ctx.common.output === 'json') text = JSON.stringify({ plan: plan.name, namespace, record: null, problem: problem ?? 'not run yet' });
-    else text = problem ?? `plan ${plan.name} has not been run in namespace ${namespace} yet; waiting for its rollout record…`;
+    else if (ctx.common.output === 'json')
+      text = JSON.stringify({ plan: plan.name, namespace, record: null, problem: problem ?? 'not run yet' });
+    else
+      text =
+        problem ?? `plan ${plan.name} has not been run in namespace ${namespace} yet; waiting for its rollout record…`;
     if (tty) ctx.io.stdout.write(CLEAR + text + '\n');
     else ctx.io.stdout.write((shown > 0 && ctx.common.output === 'text' ? '\n' : '') + text + '\n');
     shown++;

@@ -60,7 +60,12 @@ function inFlightText(s: ProgressState, nowMs: number): string {
 /** Pods waiting for their node: `waiting for nodes (2): demo-1 sim-node-2 12s, …`. */
 function nodeWaitText(s: ProgressState, nowMs: number): string {
   if (s.nodeWaits.length === 0) return '';
-  const pods = s.nodeWaits.slice(0, 3).map((w) => `${shortName(w.pod)} ${w.node}${w.sinceMs === undefined ? '' : ` ${formatDuration(Math.max(0, nowMs - w.sinceMs))}`}`);
+  const pods = s.nodeWaits
+    .slice(0, 3)
+    .map(
+      (w) =>
+        `${shortName(w.pod)} ${w.node}${w.sinceMs === undefined ? '' : ` ${formatDuration(Math.max(0, nowMs - w.sinceMs))}`}`,
+    );
   return `waiting for nodes (${s.nodeWaits.length}): ${pods.join(', ')}${s.nodeWaits.length > 3 ? ' …' : ''}`;
 }
 
@@ -69,7 +74,10 @@ function waitingText(s: ProgressState, nowMs: number, options: BarOptions): stri
   if (!w) return undefined;
   switch (w.kind) {
     case 'budget': {
-      const who = w.holders.length > 0 ? ` (${w.holders.slice(0, 3).map(shortName).join(', ')}${w.holders.length > 3 ? ' …' : ''})` : '';
+      const who =
+        w.holders.length > 0
+          ? ` (${w.holders.slice(0, 3).map(shortName).join(', ')}${w.holders.length > 3 ? ' …' : ''})`
+          : '';
       return `waiting for budget: ${w.unavailable}/${w.budget} unavailable${who}`;
     }
     case 'pdb':
@@ -120,13 +128,22 @@ export function renderBars(s: ProgressState, nowMs: number, width: number, optio
   const w = s.wave;
   const waveLabel = w ? (s.waveCount > 0 ? `wave ${w.index}/${s.waveCount}` : `wave ${w.index}`) : 'wave';
   const waveElapsed = w ? formatDuration((w.endedMs ?? nowMs) - w.startedMs) : '';
-  const waveRight = w ? [`${String(w.ended).padStart(String(total).length)}/${w.pods}`.padEnd(countWidth), percent(w.ended, w.pods), w.endedMs ? `done in ${waveElapsed}` : waveElapsed].join('  ') : 'not started';
+  const waveRight = w
+    ? [
+        `${String(w.ended).padStart(String(total).length)}/${w.pods}`.padEnd(countWidth),
+        percent(w.ended, w.pods),
+        w.endedMs ? `done in ${waveElapsed}` : waveElapsed,
+      ].join('  ')
+    : 'not started';
 
   const barWidth = Math.max(MIN_BAR, Math.min(MAX_BAR, usable - LABEL_WIDTH - RIGHT_WIDTH - 2));
   const label = (text: string) => truncate(text, LABEL_WIDTH - 1).padEnd(LABEL_WIDTH);
   const overallLabel = s.direction === 'rollback' ? 'rollback' : 'overall';
   return {
-    overall: truncate(`${label(overallLabel)}${bar(total === 0 ? 1 : value / total, barWidth)}  ${overallRight}`, usable),
+    overall: truncate(
+      `${label(overallLabel)}${bar(total === 0 ? 1 : value / total, barWidth)}  ${overallRight}`,
+      usable,
+    ),
     wave: truncate(`${label(waveLabel)}${bar(w ? w.ended / Math.max(1, w.pods) : 0, barWidth)}  ${waveRight}`, usable),
     status: truncate(statusText(s, nowMs, options), usable),
   };

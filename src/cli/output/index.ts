@@ -48,13 +48,21 @@ export function createReporter(options: ReporterOptions): Reporter {
   const complain = (err: unknown) => {
     if (complained) return;
     complained = true;
-    io.stderr.write(`kwave: cannot show progress (a bug, please report it): ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr.write(
+      `kwave: cannot show progress (a bug, please report it): ${err instanceof Error ? err.message : String(err)}\n`,
+    );
   };
   let handle: (event: RolloutEvent) => void;
   let close = () => {};
   let flush = () => {};
   if (options.format !== 'json' && options.tty) {
-    const view = new TtyView({ stream: io.stdout as TtyStream, plan: options.plan, approveHint, now: options.now, fps: options.fps });
+    const view = new TtyView({
+      stream: io.stdout as TtyStream,
+      plan: options.plan,
+      approveHint,
+      now: options.now,
+      fps: options.fps,
+    });
     handle = (event) => view.handle(event);
     close = () => view.close();
   } else {
@@ -88,7 +96,10 @@ export function createReporter(options: ReporterOptions): Reporter {
  * lines, and one write (a system call when stdout is a file) per line cost a second of CPU. What
  * is held is written once the callbacks of this turn have run (setImmediate), at 64 KB, and on `flush()`.
  */
-function batchedWriter(stream: CliIO['stdout'], onError: (err: unknown) => void): { write(text: string): void; flush(): void } {
+function batchedWriter(
+  stream: CliIO['stdout'],
+  onError: (err: unknown) => void,
+): { write(text: string): void; flush(): void } {
   let held = '';
   let scheduled = false;
   const flush = () => {

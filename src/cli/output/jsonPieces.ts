@@ -9,7 +9,11 @@ const WHOLE_BELOW_DEPTH = 4;
 const PIECE_CHARS = 64 * 1024;
 
 /** Whether `v` is written whole: a scalar, a value with toJSON, or anything this deep. */
-const whole = (v: unknown, depth: number) => depth >= WHOLE_BELOW_DEPTH || typeof v !== 'object' || v === null || typeof (v as { toJSON?: unknown }).toJSON === 'function';
+const whole = (v: unknown, depth: number) =>
+  depth >= WHOLE_BELOW_DEPTH ||
+  typeof v !== 'object' ||
+  v === null ||
+  typeof (v as { toJSON?: unknown }).toJSON === 'function';
 
 /**
  * Writes `JSON.stringify(value)` of an object or array through `write`, in pieces of about 64 K

@@ -66,7 +66,8 @@ export class EventLines {
     if (text === undefined) return [];
     const line = this.prefix(event) + text;
     // The end: the table of waves, then the outcome.
-    if (event.event === 'rollout-end') return event.waves.length > 0 ? ['', ...summaryTable(event.waves), line] : [line];
+    if (event.event === 'rollout-end')
+      return event.waves.length > 0 ? ['', ...summaryTable(event.waves), line] : [line];
     return [line];
   }
 
@@ -91,7 +92,10 @@ export class EventLines {
       case 'rollout-start': {
         this.waveCount = e.waves;
         const what = e.direction === 'upgrade' ? 'rollout' : 'rollback';
-        const notes = [e.alreadyDone > 0 ? `${e.alreadyDone} already at target` : '', e.deferred > 0 ? `${e.deferred} deferred to a later plan` : '']
+        const notes = [
+          e.alreadyDone > 0 ? `${e.alreadyDone} already at target` : '',
+          e.deferred > 0 ? `${e.deferred} deferred to a later plan` : '',
+        ]
           .filter(Boolean)
           .join(', ');
         // Kept short enough for one 80-column line on a TTY; logs also get the revision.
@@ -139,13 +143,17 @@ export class EventLines {
       case 'wave-end': {
         const s = e.summary;
         const took = s.durationMs === undefined ? '' : ` in ${formatDuration(s.durationMs)}`;
-        const also = [s.failed > 0 ? `${s.failed} failed` : '', s.vanished > 0 ? `${s.vanished} vanished` : ''].filter(Boolean);
+        const also = [s.failed > 0 ? `${s.failed} failed` : '', s.vanished > 0 ? `${s.vanished} vanished` : ''].filter(
+          Boolean,
+        );
         return `${this.wave(e.wave)} done${took}: ${s.upgraded}/${s.pods} upgraded${also.length > 0 ? `, ${also.join(', ')}` : ''}`;
       }
       case 'gate-start':
         return tty ? undefined : `gate ${e.gate} after ${this.wave(e.wave)}: checking`;
       case 'gate-pause':
-        return !tty && this.once(`pause ${e.wave} ${e.gate}`) ? `gate ${e.gate}: pausing for ${formatDuration(e.msLeft)}` : undefined;
+        return !tty && this.once(`pause ${e.wave} ${e.gate}`)
+          ? `gate ${e.gate}: pausing for ${formatDuration(e.msLeft)}`
+          : undefined;
       case 'gate-approval-wait': {
         if (!this.once(`approval ${e.wave} ${e.gate}`)) return undefined;
         const hint = this.options.approveHint ? ` (${this.options.approveHint(e.wave)})` : '';
@@ -154,15 +162,24 @@ export class EventLines {
       case 'gate-measurement':
         return `gate ${e.gate}: measurement ${e.index}/${e.count}: ${valueText(e.value)} (${e.phase})${e.message ? `: ${e.message}` : ''}`;
       case 'gate-end': {
-        const result = e.result !== 'passed' ? e.result.toUpperCase() : e.wouldHave ? `passed (dry run, would have ${e.wouldHave.result === 'failed' ? 'FAILED' : 'been INCONCLUSIVE'})` : 'passed';
+        const result =
+          e.result !== 'passed'
+            ? e.result.toUpperCase()
+            : e.wouldHave
+              ? `passed (dry run, would have ${e.wouldHave.result === 'failed' ? 'FAILED' : 'been INCONCLUSIVE'})`
+              : 'passed';
         return `gate ${e.gate} ${result}${e.message ? `: ${e.message}` : ''}`;
       }
       case 'window-wait':
-        return this.once(`window ${e.wave}`) ? `the maintenance window is closed: ${this.wave(e.wave)} waits until it opens at ${e.opensAt} (in ${formatDuration(e.msLeft)})` : undefined;
+        return this.once(`window ${e.wave}`)
+          ? `the maintenance window is closed: ${this.wave(e.wave)} waits until it opens at ${e.opensAt} (in ${formatDuration(e.msLeft)})`
+          : undefined;
       case 'halt':
         return `HALTED in ${this.wave(e.wave)}: ${e.message}`;
       case 'rollback-start':
-        return e.forced ? `--force: rolling back ${count(e.pods, 'pod')} another revision of the plan left mid-flight` : `rolling back ${count(e.pods, 'pod')} (rollback: ${e.scope})`;
+        return e.forced
+          ? `--force: rolling back ${count(e.pods, 'pod')} another revision of the plan left mid-flight`
+          : `rolling back ${count(e.pods, 'pod')} (rollback: ${e.scope})`;
       case 'interrupt':
         return `interrupted: ${e.message}`;
       case 'paused':

@@ -141,20 +141,32 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
       else if (event.result === 'vanished') next.vanished += 1;
       else next.other += 1;
       // Rollback pods after a halt belong to no wave's count.
-      if (s.wave && event.wave === s.wave.index && s.rollback === undefined) next.wave = { ...s.wave, ended: s.wave.ended + 1 };
+      if (s.wave && event.wave === s.wave.index && s.rollback === undefined)
+        next.wave = { ...s.wave, ended: s.wave.ended + 1 };
       return next;
     }
     case 'pod-waiting': {
       const since = event.since === undefined ? undefined : Date.parse(event.since);
-      const entry = { pod: event.pod, node: event.node, ...(since !== undefined && !Number.isNaN(since) ? { sinceMs: since } : {}) };
+      const entry = {
+        pod: event.pod,
+        node: event.node,
+        ...(since !== undefined && !Number.isNaN(since) ? { sinceMs: since } : {}),
+      };
       return { ...s, nodeWaits: [...s.nodeWaits.filter((w) => w.pod !== event.pod), entry] };
     }
     case 'pdb-wait':
       return { ...s, waiting: { kind: 'pdb', pdb: event.pdb, pod: event.pod, message: event.message } };
     case 'budget-wait':
-      return { ...s, waiting: { kind: 'budget', unavailable: event.unavailable, budget: event.budget, holders: event.holders } };
+      return {
+        ...s,
+        waiting: { kind: 'budget', unavailable: event.unavailable, budget: event.budget, holders: event.holders },
+      };
     case 'wave-end':
-      return { ...s, wave: s.wave && s.wave.index === event.wave ? { ...s.wave, endedMs: t } : s.wave, waiting: undefined };
+      return {
+        ...s,
+        wave: s.wave && s.wave.index === event.wave ? { ...s.wave, endedMs: t } : s.wave,
+        waiting: undefined,
+      };
     case 'gate-start':
       return { ...s, waiting: { kind: 'gate', gate: event.gate, wave: event.wave } };
     case 'gate-pause':
@@ -162,7 +174,15 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
     case 'gate-approval-wait':
       return { ...s, waiting: { kind: 'approval', gate: event.gate, wave: event.wave } };
     case 'gate-measurement':
-      return { ...s, waiting: { kind: 'gate', gate: event.gate, wave: event.wave, measurement: { index: event.index, count: event.count, value: event.value } } };
+      return {
+        ...s,
+        waiting: {
+          kind: 'gate',
+          gate: event.gate,
+          wave: event.wave,
+          measurement: { index: event.index, count: event.count, value: event.value },
+        },
+      };
     case 'gate-end':
       return { ...s, waiting: undefined };
     case 'window-wait':
@@ -178,7 +198,12 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
     case 'resumed':
       return { ...s, waiting: s.waiting?.kind === 'paused' ? undefined : s.waiting };
     case 'rollout-end':
-      return { ...s, end: { phase: event.phase, message: event.message, durationMs: event.durationMs }, waiting: undefined, inFlight: [] };
+      return {
+        ...s,
+        end: { phase: event.phase, message: event.message, durationMs: event.durationMs },
+        waiting: undefined,
+        inFlight: [],
+      };
     default:
       return s;
   }

@@ -40,12 +40,18 @@ export function shortName(pod: string): string {
  * Lays out rows as columns: each column as wide as its widest cell; columns listed in
  * `rightAligned` (numbers) are padded on the left. Returns one string per row, no trailing spaces.
  */
-export function columns(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number> = new Set(), gap = 2): string[] {
+export function columns(
+  rows: readonly (readonly string[])[],
+  rightAligned: ReadonlySet<number> = new Set(),
+  gap = 2,
+): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) =>
     row
-      .map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .map((cell, i) =>
+        rightAligned.has(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!),
+      )
       .join(' '.repeat(gap))
       .trimEnd(),
   );

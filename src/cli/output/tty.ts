@@ -80,7 +80,8 @@ export class TtyView {
       frameAt = now;
       return frame;
     };
-    const line = (pick: keyof BarLines) => (_o: cliProgress.Options, params: cliProgress.Params) => render(params.maxWidth)[pick];
+    const line = (pick: keyof BarLines) => (_o: cliProgress.Options, params: cliProgress.Params) =>
+      render(params.maxWidth)[pick];
     multibar.create(1, 0, {}, { format: line('overall') });
     multibar.create(1, 0, {}, { format: line('wave') });
     multibar.create(1, 0, {}, { format: line('status') });

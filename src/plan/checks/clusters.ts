@@ -5,7 +5,11 @@ import type { CheckContext } from './context.js';
 
 export function checkClusters(ctx: CheckContext, spec: DeepPartial<RawSpec>): void {
   if (spec.clusterOrder !== undefined && spec.clusters === undefined && ctx.accepted(['spec', 'clusterOrder'])) {
-    ctx.add(['spec', 'clusterOrder'], 'expected spec.clusters beside clusterOrder: the order is of the clusters the plan lists', 'key');
+    ctx.add(
+      ['spec', 'clusterOrder'],
+      'expected spec.clusters beside clusterOrder: the order is of the clusters the plan lists',
+      'key',
+    );
   }
   if (!Array.isArray(spec.clusters) || !ctx.accepted(['spec', 'clusters'])) return;
   for (const field of ['name', 'context'] as const) {
@@ -16,7 +20,11 @@ export function checkClusters(ctx: CheckContext, spec: DeepPartial<RawSpec>): vo
       if (typeof value !== 'string' || !ctx.accepted(path)) return;
       const first = firstIndex.get(value);
       if (first === undefined) firstIndex.set(value, i);
-      else ctx.add(path, `expected each cluster ${field} once, found ${JSON.stringify(value)} again (also clusters[${first}])`);
+      else
+        ctx.add(
+          path,
+          `expected each cluster ${field} once, found ${JSON.stringify(value)} again (also clusters[${first}])`,
+        );
     });
   }
 }

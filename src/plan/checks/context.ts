@@ -38,7 +38,8 @@ export class CheckContext {
     if (text === undefined || !this.accepted(path)) return;
     const ms = parseDuration(text);
     if (ms === undefined) this.add(path, `expected a duration like "30s", "5m" or "1h30m", found ${quoted(text)}`);
-    else if (ms > MAX_DURATION_MS) this.add(path, `expected a duration of at most ${formatPlanDuration(MAX_DURATION_MS)}, found ${quoted(text)}`);
+    else if (ms > MAX_DURATION_MS)
+      this.add(path, `expected a duration of at most ${formatPlanDuration(MAX_DURATION_MS)}, found ${quoted(text)}`);
     else if (opts.positive && ms === 0) this.add(path, `expected a duration above zero, found ${quoted(text)}`);
   }
 

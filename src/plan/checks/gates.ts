@@ -13,13 +13,22 @@ function checkConditions(ctx: CheckContext, at: (string | number)[], prom: DeepP
     const problem = celProblem(expr);
     if (problem) {
       const example = field === 'successCondition' ? 'result < 0.01' : 'result >= 0.05';
-      ctx.add(path, `expected a CEL condition over result, like "${example}", found ${quoted(expr)}: ${problem.reason}`, 'value', problem.offset);
+      ctx.add(
+        path,
+        `expected a CEL condition over result, like "${example}", found ${quoted(expr)}: ${problem.reason}`,
+        'value',
+        problem.offset,
+      );
     }
   }
 }
 
 /** @param waveCount the most waves the strategy can make, if the plan alone tells */
-export function checkGates(ctx: CheckContext, gates: DeepPartial<RawGate>[] | undefined, waveCount: number | undefined): void {
+export function checkGates(
+  ctx: CheckContext,
+  gates: DeepPartial<RawGate>[] | undefined,
+  waveCount: number | undefined,
+): void {
   const firstIndex = new Map<string, number>();
   if (!ctx.accepted(['spec', 'gates'])) return;
   (gates ?? []).forEach((gate, i) => {
@@ -29,23 +38,38 @@ export function checkGates(ctx: CheckContext, gates: DeepPartial<RawGate>[] | un
     if (typeof gate.name === 'string' && ctx.accepted([...at, 'name'])) {
       const first = firstIndex.get(gate.name);
       if (first === undefined) firstIndex.set(gate.name, i);
-      else ctx.add([...at, 'name'], `expected each gate name once, found ${quoted(gate.name ?? '')} again (also gates[${first}])`);
+      else
+        ctx.add(
+          [...at, 'name'],
+          `expected each gate name once, found ${quoted(gate.name ?? '')} again (also gates[${first}])`,
+        );
     }
 
     if (waveCount !== undefined && Array.isArray(gate.afterWaves) && ctx.wholly([...at, 'afterWaves'])) {
       gate.afterWaves.forEach((n, j) => {
         if (typeof n === 'number' && n > waveCount) {
-          ctx.add([...at, 'afterWaves', j], `expected a wave number from 1 to ${waveCount} (the plan makes at most ${waveCount} waves), found ${n}`);
+          ctx.add(
+            [...at, 'afterWaves', j],
+            `expected a wave number from 1 to ${waveCount} (the plan makes at most ${waveCount} waves), found ${n}`,
+          );
         }
       });
     }
 
-    const checksSomething = gate.pause !== undefined || gate.approval === true || gate.prometheus !== undefined || gate.webhook !== undefined;
+    const checksSomething =
+      gate.pause !== undefined || gate.approval === true || gate.prometheus !== undefined || gate.webhook !== undefined;
     if (!checksSomething) {
-      ctx.add(at, 'expected at least one of pause, approval: true, prometheus or webhook, found a gate that checks nothing');
+      ctx.add(
+        at,
+        'expected at least one of pause, approval: true, prometheus or webhook, found a gate that checks nothing',
+      );
     }
     if (gate.prometheus !== undefined && gate.webhook !== undefined) {
-      ctx.add([...at, 'webhook'], 'expected at most one of prometheus and webhook in a gate, found both (write two gates)', 'key');
+      ctx.add(
+        [...at, 'webhook'],
+        'expected at most one of prometheus and webhook in a gate, found both (write two gates)',
+        'key',
+      );
     }
 
     ctx.duration([...at, 'pause'], gate.pause);
@@ -61,7 +85,10 @@ export function checkGates(ctx: CheckContext, gates: DeepPartial<RawGate>[] | un
       const limit = prom.consecutiveSuccessLimit;
       const count = typeof prom.count === 'number' ? prom.count : PLAN_DEFAULTS.prometheus.count;
       if (typeof limit === 'number' && limit > count && ctx.accepted([...p, 'consecutiveSuccessLimit'])) {
-        ctx.add([...p, 'consecutiveSuccessLimit'], `expected at most count (${count}) successful measurements in a row, found ${limit}: the gate could never pass`);
+        ctx.add(
+          [...p, 'consecutiveSuccessLimit'],
+          `expected at most count (${count}) successful measurements in a row, found ${limit}: the gate could never pass`,
+        );
       }
     }
     const hook = gate.webhook;

@@ -22,14 +22,20 @@ function checkTargets(ctx: CheckContext, waves: unknown[]): void {
     }
     if (a.kind === 'count' && lastFraction) {
       // 5 after "10%" is more for 40 pods and less for 100: the order would depend on the fleet.
-      ctx.add(path, `expected numbers of pods before percentages, found ${shown} after "${formatAmount(lastFraction)}" (their order would depend on the number of pods)`);
+      ctx.add(
+        path,
+        `expected numbers of pods before percentages, found ${shown} after "${formatAmount(lastFraction)}" (their order would depend on the number of pods)`,
+      );
       return;
     }
     const last = a.kind === 'count' ? lastCount : lastFraction;
     if (last && a.value < last.value) {
       const lastShown = last.kind === 'count' ? formatAmount(last) : `"${formatAmount(last)}"`;
       const nowShown = a.kind === 'count' ? shown : `"${shown}"`;
-      ctx.add(path, `expected targets that never decrease (each is the total done after its wave), found ${nowShown} after ${lastShown}`);
+      ctx.add(
+        path,
+        `expected targets that never decrease (each is the total done after its wave), found ${nowShown} after ${lastShown}`,
+      );
       return;
     }
     if (a.kind === 'count') lastCount = a;
@@ -40,7 +46,10 @@ function checkTargets(ctx: CheckContext, waves: unknown[]): void {
 function checkAboveZero(ctx: CheckContext, field: string, raw: unknown): void {
   const a = parseAmount(raw);
   if (a?.kind === 'fraction' && a.value === 0 && ctx.accepted([...AT, field])) {
-    ctx.add([...AT, field], `expected a percentage above 0%, found "0%" (a rollout must be able to change at least one pod)`);
+    ctx.add(
+      [...AT, field],
+      `expected a percentage above 0%, found "0%" (a rollout must be able to change at least one pod)`,
+    );
   }
 }
 

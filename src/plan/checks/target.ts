@@ -11,7 +11,10 @@ export function checkTarget(ctx: CheckContext, target: DeepPartial<RawSpec['targ
   const labels = ctx.accepted([...at, 'matchLabels']) ? (selector.matchLabels ?? {}) : {};
   const expressions = ctx.accepted([...at, 'matchExpressions']) ? (selector.matchExpressions ?? []) : [];
   if (Object.keys(labels).length === 0 && expressions.length === 0 && ctx.wholly(at)) {
-    ctx.add(at, 'expected at least one label in matchLabels or matchExpressions, found an empty selector (it would select every pod)');
+    ctx.add(
+      at,
+      'expected at least one label in matchLabels or matchExpressions, found an empty selector (it would select every pod)',
+    );
     return;
   }
 
@@ -39,7 +42,11 @@ export function checkTarget(ctx: CheckContext, target: DeepPartial<RawSpec['targ
     }
     // Without an operator (reported by the schema) nothing can be said about the values.
     if (!needsValues && expr.values !== undefined && expr.operator !== undefined) {
-      ctx.add([...path, 'values'], `expected no values for operator ${String(expr.operator)}, found ${values.length === 0 ? 'an empty list' : 'a list'}`, 'key');
+      ctx.add(
+        [...path, 'values'],
+        `expected no values for operator ${String(expr.operator)}, found ${values.length === 0 ? 'an empty list' : 'a list'}`,
+        'key',
+      );
     }
     values.forEach((v, j) => {
       if (typeof v !== 'string') return;

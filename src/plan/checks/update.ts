@@ -13,12 +13,17 @@ export function checkUpdate(ctx: CheckContext, update: DeepPartial<RawSpec['upda
     const { name, image } = container;
     if (typeof image === 'string' && ctx.accepted([...path, 'image'])) {
       const parsed = parseImageRef(image);
-      if (!parsed.ok) ctx.add([...path, 'image'], `expected ${IMAGE_REF_EXPECTED}, found ${quoted(image)}: ${parsed.reason}`);
+      if (!parsed.ok)
+        ctx.add([...path, 'image'], `expected ${IMAGE_REF_EXPECTED}, found ${quoted(image)}: ${parsed.reason}`);
     }
     if (typeof name === 'string' && ctx.accepted([...path, 'name'])) {
       const first = firstIndex.get(name);
       if (first === undefined) firstIndex.set(name, i);
-      else ctx.add([...path, 'name'], `expected each container once, found ${JSON.stringify(name)} again (also containers[${first}])`);
+      else
+        ctx.add(
+          [...path, 'name'],
+          `expected each container once, found ${JSON.stringify(name)} again (also containers[${first}])`,
+        );
     }
   });
 }

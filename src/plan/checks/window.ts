@@ -8,7 +8,10 @@ export function checkWindow(ctx: CheckContext, window: DeepPartial<RawSpec['wind
   if (typeof window !== 'object' || window === null || !ctx.accepted(at)) return;
   const tz = window.timezone;
   if (typeof tz === 'string' && ctx.accepted([...at, 'timezone']) && !isKnownTimezone(tz)) {
-    ctx.add([...at, 'timezone'], `expected an IANA time zone like "Europe/Berlin" or "UTC", found ${JSON.stringify(tz)}`);
+    ctx.add(
+      [...at, 'timezone'],
+      `expected an IANA time zone like "Europe/Berlin" or "UTC", found ${JSON.stringify(tz)}`,
+    );
   }
   if (!ctx.accepted([...at, 'allow'])) return;
   (window.allow ?? []).forEach((entry, i) => {

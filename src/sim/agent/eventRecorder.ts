@@ -37,13 +37,31 @@ export class HttpEventRecorder {
       const count = known.count;
       this.known.delete(k);
       this.known.set(k, known);
-      this.send(() => this.http.request('PATCH', `/api/v1/namespaces/${namespace}/events/${known.name}`, { count, lastTimestamp: at }, 'application/strategic-merge-patch+json'));
+      this.send(() =>
+        this.http.request(
+          'PATCH',
+          `/api/v1/namespaces/${namespace}/events/${known.name}`,
+          { count, lastTimestamp: at },
+          'application/strategic-merge-patch+json',
+        ),
+      );
       return;
     }
     const name = `${meta.name}.${this.nanosHex()}`;
     this.known.set(k, { namespace, name, count: 1 });
     if (this.known.size > this.maxKnown) this.known.delete(this.known.keys().next().value as string);
-    const body = eventBody(name, { object: { ...e.pod, apiVersion: 'v1', kind: 'Pod' }, fieldPath: e.fieldPath, type: e.type, reason: e.reason, message: e.message, source: { component: 'kubelet', host: e.host } }, at);
+    const body = eventBody(
+      name,
+      {
+        object: { ...e.pod, apiVersion: 'v1', kind: 'Pod' },
+        fieldPath: e.fieldPath,
+        type: e.type,
+        reason: e.reason,
+        message: e.message,
+        source: { component: 'kubelet', host: e.host },
+      },
+      at,
+    );
     this.send(() => this.http.request('POST', `/api/v1/namespaces/${namespace}/events`, body));
   }
 

@@ -67,7 +67,12 @@ export class HttpPort implements KubeletPort {
 
   async writeStatus(pod: KubeObject, status: Record<string, unknown>): Promise<string | undefined> {
     try {
-      const written = await this.http.request<KubeObject>('PATCH', `${podPath(pod)}/status`, statusPatch(pod, status), 'application/strategic-merge-patch+json');
+      const written = await this.http.request<KubeObject>(
+        'PATCH',
+        `${podPath(pod)}/status`,
+        statusPatch(pod, status),
+        'application/strategic-merge-patch+json',
+      );
       this.watch.put({ ...written, apiVersion: 'v1', kind: 'Pod' });
       return written.metadata.resourceVersion;
     } catch (err) {
@@ -77,7 +82,12 @@ export class HttpPort implements KubeletPort {
   }
 
   async removePod(pod: KubeObject): Promise<void> {
-    const body = { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } };
+    const body = {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      gracePeriodSeconds: 0,
+      preconditions: { uid: pod.metadata.uid },
+    };
     try {
       await this.http.request('DELETE', podPath(pod), body);
     } catch (err) {
@@ -93,6 +103,11 @@ export class HttpPort implements KubeletPort {
 
   async reportNodeImages(node: string, images: readonly { names: string[]; sizeBytes: number }[]): Promise<void> {
     // status.images has no merge key: a strategic-merge patch replaces the list.
-    await this.http.request('PATCH', `/api/v1/nodes/${encodeURIComponent(node)}/status`, { status: { images } }, 'application/strategic-merge-patch+json');
+    await this.http.request(
+      'PATCH',
+      `/api/v1/nodes/${encodeURIComponent(node)}/status`,
+      { status: { images } },
+      'application/strategic-merge-patch+json',
+    );
   }
 }

@@ -55,8 +55,20 @@ export interface NodeAgent {
 export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAgent> {
   const clock = options.clock ?? realClock;
   const warn = options.onWarning ?? (() => {});
-  const http = new KubeHttp({ url: options.url, caPem: options.caPem, token: options.token, userAgent: 'kwave-node-agent/kubelet' });
-  const nodes = new NodeSet(http, { nodes: options.nodes, podsPerNode: options.podsPerNode, now: () => clock.now(), onWarning: warn, renewMs: options.leaseRenewMs, statusCheckMs: options.nodeStatusCheckMs });
+  const http = new KubeHttp({
+    url: options.url,
+    caPem: options.caPem,
+    token: options.token,
+    userAgent: 'kwave-node-agent/kubelet',
+  });
+  const nodes = new NodeSet(http, {
+    nodes: options.nodes,
+    podsPerNode: options.podsPerNode,
+    now: () => clock.now(),
+    onWarning: warn,
+    renewMs: options.leaseRenewMs,
+    statusCheckMs: options.nodeStatusCheckMs,
+  });
   const events = new HttpEventRecorder(http, () => clock.now(), warn);
   let watch: PodWatch | undefined;
   let core: KubeletCore | undefined;

@@ -42,31 +42,49 @@ export class KubeHttp {
   }
 
   private headers(extra: Record<string, string>): Record<string, string> {
-    return { Authorization: `Bearer ${this.options.token}`, Accept: 'application/json', 'User-Agent': this.options.userAgent ?? 'kwave-node-agent', ...extra };
+    return {
+      Authorization: `Bearer ${this.options.token}`,
+      Accept: 'application/json',
+      'User-Agent': this.options.userAgent ?? 'kwave-node-agent',
+      ...extra,
+    };
   }
 
   /** One request; resolves with the parsed JSON body of a 2xx answer. */
   request<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers = this.headers(payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {});
+    const headers = this.headers(
+      payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {},
+    );
     return new Promise<T>((resolve, reject) => {
-      const req = https.request({ protocol: 'https:', hostname: this.base.hostname, port: this.base.port, path, method, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            parsed = { message: text.slice(0, 200) };
-          }
-          const code = res.statusCode ?? 0;
-          if (code >= 200 && code < 300) resolve(parsed as T);
-          else reject(new KubeHttpError(code, parsed as KubeHttpError['status'], `${method} ${path.split('?')[0]}`));
-        });
-      });
+      const req = https.request(
+        {
+          protocol: 'https:',
+          hostname: this.base.hostname,
+          port: this.base.port,
+          path,
+          method,
+          headers,
+          agent: this.agent,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              parsed = { message: text.slice(0, 200) };
+            }
+            const code = res.statusCode ?? 0;
+            if (code >= 200 && code < 300) resolve(parsed as T);
+            else reject(new KubeHttpError(code, parsed as KubeHttpError['status'], `${method} ${path.split('?')[0]}`));
+          });
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -77,41 +95,52 @@ export class KubeHttp {
     let req: ReturnType<typeof https.request> | undefined;
     let aborted = false;
     const done = new Promise<void>((resolve, reject) => {
-      req = https.request({ protocol: 'https:', hostname: this.base.hostname, port: this.base.port, path, method: 'GET', headers: this.headers({}), agent: this.agent }, (res) => {
-        if (res.statusCode !== 200) {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            let status: KubeHttpError['status'];
-            try {
-              status = JSON.parse(Buffer.concat(chunks).toString('utf8')) as KubeHttpError['status'];
-            } catch {
-              status = undefined;
-            }
-            reject(new KubeHttpError(res.statusCode ?? 0, status, `watch ${path.split('?')[0]}`));
-          });
-          return;
-        }
-        res.setEncoding('utf8');
-        let partial = '';
-        res.on('data', (chunk: string) => {
-          const lines = (partial + chunk).split('\n');
-          partial = lines.pop() ?? '';
-          for (const line of lines) {
-            if (!line.trim()) continue;
-            let e: { type: WatchEventType; object: Record<string, unknown> };
-            try {
-              e = JSON.parse(line) as typeof e;
-            } catch {
-              continue; // a torn line of a cut stream: the relist repairs what it carried
-            }
-            onEvent(e.type, e.object);
+      req = https.request(
+        {
+          protocol: 'https:',
+          hostname: this.base.hostname,
+          port: this.base.port,
+          path,
+          method: 'GET',
+          headers: this.headers({}),
+          agent: this.agent,
+        },
+        (res) => {
+          if (res.statusCode !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              let status: KubeHttpError['status'];
+              try {
+                status = JSON.parse(Buffer.concat(chunks).toString('utf8')) as KubeHttpError['status'];
+              } catch {
+                status = undefined;
+              }
+              reject(new KubeHttpError(res.statusCode ?? 0, status, `watch ${path.split('?')[0]}`));
+            });
+            return;
           }
-        });
-        res.on('end', () => resolve());
-        res.on('error', (err) => (aborted ? resolve() : reject(err)));
-        res.on('aborted', () => resolve());
-      });
+          res.setEncoding('utf8');
+          let partial = '';
+          res.on('data', (chunk: string) => {
+            const lines = (partial + chunk).split('\n');
+            partial = lines.pop() ?? '';
+            for (const line of lines) {
+              if (!line.trim()) continue;
+              let e: { type: WatchEventType; object: Record<string, unknown> };
+              try {
+                e = JSON.parse(line) as typeof e;
+              } catch {
+                continue; // a torn line of a cut stream: the relist repairs what it carried
+              }
+              onEvent(e.type, e.object);
+            }
+          });
+          res.on('end', () => resolve());
+          res.on('error', (err) => (aborted ? resolve() : reject(err)));
+          res.on('aborted', () => resolve());
+        },
+      );
       req.on('error', (err) => (aborted ? resolve() : reject(err)));
       req.end();
     });

@@ -102,7 +102,8 @@ export class NodeSet {
 
   /** The NotReady fault (ready = false: silent from now on) and its end (Ready reported, lease renewed). */
   async setReady(name: string, ready: boolean): Promise<void> {
-    if (!this.nodes.has(name)) throw new KubeHttpError(404, { reason: 'NotFound', message: `nodes "${name}" not found` }, 'node');
+    if (!this.nodes.has(name))
+      throw new KubeHttpError(404, { reason: 'NotFound', message: `nodes "${name}" not found` }, 'node');
     if (!ready) {
       this.down.add(name);
       await this.renewing.get(name)?.catch(() => undefined);
@@ -138,7 +139,9 @@ export class NodeSet {
   /** Reports the node Ready again if the API says otherwise (a kubelet posts a status that differs from its own). */
   private async reassertReady(name: string): Promise<void> {
     const current = await this.http.request<KubeObject>('GET', `/api/v1/nodes/${name}`);
-    const ready = ((current.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+    const ready = ((current.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).find(
+      (c) => c.type === 'Ready',
+    );
     if (ready?.status === 'True' || this.down.has(name)) return;
     this.nodes.set(name, await this.reportReadiness(name, true));
   }
@@ -147,7 +150,11 @@ export class NodeSet {
   private async renew(name: string, retry = true): Promise<void> {
     const path = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`;
     const node = this.nodes.get(name);
-    const spec = { holderIdentity: name, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(this.now()) };
+    const spec = {
+      holderIdentity: name,
+      leaseDurationSeconds: LEASE_DURATION_SECONDS,
+      renewTime: microTime(this.now()),
+    };
     const version = this.leaseVersions.get(name);
     const body = {
       apiVersion: 'coordination.k8s.io/v1',
@@ -156,14 +163,20 @@ export class NodeSet {
         name,
         namespace: 'kube-node-lease',
         ...(version ? { resourceVersion: version } : {}),
-        ...(node?.metadata.uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid }] } : {}),
+        ...(node?.metadata.uid
+          ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid }] }
+          : {}),
       },
       spec,
     };
     try {
       const lease = version
         ? await this.http.request<KubeObject>('PUT', path, body)
-        : await this.http.request<KubeObject>('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', body);
+        : await this.http.request<KubeObject>(
+            'POST',
+            '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+            body,
+          );
       this.leaseVersions.set(name, lease.metadata.resourceVersion ?? '');
     } catch (err) {
       if (!retry || !(err instanceof KubeHttpError && (err.code === 409 || err.code === 404))) throw err;
@@ -178,8 +191,14 @@ export class NodeSet {
   /** PATCHes nodes/status: Ready (and the pressure conditions) healthy, or every condition Unknown. */
   private async reportReadiness(name: string, ready: boolean): Promise<KubeObject> {
     const current = await this.http.request<KubeObject>('GET', `/api/v1/nodes/${name}`);
-    const conditions = ((current.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []) as PodCondition[];
+    const conditions = ((current.status as { conditions?: PodCondition[] } | undefined)?.conditions ??
+      []) as PodCondition[];
     const patch = { status: { conditions: nodeConditionsWithReadiness(conditions, ready, rfc3339(this.now())) } };
-    return this.http.request<KubeObject>('PATCH', `/api/v1/nodes/${name}/status`, patch, 'application/strategic-merge-patch+json');
+    return this.http.request<KubeObject>(
+      'PATCH',
+      `/api/v1/nodes/${name}/status`,
+      patch,
+      'application/strategic-merge-patch+json',
+    );
   }
 }

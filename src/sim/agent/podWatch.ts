@@ -97,7 +97,8 @@ export class PodWatch {
       const q = new URLSearchParams({ fieldSelector: this.selector, limit: '500' });
       if (cont) q.set('continue', cont);
       const page = await this.http.request<PodList>('GET', `/api/v1/pods?${q}`);
-      for (const p of page.items) seen.set(key(p.metadata.namespace, p.metadata.name), { ...p, apiVersion: 'v1', kind: 'Pod' });
+      for (const p of page.items)
+        seen.set(key(p.metadata.namespace, p.metadata.name), { ...p, apiVersion: 'v1', kind: 'Pod' });
       cont = page.metadata.continue || undefined;
       version = page.metadata.resourceVersion;
     } while (cont);
@@ -120,7 +121,12 @@ export class PodWatch {
 
   private async follow(): Promise<void> {
     while (!this.closed) {
-      const q = new URLSearchParams({ watch: 'true', fieldSelector: this.selector, allowWatchBookmarks: 'true', timeoutSeconds: String(300 + Math.floor(Math.random() * 300)) });
+      const q = new URLSearchParams({
+        watch: 'true',
+        fieldSelector: this.selector,
+        allowWatchBookmarks: 'true',
+        timeoutSeconds: String(300 + Math.floor(Math.random() * 300)),
+      });
       if (this.version) q.set('resourceVersion', this.version);
       let expired = false;
       try {

@@ -46,8 +46,20 @@ export class Admission {
     return n;
   }
 
-  private take(verb: string, resource: string, name: string | undefined, want: (r: AdmissionRule) => boolean): AdmissionRule | undefined {
-    const rule = this.rules.find((r) => r.verb === verb && r.resource === resource && (r.name === undefined || r.name === name) && want(r) && (r.times === undefined || r.times > 0));
+  private take(
+    verb: string,
+    resource: string,
+    name: string | undefined,
+    want: (r: AdmissionRule) => boolean,
+  ): AdmissionRule | undefined {
+    const rule = this.rules.find(
+      (r) =>
+        r.verb === verb &&
+        r.resource === resource &&
+        (r.name === undefined || r.name === name) &&
+        want(r) &&
+        (r.times === undefined || r.times > 0),
+    );
     if (rule?.skip) {
       rule.skip -= 1;
       return undefined;
@@ -62,14 +74,32 @@ export class Admission {
     if (!rule) return;
     const what = `${resource.split('/')[0]} "${name ?? ''}"`;
     if (rule.refuse === 403) {
-      throw new ApiError(failure(403, 'Forbidden', `admission webhook "${WEBHOOK}" denied the request: ${verb} of ${what} is not allowed (simulated)`, { name, kind: resource.split('/')[0] }));
+      throw new ApiError(
+        failure(
+          403,
+          'Forbidden',
+          `admission webhook "${WEBHOOK}" denied the request: ${verb} of ${what} is not allowed (simulated)`,
+          { name, kind: resource.split('/')[0] },
+        ),
+      );
     }
     throw new ApiError(
-      failure(422, 'Invalid', `${kind} "${name ?? ''}" is invalid: spec: Invalid value: "${verb}": denied by admission policy ${WEBHOOK} (simulated)`, {
-        name,
-        kind,
-        causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: "${verb}": denied by admission policy ${WEBHOOK} (simulated)`, field: 'spec' }],
-      }),
+      failure(
+        422,
+        'Invalid',
+        `${kind} "${name ?? ''}" is invalid: spec: Invalid value: "${verb}": denied by admission policy ${WEBHOOK} (simulated)`,
+        {
+          name,
+          kind,
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: `Invalid value: "${verb}": denied by admission policy ${WEBHOOK} (simulated)`,
+              field: 'spec',
+            },
+          ],
+        },
+      ),
     );
   }
 

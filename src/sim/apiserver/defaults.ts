@@ -59,7 +59,10 @@ export function addDefaultTolerations(spec: JsonObject, only?: (key: string) => 
   const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
   for (const t of NOT_READY_TOLERATIONS) {
     if (only && !only(String(t.key))) continue;
-    if (!tolerations.some((x) => isObject(x) && x.key === t.key && (x.effect === undefined || x.effect === 'NoExecute'))) tolerations.push(clone(t));
+    if (
+      !tolerations.some((x) => isObject(x) && x.key === t.key && (x.effect === undefined || x.effect === 'NoExecute'))
+    )
+      tolerations.push(clone(t));
   }
   if (tolerations.length || spec.tolerations !== undefined) spec.tolerations = tolerations;
 }
@@ -84,7 +87,9 @@ const SERVICE_ACCOUNT_PROJECTION = frozenCopy<JsonObject>({
   sources: [
     { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
     { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-    { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+    {
+      downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] },
+    },
   ],
 });
 
@@ -96,12 +101,20 @@ const SERVICE_ACCOUNT_PROJECTION = frozenCopy<JsonObject>({
  * lacks — a `kubectl replace` of the bare manifest is a forbidden pod update, as on a real cluster.
  */
 export function addServiceAccount(spec: JsonObject, random: () => number = Math.random): void {
-  const account = typeof spec.serviceAccountName === 'string' && spec.serviceAccountName ? spec.serviceAccountName : typeof spec.serviceAccount === 'string' && spec.serviceAccount ? spec.serviceAccount : 'default';
+  const account =
+    typeof spec.serviceAccountName === 'string' && spec.serviceAccountName
+      ? spec.serviceAccountName
+      : typeof spec.serviceAccount === 'string' && spec.serviceAccount
+        ? spec.serviceAccount
+        : 'default';
   spec.serviceAccountName = account;
   spec.serviceAccount = account;
   if (spec.automountServiceAccountToken === false) return;
-  const containers = ['initContainers', 'containers'].flatMap((list) => (Array.isArray(spec[list]) ? (spec[list] as unknown[]).filter(isObject) : []));
-  const mounted = (c: JsonObject) => Array.isArray(c.volumeMounts) && c.volumeMounts.some((m) => isObject(m) && m.mountPath === SERVICE_ACCOUNT_MOUNT);
+  const containers = ['initContainers', 'containers'].flatMap((list) =>
+    Array.isArray(spec[list]) ? (spec[list] as unknown[]).filter(isObject) : [],
+  );
+  const mounted = (c: JsonObject) =>
+    Array.isArray(c.volumeMounts) && c.volumeMounts.some((m) => isObject(m) && m.mountPath === SERVICE_ACCOUNT_MOUNT);
   if (containers.length > 0 && containers.every(mounted)) return;
   const name = `kube-api-access-${nameSuffix(random)}`;
   const volumes = Array.isArray(spec.volumes) ? spec.volumes : [];
@@ -127,8 +140,22 @@ export function defaultNewPod(pod: JsonObject): JsonObject {
 }
 
 const SUFFIX: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 
 /** A resource quantity (`100m`, `1Gi`, `0.5`) as a number, or NaN. */
@@ -142,7 +169,10 @@ export function parseQuantity(q: unknown): number {
 
 /** Guaranteed, Burstable or BestEffort, from the containers' CPU and memory requests and limits. */
 export function qosClassOf(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])].filter(isObject);
+  const containers = [
+    ...(Array.isArray(spec.containers) ? spec.containers : []),
+    ...(Array.isArray(spec.initContainers) ? spec.initContainers : []),
+  ].filter(isObject);
   let anySet = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {

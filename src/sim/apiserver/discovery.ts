@@ -16,7 +16,11 @@ export const SERVER_VERSION = {
 };
 
 export function apiVersions(serverAddress: string) {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupDoc(name: string, versions: string[]) {
@@ -43,11 +47,23 @@ export function apiResourceList(group: string, version: string) {
       verbs: r.verbs,
       ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
       ...(r.categories.length ? { categories: r.categories } : {}),
-      storageVersionHash: Buffer.from(`${apiVersionOf(r)}/${r.kind}`).toString('base64').slice(0, 11),
+      storageVersionHash: Buffer.from(`${apiVersionOf(r)}/${r.kind}`)
+        .toString('base64')
+        .slice(0, 11),
     };
-    const subs = r.subresources.map((s) => ({ name: `${r.plural}/${s}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] }));
+    const subs = r.subresources.map((s) => ({
+      name: `${r.plural}/${s}`,
+      singularName: '',
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: ['get', 'patch', 'update'],
+    }));
     return [main, ...subs];
   });
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group ? `${group}/${version}` : version,
+    resources,
+  };
 }
-

@@ -41,14 +41,20 @@ export function parseFieldSelector(input: string, supported: Readonly<Record<str
   if (input.trim() === '') return [];
   return splitUnescaped(input, ',').map((term) => {
     const m = /^(.*?)(!=|==|=)(.*)$/s.exec(term);
-    if (!m || m[1]!.trim() === '') throw new SelectorParseError(`invalid selector: '${input}'; can't understand '${term}'`);
+    if (!m || m[1]!.trim() === '')
+      throw new SelectorParseError(`invalid selector: '${input}'; can't understand '${term}'`);
     const field = m[1]!.trim();
-    if (!Object.prototype.hasOwnProperty.call(supported, field)) throw new SelectorParseError(`field label not supported: ${field}`);
+    if (!Object.prototype.hasOwnProperty.call(supported, field))
+      throw new SelectorParseError(`field label not supported: ${field}`);
     return { field, op: m[2] === '!=' ? 'notEquals' : 'equals', value: unescape(m[3]!) } satisfies FieldRequirement;
   });
 }
 
-export function matchesFields(selector: FieldSelector, obj: KubeObject, getters: Readonly<Record<string, (o: KubeObject) => string>>): boolean {
+export function matchesFields(
+  selector: FieldSelector,
+  obj: KubeObject,
+  getters: Readonly<Record<string, (o: KubeObject) => string>>,
+): boolean {
   return selector.every((r) => {
     const actual = getters[r.field]!(obj);
     return r.op === 'equals' ? actual === r.value : actual !== r.value;

@@ -55,7 +55,12 @@ export function sendText(res: ServerResponse, code: number, text: string, header
   }
   // Encoded once: Buffer.byteLength and then the write each walked the text (~3 KB a pod).
   const body = Buffer.from(text);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': body.length, ...headers });
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': body.length,
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -85,7 +90,12 @@ export function drained(res: ServerResponse): Promise<void> {
  * encoded. Held back with the items, the token came only with the whole page, and a paged list
  * of 50,000 pods waited ~4 ms a page for it (bench/README.md).
  */
-export async function streamJsonList(res: ServerResponse, head: string, pieces: Iterable<string>, tail: string): Promise<void> {
+export async function streamJsonList(
+  res: ServerResponse,
+  head: string,
+  pieces: Iterable<string>,
+  tail: string,
+): Promise<void> {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   res.write(head);
   // Node corks a chunked response's socket until the next tick: let that tick come, so the head

@@ -51,7 +51,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const certs = await makeServingCerts(now());
   const ops = new ObjectOps(opts.store, now);
   for (const name of SYSTEM_NAMESPACES) {
-    if (!opts.store.get('namespaces', undefined, name)) ops.create(RESOURCES.namespaces, undefined, { metadata: { name } }, { dryRun: false });
+    if (!opts.store.get('namespaces', undefined, name))
+      ops.create(RESOURCES.namespaces, undefined, { metadata: { name } }, { dryRun: false });
   }
   const cache = new ListCache(opts.store);
   let address = '';

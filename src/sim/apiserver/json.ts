@@ -76,7 +76,10 @@ export function frozenJson(obj: object, sent: 'list' | 'other' = 'other'): strin
   if (text !== undefined) return text;
   if (sent === 'list') return JSON.stringify(obj);
   const spec = (obj as { spec?: unknown }).spec;
-  text = typeof spec === 'object' && spec !== null && Object.isFrozen(spec) ? withSpecText(obj as Record<string, unknown>, spec) : JSON.stringify(obj);
+  text =
+    typeof spec === 'object' && spec !== null && Object.isFrozen(spec)
+      ? withSpecText(obj as Record<string, unknown>, spec)
+      : JSON.stringify(obj);
   recentJson.set(obj, text);
   return text;
 }

@@ -29,9 +29,19 @@ export function renderMultiKubeconfig(inputs: readonly KubeconfigInput[]): strin
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: inputs.map((input, i) => ({ name: names[i], cluster: { server: input.server, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') } })),
+    clusters: inputs.map((input, i) => ({
+      name: names[i],
+      cluster: { server: input.server, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') },
+    })),
     users: inputs.map((input, i) => ({ name: `${names[i]}-admin`, user: { token: input.token } })),
-    contexts: inputs.map((input, i) => ({ name: names[i], context: { cluster: names[i], user: `${names[i]}-admin`, ...(input.namespace ? { namespace: input.namespace } : {}) } })),
+    contexts: inputs.map((input, i) => ({
+      name: names[i],
+      context: {
+        cluster: names[i],
+        user: `${names[i]}-admin`,
+        ...(input.namespace ? { namespace: input.namespace } : {}),
+      },
+    })),
     'current-context': names[0],
     preferences: {},
   };

@@ -105,9 +105,12 @@ export function parseLabelSelector(input: string): LabelSelector {
       if (v.kind === 'id') {
         value = v.text;
         next();
-      } else if (!(v.kind === 'end' || (v.kind === 'sym' && v.text === ','))) fail(`found ${describe(v)}, expected: identifier`);
-      const op: LabelOperator = t.text === '!=' ? 'notEquals' : t.text === '>' ? 'gt' : t.text === '<' ? 'lt' : 'equals';
-      if ((op === 'gt' || op === 'lt') && !/^-?\d+$/.test(value)) fail(`for 'Gt', 'Lt' operators, the value must be an integer`);
+      } else if (!(v.kind === 'end' || (v.kind === 'sym' && v.text === ',')))
+        fail(`found ${describe(v)}, expected: identifier`);
+      const op: LabelOperator =
+        t.text === '!=' ? 'notEquals' : t.text === '>' ? 'gt' : t.text === '<' ? 'lt' : 'equals';
+      if ((op === 'gt' || op === 'lt') && !/^-?\d+$/.test(value))
+        fail(`for 'Gt', 'Lt' operators, the value must be an integer`);
       req = { key, op, values: [value] };
     } else {
       fail(`found ${describe(t)}, expected: in, notin, =, ==, !=, gt, lt`);

@@ -35,7 +35,8 @@ export function decodeContinue(text: string): { rv: number; start: string } {
   } catch {
     throw badRequest('continue key is not valid: illegal base64 data or JSON');
   }
-  if (token.v !== TOKEN_VERSION) throw badRequest('continue key is not valid: server does not recognize this encoded key');
+  if (token.v !== TOKEN_VERSION)
+    throw badRequest('continue key is not valid: server does not recognize this encoded key');
   if (typeof token.rv !== 'number' || token.rv <= 0 || typeof token.start !== 'string' || token.start === '') {
     throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
@@ -68,7 +69,13 @@ function parseVersion(text: string): number {
  * ignoring `limit`, as kube-apiserver 1.32 does; otherwise `limit` pages through a snapshot that
  * later `continue` requests reuse.
  */
-export function listPage(store: Store, cache: ListCache, info: ResourceInfo, predicate: Predicate, query: URLSearchParams): ListPage {
+export function listPage(
+  store: Store,
+  cache: ListCache,
+  info: ResourceInfo,
+  predicate: Predicate,
+  query: URLSearchParams,
+): ListPage {
   const rvParam = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   const continueParam = query.get('continue') ?? '';
@@ -78,7 +85,8 @@ export function listPage(store: Store, cache: ListCache, info: ResourceInfo, pre
   if (match !== '' && match !== 'NotOlderThan' && match !== 'Exact') {
     throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
   }
-  if (match !== '' && rvParam === '') throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+  if (match !== '' && rvParam === '')
+    throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
 
   let snapshot: Snapshot;
   let startKey = '';

@@ -16,7 +16,16 @@ export interface Snapshot {
 
 export const objectKey = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
-const RESOURCES: Resource[] = ['pods', 'nodes', 'namespaces', 'events', 'configmaps', 'leases', 'poddisruptionbudgets', ...APPS_RESOURCES];
+const RESOURCES: Resource[] = [
+  'pods',
+  'nodes',
+  'namespaces',
+  'events',
+  'configmaps',
+  'leases',
+  'poddisruptionbudgets',
+  ...APPS_RESOURCES,
+];
 
 interface Index {
   byKey: Map<string, KubeObject>;

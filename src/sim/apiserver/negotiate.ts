@@ -4,9 +4,7 @@
 import { notAcceptable } from './status.js';
 
 export type Representation =
-  | { as: 'object' }
-  | { as: 'table'; apiVersion: string }
-  | { as: 'metadata'; apiVersion: string };
+  { as: 'object' } | { as: 'table'; apiVersion: string } | { as: 'metadata'; apiVersion: string };
 
 interface MediaRange {
   type: string;
@@ -23,7 +21,11 @@ function parseAccept(accept: string): MediaRange[] {
       const params: Record<string, string> = {};
       for (const p of rest) {
         const eq = p.indexOf('=');
-        if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+        if (eq > 0)
+          params[p.slice(0, eq).trim().toLowerCase()] = p
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"|"$/g, '');
       }
       return { type: (type ?? '').toLowerCase(), params };
     });

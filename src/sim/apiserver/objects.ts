@@ -7,7 +7,18 @@ import { StoreError, type KubeObject, type Store } from '../store.js';
 import { clone, deepEqual, getPath, isObject, type Json, type JsonObject } from './json.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { RESOURCES, apiVersionOf, type ResourceInfo } from './resources.js';
-import { alreadyExists, ApiError, badRequest, conflict, failure, invalid, notFound, success, unknownInternal, type Status } from './status.js';
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  failure,
+  invalid,
+  notFound,
+  success,
+  unknownInternal,
+  type Status,
+} from './status.js';
 import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './strategy.js';
 import { rfc3339 } from '../clock.js';
 import { decodePodStatus, TypeMismatch } from './typedStatus.js';
@@ -21,7 +32,6 @@ export interface DeleteOptions extends WriteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
 }
-
 
 /** 5 characters from the alphabet Kubernetes uses for generated names (no vowels, no look-alikes). */
 function nameSuffix(): string {
@@ -41,7 +51,8 @@ function decodeBody(info: ResourceInfo, obj: JsonObject): JsonObject {
   try {
     return decodePodStatus(obj);
   } catch (err) {
-    if (err instanceof TypeMismatch) throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${err.message}`);
+    if (err instanceof TypeMismatch)
+      throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${err.message}`);
     throw err;
   }
 }
@@ -59,7 +70,9 @@ function decodePatched(info: ResourceInfo, type: PatchType, patched: JsonObject,
     if (!(err instanceof TypeMismatch)) throw err;
     const strategic = type === 'application/strategic-merge-patch+json';
     const value = strategic ? goPrint(JSON.parse(bodyText) as Json) : JSON.stringify(patched);
-    throw invalid('', '', '', [{ type: 'Invalid', field: 'patch', value, detail: strategic ? err.converter : err.json }]);
+    throw invalid('', '', '', [
+      { type: 'Invalid', field: 'patch', value, detail: strategic ? err.converter : err.json },
+    ]);
   }
 }
 
@@ -67,7 +80,11 @@ function decodePatched(info: ResourceInfo, type: PatchType, patched: JsonObject,
 function goPrint(value: Json): string {
   if (value === null) return '<nil>';
   if (Array.isArray(value)) return `[${value.map(goPrint).join(' ')}]`;
-  if (isObject(value)) return `map[${Object.keys(value).sort().map((k) => `${k}:${goPrint(value[k]!)}`).join(' ')}]`;
+  if (isObject(value))
+    return `map[${Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${goPrint(value[k]!)}`)
+      .join(' ')}]`;
   return String(value);
 }
 
@@ -93,7 +110,8 @@ export class ObjectOps {
       throw unknownInternal('resourceVersion should not be set on objects to be created');
     }
     delete meta.resourceVersion;
-    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) meta.name = `${meta.generateName}${nameSuffix()}`;
+    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName)
+      meta.name = `${meta.generateName}${nameSuffix()}`;
     if (info.namespaced) this.checkNamespaceOpen(info, namespace!, String(meta.name ?? ''));
     const prepared = prepareCreate(info, obj);
     const errors = validateCreate(info, prepared);
@@ -111,7 +129,14 @@ export class ObjectOps {
   }
 
   /** PUT: a full replacement, conditional on metadata.resourceVersion when the body carries one. */
-  update(info: ResourceInfo, namespace: string | undefined, name: string, subresource: string | undefined, body: unknown, opts: WriteOptions): KubeObject {
+  update(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    body: unknown,
+    opts: WriteOptions,
+  ): KubeObject {
     const obj = decodeBody(info, this.checkBody(info, namespace, body));
     this.checkName(obj, name);
     const current = this.store.get(info.resource, namespace, name);
@@ -123,16 +148,35 @@ export class ObjectOps {
     // A replacement carrying a uid is conditional on it (the storage layer's UID precondition).
     const uid = (obj.metadata as JsonObject).uid;
     if (typeof uid === 'string' && uid !== '' && uid !== current.metadata.uid) {
-      throw conflict(info, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+      throw conflict(
+        info,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
     }
     const rv = (obj.metadata as JsonObject).resourceVersion;
     if ((rv === undefined || rv === '') && info.requireVersionOnUpdate) {
-      throw invalid(info.plural, info.group, name, [{ type: 'Invalid', field: 'metadata.resourceVersion', rawValue: '0x0', detail: 'must be specified for an update' }]);
+      throw invalid(info.plural, info.group, name, [
+        {
+          type: 'Invalid',
+          field: 'metadata.resourceVersion',
+          rawValue: '0x0',
+          detail: 'must be specified for an update',
+        },
+      ]);
     }
     return this.commit(info, subresource, current, obj, opts);
   }
 
-  patch(info: ResourceInfo, namespace: string | undefined, name: string, subresource: string | undefined, type: PatchType, bodyText: string, opts: WriteOptions): KubeObject {
+  patch(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    type: PatchType,
+    bodyText: string,
+    opts: WriteOptions,
+  ): KubeObject {
     const current = this.get(info, namespace, name);
     const patched = decodePatched(info, type, applyPatch(type, current as unknown as JsonObject, bodyText), bodyText);
     if (!isObject(patched.metadata)) throw badRequest('metadata: the patched object has no metadata');
@@ -147,16 +191,35 @@ export class ObjectOps {
     const current = this.get(info, namespace, name);
     const { uid, resourceVersion } = opts.preconditions ?? {};
     if (uid !== undefined && uid !== current.metadata.uid) {
-      throw conflict(info, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+      throw conflict(
+        info,
+        name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
     }
     if (resourceVersion !== undefined && resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(info, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`);
+      throw conflict(
+        info,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
     }
     if (info.resource === 'pods') return this.deletePod(info, current, opts);
     if (info.resource === 'namespaces') return this.deleteNamespace(info, current, opts);
     if ((current.metadata.finalizers ?? []).length > 0) {
       if (current.metadata.deletionTimestamp) return current;
-      return this.write(info, { ...clone(current), metadata: { ...clone(current.metadata), deletionTimestamp: rfc3339(this.now()), deletionGracePeriodSeconds: 0 } }, opts);
+      return this.write(
+        info,
+        {
+          ...clone(current),
+          metadata: {
+            ...clone(current.metadata),
+            deletionTimestamp: rfc3339(this.now()),
+            deletionGracePeriodSeconds: 0,
+          },
+        },
+        opts,
+      );
     }
     if (opts.dryRun) return success(info, name, current.metadata.uid);
     this.store.remove(info.resource, namespace, name);
@@ -172,15 +235,24 @@ export class ObjectOps {
   // --- internals -------------------------------------------------------------------------
 
   /** The update shared by PUT and PATCH, from `current` to the client's `candidate`. */
-  private commit(info: ResourceInfo, subresource: string | undefined, current: KubeObject, candidate: JsonObject, opts: WriteOptions): KubeObject {
+  private commit(
+    info: ResourceInfo,
+    subresource: string | undefined,
+    current: KubeObject,
+    candidate: JsonObject,
+    opts: WriteOptions,
+  ): KubeObject {
     const name = current.metadata.name;
     const asked = (candidate.metadata as JsonObject).resourceVersion;
-    if (asked !== undefined && asked !== null && asked !== '' && asked !== current.metadata.resourceVersion) throw conflict(info, name);
+    if (asked !== undefined && asked !== null && asked !== '' && asked !== current.metadata.resourceVersion)
+      throw conflict(info, name);
     const old = current as unknown as JsonObject;
     // An empty uid is filled in from the stored object; a different one is refused, never restored.
     const uid = (candidate.metadata as JsonObject).uid;
     if (typeof uid === 'string' && uid !== '' && uid !== current.metadata.uid) {
-      throw invalid(info.kind, info.group, name, [{ type: 'Invalid', field: 'metadata.uid', value: uid, detail: 'field is immutable' }]);
+      throw invalid(info.kind, info.group, name, [
+        { type: 'Invalid', field: 'metadata.uid', value: uid, detail: 'field is immutable' },
+      ]);
     }
     const next = prepareUpdate(info, subresource, old, candidate);
     (next.metadata as JsonObject).resourceVersion = current.metadata.resourceVersion!;
@@ -199,7 +271,8 @@ export class ObjectOps {
     try {
       return this.store.update(info.resource, obj, obj.metadata.resourceVersion);
     } catch (err) {
-      if (err instanceof StoreError) throw err.reason === 'NotFound' ? notFound(info, obj.metadata.name) : conflict(info, obj.metadata.name);
+      if (err instanceof StoreError)
+        throw err.reason === 'NotFound' ? notFound(info, obj.metadata.name) : conflict(info, obj.metadata.name);
       throw err;
     }
   }
@@ -207,7 +280,13 @@ export class ObjectOps {
   /** An object being deleted goes away once its finalizers are gone and its grace has run out. */
   private finishIfReleased(info: ResourceInfo, obj: KubeObject, opts: WriteOptions): KubeObject | undefined {
     const m = obj.metadata;
-    if (!m.deletionTimestamp || (m.finalizers ?? []).length > 0 || (m.deletionGracePeriodSeconds ?? 0) > 0 || opts.dryRun) return undefined;
+    if (
+      !m.deletionTimestamp ||
+      (m.finalizers ?? []).length > 0 ||
+      (m.deletionGracePeriodSeconds ?? 0) > 0 ||
+      opts.dryRun
+    )
+      return undefined;
     if (info.resource === 'namespaces') return undefined; // the namespace clean-up removes it
     return this.store.remove(info.resource, m.namespace, m.name);
   }
@@ -219,7 +298,8 @@ export class ObjectOps {
    */
   private deletePod(info: ResourceInfo, pod: KubeObject, opts: DeleteOptions): KubeObject {
     const phase = getPath(pod, ['status', 'phase']);
-    let grace = opts.gracePeriodSeconds ?? (getPath(pod, ['spec', 'terminationGracePeriodSeconds']) as number | undefined) ?? 30;
+    let grace =
+      opts.gracePeriodSeconds ?? (getPath(pod, ['spec', 'terminationGracePeriodSeconds']) as number | undefined) ?? 30;
     if (grace < 0) grace = 1;
     if (!getPath(pod, ['spec', 'nodeName']) || phase === 'Succeeded' || phase === 'Failed') grace = 0;
     const m = pod.metadata;
@@ -235,7 +315,11 @@ export class ObjectOps {
         grace = 0;
       }
     } else deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
-    const marked = this.write(info, { ...clone(pod), metadata: { ...clone(m), deletionTimestamp, deletionGracePeriodSeconds: grace } }, opts);
+    const marked = this.write(
+      info,
+      { ...clone(pod), metadata: { ...clone(m), deletionTimestamp, deletionGracePeriodSeconds: grace } },
+      opts,
+    );
     if (grace > 0 || (m.finalizers ?? []).length > 0 || opts.dryRun) return marked;
     return this.store.remove(info.resource, m.namespace, m.name);
   }
@@ -243,15 +327,25 @@ export class ObjectOps {
   /** A namespace turns Terminating; its objects and then itself are removed right after. */
   private deleteNamespace(info: ResourceInfo, ns: KubeObject, opts: DeleteOptions): KubeObject {
     if (ns.metadata.deletionTimestamp) return ns;
-    const marked = this.write(info, { ...clone(ns), metadata: { ...clone(ns.metadata), deletionTimestamp: rfc3339(this.now()), deletionGracePeriodSeconds: 0 }, status: { phase: 'Terminating' } }, opts);
+    const marked = this.write(
+      info,
+      {
+        ...clone(ns),
+        metadata: { ...clone(ns.metadata), deletionTimestamp: rfc3339(this.now()), deletionGracePeriodSeconds: 0 },
+        status: { phase: 'Terminating' },
+      },
+      opts,
+    );
     if (opts.dryRun) return marked;
     const timer = setTimeout(() => {
       this.pending.delete(timer);
       for (const r of Object.values(RESOURCES)) {
         if (!r.namespaced) continue;
-        for (const o of this.store.list(r.resource, ns.metadata.name)) this.store.remove(r.resource, o.metadata.namespace, o.metadata.name);
+        for (const o of this.store.list(r.resource, ns.metadata.name))
+          this.store.remove(r.resource, o.metadata.namespace, o.metadata.name);
       }
-      if (this.store.get('namespaces', undefined, ns.metadata.name)) this.store.remove('namespaces', undefined, ns.metadata.name);
+      if (this.store.get('namespaces', undefined, ns.metadata.name))
+        this.store.remove('namespaces', undefined, ns.metadata.name);
     }, 50);
     this.pending.add(timer);
     return marked;
@@ -265,7 +359,9 @@ export class ObjectOps {
       throw badRequest(`the kind in the body (${String(obj.kind)}) does not match the expected kind (${info.kind})`);
     }
     if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersionOf(info)) {
-      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(info)})`);
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(info)})`,
+      );
     }
     obj.kind = info.kind;
     obj.apiVersion = apiVersionOf(info);
@@ -281,7 +377,8 @@ export class ObjectOps {
 
   private checkName(obj: JsonObject, name: string): void {
     const given = (obj.metadata as JsonObject | undefined)?.name;
-    if (given !== name) throw badRequest(`the name of the object (${String(given ?? '')}) does not match the name on the URL (${name})`);
+    if (given !== name)
+      throw badRequest(`the name of the object (${String(given ?? '')}) does not match the name on the URL (${name})`);
   }
 
   /** The NamespaceLifecycle admission check: no new objects in a missing or terminating namespace. */
@@ -290,12 +387,23 @@ export class ObjectOps {
     if (!ns) throw notFound(RESOURCES.namespaces, namespace);
     if (ns.metadata.deletionTimestamp) {
       throw new ApiError(
-        failure(403, 'Forbidden', `${info.group ? `${info.plural}.${info.group}` : info.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
-          name,
-          ...(info.group ? { group: info.group } : {}),
-          kind: info.plural,
-          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-        }),
+        failure(
+          403,
+          'Forbidden',
+          `${info.group ? `${info.plural}.${info.group}` : info.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+          {
+            name,
+            ...(info.group ? { group: info.group } : {}),
+            kind: info.plural,
+            causes: [
+              {
+                reason: 'NamespaceTerminating',
+                message: `namespace ${namespace} is being terminated`,
+                field: 'metadata.namespace',
+              },
+            ],
+          },
+        ),
       );
     }
   }

@@ -5,10 +5,20 @@
 import { createHash } from 'node:crypto';
 import { groups, resourcesOf, type ResourceInfo } from './resources.js';
 
-const FIELD_VALIDATION = { name: 'fieldValidation', in: 'query', description: 'Strict, Warn or Ignore (accepted; unknown fields are not detected by the simulator).', schema: { type: 'string', uniqueItems: true } };
+const FIELD_VALIDATION = {
+  name: 'fieldValidation',
+  in: 'query',
+  description: 'Strict, Warn or Ignore (accepted; unknown fields are not detected by the simulator).',
+  schema: { type: 'string', uniqueItems: true },
+};
 
 function groupVersions(): { group: string; version: string; path: string }[] {
-  return [{ group: '', version: 'v1', path: 'api/v1' }, ...groups().flatMap((g) => g.versions.map((version) => ({ group: g.name, version, path: `apis/${g.name}/${version}` })))];
+  return [
+    { group: '', version: 'v1', path: 'api/v1' },
+    ...groups().flatMap((g) =>
+      g.versions.map((version) => ({ group: g.name, version, path: `apis/${g.name}/${version}` })),
+    ),
+  ];
 }
 
 function operations(info: ResourceInfo) {
@@ -19,12 +29,30 @@ function operations(info: ResourceInfo) {
   return {
     [`${prefix}${scope}/${info.plural}`]: {
       get: { operationId: `list${info.kind}`, ...gvk, 'x-kubernetes-action': 'list', ...ok },
-      post: { operationId: `create${info.kind}`, ...gvk, 'x-kubernetes-action': 'post', parameters: [FIELD_VALIDATION], ...ok },
+      post: {
+        operationId: `create${info.kind}`,
+        ...gvk,
+        'x-kubernetes-action': 'post',
+        parameters: [FIELD_VALIDATION],
+        ...ok,
+      },
     },
     [`${prefix}${scope}/${info.plural}/{name}`]: {
       get: { operationId: `read${info.kind}`, ...gvk, 'x-kubernetes-action': 'get', ...ok },
-      put: { operationId: `replace${info.kind}`, ...gvk, 'x-kubernetes-action': 'put', parameters: [FIELD_VALIDATION], ...ok },
-      patch: { operationId: `patch${info.kind}`, ...gvk, 'x-kubernetes-action': 'patch', parameters: [FIELD_VALIDATION], ...ok },
+      put: {
+        operationId: `replace${info.kind}`,
+        ...gvk,
+        'x-kubernetes-action': 'put',
+        parameters: [FIELD_VALIDATION],
+        ...ok,
+      },
+      patch: {
+        operationId: `patch${info.kind}`,
+        ...gvk,
+        'x-kubernetes-action': 'patch',
+        parameters: [FIELD_VALIDATION],
+        ...ok,
+      },
       delete: { operationId: `delete${info.kind}`, ...gvk, 'x-kubernetes-action': 'delete', ...ok },
     },
   };
@@ -42,9 +70,12 @@ export function openApiDocument(path: string): object | undefined {
 export function openApiIndex(): object {
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const gv of groupVersions()) {
-    const hash = createHash('sha512').update(JSON.stringify(openApiDocument(gv.path))).digest('hex').toUpperCase().slice(0, 128);
+    const hash = createHash('sha512')
+      .update(JSON.stringify(openApiDocument(gv.path)))
+      .digest('hex')
+      .toUpperCase()
+      .slice(0, 128);
     paths[gv.path] = { serverRelativeURL: `/openapi/v3/${gv.path}?hash=${hash}` };
   }
   return { paths };
 }
-

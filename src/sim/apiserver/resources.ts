@@ -29,12 +29,29 @@ export interface ResourceInfo {
 }
 
 const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
-const at = (...path: string[]) => (o: KubeObject) => str(getPath(o, path));
+const at =
+  (...path: string[]) =>
+  (o: KubeObject) =>
+    str(getPath(o, path));
 
 const META_FIELDS = { 'metadata.name': at('metadata', 'name'), 'metadata.namespace': at('metadata', 'namespace') };
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-function info(partial: Omit<ResourceInfo, 'listKind' | 'version' | 'categories' | 'subresources' | 'createOnUpdate' | 'requireVersionOnUpdate' | 'returnsDeletedObject' | 'verbs' | 'shortNames'> & Partial<ResourceInfo>): ResourceInfo {
+function info(
+  partial: Omit<
+    ResourceInfo,
+    | 'listKind'
+    | 'version'
+    | 'categories'
+    | 'subresources'
+    | 'createOnUpdate'
+    | 'requireVersionOnUpdate'
+    | 'returnsDeletedObject'
+    | 'verbs'
+    | 'shortNames'
+  > &
+    Partial<ResourceInfo>,
+): ResourceInfo {
   return {
     version: 'v1',
     listKind: `${partial.kind}List`,
@@ -51,8 +68,16 @@ function info(partial: Omit<ResourceInfo, 'listKind' | 'version' | 'categories' 
 
 export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
   pods: info({
-    resource: 'pods', plural: 'pods', singular: 'pod', kind: 'Pod', group: '', namespaced: true,
-    shortNames: ['po'], categories: ['all'], subresources: ['status'], returnsDeletedObject: true,
+    resource: 'pods',
+    plural: 'pods',
+    singular: 'pod',
+    kind: 'Pod',
+    group: '',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status'],
+    returnsDeletedObject: true,
     fields: {
       ...META_FIELDS,
       'spec.nodeName': at('spec', 'nodeName'),
@@ -66,19 +91,41 @@ export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
     },
   }),
   nodes: info({
-    resource: 'nodes', plural: 'nodes', singular: 'node', kind: 'Node', group: '', namespaced: false,
-    shortNames: ['no'], subresources: ['status'],
-    fields: { 'metadata.name': at('metadata', 'name'), 'spec.unschedulable': (o) => str(getPath(o, ['spec', 'unschedulable']) ?? false) },
+    resource: 'nodes',
+    plural: 'nodes',
+    singular: 'node',
+    kind: 'Node',
+    group: '',
+    namespaced: false,
+    shortNames: ['no'],
+    subresources: ['status'],
+    fields: {
+      'metadata.name': at('metadata', 'name'),
+      'spec.unschedulable': (o) => str(getPath(o, ['spec', 'unschedulable']) ?? false),
+    },
   }),
   namespaces: info({
-    resource: 'namespaces', plural: 'namespaces', singular: 'namespace', kind: 'Namespace', group: '', namespaced: false,
-    shortNames: ['ns'], subresources: ['status'], returnsDeletedObject: true,
+    resource: 'namespaces',
+    plural: 'namespaces',
+    singular: 'namespace',
+    kind: 'Namespace',
+    group: '',
+    namespaced: false,
+    shortNames: ['ns'],
+    subresources: ['status'],
+    returnsDeletedObject: true,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     fields: { 'metadata.name': at('metadata', 'name'), 'status.phase': at('status', 'phase') },
   }),
   events: info({
-    resource: 'events', plural: 'events', singular: 'event', kind: 'Event', group: '', namespaced: true,
-    shortNames: ['ev'], createOnUpdate: true,
+    resource: 'events',
+    plural: 'events',
+    singular: 'event',
+    kind: 'Event',
+    group: '',
+    namespaced: true,
+    shortNames: ['ev'],
+    createOnUpdate: true,
     fields: {
       ...META_FIELDS,
       'involvedObject.kind': at('involvedObject', 'kind'),
@@ -95,16 +142,36 @@ export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
     },
   }),
   configmaps: info({
-    resource: 'configmaps', plural: 'configmaps', singular: 'configmap', kind: 'ConfigMap', group: '', namespaced: true,
-    shortNames: ['cm'], fields: META_FIELDS,
+    resource: 'configmaps',
+    plural: 'configmaps',
+    singular: 'configmap',
+    kind: 'ConfigMap',
+    group: '',
+    namespaced: true,
+    shortNames: ['cm'],
+    fields: META_FIELDS,
   }),
   leases: info({
-    resource: 'leases', plural: 'leases', singular: 'lease', kind: 'Lease', group: 'coordination.k8s.io', namespaced: true,
-    createOnUpdate: true, requireVersionOnUpdate: true, fields: META_FIELDS,
+    resource: 'leases',
+    plural: 'leases',
+    singular: 'lease',
+    kind: 'Lease',
+    group: 'coordination.k8s.io',
+    namespaced: true,
+    createOnUpdate: true,
+    requireVersionOnUpdate: true,
+    fields: META_FIELDS,
   }),
   poddisruptionbudgets: info({
-    resource: 'poddisruptionbudgets', plural: 'poddisruptionbudgets', singular: 'poddisruptionbudget', kind: 'PodDisruptionBudget', group: 'policy', namespaced: true,
-    shortNames: ['pdb'], subresources: ['status'], fields: META_FIELDS,
+    resource: 'poddisruptionbudgets',
+    plural: 'poddisruptionbudgets',
+    singular: 'poddisruptionbudget',
+    kind: 'PodDisruptionBudget',
+    group: 'policy',
+    namespaced: true,
+    shortNames: ['pdb'],
+    subresources: ['status'],
+    fields: META_FIELDS,
   }),
   deployments: apps('deployments', 'Deployment', ['deploy']),
   replicasets: apps('replicasets', 'ReplicaSet', ['rs']),
@@ -114,7 +181,18 @@ export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
 
 /** An apps/v1 workload: served with its status subresource, as kube-apiserver serves them. */
 function apps(resource: AppsResource, kind: string, shortNames: string[]): ResourceInfo {
-  return info({ resource, plural: resource, singular: kind.toLowerCase(), kind, group: 'apps', namespaced: true, shortNames, categories: ['all'], subresources: ['status'], fields: META_FIELDS });
+  return info({
+    resource,
+    plural: resource,
+    singular: kind.toLowerCase(),
+    kind,
+    group: 'apps',
+    namespaced: true,
+    shortNames,
+    categories: ['all'],
+    subresources: ['status'],
+    fields: META_FIELDS,
+  });
 }
 
 export const apiVersionOf = (info: ResourceInfo) => (info.group ? `${info.group}/${info.version}` : info.version);

@@ -29,7 +29,8 @@ export function route(pathname: string): Route {
   const [root] = parts;
   if (parts.length === 1 && root === 'version') return { kind: 'version' };
   if (root && HEALTH.has(root)) return { kind: 'health', check: root };
-  if (root === 'openapi') return parts[1] === 'v3' ? { kind: 'openapi', path: parts.slice(2).join('/') } : { kind: 'notFound' };
+  if (root === 'openapi')
+    return parts[1] === 'v3' ? { kind: 'openapi', path: parts.slice(2).join('/') } : { kind: 'notFound' };
   if (root === 'api') {
     if (parts.length === 1) return { kind: 'apiVersions' };
     if (parts[1] !== 'v1') return { kind: 'notFound' };
@@ -41,7 +42,8 @@ export function route(pathname: string): Route {
     const group = parts[1]!;
     if (parts.length === 2) return findGroupVersion(group) ? { kind: 'apiGroup', group } : { kind: 'notFound' };
     const version = parts[2]!;
-    if (parts.length === 3) return findGroupVersion(group, version) ? { kind: 'resourceList', group, version } : { kind: 'notFound' };
+    if (parts.length === 3)
+      return findGroupVersion(group, version) ? { kind: 'resourceList', group, version } : { kind: 'notFound' };
     return resourceRoute(group, version, parts.slice(3));
   }
   return { kind: 'notFound' };
@@ -60,7 +62,11 @@ function resourceRoute(group: string, version: string, rest: string[]): Route {
     rest = rest.slice(1);
   }
   // namespaces/<ns>/<resource>[/<name>[/<sub>]] — unless it addresses a namespace object itself.
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+  if (
+    rest[0] === 'namespaces' &&
+    rest.length >= 3 &&
+    !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))
+  ) {
     const [, namespace, plural, name, subresource, ...extra] = rest;
     const info = findResource(group, version, plural!);
     if (!info || !info.namespaced || extra.length) return { kind: 'notFound' };

@@ -19,5 +19,10 @@ export async function serveSelfSubjectReview(req: IncomingMessage, res: ServerRe
     }
   }
   // As kube-apiserver: 201, an unset creationTimestamp encoded as null, the user info in status.
-  sendJson(res, 201, { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, status: { userInfo: SIM_USER } });
+  sendJson(res, 201, {
+    kind: 'SelfSubjectReview',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    status: { userInfo: SIM_USER },
+  });
 }

@@ -19,7 +19,16 @@ import { patchTypeOf } from './patch/index.js';
 import { buildPredicate } from './predicate.js';
 import { apiVersionOf, type ResourceInfo } from './resources.js';
 import { route, type Route } from './routing.js';
-import { anonymousForbidden, ApiError, badRequest, internalError, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.js';
+import {
+  anonymousForbidden,
+  ApiError,
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  pathNotFound,
+  unauthorized,
+  unsupportedMediaType,
+} from './status.js';
 import { toTable, type IncludeObject } from './table/index.js';
 import { serveWatch } from './watch.js';
 import { SELF_SUBJECT_REVIEWS_PATH, serveSelfSubjectReview } from './selfSubjectReview.js';
@@ -72,8 +81,12 @@ function includeObjectOf(query: URLSearchParams): IncludeObject {
 }
 
 function dryRunOf(query: URLSearchParams, body?: unknown): boolean {
-  const values = [...query.getAll('dryRun'), ...(isObject(body) && Array.isArray(body.dryRun) ? body.dryRun.map(String) : [])];
-  for (const v of values) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+  const values = [
+    ...query.getAll('dryRun'),
+    ...(isObject(body) && Array.isArray(body.dryRun) ? body.dryRun.map(String) : []),
+  ];
+  for (const v of values)
+    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
   return values.length > 0;
 }
 
@@ -134,7 +147,12 @@ interface ResourceRequest {
   query: URLSearchParams;
 }
 
-async function serveResource(req: IncomingMessage, res: ServerResponse, deps: HandlerDeps, { route: r, verb, resource, query }: ResourceRequest): Promise<void> {
+async function serveResource(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: HandlerDeps,
+  { route: r, verb, resource, query }: ResourceRequest,
+): Promise<void> {
   const delay = injectedDelay(deps.faults);
   if (delay) await delay;
   const fault = injectedError(deps.faults, deps.random);
@@ -198,10 +216,18 @@ async function serveResource(req: IncomingMessage, res: ServerResponse, deps: Ha
       const victims = deps.cache.snapshot(info.resource).items.filter((o) => predicate.matches(o));
       const items: unknown[] = [];
       for (const v of victims) {
-        const out = deps.ops.delete(info, v.metadata.namespace, v.metadata.name, { ...options, preconditions: undefined });
+        const out = deps.ops.delete(info, v.metadata.namespace, v.metadata.name, {
+          ...options,
+          preconditions: undefined,
+        });
         if (isObject(out) && out.kind !== 'Status') items.push(out);
       }
-      return sendJson(res, 200, { kind: info.listKind, apiVersion: apiVersionOf(info), metadata: { resourceVersion: String(deps.store.resourceVersion) }, items });
+      return sendJson(res, 200, {
+        kind: info.listKind,
+        apiVersion: apiVersionOf(info),
+        metadata: { resourceVersion: String(deps.store.resourceVersion) },
+        items,
+      });
     }
   }
 }
@@ -221,21 +247,47 @@ async function deleteOptionsOf(req: IncomingMessage, query: URLSearchParams): Pr
   let gracePeriodSeconds: number | undefined;
   if (graceText !== null && graceText !== '') gracePeriodSeconds = Number(graceText);
   else if (typeof b.gracePeriodSeconds === 'number') gracePeriodSeconds = b.gracePeriodSeconds;
-  if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) throw badRequest('gracePeriodSeconds must be an integer');
+  if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds))
+    throw badRequest('gracePeriodSeconds must be an integer');
   const pre = isObject(b.preconditions) ? b.preconditions : {};
   const preconditions = {
     ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}),
     ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}),
   };
-  return { dryRun: dryRunOf(query, b), ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}), preconditions };
+  return {
+    dryRun: dryRunOf(query, b),
+    ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}),
+    preconditions,
+  };
 }
 
-function sendObject(res: ServerResponse, code: number, info: ResourceInfo, obj: KubeObject, representation: Representation, include: IncludeObject, now: Date): void {
+function sendObject(
+  res: ServerResponse,
+  code: number,
+  info: ResourceInfo,
+  obj: KubeObject,
+  representation: Representation,
+  include: IncludeObject,
+  now: Date,
+): void {
   if (representation.as === 'table') {
-    return sendJson(res, code, toTable(info.resource, [obj], { resourceVersion: obj.metadata.resourceVersion }, { apiVersion: representation.apiVersion, include, withColumns: true, now }));
+    return sendJson(
+      res,
+      code,
+      toTable(
+        info.resource,
+        [obj],
+        { resourceVersion: obj.metadata.resourceVersion },
+        { apiVersion: representation.apiVersion, include, withColumns: true, now },
+      ),
+    );
   }
   if (representation.as === 'metadata') {
-    return sendJson(res, code, { kind: 'PartialObjectMetadata', apiVersion: representation.apiVersion, metadata: obj.metadata });
+    return sendJson(res, code, {
+      kind: 'PartialObjectMetadata',
+      apiVersion: representation.apiVersion,
+      metadata: obj.metadata,
+    });
   }
   sendText(res, code, frozenJson(obj));
 }
@@ -254,16 +306,39 @@ function sendList(
     ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}),
   };
   if (representation.as === 'table') {
-    return sendJson(res, 200, toTable(info.resource, page.items, meta, { apiVersion: representation.apiVersion, include, withColumns: true, now }));
+    return sendJson(
+      res,
+      200,
+      toTable(info.resource, page.items, meta, {
+        apiVersion: representation.apiVersion,
+        include,
+        withColumns: true,
+        now,
+      }),
+    );
   }
   if (representation.as === 'metadata') {
-    const items = page.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: representation.apiVersion, metadata: o.metadata }));
-    return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: representation.apiVersion, metadata: meta, items });
+    const items = page.items.map((o) => ({
+      kind: 'PartialObjectMetadata',
+      apiVersion: representation.apiVersion,
+      metadata: o.metadata,
+    }));
+    return sendJson(res, 200, {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: representation.apiVersion,
+      metadata: meta,
+      items,
+    });
   }
   const head = `{"kind":"${info.listKind}","apiVersion":"${apiVersionOf(info)}","metadata":${JSON.stringify(meta)},"items":[`;
-  return streamJsonList(res, head, (function* () {
-    for (const o of page.items) yield frozenJson(o, 'list');
-  })(), ']}');
+  return streamJsonList(
+    res,
+    head,
+    (function* () {
+      for (const o of page.items) yield frozenJson(o, 'list');
+    })(),
+    ']}',
+  );
 }
 
 function serveNonResource(res: ServerResponse, r: Exclude<Route, { kind: 'resource' }>, deps: HandlerDeps): void {

@@ -43,7 +43,16 @@ export class ApiError extends Error {
 
 export function failure(code: number, reason: string | undefined, message: string, details?: StatusDetails): Status {
   // Members in the order the real server writes them: message, reason, details, code.
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), ...(details ? { details } : {}), code };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    ...(reason ? { reason } : {}),
+    ...(details ? { details } : {}),
+    code,
+  };
 }
 
 /** `pods` for core resources, `leases.coordination.k8s.io` for the others, as messages print them. */
@@ -59,10 +68,23 @@ export const notFound = (info: ResourceInfo, name: string) =>
   new ApiError(failure(404, 'NotFound', `${qualifiedResource(info)} "${name}" not found`, detailsFor(info, name)));
 
 export const alreadyExists = (info: ResourceInfo, name: string) =>
-  new ApiError(failure(409, 'AlreadyExists', `${qualifiedResource(info)} "${name}" already exists`, detailsFor(info, name)));
+  new ApiError(
+    failure(409, 'AlreadyExists', `${qualifiedResource(info)} "${name}" already exists`, detailsFor(info, name)),
+  );
 
-export const conflict = (info: ResourceInfo, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again') =>
-  new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(info)} "${name}": ${why}`, detailsFor(info, name)));
+export const conflict = (
+  info: ResourceInfo,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+) =>
+  new ApiError(
+    failure(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(info)} "${name}": ${why}`,
+      detailsFor(info, name),
+    ),
+  );
 
 export const badRequest = (message: string) => new ApiError(failure(400, 'BadRequest', message));
 
@@ -75,19 +97,36 @@ export const unauthorized = () => new ApiError(failure(401, 'Unauthorized', 'Una
  * or `path "/api"`; `kind` names the resource in details.
  */
 export const anonymousForbidden = (verb: string, what: string, kind?: string) =>
-  new ApiError(failure(403, 'Forbidden', `${kind ? `${kind} is forbidden` : 'forbidden'}: User "system:anonymous" cannot ${verb} ${what}`, kind ? { kind } : undefined));
+  new ApiError(
+    failure(
+      403,
+      'Forbidden',
+      `${kind ? `${kind} is forbidden` : 'forbidden'}: User "system:anonymous" cannot ${verb} ${what}`,
+      kind ? { kind } : undefined,
+    ),
+  );
 
-export const pathNotFound = () => new ApiError(failure(404, 'NotFound', 'the server could not find the requested resource', {}));
+export const pathNotFound = () =>
+  new ApiError(failure(404, 'NotFound', 'the server could not find the requested resource', {}));
 
-export const methodNotAllowed = () => new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+export const methodNotAllowed = () =>
+  new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 
 export const notAcceptable = (accepted: string) =>
   new ApiError(failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`, {}));
 
 export const unsupportedMediaType = (contentType: string, accepted: readonly string[]) =>
-  new ApiError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {}), {
-    'x-kwave-sim-content-type': contentType,
-  });
+  new ApiError(
+    failure(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+      {},
+    ),
+    {
+      'x-kwave-sim-content-type': contentType,
+    },
+  );
 
 export const gone = (message: string) => new ApiError(failure(410, 'Expired', message));
 
@@ -110,7 +149,10 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
     'Retry-After': String(retryAfterSeconds),
   });
 
-export const serviceUnavailable = () => new ApiError(failure(503, 'ServiceUnavailable', 'the server is currently unable to handle the request (simulated fault)', {}));
+export const serviceUnavailable = () =>
+  new ApiError(
+    failure(503, 'ServiceUnavailable', 'the server is currently unable to handle the request (simulated fault)', {}),
+  );
 
 export const timeout = (message: string) => new ApiError(failure(504, 'Timeout', message, { retryAfterSeconds: 1 }));
 

@@ -20,7 +20,15 @@ const EMPTY_PDB_STATUS = { disruptionsAllowed: 0, currentHealthy: 0, desiredHeal
 /** Fills in what the server sets on create; the result is validated next. */
 export function prepareCreate(info: ResourceInfo, obj: JsonObject): JsonObject {
   const meta = obj.metadata as JsonObject;
-  for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'managedFields']) delete meta[k];
+  for (const k of [
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'selfLink',
+    'managedFields',
+  ])
+    delete meta[k];
   if (HAS_GENERATION.has(info.resource)) {
     const out = clone(obj);
     (out.metadata as JsonObject).generation = 1;
@@ -52,7 +60,11 @@ export function prepareCreate(info: ResourceInfo, obj: JsonObject): JsonObject {
 export function validateCreate(info: ResourceInfo, obj: JsonObject): FieldError[] {
   const meta = obj.metadata as JsonObject;
   const errors = [
-    ...validateName(meta.name as string | undefined, meta.generateName as string | undefined, info.resource === 'namespaces' ? 'label' : 'subdomain'),
+    ...validateName(
+      meta.name as string | undefined,
+      meta.generateName as string | undefined,
+      info.resource === 'namespaces' ? 'label' : 'subdomain',
+    ),
     ...validateLabelsAndAnnotations(meta),
   ];
   return [...errors, ...validateContent(info, obj)];
@@ -66,16 +78,31 @@ function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
       const ns = getPath(obj, ['involvedObject', 'namespace']);
       const own = getPath(obj, ['metadata', 'namespace']);
       if (obj.eventTime === undefined || obj.eventTime === null) {
-        if (typeof ns === 'string' && ns !== '' && ns !== own) return [{ type: 'Invalid', field: 'involvedObject.namespace', value: ns, detail: 'does not match event.namespace' }];
+        if (typeof ns === 'string' && ns !== '' && ns !== own)
+          return [
+            { type: 'Invalid', field: 'involvedObject.namespace', value: ns, detail: 'does not match event.namespace' },
+          ];
       }
       return [];
     }
     case 'leases': {
       const errors: FieldError[] = [];
       const d = getPath(obj, ['spec', 'leaseDurationSeconds']);
-      if (d !== undefined && d !== null && !(typeof d === 'number' && d > 0)) errors.push({ type: 'Invalid', field: 'spec.leaseDurationSeconds', value: d, detail: 'must be greater than 0' });
+      if (d !== undefined && d !== null && !(typeof d === 'number' && d > 0))
+        errors.push({
+          type: 'Invalid',
+          field: 'spec.leaseDurationSeconds',
+          value: d,
+          detail: 'must be greater than 0',
+        });
       const t = getPath(obj, ['spec', 'leaseTransitions']);
-      if (t !== undefined && t !== null && !(typeof t === 'number' && t >= 0)) errors.push({ type: 'Invalid', field: 'spec.leaseTransitions', value: t, detail: 'must be greater than or equal to 0' });
+      if (t !== undefined && t !== null && !(typeof t === 'number' && t >= 0))
+        errors.push({
+          type: 'Invalid',
+          field: 'spec.leaseTransitions',
+          value: t,
+          detail: 'must be greater than or equal to 0',
+        });
       return errors;
     }
     case 'poddisruptionbudgets':
@@ -90,7 +117,12 @@ function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
  * status for updates of the main resource; the spec (and for pods, ownerReferences) for updates
  * of `/status`.
  */
-export function prepareUpdate(info: ResourceInfo, subresource: string | undefined, old: JsonObject, next: JsonObject): JsonObject {
+export function prepareUpdate(
+  info: ResourceInfo,
+  subresource: string | undefined,
+  old: JsonObject,
+  next: JsonObject,
+): JsonObject {
   // Copies only the levels changed here: what is taken from `old` (frozen, stored) is shared.
   const out = { ...next };
   const meta: JsonObject = isObject(out.metadata) ? { ...out.metadata } : {};
@@ -129,7 +161,12 @@ export function prepareUpdate(info: ResourceInfo, subresource: string | undefine
   return out;
 }
 
-export function validateUpdate(info: ResourceInfo, subresource: string | undefined, old: JsonObject, next: JsonObject): FieldError[] {
+export function validateUpdate(
+  info: ResourceInfo,
+  subresource: string | undefined,
+  old: JsonObject,
+  next: JsonObject,
+): FieldError[] {
   const meta = next.metadata as JsonObject;
   const errors = validateLabelsAndAnnotations(meta);
   const oldMeta = old.metadata as JsonObject;
@@ -137,7 +174,11 @@ export function validateUpdate(info: ResourceInfo, subresource: string | undefin
     const before = Array.isArray(oldMeta.finalizers) ? oldMeta.finalizers : [];
     const after = Array.isArray(meta.finalizers) ? meta.finalizers : [];
     if (after.some((f) => !before.some((b) => deepEqual(b, f)))) {
-      errors.push({ type: 'Forbidden', field: 'metadata.finalizers', detail: 'no new finalizers can be added if the object is being deleted' });
+      errors.push({
+        type: 'Forbidden',
+        field: 'metadata.finalizers',
+        detail: 'no new finalizers can be added if the object is being deleted',
+      });
     }
   }
   if (info.resource === 'pods') {

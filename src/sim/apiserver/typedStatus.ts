@@ -127,7 +127,8 @@ const DAYS_IN = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  */
 function parseRfc3339(value: string): number | string {
   let rest = value;
-  const cannot = (element: string) => `parsing time ${goQuote(value)} as ${goQuote(RFC3339_LAYOUT)}: cannot parse ${goQuote(rest)} as ${goQuote(element)}`;
+  const cannot = (element: string) =>
+    `parsing time ${goQuote(value)} as ${goQuote(RFC3339_LAYOUT)}: cannot parse ${goQuote(rest)} as ${goQuote(element)}`;
   const outOfRange = (what: string) => `parsing time ${goQuote(value)}: ${what} out of range`;
   const digits = (element: string, min: number, max: number): number | string => {
     const m = new RegExp(`^\\d{${min},${max}}`).exec(rest);
@@ -141,7 +142,14 @@ function parseRfc3339(value: string): number | string {
     return undefined;
   };
   const parts: number[] = [];
-  const steps: [string, string, number, number][] = [['', '2006', 4, 4], ['-', '01', 2, 2], ['-', '02', 2, 2], ['T', '15', 1, 2], [':', '04', 2, 2], [':', '05', 2, 2]];
+  const steps: [string, string, number, number][] = [
+    ['', '2006', 4, 4],
+    ['-', '01', 2, 2],
+    ['-', '02', 2, 2],
+    ['T', '15', 1, 2],
+    [':', '04', 2, 2],
+    [':', '05', 2, 2],
+  ];
   for (const [prefix, element, min, max] of steps) {
     const bad = prefix ? literal(prefix) : undefined;
     if (bad) return bad;
@@ -242,7 +250,8 @@ const pathOf = (at: At): string => (at.parent ? `${pathOf(at.parent)}.${at.key}`
  * is kept, and is the value itself when decoding changes nothing, so the write shares it.
  */
 function decode(type: FieldType, value: Json, at: At): Json | undefined {
-  if (typeof type === 'string' || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return decodeFresh(type, value, at);
+  if (typeof type === 'string' || typeof value !== 'object' || value === null || !Object.isFrozen(value))
+    return decodeFresh(type, value, at);
   // A struct or a list decodes to an object or a list (or throws): never undefined.
   const known = type.decoded.get(value);
   if (known !== undefined) return known;
@@ -255,7 +264,11 @@ function decode(type: FieldType, value: Json, at: At): Json | undefined {
 function decodeFresh(type: FieldType, value: Json, at: At): Json | undefined {
   if (type === 'raw') return value;
   if (value === null) return type === 'time' ? null : undefined;
-  const mismatch = (converter: string) => new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${pathOf(at)} of type ${goTypeOf(type)}`, converter);
+  const mismatch = (converter: string) =>
+    new TypeMismatch(
+      `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${at.struct}.${pathOf(at)} of type ${goTypeOf(type)}`,
+      converter,
+    );
   if (type === 'string') {
     if (typeof value !== 'string') throw mismatch('unrecognized type: string');
     return value;
@@ -266,12 +279,20 @@ function decodeFresh(type: FieldType, value: Json, at: At): Json | undefined {
   }
   if (type === 'int') {
     // A fraction is refused by the JSON decoder; the converter (numbers as float64) would truncate it.
-    if (typeof value === 'number' && !Number.isInteger(value)) throw new TypeMismatch(`json: cannot unmarshal number ${value} into Go struct field ${at.struct}.${pathOf(at)} of type int32`, `cannot convert float64 to int32`);
+    if (typeof value === 'number' && !Number.isInteger(value))
+      throw new TypeMismatch(
+        `json: cannot unmarshal number ${value} into Go struct field ${at.struct}.${pathOf(at)} of type int32`,
+        `cannot convert float64 to int32`,
+      );
     if (typeof value !== 'number') throw mismatch('unrecognized type: int32');
     return value;
   }
   if (type === 'time') {
-    if (typeof value !== 'string') throw new TypeMismatch(`json: cannot unmarshal ${jsonKind(value)} into Go value of type string`, `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`);
+    if (typeof value !== 'string')
+      throw new TypeMismatch(
+        `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`,
+        `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`,
+      );
     return decodeTime(value);
   }
   if ('list' in type) {

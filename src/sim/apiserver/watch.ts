@@ -23,7 +23,10 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
  * while it keeps matching, DELETED (with its previous content and the change's version) when it
  * stops matching or is deleted; nothing when it matched neither before nor after.
  */
-export function eventFor(change: Change, predicate: Predicate): { type: WatchEventType; object: KubeObject } | undefined {
+export function eventFor(
+  change: Change,
+  predicate: Predicate,
+): { type: WatchEventType; object: KubeObject } | undefined {
   const now = change.type !== 'DELETED' && predicate.matches(change.object);
   const before = change.type !== 'ADDED' && change.previous !== undefined && predicate.matches(change.previous);
   if (now && before) return { type: 'MODIFIED', object: change.object };
@@ -124,7 +127,8 @@ class LinePump {
 
 function parseTimeoutSeconds(query: URLSearchParams): number {
   const t = query.get('timeoutSeconds');
-  if (t !== null && t !== '' && !/^\d+$/.test(t)) throw badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(t)}: must be a non-negative integer`);
+  if (t !== null && t !== '' && !/^\d+$/.test(t))
+    throw badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(t)}: must be a non-negative integer`);
   // Absent or 0: the server picks 30 to 60 minutes, as kube-apiserver does.
   return t === null || t === '' || Number(t) === 0 ? randomInt(1800, 3601) : Number(t);
 }
@@ -142,11 +146,17 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
   const sendInitial = truthy(sendInitialParam);
   if (sendInitialParam !== null) {
     if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
-      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan');
+      throw badRequest(
+        'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan',
+      );
     }
-    if (!allowBookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+    if (!allowBookmarks)
+      throw badRequest(
+        'allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+      );
   }
-  if (rvParam !== '' && rvParam !== '0' && !/^\d+$/.test(rvParam)) throw badRequest(`invalid resource version: ${JSON.stringify(rvParam)}`);
+  if (rvParam !== '' && rvParam !== '0' && !/^\d+$/.test(rvParam))
+    throw badRequest(`invalid resource version: ${JSON.stringify(rvParam)}`);
 
   let firstTable = true;
   const line = (type: string, obj: unknown): string => {
@@ -154,17 +164,36 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
     if (type === 'ERROR' || type === 'BOOKMARK') text = JSON.stringify(obj);
     else if (representation.as === 'table') {
       const o = obj as KubeObject;
-      text = JSON.stringify(toTable(info.resource, [o], { resourceVersion: o.metadata.resourceVersion }, { apiVersion: representation.apiVersion, include, withColumns: firstTable, now: deps.now() }));
+      text = JSON.stringify(
+        toTable(
+          info.resource,
+          [o],
+          { resourceVersion: o.metadata.resourceVersion },
+          { apiVersion: representation.apiVersion, include, withColumns: firstTable, now: deps.now() },
+        ),
+      );
       firstTable = false;
     } else if (representation.as === 'metadata') {
-      text = JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: representation.apiVersion, metadata: (obj as KubeObject).metadata });
+      text = JSON.stringify({
+        kind: 'PartialObjectMetadata',
+        apiVersion: representation.apiVersion,
+        metadata: (obj as KubeObject).metadata,
+      });
     } else text = frozenJson(obj as object);
     return `{"type":"${type}","object":${text}}\n`;
   };
   const bookmark = (annotations?: Record<string, string>) =>
-    line('BOOKMARK', { kind: info.kind, apiVersion: apiVersionOf(info), metadata: { resourceVersion: String(store.resourceVersion), ...(annotations ? { annotations } : {}) } });
+    line('BOOKMARK', {
+      kind: info.kind,
+      apiVersion: apiVersionOf(info),
+      metadata: { resourceVersion: String(store.resourceVersion), ...(annotations ? { annotations } : {}) },
+    });
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
@@ -188,7 +217,10 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
       res.end(line('ERROR', status));
       return;
     }
-    const lines = changes.map((c) => eventFor(c, predicate)).filter((e) => e !== undefined).map((e) => line(e.type, e.object));
+    const lines = changes
+      .map((c) => eventFor(c, predicate))
+      .filter((e) => e !== undefined)
+      .map((e) => line(e.type, e.object));
     initial = lines[Symbol.iterator]();
   }
   const pump = new LinePump(res, initial);
@@ -217,17 +249,20 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
   // Once a second: a bookmark when one is due, and the watch-cut fault (read live, so it can be
   // switched on while streams are open).
   let lastBookmark = Date.now();
-  const tick = setInterval(() => {
-    const cut = deps.faults.watchCutSeconds;
-    if (cut > 0 && Date.now() - started >= cut * 1000) {
-      cleanup();
-      res.destroy();
-      return;
-    }
-    if (allowBookmarks && Date.now() - lastBookmark >= deps.bookmarkIntervalMs) {
-      lastBookmark = Date.now();
-      pump.push(bookmark());
-    }
-  }, Math.min(1000, Math.max(50, deps.bookmarkIntervalMs)));
+  const tick = setInterval(
+    () => {
+      const cut = deps.faults.watchCutSeconds;
+      if (cut > 0 && Date.now() - started >= cut * 1000) {
+        cleanup();
+        res.destroy();
+        return;
+      }
+      if (allowBookmarks && Date.now() - lastBookmark >= deps.bookmarkIntervalMs) {
+        lastBookmark = Date.now();
+        pump.push(bookmark());
+      }
+    },
+    Math.min(1000, Math.max(50, deps.bookmarkIntervalMs)),
+  );
   timers.push(tick);
 }

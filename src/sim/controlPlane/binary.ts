@@ -36,7 +36,10 @@ export function controlPlaneSources(sourceDir = controlPlaneSourceDir()): string
 export function controlPlaneHash(recipe: string, sourceDir = controlPlaneSourceDir()): string {
   const hash = createHash('sha256').update(`recipe\0${recipe}\0`);
   for (const name of controlPlaneSources(sourceDir)) {
-    hash.update(`${name}\0`).update(readFileSync(join(sourceDir, name))).update('\0');
+    hash
+      .update(`${name}\0`)
+      .update(readFileSync(join(sourceDir, name)))
+      .update('\0');
   }
   return hash.digest('hex').slice(0, 16);
 }
@@ -69,7 +72,9 @@ export function buildRecipe(version: string, provenance: Provenance = {}): { arg
     ['gitTreeState', 'clean'],
   ];
   const stamp = (vals: [string, string | undefined][]) =>
-    ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => vals.filter(([, v]) => v).map(([k, v]) => `-X ${pkg}.${k}=${v}`));
+    ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) =>
+      vals.filter(([, v]) => v).map(([k, v]) => `-X ${pkg}.${k}=${v}`),
+    );
   const fixed = ['build', '-trimpath'];
   const ldflags = (vals: [string, string | undefined][]) => `-ldflags=-s -w ${stamp(vals).join(' ')}`;
   return {
@@ -93,14 +98,20 @@ export type BinaryLookup = { path: string } | { reason: string };
 export function findControlPlaneBinary(env: NodeJS.ProcessEnv = process.env): BinaryLookup {
   const explicit = env.KWAVE_CONTROL_PLANE_BIN;
   if (explicit) {
-    return isExecutable(explicit) ? { path: explicit } : { reason: `KWAVE_CONTROL_PLANE_BIN=${explicit} is not an executable file` };
+    return isExecutable(explicit)
+      ? { path: explicit }
+      : { reason: `KWAVE_CONTROL_PLANE_BIN=${explicit} is not an executable file` };
   }
   const sourceDir = controlPlaneSourceDir();
   if (!existsSync(join(sourceDir, 'go.mod'))) {
-    return { reason: `the real control plane is built from controlplane/ in a kwave checkout (${BUILD_COMMAND}); set KWAVE_CONTROL_PLANE_BIN to a built ${BINARY_NAME}` };
+    return {
+      reason: `the real control plane is built from controlplane/ in a kwave checkout (${BUILD_COMMAND}); set KWAVE_CONTROL_PLANE_BIN to a built ${BINARY_NAME}`,
+    };
   }
   const path = cachedBinaryPath(env, sourceDir);
-  return isExecutable(path) ? { path } : { reason: `the real control plane is not built (no ${path}): run ${BUILD_COMMAND}` };
+  return isExecutable(path)
+    ? { path }
+    : { reason: `the real control plane is not built (no ${path}): run ${BUILD_COMMAND}` };
 }
 
 function isExecutable(path: string): boolean {

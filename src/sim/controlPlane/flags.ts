@@ -48,7 +48,14 @@ rules:
 `;
 
 export function etcdArgs(l: Layout): string[] {
-  return ['--data-dir', paths(l.dir).etcdData, '--client-port', String(l.etcdClientPort), '--peer-port', String(l.etcdPeerPort)];
+  return [
+    '--data-dir',
+    paths(l.dir).etcdData,
+    '--client-port',
+    String(l.etcdClientPort),
+    '--peer-port',
+    String(l.etcdPeerPort),
+  ];
 }
 
 export function apiserverArgs(l: Layout): string[] {

@@ -36,14 +36,20 @@ export function identities(extra: ExtraUser[] = []): Identity[] {
   ];
   const taken = new Set(builtIn.map((i) => i.user));
   for (const u of extra) {
-    if (!/^[A-Za-z0-9:._@-]+$/.test(u.name)) throw new Error(`control plane: user name ${JSON.stringify(u.name)} may hold only letters, digits and : . _ @ -`);
+    if (!/^[A-Za-z0-9:._@-]+$/.test(u.name))
+      throw new Error(`control plane: user name ${JSON.stringify(u.name)} may hold only letters, digits and : . _ @ -`);
     if (taken.has(u.name)) throw new Error(`control plane: user ${u.name} is given twice`);
     taken.add(u.name);
   }
-  return [...builtIn, ...extra.map((u) => ({ user: u.name, groups: u.groups ?? [] }))].map((i) => ({ ...i, token: token() }));
+  return [...builtIn, ...extra.map((u) => ({ user: u.name, groups: u.groups ?? [] }))].map((i) => ({
+    ...i,
+    token: token(),
+  }));
 }
 
 /** The --token-auth-file: `token,user,uid,"group1,group2"` per line. */
 export function renderTokenFile(ids: Identity[]): string {
-  return ids.map((i) => `${i.token},${i.user},${i.user}${i.groups.length ? `,"${i.groups.join(',')}"` : ''}\n`).join('');
+  return ids
+    .map((i) => `${i.token},${i.user},${i.user}${i.groups.length ? `,"${i.groups.join(',')}"` : ''}\n`)
+    .join('');
 }

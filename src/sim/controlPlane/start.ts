@@ -13,9 +13,25 @@ import { freePort } from '../listen.js';
 import { renderKubeconfig } from '../apiserver/kubeconfig.js';
 import { findControlPlaneBinary } from './binary.js';
 import { startComponent, type Component } from './component.js';
-import { apiserverArgs, AUDIT_POLICY, controllerManagerArgs, etcdArgs, paths, schedulerArgs, type Layout } from './flags.js';
+import {
+  apiserverArgs,
+  AUDIT_POLICY,
+  controllerManagerArgs,
+  etcdArgs,
+  paths,
+  schedulerArgs,
+  type Layout,
+} from './flags.js';
 import { probe } from './http.js';
-import { ADMIN_USER, AGENT_USER, CONTROLLER_MANAGER_USER, identities, renderTokenFile, SCHEDULER_USER, type ExtraUser } from './identities.js';
+import {
+  ADMIN_USER,
+  AGENT_USER,
+  CONTROLLER_MANAGER_USER,
+  identities,
+  renderTokenFile,
+  SCHEDULER_USER,
+  type ExtraUser,
+} from './identities.js';
 
 export interface ControlPlaneOptions {
   /** The binary; default: KWAVE_CONTROL_PLANE_BIN or the cached build (binary.ts). */
@@ -131,8 +147,21 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
     const url = `https://127.0.0.1:${layout.apiserverPort}`;
     await writeFile(p.tokens, renderTokenFile(ids), { mode: 0o600 });
     await writeFile(p.auditPolicy, AUDIT_POLICY);
-    await writeFile(p.controllerManagerKubeconfig, renderKubeconfig({ server: url, caPem, token: tokenOf(CONTROLLER_MANAGER_USER), context: 'kube-controller-manager' }), { mode: 0o600 });
-    await writeFile(p.schedulerKubeconfig, renderKubeconfig({ server: url, caPem, token: tokenOf(SCHEDULER_USER), context: 'kube-scheduler' }), { mode: 0o600 });
+    await writeFile(
+      p.controllerManagerKubeconfig,
+      renderKubeconfig({
+        server: url,
+        caPem,
+        token: tokenOf(CONTROLLER_MANAGER_USER),
+        context: 'kube-controller-manager',
+      }),
+      { mode: 0o600 },
+    );
+    await writeFile(
+      p.schedulerKubeconfig,
+      renderKubeconfig({ server: url, caPem, token: tokenOf(SCHEDULER_USER), context: 'kube-scheduler' }),
+      { mode: 0o600 },
+    );
 
     const launch = (name: string, args: string[]) => {
       const c = startComponent(binary, name, args, p.log(name));
@@ -143,25 +172,46 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
     // /health has no authentication: another control plane's etcd on a taken port would answer
     // it, so ours must first say in its own log that it serves there.
     const etcdUrl = `http://127.0.0.1:${layout.etcdClientPort}`;
-    await untilReady(etcd, stepMs, async () => etcd.logTail(1000).includes(`etcd ready on ${etcdUrl}`) && (await probe(`${etcdUrl}/health`)).status === 200);
+    await untilReady(
+      etcd,
+      stepMs,
+      async () =>
+        etcd.logTail(1000).includes(`etcd ready on ${etcdUrl}`) && (await probe(`${etcdUrl}/health`)).status === 200,
+    );
 
     const apiserverFlags = [...apiserverArgs(layout), ...(opts.extraArgs?.apiserver ?? [])];
     const adminToken = tokenOf(ADMIN_USER);
-    const apiserverReady = (c: Component) => untilReady(c, stepMs, async () => (await probe(`${url}/readyz`, { caPem, token: adminToken })).status === 200);
+    const apiserverReady = (c: Component) =>
+      untilReady(c, stepMs, async () => (await probe(`${url}/readyz`, { caPem, token: adminToken })).status === 200);
     let apiserver = launch('apiserver', apiserverFlags);
     await apiserverReady(apiserver);
     const apiserverReadyMs = Date.now() - t0;
-    const version = (JSON.parse((await probe(`${url}/version`, { caPem, token: adminToken })).body) as { gitVersion: string }).gitVersion;
+    const version = (
+      JSON.parse((await probe(`${url}/version`, { caPem, token: adminToken })).body) as { gitVersion: string }
+    ).gitVersion;
 
     let controllersReadyMs: number | undefined;
     if (opts.controllers !== false) {
-      const cm = launch('controller-manager', [...controllerManagerArgs(layout), ...(opts.extraArgs?.['controller-manager'] ?? [])]);
+      const cm = launch('controller-manager', [
+        ...controllerManagerArgs(layout),
+        ...(opts.extraArgs?.['controller-manager'] ?? []),
+      ]);
       const scheduler = launch('scheduler', [...schedulerArgs(layout), ...(opts.extraArgs?.scheduler ?? [])]);
       // Their /healthz is unauthenticated too: the component's own log must name the port first.
       const healthy = (c: Component, port: number) => async () =>
-        c.logTail(1000).includes(`Serving securely on 127.0.0.1:${port}`) && (await probe(`https://127.0.0.1:${port}/healthz`, { insecure: true })).status === 200;
-      await Promise.all([untilReady(cm, stepMs, healthy(cm, layout.controllerManagerPort)), untilReady(scheduler, stepMs, healthy(scheduler, layout.schedulerPort))]);
-      await untilReady(cm, stepMs, async () => (await probe(`${url}/api/v1/namespaces/default/serviceaccounts/default`, { caPem, token: adminToken })).status === 200);
+        c.logTail(1000).includes(`Serving securely on 127.0.0.1:${port}`) &&
+        (await probe(`https://127.0.0.1:${port}/healthz`, { insecure: true })).status === 200;
+      await Promise.all([
+        untilReady(cm, stepMs, healthy(cm, layout.controllerManagerPort)),
+        untilReady(scheduler, stepMs, healthy(scheduler, layout.schedulerPort)),
+      ]);
+      await untilReady(
+        cm,
+        stepMs,
+        async () =>
+          (await probe(`${url}/api/v1/namespaces/default/serviceaccounts/default`, { caPem, token: adminToken }))
+            .status === 200,
+      );
       controllersReadyMs = Date.now() - t0;
     }
 
@@ -179,7 +229,14 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
       auditLogPath: p.auditLog,
       dir,
       timings: { apiserverReadyMs, controllersReadyMs },
-      kubeconfig: (k = {}) => renderKubeconfig({ server: url, caPem, token: k.token ?? adminToken, context: k.context ?? 'kwave-sim', ...(k.namespace ? { namespace: k.namespace } : {}) }),
+      kubeconfig: (k = {}) =>
+        renderKubeconfig({
+          server: url,
+          caPem,
+          token: k.token ?? adminToken,
+          context: k.context ?? 'kwave-sim',
+          ...(k.namespace ? { namespace: k.namespace } : {}),
+        }),
       logPath: (component) => p.log(component),
       pids: () => Object.fromEntries(running.filter((c) => !c.exited).map((c) => [c.name, c.pid])),
       async restartApiServer() {
@@ -220,15 +277,22 @@ async function untilReady(c: Component, timeoutMs: number, ready: () => Promise<
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    if (c.exited && /address already in use/i.test(c.logTail())) throw new PortTakenError(`control plane: ${c.name} found its port taken:\n${c.logTail(5)}`);
-    if (c.exited) throw new Error(`control plane: ${c.name} exited (${c.exited.signal ?? `code ${c.exited.code}`}) while starting; its log ends:\n${c.logTail()}`);
+    if (c.exited && /address already in use/i.test(c.logTail()))
+      throw new PortTakenError(`control plane: ${c.name} found its port taken:\n${c.logTail(5)}`);
+    if (c.exited)
+      throw new Error(
+        `control plane: ${c.name} exited (${c.exited.signal ?? `code ${c.exited.code}`}) while starting; its log ends:\n${c.logTail()}`,
+      );
     try {
       if (await ready()) return;
       last = 'not ready yet';
     } catch (err) {
       last = err instanceof Error ? err.message : String(err);
     }
-    if (Date.now() > deadline) throw new Error(`control plane: ${c.name} not ready after ${timeoutMs} ms (${last}); its log ends:\n${c.logTail()}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `control plane: ${c.name} not ready after ${timeoutMs} ms (${last}); its log ends:\n${c.logTail()}`,
+      );
     await Promise.race([new Promise((r) => setTimeout(r, 200)), c.whenExited()]);
   }
 }

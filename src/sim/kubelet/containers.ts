@@ -6,9 +6,23 @@
 // step ends by telling the owner the pod changed, so that it reports the new status.
 import { backOffMs, goDuration, randomHex, type Clock, type SimTime, type Timing } from '../clock.js';
 import { flatString } from '../flatString.js';
-import { imageIdOf, parseImageRef, pullNotFoundError, type ImageInfo, type ImageRef, type ImageTable } from '../images.js';
+import {
+  imageIdOf,
+  parseImageRef,
+  pullNotFoundError,
+  type ImageInfo,
+  type ImageRef,
+  type ImageTable,
+} from '../images.js';
 import type { ContainerStatus } from '../podStatus.js';
-import { exitsAtOnce, pullPolicy, rfc3339, type ContainerRuntime, type ContainerSpec, type PodRuntime } from './pods.js';
+import {
+  exitsAtOnce,
+  pullPolicy,
+  rfc3339,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type PodRuntime,
+} from './pods.js';
 
 export interface RuntimeContext {
   images: ImageTable;
@@ -22,7 +36,13 @@ export interface RuntimeContext {
   addImage(node: string, fullName: string): void;
   /** The node's registry mirror lacks this image: pulls of it fail there. */
   lacks(node: string, fullName: string): boolean;
-  event(rt: PodRuntime, c: ContainerRuntime | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  event(
+    rt: PodRuntime,
+    c: ContainerRuntime | undefined,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void;
   /** The pod's containers changed: its status is to be reported. */
   changed(rt: PodRuntime): void;
   onError(err: unknown): void;
@@ -114,7 +134,13 @@ export class ContainerRuntimeModel {
       }
       this.ctx.addImage(rt.node, ref.fullName);
       const took = goDuration(Math.round(ms * 1e6) / 1e6);
-      this.ctx.event(rt, c, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${info.sizeBytes} bytes.`);
+      this.ctx.event(
+        rt,
+        c,
+        'Normal',
+        'Pulled',
+        `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${info.sizeBytes} bytes.`,
+      );
       this.after(rt, c, this.ctx.time.step(this.ctx.timing.startMs), () => this.create(rt, c, ref));
     });
   }
@@ -199,7 +225,11 @@ export class ContainerRuntimeModel {
     }
     const backOff = backOffMs(c.crashes - 1);
     const who = `${rt.name}_${rt.namespace}(${rt.uid})`;
-    this.setWaiting(c, 'CrashLoopBackOff', `back-off ${goDuration(backOff)} restarting failed container=${c.spec.name} pod=${who}`);
+    this.setWaiting(
+      c,
+      'CrashLoopBackOff',
+      `back-off ${goDuration(backOff)} restarting failed container=${c.spec.name} pod=${who}`,
+    );
     this.ctx.event(rt, c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${who}`);
     this.after(rt, c, this.ctx.time.exact(backOff), () => this.beginStart(rt, c));
   }
@@ -211,7 +241,13 @@ export class ContainerRuntimeModel {
     c.status = {
       ...c.status,
       state: {
-        terminated: { exitCode, reason, startedAt: running.startedAt, finishedAt: rfc3339(this.ctx.clock.now()), containerID: c.status.containerID },
+        terminated: {
+          exitCode,
+          reason,
+          startedAt: running.startedAt,
+          finishedAt: rfc3339(this.ctx.clock.now()),
+          containerID: c.status.containerID,
+        },
       },
       ready: false,
       started: false,

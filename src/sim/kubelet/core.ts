@@ -14,7 +14,19 @@ import { jsonEqual, jsonHash } from '../json.js';
 import type { ContainerStatus, PodCondition } from '../podStatus.js';
 import { frozenCopy, type KubeObject } from '../store.js';
 import { ContainerRuntimeModel } from './containers.js';
-import { nodeInternalIP, nodeNameOf, nodePodCIDR, podKey, podStatusFor, restartPolicyOf, rfc3339, specContainers, splitKey, type ContainerRuntime, type PodRuntime } from './pods.js';
+import {
+  nodeInternalIP,
+  nodeNameOf,
+  nodePodCIDR,
+  podKey,
+  podStatusFor,
+  restartPolicyOf,
+  rfc3339,
+  specContainers,
+  splitKey,
+  type ContainerRuntime,
+  type PodRuntime,
+} from './pods.js';
 import { StaleWrite, type KubeletPort, type MaybeAsync } from './port.js';
 
 export interface KubeletCoreOptions {
@@ -70,7 +82,10 @@ export class KubeletCore {
     const time = new SimTime(options.timeScale ?? 1, timing.jitter, random);
     this.clock = options.clock ?? realClock;
     for (const [node, images] of Object.entries(options.missingImages ?? {})) {
-      const names = images.map((i) => parseImageRef(i)).filter((r): r is ImageRef => !('error' in r)).map((r) => r.fullName);
+      const names = images
+        .map((i) => parseImageRef(i))
+        .filter((r): r is ImageRef => !('error' in r))
+        .map((r) => r.fullName);
       this.missingImages.set(node, new Set(names));
     }
     this.onError =
@@ -132,9 +147,17 @@ export class KubeletCore {
     for (const spec of specContainers(manifest)) {
       const ref = parseImageRef(spec.image);
       const info = 'error' in ref ? undefined : this.images.resolve(ref);
-      if ('error' in ref || !info || info.pullFails || info.crash) throw new Error(`pod ${manifest.metadata.name}: image "${spec.image}" cannot run`);
+      if ('error' in ref || !info || info.pullFails || info.crash)
+        throw new Error(`pod ${manifest.metadata.name}: image "${spec.image}" cannot run`);
       this.addImage(nodeName, ref.fullName);
-      containers.set(spec.name, { spec, hash: jsonHash(spec), epoch: 0, pullFailures: 0, crashes: 0, status: this.runtime.runningStatus(spec, ref, info, now) });
+      containers.set(spec.name, {
+        spec,
+        hash: jsonHash(spec),
+        epoch: 0,
+        pullFailures: 0,
+        crashes: 0,
+        status: this.runtime.runningStatus(spec, ref, info, now),
+      });
     }
     return this.newRuntime(manifest, node, { startTime: now }, containers);
   }
@@ -161,10 +184,12 @@ export class KubeletCore {
       return;
     }
     this.nodesDown.delete(nodeName);
-    if (this.imagesChanged.has(nodeName) && !this.flushScheduled && this.unsubscribe) this.flushScheduled = setImmediate(() => this.flush());
+    if (this.imagesChanged.has(nodeName) && !this.flushScheduled && this.unsubscribe)
+      this.flushScheduled = setImmediate(() => this.flush());
     for (const key of this.podsByNode.get(nodeName) ?? []) this.markDirty(key);
     // Pods bound to the node but not yet taken up (e.g. created while it was down) too.
-    for (const pod of this.port.pods()) if (nodeNameOf(pod) === nodeName) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
+    for (const pod of this.port.pods())
+      if (nodeNameOf(pod) === nodeName) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
   }
 
   isNodeDown(nodeName: string): boolean {
@@ -187,7 +212,8 @@ export class KubeletCore {
       try {
         this.reconcile(key);
       } catch (err) {
-        if (err instanceof StaleWrite) this.markDirty(key); // raced with another writer: look again
+        if (err instanceof StaleWrite)
+          this.markDirty(key); // raced with another writer: look again
         else this.onError(err);
       }
     }
@@ -218,7 +244,8 @@ export class KubeletCore {
     if (!node) return; // not one of this kubelet's nodes
     if (!rt) rt = this.admit(pod, node);
     else if (!rt.terminating) this.syncSpec(rt, pod);
-    if (pod.metadata.deletionTimestamp && !rt.terminating) this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);
+    if (pod.metadata.deletionTimestamp && !rt.terminating)
+      this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);
     if (rt.terminated) {
       const phase = (pod.status as { phase?: string } | undefined)?.phase;
       const terminal = phase === 'Succeeded' || phase === 'Failed';
@@ -233,7 +260,12 @@ export class KubeletCore {
     this.writeStatus(rt, pod);
   }
 
-  private newRuntime(pod: KubeObject, node: KubeObject, status: { startTime?: string; podIP?: string }, containers: Map<string, ContainerRuntime>): PodRuntime {
+  private newRuntime(
+    pod: KubeObject,
+    node: KubeObject,
+    status: { startTime?: string; podIP?: string },
+    containers: Map<string, ContainerRuntime>,
+  ): PodRuntime {
     return {
       key: podKey(pod.metadata.namespace, pod.metadata.name),
       uid: pod.metadata.uid ?? '',
@@ -266,7 +298,16 @@ export class KubeletCore {
         epoch: 0,
         pullFailures: 0,
         crashes: 0,
-        status: { name: spec.name, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {}, ready: false, restartCount: 0, image: spec.image, imageID: '', started: false },
+        status: {
+          name: spec.name,
+          state: { waiting: { reason: 'ContainerCreating' } },
+          lastState: {},
+          ready: false,
+          restartCount: 0,
+          image: spec.image,
+          imageID: '',
+          started: false,
+        },
       };
       rt.containers.set(spec.name, c);
       if (known?.state.running && !('error' in ref) && known.image === ref.fullName) {
@@ -359,11 +400,24 @@ export class KubeletCore {
     );
   }
 
-  private event(rt: PodRuntime, c: ContainerRuntime | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  private event(
+    rt: PodRuntime,
+    c: ContainerRuntime | undefined,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void {
     if (this.nodesDown.has(rt.node)) return; // a cut-off kubelet cannot post events either
     const pod = this.port.pod(rt.namespace, rt.name);
     if (!pod || pod.metadata.uid !== rt.uid) return;
-    this.port.event({ pod, fieldPath: c ? `spec.containers{${c.spec.name}}` : undefined, type, reason, message, host: rt.node });
+    this.port.event({
+      pod,
+      fieldPath: c ? `spec.containers{${c.spec.name}}` : undefined,
+      type,
+      reason,
+      message,
+      host: rt.node,
+    });
   }
 
   private drop(rt: PodRuntime): void {

@@ -22,5 +22,7 @@ export function nodeImageList(present: ReadonlySet<string>, images: ImageTable):
     entry.names.push(fullName);
     byId.set(id, entry);
   }
-  return [...byId.values()].sort((a, b) => b.sizeBytes - a.sizeBytes || (a.names[0]! < b.names[0]! ? -1 : 1)).slice(0, 50);
+  return [...byId.values()]
+    .sort((a, b) => b.sizeBytes - a.sizeBytes || (a.names[0]! < b.names[0]! ? -1 : 1))
+    .slice(0, 50);
 }

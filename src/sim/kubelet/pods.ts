@@ -87,7 +87,15 @@ export function nodePodCIDR(node: KubeObject): string | undefined {
  * Commands that exit at once with code 0 (`true`, `sh -c true`, `sh -c 'exit 0'`): the simulated
  * images run a server forever, except with one of these (a pre-pull's puller pod runs one).
  */
-const EXITS_AT_ONCE = new Set(['true', '/bin/true', '/usr/bin/true', 'sh -c true', '/bin/sh -c true', 'sh -c exit 0', '/bin/sh -c exit 0']);
+const EXITS_AT_ONCE = new Set([
+  'true',
+  '/bin/true',
+  '/usr/bin/true',
+  'sh -c true',
+  '/bin/sh -c true',
+  'sh -c exit 0',
+  '/bin/sh -c exit 0',
+]);
 
 export function exitsAtOnce(spec: ContainerSpec): boolean {
   const argv = [...((spec.command as string[] | undefined) ?? []), ...((spec.args as string[] | undefined) ?? [])];
@@ -110,16 +118,33 @@ export function pullPolicy(spec: ContainerSpec, ref: ImageRef): string {
  * its own recomputed), addresses, start time and container statuses; other fields of the stored
  * status are kept.
  */
-export function podStatusFor(rt: PodRuntime, pod: KubeObject, conditionsNow: readonly PodCondition[], now: string): Record<string, unknown> {
+export function podStatusFor(
+  rt: PodRuntime,
+  pod: KubeObject,
+  conditionsNow: readonly PodCondition[],
+  now: string,
+): Record<string, unknown> {
   const specs = specContainers(pod);
-  const statuses = specs.map((s) => rt.containers.get(s.name)?.status).filter((s): s is ContainerStatus => s !== undefined);
+  const statuses = specs
+    .map((s) => rt.containers.get(s.name)?.status)
+    .filter((s): s is ContainerStatus => s !== undefined);
   const old = (pod.status ?? {}) as Record<string, unknown>;
   const phase = podPhase(statuses, rt.terminated, rt.restartPolicy);
   const completed = phase === 'Succeeded' || phase === 'Failed';
   return {
     ...old,
     phase,
-    conditions: podConditions(conditionsNow, { specNames: specs.map((s) => s.name), statuses, gates: readinessGates(pod), sandboxReady: rt.sandboxReady && !completed, completed }, now),
+    conditions: podConditions(
+      conditionsNow,
+      {
+        specNames: specs.map((s) => s.name),
+        statuses,
+        gates: readinessGates(pod),
+        sandboxReady: rt.sandboxReady && !completed,
+        completed,
+      },
+      now,
+    ),
     hostIP: rt.hostIP,
     hostIPs: oneIP(old.hostIPs, rt.hostIP),
     podIP: rt.podIP,

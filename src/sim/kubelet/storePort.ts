@@ -38,7 +38,8 @@ export class StorePort implements KubeletPort {
   }
 
   writeStatus(pod: KubeObject, status: Record<string, unknown>): string | undefined {
-    return this.write(() => this.store.update('pods', { ...pod, status }, pod.metadata.resourceVersion)).metadata.resourceVersion;
+    return this.write(() => this.store.update('pods', { ...pod, status }, pod.metadata.resourceVersion)).metadata
+      .resourceVersion;
   }
 
   removePod(pod: KubeObject): void {
@@ -47,14 +48,26 @@ export class StorePort implements KubeletPort {
 
   event(e: KubeletEventInput): void {
     this.write(() =>
-      this.events.record({ object: e.pod, fieldPath: e.fieldPath, type: e.type, reason: e.reason, message: e.message, source: { component: 'kubelet', host: e.host } }),
+      this.events.record({
+        object: e.pod,
+        fieldPath: e.fieldPath,
+        type: e.type,
+        reason: e.reason,
+        message: e.message,
+        source: { component: 'kubelet', host: e.host },
+      }),
     );
   }
 
   reportNodeImages(node: string, images: readonly { names: string[]; sizeBytes: number }[]): void {
     const current = this.store.get('nodes', undefined, node);
     if (!current) return;
-    this.write(() => this.store.update('nodes', { ...current, status: { ...(current.status as Record<string, unknown>), images: structuredClone(images) } }));
+    this.write(() =>
+      this.store.update('nodes', {
+        ...current,
+        status: { ...(current.status as Record<string, unknown>), images: structuredClone(images) },
+      }),
+    );
   }
 
   /** Creates a pod as the kubelet that runs it (the world's seeding). */

@@ -9,7 +9,12 @@ import { HttpError, startAdminServer, type SimControl } from '../adminServer.js'
 import { startNodeAgent, type NodeAgent } from '../agent/index.js';
 import { KubeHttp, KubeHttpError } from '../agent/kubeHttp.js';
 import { AppTraffic } from '../appMetrics.js';
-import { findControlPlaneBinary, startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../controlPlane/index.js';
+import {
+  findControlPlaneBinary,
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneOptions,
+} from '../controlPlane/index.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { defaultFixture, loadFixture, timingOf, type Fixture } from '../fixture.js';
 import { ImageTable } from '../images.js';
@@ -21,9 +26,11 @@ import { seedRealWorld } from './seed.js';
 import { RealStats } from './stats.js';
 
 /** The real API server's admission is its own: the simulator's refuse/hold rules need the embedded one. */
-export const ADMISSION_EMBEDDED_ONLY = 'admission rules (refuse or hold a write) are embedded-only: run `kwave sim --control-plane embedded` for them';
+export const ADMISSION_EMBEDDED_ONLY =
+  'admission rules (refuse or hold a write) are embedded-only: run `kwave sim --control-plane embedded` for them';
 
-export const FAULTS_EMBEDDED_ONLY = 'API fault injection (errorRate, latencyMs, watchCutSeconds) is embedded-only: run `kwave sim --control-plane embedded` for it';
+export const FAULTS_EMBEDDED_ONLY =
+  'API fault injection (errorRate, latencyMs, watchCutSeconds) is embedded-only: run `kwave sim --control-plane embedded` for it';
 
 export interface RealSimOptions {
   /** The kubelet's timing jitter (0 = fixed timings), over the fixture's. */
@@ -65,10 +72,10 @@ export interface RealSim {
   close(): Promise<void>;
 }
 
-
 /** HTTP errors of the API server as the admin port's (404 stays 404). */
 function adminError(err: unknown): never {
-  if (err instanceof KubeHttpError) throw new HttpError(err.code === 404 ? 404 : 409, err.status?.message ?? err.message);
+  if (err instanceof KubeHttpError)
+    throw new HttpError(err.code === 404 ? 404 : 409, err.status?.message ?? err.message);
   throw err;
 }
 
@@ -92,15 +99,29 @@ export const SEED_USER = 'kwave-sim-seeder';
 /** Starts the control plane from the cached build; exit 2 with the build command when there is none. */
 export async function startOwnControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const binary = options.binary ?? findControlPlaneBinary();
-  if (typeof binary !== 'string' && 'reason' in binary) throw new KwaveError('USAGE', binary.reason, ExitCode.BAD_INPUT);
+  if (typeof binary !== 'string' && 'reason' in binary)
+    throw new KwaveError('USAGE', binary.reason, ExitCode.BAD_INPUT);
   const users = [...(options.users ?? []), { name: SEED_USER, groups: ['system:masters'] }];
-  const controllerManager = [`--node-monitor-grace-period=${NODE_GRACE}`, '--node-monitor-period=1s', ...(options.extraArgs?.['controller-manager'] ?? [])];
-  return startControlPlane({ ...options, users, extraArgs: { ...options.extraArgs, 'controller-manager': controllerManager }, binary: typeof binary === 'string' ? binary : binary.path });
+  const controllerManager = [
+    `--node-monitor-grace-period=${NODE_GRACE}`,
+    '--node-monitor-period=1s',
+    ...(options.extraArgs?.['controller-manager'] ?? []),
+  ];
+  return startControlPlane({
+    ...options,
+    users,
+    extraArgs: { ...options.extraArgs, 'controller-manager': controllerManager },
+    binary: typeof binary === 'string' ? binary : binary.path,
+  });
 }
 
 export async function startRealSim(options: RealSimOptions = {}): Promise<RealSim> {
-  const fixture = typeof options.fixture === 'string' ? await loadFixture(options.fixture) : (options.fixture ?? defaultFixture(options.pods ?? 10));
-  if (fixture.faults && Object.keys(fixture.faults).length > 0) throw new KwaveError('FIXTURE', `faults: ${FAULTS_EMBEDDED_ONLY}`, ExitCode.BAD_INPUT);
+  const fixture =
+    typeof options.fixture === 'string'
+      ? await loadFixture(options.fixture)
+      : (options.fixture ?? defaultFixture(options.pods ?? 10));
+  if (fixture.faults && Object.keys(fixture.faults).length > 0)
+    throw new KwaveError('FIXTURE', `faults: ${FAULTS_EMBEDDED_ONLY}`, ExitCode.BAD_INPUT);
   const images = new ImageTable(fixture.images);
   const t0 = Date.now();
   const cp = options.sharedControlPlane ?? (await startOwnControlPlane(options.controlPlane));
@@ -113,7 +134,8 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
     const podsPerNode = new Map<string, number>();
     for (const w of fixture.workloads) {
       const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
-      for (let i = 0; i < w.replicas; i++) podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
+      for (let i = 0; i < w.replicas; i++)
+        podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
     }
     const agent = await startNodeAgent({
       url: cp.url,
@@ -125,7 +147,9 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       timing: timingOf(fixture, options.jitter),
       timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
       seed: options.seed ?? fixture.seed ?? 1,
-      missingImages: Object.fromEntries(fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!])),
+      missingImages: Object.fromEntries(
+        fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!]),
+      ),
       onWarning: options.onWarning,
       leaseRenewMs: LEASE_RENEW_MS,
       nodeStatusCheckMs: NODE_STATUS_CHECK_MS,
@@ -135,13 +159,19 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
     const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
     const stopReadiness = followPodReadiness(agent, (pod, ready) => {
       // Pods that run to completion (restartPolicy Never/OnFailure: pre-pull's pullers, Jobs) serve nothing: not counted.
-    if (restartPolicyOf(pod) === 'Always') stats.counts.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
+      if (restartPolicyOf(pod) === 'Always')
+        stats.counts.setPodReady(pod.metadata.namespace ?? '', pod.metadata.name, ready ?? true);
       traffic.onReadiness(pod, ready);
     });
     closers.push(() => stopReadiness());
     // The world is seeded (and pods deleted through the admin port) as the simulator's own user,
     // so that the audit log shows kwave's requests alone under the admin user.
-    const admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.tokens[SEED_USER] ?? cp.adminToken, userAgent: 'kwave-sim/seed' });
+    const admin = new KubeHttp({
+      url: cp.url,
+      caPem: cp.caPem,
+      token: cp.tokens[SEED_USER] ?? cp.adminToken,
+      userAgent: 'kwave-sim/seed',
+    });
     closers.push(() => admin.close());
     const tWorld = Date.now();
     const world = await seedRealWorld(admin, agent, fixture, images);
@@ -158,13 +188,23 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       images,
       deletePod: async (namespace, name, grace) => {
         const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
-        const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...(grace === undefined ? {} : { gracePeriodSeconds: grace }) };
+        const body = {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
+        };
         const pod = await admin.request<KubeObject>('DELETE', path, body).catch(adminError);
         const removed = await admin.request('GET', path).then(
           (p) => (p as KubeObject).metadata.uid !== pod.metadata.uid,
           () => true,
         );
-        return { namespace, name, uid: pod.metadata.uid, deletionTimestamp: pod.metadata.deletionTimestamp ?? null, removed };
+        return {
+          namespace,
+          name,
+          uid: pod.metadata.uid,
+          deletionTimestamp: pod.metadata.deletionTimestamp ?? null,
+          removed,
+        };
       },
       setNodeReady: async (name, ready) => {
         if (!agent.nodeNames().includes(name)) throw new HttpError(404, `nodes "${name}" not found`);
@@ -173,7 +213,11 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
         await (ready ? untilNodeBack(admin, name) : untilNodePodsNotReady(agent, name));
       },
     };
-    const adminServer = await startAdminServer({ control, host: options.host ?? '127.0.0.1', port: options.metricsPort ?? 0 });
+    const adminServer = await startAdminServer({
+      control,
+      host: options.host ?? '127.0.0.1',
+      port: options.metricsPort ?? 0,
+    });
     closers.push(() => adminServer.close());
     const kubeconfig = (k: { context?: string; namespace?: string; token?: string } = {}) => cp.kubeconfig(k);
     if (options.kubeconfigOut) await writeKubeconfig(options.kubeconfigOut, kubeconfig());

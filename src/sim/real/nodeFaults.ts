@@ -16,13 +16,22 @@ export const NODE_FAULT_TIMEOUT_MS = 120_000;
 const LIFECYCLE_TAINTS = new Set(['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready']);
 
 /** Resolves once no pod bound to `node` is Ready (as the agent's watch sees them). */
-export function untilNodePodsNotReady(agent: NodeAgent, node: string, timeoutMs = NODE_FAULT_TIMEOUT_MS): Promise<void> {
+export function untilNodePodsNotReady(
+  agent: NodeAgent,
+  node: string,
+  timeoutMs = NODE_FAULT_TIMEOUT_MS,
+): Promise<void> {
   const anyReady = () => [...agent.pods()].some((p) => nodeNameOf(p) === node && isPodReady(p));
   return new Promise((resolve, reject) => {
     if (!anyReady()) return resolve();
     const timer = setTimeout(() => {
       stop();
-      reject(new HttpError(504, `node ${node}: the node-lifecycle controller did not mark its pods not Ready within ${timeoutMs / 1000} s`));
+      reject(
+        new HttpError(
+          504,
+          `node ${node}: the node-lifecycle controller did not mark its pods not Ready within ${timeoutMs / 1000} s`,
+        ),
+      );
     }, timeoutMs);
     const stop = agent.subscribe(() => {
       if (anyReady()) return;
@@ -65,5 +74,8 @@ export async function untilNodeBack(http: KubeHttp, node: string, timeoutMs = NO
     if (back) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new HttpError(504, `node ${node}: the node-lifecycle controller did not lift its NotReady taints within ${timeoutMs / 1000} s`);
+  throw new HttpError(
+    504,
+    `node ${node}: the node-lifecycle controller did not lift its NotReady taints within ${timeoutMs / 1000} s`,
+  );
 }

@@ -33,11 +33,19 @@ async function until(what: string, timeoutMs: number, ok: () => Promise<boolean>
 }
 
 /** Creates the fixture's world through `http` (an admin client) and waits until its pods run. */
-export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: Fixture, images: ImageTable, options: SeedOptions = {}): Promise<WorldSummary> {
+export async function seedRealWorld(
+  http: KubeHttp,
+  agent: NodeAgent,
+  fixture: Fixture,
+  images: ImageTable,
+  options: SeedOptions = {},
+): Promise<WorldSummary> {
   const timeoutMs = options.timeoutMs ?? 180_000;
   const now = options.now ?? (() => new Date());
   const pdbs = fixture.podDisruptionBudgets ?? [];
-  const namespaces = [...new Set(['default', ...fixture.workloads.map((w) => w.namespace), ...pdbs.map((p) => p.namespace)])];
+  const namespaces = [
+    ...new Set(['default', ...fixture.workloads.map((w) => w.namespace), ...pdbs.map((p) => p.namespace)]),
+  ];
   for (const ns of namespaces) {
     await http.request('POST', '/api/v1/namespaces', namespaceObject(ns)).catch((err: unknown) => {
       if (!(err instanceof KubeHttpError && err.code === 409)) throw err;
@@ -78,8 +86,18 @@ export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: F
         limit(async () => {
           await http.request('POST', `/api/v1/namespaces/${w.namespace}/pods`, manifest);
           if (!gate || gate.condition === 'absent') return;
-          const condition: PodCondition = { type: gate.conditionType, status: gate.condition, lastProbeTime: null, lastTransitionTime: rfc3339(now()) };
-          await http.request('PATCH', `/api/v1/namespaces/${w.namespace}/pods/${manifest.metadata.name}/status`, { status: { conditions: [condition] } }, 'application/strategic-merge-patch+json');
+          const condition: PodCondition = {
+            type: gate.conditionType,
+            status: gate.condition,
+            lastProbeTime: null,
+            lastTransitionTime: rfc3339(now()),
+          };
+          await http.request(
+            'PATCH',
+            `/api/v1/namespaces/${w.namespace}/pods/${manifest.metadata.name}/status`,
+            { status: { conditions: [condition] } },
+            'application/strategic-merge-patch+json',
+          );
         }),
       );
     }
@@ -90,18 +108,24 @@ export async function seedRealWorld(http: KubeHttp, agent: NodeAgent, fixture: F
   pods += controlled.pods;
   startingPods += controlled.startingPods;
   // The real disruption controller keeps their status.
-  for (const p of pdbs) await http.request('POST', `/apis/policy/v1/namespaces/${p.namespace}/poddisruptionbudgets`, pdbObject(p));
+  for (const p of pdbs)
+    await http.request('POST', `/apis/policy/v1/namespaces/${p.namespace}/poddisruptionbudgets`, pdbObject(p));
   await waitRunning(agent, awaited, timeoutMs);
   return { namespaces: namespaces.length, nodes: fixture.nodes.length, pods, startingPods };
 }
 
 /** Resolves once every pod of `awaited` has the condition named there True, as the agent's watch sees it. */
-function waitRunning(agent: NodeAgent, awaited: Map<string, 'Ready' | 'ContainersReady'>, timeoutMs: number): Promise<void> {
+function waitRunning(
+  agent: NodeAgent,
+  awaited: Map<string, 'Ready' | 'ContainersReady'>,
+  timeoutMs: number,
+): Promise<void> {
   const left = new Map(awaited);
   const check = (pod: KubeObject | undefined, key: string) => {
     const want = left.get(key);
     if (!want || !pod) return;
-    if (conditionStatus((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions, want) === 'True') left.delete(key);
+    if (conditionStatus((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions, want) === 'True')
+      left.delete(key);
   };
   return new Promise<void>((resolve, reject) => {
     const done = () => {
@@ -117,7 +141,11 @@ function waitRunning(agent: NodeAgent, awaited: Map<string, 'Ready' | 'Container
     });
     const timer = setTimeout(() => {
       stop();
-      reject(new Error(`real control plane: ${left.size} pods not running after ${timeoutMs / 1000} s (e.g. ${[...left.keys()].slice(0, 3).join(', ')})`));
+      reject(
+        new Error(
+          `real control plane: ${left.size} pods not running after ${timeoutMs / 1000} s (e.g. ${[...left.keys()].slice(0, 3).join(', ')})`,
+        ),
+      );
     }, timeoutMs);
     for (const key of [...left.keys()]) {
       const slash = key.indexOf('/');

@@ -13,7 +13,11 @@ import type { KubeObject } from '../store.js';
 import { containerSpecs } from '../world.js';
 import { isControllerKind, workloadObject, type ControllerKind } from '../workloads.js';
 
-const PLURAL: Record<ControllerKind, string> = { Deployment: 'deployments', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
+const PLURAL: Record<ControllerKind, string> = {
+  Deployment: 'deployments',
+  StatefulSet: 'statefulsets',
+  DaemonSet: 'daemonsets',
+};
 
 export interface ControlledSeed {
   /** `namespace/name` of each pod → the condition that says it runs. */
@@ -28,11 +32,22 @@ const selectorOf = (w: FixtureWorkload) =>
     .join(',');
 
 /** Creates the workloads, waits for their pods to exist (bounded), and opens their gates. */
-export async function seedControlledWorkloads(http: KubeHttp, fixture: Fixture, images: ImageTable, options: { timeoutMs: number; now: () => Date }): Promise<ControlledSeed> {
+export async function seedControlledWorkloads(
+  http: KubeHttp,
+  fixture: Fixture,
+  images: ImageTable,
+  options: { timeoutMs: number; now: () => Date },
+): Promise<ControlledSeed> {
   const out: ControlledSeed = { awaited: new Map(), pods: 0, startingPods: 0 };
-  const workloads = fixture.workloads.filter((w): w is FixtureWorkload & { kind: ControllerKind } => isControllerKind(w.kind));
+  const workloads = fixture.workloads.filter((w): w is FixtureWorkload & { kind: ControllerKind } =>
+    isControllerKind(w.kind),
+  );
   for (const w of workloads) {
-    await http.request('POST', `/apis/apps/v1/namespaces/${w.namespace}/${PLURAL[w.kind]}`, workloadObject(w, containerSpecs(w)));
+    await http.request(
+      'POST',
+      `/apis/apps/v1/namespaces/${w.namespace}/${PLURAL[w.kind]}`,
+      workloadObject(w, containerSpecs(w)),
+    );
   }
   for (const w of workloads) {
     const runnable = w.containers.every((c) => {
@@ -47,8 +62,18 @@ export async function seedControlledWorkloads(http: KubeHttp, fixture: Fixture, 
       if (!runnable) out.startingPods++;
       else out.awaited.set(key, gate?.condition === 'True' || !gate ? 'Ready' : 'ContainersReady');
       if (!gate || gate.condition === 'absent') continue;
-      const condition: PodCondition = { type: gate.conditionType, status: gate.condition, lastProbeTime: null, lastTransitionTime: rfc3339(options.now()) };
-      await http.request('PATCH', `/api/v1/namespaces/${w.namespace}/pods/${pod.metadata.name}/status`, { status: { conditions: [condition] } }, 'application/strategic-merge-patch+json');
+      const condition: PodCondition = {
+        type: gate.conditionType,
+        status: gate.condition,
+        lastProbeTime: null,
+        lastTransitionTime: rfc3339(options.now()),
+      };
+      await http.request(
+        'PATCH',
+        `/api/v1/namespaces/${w.namespace}/pods/${pod.metadata.name}/status`,
+        { status: { conditions: [condition] } },
+        'application/strategic-merge-patch+json',
+      );
     }
   }
   return out;
@@ -59,12 +84,17 @@ async function waitForPods(http: KubeHttp, w: FixtureWorkload, timeoutMs: number
   const deadline = Date.now() + timeoutMs;
   const path = `/api/v1/namespaces/${w.namespace}/pods?labelSelector=${encodeURIComponent(selectorOf(w))}`;
   for (;;) {
-    const pods = (await http.request<{ items: KubeObject[] }>('GET', path).catch((err: unknown) => {
-      if (err instanceof KubeHttpError) return { items: [] };
-      throw err;
-    })).items.filter((p) => !p.metadata.deletionTimestamp);
+    const pods = (
+      await http.request<{ items: KubeObject[] }>('GET', path).catch((err: unknown) => {
+        if (err instanceof KubeHttpError) return { items: [] };
+        throw err;
+      })
+    ).items.filter((p) => !p.metadata.deletionTimestamp);
     if (pods.length >= w.replicas) return pods;
-    if (Date.now() > deadline) throw new Error(`real control plane: ${w.kind} ${w.namespace}/${w.name} has ${pods.length} of ${w.replicas} pods after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `real control plane: ${w.kind} ${w.namespace}/${w.name} has ${pods.length} of ${w.replicas} pods after ${timeoutMs / 1000} s`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -64,10 +64,12 @@ export async function startApiOnly(): Promise<ApiOnly> {
     http,
     embeddedStats,
     getPod: (name, namespace = 'default') =>
-      http.request<KubeObject>('GET', `/api/v1/namespaces/${namespace}/pods/${name}`).catch((err: { code?: number }) => {
-        if (err.code === 404) return undefined;
-        throw err;
-      }),
+      http
+        .request<KubeObject>('GET', `/api/v1/namespaces/${namespace}/pods/${name}`)
+        .catch((err: { code?: number }) => {
+          if (err.code === 404) return undefined;
+          throw err;
+        }),
     putRunningPod: async (name, spec = {}) => {
       const ns = spec.namespace ?? 'default';
       const containers = spec.containers ?? [{ name: 'nginx', image: 'nginx:1.14.2' }];
@@ -84,7 +86,12 @@ export async function startApiOnly(): Promise<ApiOnly> {
         },
       });
       const status = runningStatus(containers, gate, started);
-      return http.request<KubeObject>('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, { status }, 'application/strategic-merge-patch+json');
+      return http.request<KubeObject>(
+        'PATCH',
+        `/api/v1/namespaces/${ns}/pods/${name}/status`,
+        { status },
+        'application/strategic-merge-patch+json',
+      );
     },
     close: async () => {
       await stop();

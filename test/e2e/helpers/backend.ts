@@ -30,7 +30,9 @@ export function embeddedOnly(why: string): string | false {
 }
 
 /** For suites that need no cluster (or start none of a backend's): they run once, on the embedded pass. */
-export const noClusterOnReal: string | false = embeddedOnly('no cluster of a backend involved: runs once, on the embedded pass');
+export const noClusterOnReal: string | false = embeddedOnly(
+  'no cluster of a backend involved: runs once, on the embedded pass',
+);
 
 /** The real backend's own skip reason: no control-plane build. */
 export const realNotBuilt: string | false = (() => {
@@ -137,11 +139,15 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
       events: async (namespace = 'default') => sim.store.list('events', namespace),
       watchPod: (namespace, name, listener) =>
         sim.store.subscribe((c) => {
-          if (c.resource === 'pods' && c.object.metadata.namespace === namespace && c.object.metadata.name === name) listener(c.object);
+          if (c.resource === 'pods' && c.object.metadata.namespace === namespace && c.object.metadata.name === name)
+            listener(c.object);
         }),
       labelPodUncounted: async (namespace, name, labels) => {
         const cur = structuredClone(sim.store.get('pods', namespace, name)!) as KubeObject;
-        sim.store.update('pods', { ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...labels } } });
+        sim.store.update('pods', {
+          ...cur,
+          metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...labels } },
+        });
       },
       embedded: sim,
       real: undefined,
@@ -154,13 +160,26 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
   let cp: ControlPlane;
   try {
     cp = await held;
-    sim = await startRealSim({ pods: options.pods, fixture: options.fixture, kubeconfigOut: options.kubeconfigOut, timeScale: options.timeScale, seed: options.seed, metricsPort: options.metricsPort, sharedControlPlane: cp });
+    sim = await startRealSim({
+      pods: options.pods,
+      fixture: options.fixture,
+      kubeconfigOut: options.kubeconfigOut,
+      timeScale: options.timeScale,
+      seed: options.seed,
+      metricsPort: options.metricsPort,
+      sharedControlPlane: cp,
+    });
   } catch (err) {
     releaseControlPlane(held);
     throw err;
   }
   const admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.adminToken, userAgent: 'kwave-e2e' });
-  const asAgent = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.agentToken, userAgent: 'kwave-e2e/other-writer' });
+  const asAgent = new KubeHttp({
+    url: cp.url,
+    caPem: cp.caPem,
+    token: cp.agentToken,
+    userAgent: 'kwave-e2e/other-writer',
+  });
   let closing: Promise<void> | undefined;
   return {
     backend: 'real',
@@ -171,16 +190,23 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
     kubeconfig: (k) => sim.kubeconfig(k),
     images: sim.images,
     world: sim.world,
-    listPods: (namespace = 'default') => [...sim.agent.pods()].filter((p) => p.metadata.namespace === namespace).sort(byName),
+    listPods: (namespace = 'default') =>
+      [...sim.agent.pods()].filter((p) => p.metadata.namespace === namespace).sort(byName),
     getPod: (namespace, name) => sim.agent.pod(namespace, name),
-    events: async (namespace = 'default') => (await admin.request<{ items: KubeObject[] }>('GET', `/api/v1/namespaces/${namespace}/events`)).items,
+    events: async (namespace = 'default') =>
+      (await admin.request<{ items: KubeObject[] }>('GET', `/api/v1/namespaces/${namespace}/events`)).items,
     watchPod: (namespace, name, listener) =>
       sim.agent.subscribe((ns, n) => {
         const pod = ns === namespace && n === name ? sim.agent.pod(ns, n) : undefined;
         if (pod) listener(pod);
       }),
     labelPodUncounted: async (namespace, name, labels) => {
-      await asAgent.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { labels } }, 'application/merge-patch+json');
+      await asAgent.request(
+        'PATCH',
+        `/api/v1/namespaces/${namespace}/pods/${name}`,
+        { metadata: { labels } },
+        'application/merge-patch+json',
+      );
     },
     embedded: undefined,
     real: sim,

@@ -16,7 +16,12 @@ import { startApiOnly, type ApiOnly } from './apiOnly.js';
 
 export const GATE = 'kwave.dev/in-place-ready';
 
-export function makePod(name: string, namespace = 'default', labels: Record<string, string> = { app: 'demo' }, image = 'nginx:1.14.2'): KubeObject {
+export function makePod(
+  name: string,
+  namespace = 'default',
+  labels: Record<string, string> = { app: 'demo' },
+  image = 'nginx:1.14.2',
+): KubeObject {
   const digest = 'a'.repeat(64);
   return {
     apiVersion: 'v1',
@@ -57,7 +62,10 @@ const annotationKey = (key: string) => (key.includes('/') ? key : `kwave.dev/${k
 export function touch(store: Store, namespace: string, name: string, annotations: Record<string, string>): KubeObject {
   const cur = store.get('pods', namespace, name)!;
   const next = structuredClone(cur) as KubeObject;
-  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...Object.fromEntries(Object.entries(annotations).map(([k, v]) => [annotationKey(k), v])) };
+  next.metadata.annotations = {
+    ...(next.metadata.annotations ?? {}),
+    ...Object.fromEntries(Object.entries(annotations).map(([k, v]) => [annotationKey(k), v])),
+  };
   return store.update('pods', next);
 }
 
@@ -105,7 +113,9 @@ export function instantSleep() {
   return { waits, sleep: async (ms: number) => (waits.push(ms), true) };
 }
 
-export const FAULTS_EMBEDDED = embeddedOnly('needs injected API faults (errors, watch cuts), which only the embedded API server has: no fault proxy in front of kube-apiserver');
+export const FAULTS_EMBEDDED = embeddedOnly(
+  'needs injected API faults (errors, watch cuts), which only the embedded API server has: no fault proxy in front of kube-apiserver',
+);
 
 /** An API server of either backend, with the admin as the other writer. */
 export interface Api {
@@ -135,9 +145,11 @@ export async function startApi(): Promise<Api> {
       return c;
     },
     async namespace(name) {
-      await api.http.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch((err: { code?: number }) => {
-        if (err.code !== 409) throw err;
-      });
+      await api.http
+        .request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } })
+        .catch((err: { code?: number }) => {
+          if (err.code !== 409) throw err;
+        });
       // kube-apiserver's ServiceAccount admission refuses pods until the controller-manager has
       // made the namespace's default account (the embedded server has no such plugin).
       if (BACKEND === 'real') {
@@ -156,10 +168,19 @@ export async function startApi(): Promise<Api> {
     putPod: (name, namespace = 'default', labels = { app: 'demo' }) => api.putRunningPod(name, { namespace, labels }),
     async touch(namespace, name, annotations) {
       const keyed = Object.fromEntries(Object.entries(annotations).map(([k, v]) => [annotationKey(k), v]));
-      await api.http.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { annotations: keyed } }, 'application/merge-patch+json');
+      await api.http.request(
+        'PATCH',
+        `/api/v1/namespaces/${namespace}/pods/${name}`,
+        { metadata: { annotations: keyed } },
+        'application/merge-patch+json',
+      );
     },
     async removePod(namespace, name) {
-      await api.http.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}?gracePeriodSeconds=0`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 });
+      await api.http.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}?gracePeriodSeconds=0`, {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        gracePeriodSeconds: 0,
+      });
     },
     get: (path) => api.http.request('GET', path),
     counted: (key) => (api.embeddedStats ? (api.embeddedStats.snapshot().requests[key] ?? 0) : undefined),
@@ -170,4 +191,3 @@ export async function startApi(): Promise<Api> {
     },
   };
 }
-

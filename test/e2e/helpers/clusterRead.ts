@@ -15,8 +15,10 @@ export function clusterReader(kubeconfigPath: string): ClusterReader {
   kc.loadFromFile(kubeconfigPath);
   const core = kc.makeApiClient(CoreV1Api);
   return {
-    pods: async (namespace, labelSelector) => (await core.listNamespacedPod({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items,
+    pods: async (namespace, labelSelector) =>
+      (await core.listNamespacedPod({ namespace, ...(labelSelector ? { labelSelector } : {}) })).items,
     events: async (namespace, name) =>
-      (await core.listNamespacedEvent({ namespace, ...(name ? { fieldSelector: `involvedObject.name=${name}` } : {}) })).items,
+      (await core.listNamespacedEvent({ namespace, ...(name ? { fieldSelector: `involvedObject.name=${name}` } : {}) }))
+        .items,
   };
 }

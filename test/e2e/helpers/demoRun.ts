@@ -17,7 +17,11 @@ export interface DemoRun {
 
 /** Runs `kwave demo ARGS --keep`, reads the pods once it says the cluster keeps running, then stops it. */
 export async function runDemoKept(args: string[]): Promise<DemoRun> {
-  const child = spawn(process.execPath, ['bin/kwave.js', 'demo', ...args, '--keep'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+  const child = spawn(process.execPath, ['bin/kwave.js', 'demo', ...args, '--keep'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...CHILD_LIMITS,
+  });
   let out = '';
   let onOutput = () => {};
   const take = (b: Buffer) => {

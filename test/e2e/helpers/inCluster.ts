@@ -34,7 +34,9 @@ export interface RbacObject {
 
 /** deploy/namespace.yaml and deploy/rbac.yaml, as the objects they declare. */
 export function deployObjects(): RbacObject[] {
-  return ['deploy/namespace.yaml', 'deploy/rbac.yaml'].flatMap((f) => parseAllDocuments(readFileSync(join(ROOT, f), 'utf8')).map((d) => d.toJS() as RbacObject));
+  return ['deploy/namespace.yaml', 'deploy/rbac.yaml'].flatMap((f) =>
+    parseAllDocuments(readFileSync(join(ROOT, f), 'utf8')).map((d) => d.toJS() as RbacObject),
+  );
 }
 
 /** One permission a Role or ClusterRole of deploy/rbac.yaml grants. */
@@ -56,7 +58,14 @@ export function grantsOf(objects: RbacObject[]): Grant[] {
       (o.rules ?? []).flatMap((r) =>
         r.apiGroups.flatMap((group) =>
           r.resources.flatMap((resource) =>
-            r.verbs.map((verb) => ({ kind: o.kind as Grant['kind'], name: o.metadata.name, ...(o.kind === 'Role' ? { namespace: o.metadata.namespace } : {}), group, resource, verb })),
+            r.verbs.map((verb) => ({
+              kind: o.kind as Grant['kind'],
+              name: o.metadata.name,
+              ...(o.kind === 'Role' ? { namespace: o.metadata.namespace } : {}),
+              group,
+              resource,
+              verb,
+            })),
           ),
         ),
       ),
@@ -70,7 +79,10 @@ export function withoutVerb(role: RbacObject, group: string, resource: string, v
     .flatMap((r) => {
       if (!(r.apiGroups.includes(group) && r.resources.includes(resource))) return [r];
       const others = r.resources.filter((x) => x !== resource);
-      return [{ ...r, resources: [resource], verbs: r.verbs.filter((v) => v !== verb) }, ...(others.length > 0 ? [{ ...r, resources: others }] : [])];
+      return [
+        { ...r, resources: [resource], verbs: r.verbs.filter((v) => v !== verb) },
+        ...(others.length > 0 ? [{ ...r, resources: others }] : []),
+      ];
     })
     .filter((r) => r.verbs.length > 0);
   return { ...role, rules };
@@ -80,7 +92,9 @@ export function withoutVerb(role: RbacObject, group: string, resource: string, v
 export function rbacPath(o: Pick<RbacObject, 'kind' | 'metadata'>): string {
   const plural = `${o.kind.toLowerCase()}s`;
   const base = '/apis/rbac.authorization.k8s.io/v1';
-  return o.metadata.namespace ? `${base}/namespaces/${o.metadata.namespace}/${plural}/${o.metadata.name}` : `${base}/${plural}/${o.metadata.name}`;
+  return o.metadata.namespace
+    ? `${base}/namespaces/${o.metadata.namespace}/${plural}/${o.metadata.name}`
+    : `${base}/${plural}/${o.metadata.name}`;
 }
 
 /** A "Job pod": its service-account folder and environment, with a fresh token from TokenRequest. */
@@ -91,11 +105,15 @@ export interface PodIdentity {
 }
 
 export async function podIdentity(cp: ControlPlane, admin: KubeHttp): Promise<PodIdentity> {
-  const answer = await admin.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${SA_NAME}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: { expirationSeconds: 3600 },
-  });
+  const answer = await admin.request<{ status: { token: string } }>(
+    'POST',
+    `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${SA_NAME}/token`,
+    {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    },
+  );
   const dir = mkdtempSync(join(tmpdir(), 'kwave-pod-'));
   const sa = join(dir, 'serviceaccount');
   const home = join(dir, 'home');
@@ -120,27 +138,53 @@ export async function podIdentity(cp: ControlPlane, admin: KubeHttp): Promise<Po
 
 /** `node bin/kwave.js ARGS` with only the pod's environment. */
 export function startInPod(pod: PodIdentity, args: string[], children: Set<ChildProcess>): RunningKwave {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: pod.env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: pod.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...CHILD_LIMITS,
+  });
   children.add(child);
   return follow(child, () => children.delete(child));
 }
 
 /** Whether the ServiceAccount may do it now, asked as the ServiceAccount (RBAC changes reach the authorizer's cache a moment after the write). */
-export async function mayDo(asPod: KubeHttp, g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>): Promise<boolean> {
+export async function mayDo(
+  asPod: KubeHttp,
+  g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>,
+): Promise<boolean> {
   const [resource, subresource] = g.resource.split('/');
-  const review = await asPod.request<{ status: { allowed?: boolean } }>('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: 'SelfSubjectAccessReview',
-    spec: { resourceAttributes: { verb: g.verb, group: g.group, resource, ...(subresource ? { subresource } : {}), ...(g.namespace ? { namespace: g.namespace } : {}) } },
-  });
+  const review = await asPod.request<{ status: { allowed?: boolean } }>(
+    'POST',
+    '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+    {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: {
+        resourceAttributes: {
+          verb: g.verb,
+          group: g.group,
+          resource,
+          ...(subresource ? { subresource } : {}),
+          ...(g.namespace ? { namespace: g.namespace } : {}),
+        },
+      },
+    },
+  );
   return review.status.allowed === true;
 }
 
 /** Waits (bounded) until the authorizer answers `allowed` for the grant. */
-export async function untilAuthorizer(asPod: KubeHttp, g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>, allowed: boolean, boundMs = 60_000): Promise<void> {
+export async function untilAuthorizer(
+  asPod: KubeHttp,
+  g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>,
+  allowed: boolean,
+  boundMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + boundMs;
   while ((await mayDo(asPod, g)) !== allowed) {
-    if (Date.now() > deadline) throw new Error(`the authorizer still says ${!allowed} for ${g.verb} ${g.resource} after ${boundMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`the authorizer still says ${!allowed} for ${g.verb} ${g.resource} after ${boundMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -159,9 +203,20 @@ export function usedPermissions(records: AuditRecord[], user: string): UsedPermi
   const byKey = new Map<string, UsedPermission>();
   for (const r of records) {
     if (r.user !== user) continue;
-    const resource = r.resource ? (r.subresource ? `${r.resource}/${r.subresource}` : r.resource) : `nonResourceURL ${r.path}`;
+    const resource = r.resource
+      ? r.subresource
+        ? `${r.resource}/${r.subresource}`
+        : r.resource
+      : `nonResourceURL ${r.path}`;
     const key = [r.apiGroup ?? '', resource, r.verb, r.namespace ?? ''].join('|');
-    const u = byKey.get(key) ?? { group: r.apiGroup ?? '', resource, verb: r.verb, namespace: r.namespace, ok: 0, refused: 0 };
+    const u = byKey.get(key) ?? {
+      group: r.apiGroup ?? '',
+      resource,
+      verb: r.verb,
+      namespace: r.namespace,
+      ok: 0,
+      refused: 0,
+    };
     if (r.code === 403) u.refused++;
     else u.ok++;
     byKey.set(key, u);
@@ -171,5 +226,11 @@ export function usedPermissions(records: AuditRecord[], user: string): UsedPermi
 
 /** The grant that allows a used permission, if any. */
 export function grantFor(used: UsedPermission, grants: Grant[]): Grant | undefined {
-  return grants.find((g) => g.group === used.group && g.resource === used.resource && g.verb === used.verb && (g.kind === 'ClusterRole' || g.namespace === used.namespace));
+  return grants.find(
+    (g) =>
+      g.group === used.group &&
+      g.resource === used.resource &&
+      g.verb === used.verb &&
+      (g.kind === 'ClusterRole' || g.namespace === used.namespace),
+  );
 }

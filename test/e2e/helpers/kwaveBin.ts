@@ -9,7 +9,10 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = join(ROOT, 'bin/kwave.js');
 
 const stale = staleSource(ROOT);
-if (stale) throw new Error(`dist/ is older than ${stale}: run \`npm run build\` (npm test and scripts/run-tests.mjs build it themselves)`);
+if (stale)
+  throw new Error(
+    `dist/ is older than ${stale}: run \`npm run build\` (npm test and scripts/run-tests.mjs build it themselves)`,
+  );
 
 /** A kwave child still running after this is killed, so a hang fails its test instead of the run. */
 export const KWAVE_TIMEOUT_MS = 4 * 60_000;

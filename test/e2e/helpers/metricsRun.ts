@@ -78,7 +78,12 @@ export async function startWorld(options: SimOptions = {}): Promise<World> {
     },
     async imageIDs() {
       const pods = await reader.pods('default');
-      return new Map(pods.map((p) => [p.metadata!.name!, p.status?.containerStatuses?.find((c) => c.name === 'nginx')?.imageID ?? '']));
+      return new Map(
+        pods.map((p) => [
+          p.metadata!.name!,
+          p.status?.containerStatuses?.find((c) => c.name === 'nginx')?.imageID ?? '',
+        ]),
+      );
     },
     async close() {
       await sim.close();
@@ -88,10 +93,16 @@ export async function startWorld(options: SimOptions = {}): Promise<World> {
 }
 
 /** Values of an instant query's vector (or scalar) answer, keyed by the labels named. */
-export async function instant(prom: PrometheusServer, promql: string): Promise<{ labels: Record<string, string>; value: number }[]> {
+export async function instant(
+  prom: PrometheusServer,
+  promql: string,
+): Promise<{ labels: Record<string, string>; value: number }[]> {
   const r = await prom.query(promql);
   if (r.resultType === 'scalar') return [{ labels: {}, value: Number((r.result as [number, string])[1]) }];
-  return (r.result as { metric: Record<string, string>; value: [number, string] }[]).map((s) => ({ labels: s.metric, value: Number(s.value[1]) }));
+  return (r.result as { metric: Record<string, string>; value: [number, string] }[]).map((s) => ({
+    labels: s.metric,
+    value: Number(s.value[1]),
+  }));
 }
 
 /** The single value of an instant query; throws unless exactly one sample came back. */
@@ -122,7 +133,13 @@ export interface DashboardPanel {
   panels?: DashboardPanel[];
   datasource?: { uid: string };
   gridPos?: unknown;
-  fieldConfig?: { defaults?: { mappings?: { options: Record<string, { text: string }> }[] }; overrides?: { matcher: { id: string; options: string }; properties: { id: string; value: { fixedColor?: string } }[] }[] };
+  fieldConfig?: {
+    defaults?: { mappings?: { options: Record<string, { text: string }> }[] };
+    overrides?: {
+      matcher: { id: string; options: string };
+      properties: { id: string; value: { fixedColor?: string } }[];
+    }[];
+  };
 }
 
 /** The parts of grafana/kwave-dashboard.json the tests read. */
@@ -168,13 +185,28 @@ export interface PanelData {
 }
 
 /** Runs every panel query as Grafana does (a range query, here with a 1 s step) over [start, end]. */
-export async function queryPanels(prom: PrometheusServer, plan: string, start: number, end: number, cluster?: string): Promise<PanelData> {
+export async function queryPanels(
+  prom: PrometheusServer,
+  plan: string,
+  start: number,
+  end: number,
+  cluster?: string,
+): Promise<PanelData> {
   const out: PanelData = { empty: [], last: new Map() };
   for (const panel of allPanels(readDashboard().panels)) {
     for (const t of panel.targets ?? []) {
-      const q = new URLSearchParams({ query: substitute(t.expr, plan, cluster), start: String(start), end: String(end), step: '1' });
+      const q = new URLSearchParams({
+        query: substitute(t.expr, plan, cluster),
+        start: String(start),
+        end: String(end),
+        step: '1',
+      });
       const res = await fetch(`${prom.url}/api/v1/query_range?${q}`);
-      const body = (await res.json()) as { status: string; error?: string; data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
+      const body = (await res.json()) as {
+        status: string;
+        error?: string;
+        data: { result: { metric: Record<string, string>; values: [number, string][] }[] };
+      };
       if (body.status !== 'success') throw new Error(`${panel.title} ${t.refId}: ${body.error ?? res.status}`);
       const series = body.data.result.filter((s) => s.values.length > 0);
       const key = `${panel.title} ${t.refId}`;

@@ -12,7 +12,16 @@ import type { StatsSnapshot } from '../../../src/sim/stats.js';
 import { startTestSim, type TestSim } from './backend.js';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
-import { kwaveChildren, planWriter, planYaml, viewPod, type CliResult, type PlanOptions, type PodView, type RunningKwave } from './rolloutCli.js';
+import {
+  kwaveChildren,
+  planWriter,
+  planYaml,
+  viewPod,
+  type CliResult,
+  type PlanOptions,
+  type PodView,
+  type RunningKwave,
+} from './rolloutCli.js';
 
 export interface PodMoment {
   seq: number;
@@ -48,7 +57,10 @@ export interface ClusterSpec {
   fixture?: string;
 }
 
-export async function startMultiFleet(clusters: ClusterSpec[], options: { timeScale?: number } = {}): Promise<MultiFleet> {
+export async function startMultiFleet(
+  clusters: ClusterSpec[],
+  options: { timeScale?: number } = {},
+): Promise<MultiFleet> {
   const dir = await mkdtemp(join(tmpdir(), 'kwave-multi-e2e-'));
   const names = clusters.map((_, i) => `sim-${i + 1}`);
   const sims: TestSim[] = [];
@@ -70,7 +82,13 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
         fixture = join(dir, `fixture-${i + 1}.yaml`);
         await writeFile(fixture, spec.fixture);
       }
-      sims.push(await startTestSim({ ...(fixture ? { fixture } : { pods: spec.pods ?? 3 }), timeScale: options.timeScale ?? 0.3, seed: 1 + i }));
+      sims.push(
+        await startTestSim({
+          ...(fixture ? { fixture } : { pods: spec.pods ?? 3 }),
+          timeScale: options.timeScale ?? 0.3,
+          seed: 1 + i,
+        }),
+      );
     }
     // Follow every pod of every cluster from the start.
     for (const [i, sim] of sims.entries()) {
@@ -79,7 +97,8 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
         unwatch.push(
           sim.watchPod('default', pod.metadata.name, (obj) => {
             const now = viewPod(obj);
-            const add = (what: PodMoment['what']) => timeline.push({ seq: timeline.length, cluster: names[i]!, pod: now.name, what });
+            const add = (what: PodMoment['what']) =>
+              timeline.push({ seq: timeline.length, cluster: names[i]!, pod: now.name, what });
             if (last.gate === 'True' && now.gate === 'False') add('gate-closed');
             if (now.restartCount > last.restartCount) add('restarted');
             if (last.gate === 'False' && now.gate === 'True') add('gate-reopened');
@@ -93,7 +112,10 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
     await close();
     throw err;
   }
-  await writeKubeconfig(kubeconfig, renderMultiKubeconfig(sims.map((s, i) => ({ server: s.url, caPem: s.caPem, token: s.token, context: names[i] }))));
+  await writeKubeconfig(
+    kubeconfig,
+    renderMultiKubeconfig(sims.map((s, i) => ({ server: s.url, caPem: s.caPem, token: s.token, context: names[i] }))),
+  );
   return {
     names,
     sims,
@@ -130,9 +152,19 @@ export async function startMultiFleet(clusters: ClusterSpec[], options: { timeSc
 // ---- what the multi-cluster suites share ----
 
 /** The base plan YAML with spec.clusters (contexts sim-1 … sim-N) and the order appended. */
-export function multiPlan(name: string, clusters: string[], order: 'sequential' | 'interleaved', extra: Partial<PlanOptions> = {}): string {
+export function multiPlan(
+  name: string,
+  clusters: string[],
+  order: 'sequential' | 'interleaved',
+  extra: Partial<PlanOptions> = {},
+): string {
   const base = planYaml({ name, waves: '[1, "100%"]', concurrency: 1, maxUnavailable: 1, ...extra });
-  return base + stringify({ clusters: clusters.map((c) => ({ name: c, context: c })), clusterOrder: order }, { lineWidth: 0 }).replace(/^/gm, '  ').replace(/ +$/, '');
+  return (
+    base +
+    stringify({ clusters: clusters.map((c) => ({ name: c, context: c })), clusterOrder: order }, { lineWidth: 0 })
+      .replace(/^/gm, '  ')
+      .replace(/ +$/, '')
+  );
 }
 
 /** Pods demo-0 … by name: wave 1 is demo-0, wave 2 the rest (waves [1, "100%"], order name). */
@@ -157,7 +189,10 @@ export function assertStepsInOrder(timeline: readonly PodMoment[], expected: str
     const next = steps.get(expected[i]!)!;
     const lastOfPrev = Math.max(...prev.map((m) => m.seq));
     const firstOfNext = Math.min(...next.map((m) => m.seq));
-    assert.ok(lastOfPrev < firstOfNext, `${expected[i - 1]} ended (seq ${lastOfPrev}) before ${expected[i]} began (seq ${firstOfNext}); timeline ${JSON.stringify(timeline)}`);
+    assert.ok(
+      lastOfPrev < firstOfNext,
+      `${expected[i - 1]} ended (seq ${lastOfPrev}) before ${expected[i]} began (seq ${firstOfNext}); timeline ${JSON.stringify(timeline)}`,
+    );
   }
 }
 

@@ -6,7 +6,8 @@ import { PodCache } from '../../../src/cluster/podCache.js';
 import { runPodFlow } from '../../../src/inplace/executor.js';
 
 const [kubeconfig, pod, image, drainArg, minReadyArg] = process.argv.slice(2);
-if (!kubeconfig || !pod || !image) throw new Error('usage: podFlowChild KUBECONFIG POD IMAGE [DRAIN_MS [MIN_READY_MS]]');
+if (!kubeconfig || !pod || !image)
+  throw new Error('usage: podFlowChild KUBECONFIG POD IMAGE [DRAIN_MS [MIN_READY_MS]]');
 const cluster = connect({ kubeconfig });
 const cache = new PodCache(cluster, { namespaces: ['default'] });
 await cache.synced;
@@ -26,6 +27,8 @@ const outcome = await runPodFlow(
   },
   { writer: cluster, reader: cache, now: Date.now, onStep: (step) => process.stdout.write(`STEP ${step.kind}\n`) },
 );
-process.stdout.write(`OUTCOME ${JSON.stringify({ kind: outcome.kind, writes: outcome.writes, message: outcome.message })}\n`);
+process.stdout.write(
+  `OUTCOME ${JSON.stringify({ kind: outcome.kind, writes: outcome.writes, message: outcome.message })}\n`,
+);
 cache.close();
 cluster.close();

@@ -24,5 +24,7 @@ function present(tool: Prerequisite): boolean {
  * with run-tests.mjs's "missing prerequisite:" and names the install command.
  */
 export function missing(tool: Prerequisite): string | false {
-  return present(tool) ? false : `missing prerequisite: ${tool} is not on PATH; install: ${INSTALL[tool]} (.ci/run installs it)`;
+  return present(tool)
+    ? false
+    : `missing prerequisite: ${tool} is not on PATH; install: ${INSTALL[tool]} (.ci/run installs it)`;
 }

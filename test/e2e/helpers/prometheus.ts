@@ -2,7 +2,15 @@
 // are installed is prerequisites.ts's question.
 import type { InstantResult } from '../../../src/cli/prometheusProcess.js';
 
-export { findOnPath, freePort, startPrometheus, startPushgateway, waitFor, type InstantResult, type PrometheusServer } from '../../../src/cli/prometheusProcess.js';
+export {
+  findOnPath,
+  freePort,
+  startPrometheus,
+  startPushgateway,
+  waitFor,
+  type InstantResult,
+  type PrometheusServer,
+} from '../../../src/cli/prometheusProcess.js';
 
 /** Number of samples in a vector or scalar answer (0 for an empty vector). */
 export function sampleCount(r: InstantResult): number {

@@ -26,8 +26,19 @@ import { readAudit } from '../../../src/sim/controlPlane/audit.js';
 import type { ControlPlane } from '../../../src/sim/controlPlane/index.js';
 import { NEW_ID, OLD_ID } from './images.js';
 import {
-  deployObjects, grantFor, grantsOf, podIdentity, rbacPath, SA_USER, startInPod, untilAuthorizer, usedPermissions, withoutVerb,
-  type Grant, type PodIdentity, type RbacObject,
+  deployObjects,
+  grantFor,
+  grantsOf,
+  podIdentity,
+  rbacPath,
+  SA_USER,
+  startInPod,
+  untilAuthorizer,
+  usedPermissions,
+  withoutVerb,
+  type Grant,
+  type PodIdentity,
+  type RbacObject,
 } from './inCluster.js';
 
 /** The plan with `spec.owners` set. */
@@ -37,7 +48,10 @@ function withOwners(yaml: string, owners: 'warn' | 'update'): string {
   return stringify(doc);
 }
 
-const skip = BACKEND !== 'real' ? 'real backend only (KWAVE_TEST_BACKEND=real): the simulator has no RBAC authorizer, TokenRequest API or audit log' : realNotBuilt;
+const skip =
+  BACKEND !== 'real'
+    ? 'real backend only (KWAVE_TEST_BACKEND=real): the simulator has no RBAC authorizer, TokenRequest API or audit log'
+    : realNotBuilt;
 const FIXTURE = `apiVersion: kwave.dev/v1alpha1
 kind: SimFixture
 workloads:
@@ -63,14 +77,32 @@ interface RuleCase {
   plan: 'full' | 'solo' | 'prepull' | 'owners' | 'front';
 }
 const RULE_CASES: RuleCase[] = [
-  ...['get', 'list', 'watch', 'patch'].map((verb) => ({ group: '', resource: 'pods', verb, expect: 'refused' as const, plan: 'full' as const })),
+  ...['get', 'list', 'watch', 'patch'].map((verb) => ({
+    group: '',
+    resource: 'pods',
+    verb,
+    expect: 'refused' as const,
+    plan: 'full' as const,
+  })),
   { group: '', resource: 'pods/status', verb: 'patch', expect: 'refused', plan: 'full' },
   { group: '', resource: 'events', verb: 'create', expect: 'refused', plan: 'full' },
   // Only a plan with strategy.prePull needs them (the puller pods).
   { group: '', resource: 'pods', verb: 'create', expect: 'refused', plan: 'prepull' },
   { group: '', resource: 'pods', verb: 'delete', expect: 'refused', plan: 'prepull' },
-  ...['get', 'watch', 'create', 'update'].map((verb) => ({ group: '', resource: 'configmaps', verb, expect: 'refused' as const, plan: 'full' as const })),
-  ...['get', 'create', 'update'].map((verb) => ({ group: 'coordination.k8s.io', resource: 'leases', verb, expect: 'refused' as const, plan: 'full' as const })),
+  ...['get', 'watch', 'create', 'update'].map((verb) => ({
+    group: '',
+    resource: 'configmaps',
+    verb,
+    expect: 'refused' as const,
+    plan: 'full' as const,
+  })),
+  ...['get', 'create', 'update'].map((verb) => ({
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verb,
+    expect: 'refused' as const,
+    plan: 'full' as const,
+  })),
   { group: 'policy', resource: 'poddisruptionbudgets', verb: 'list', expect: 'degrades', plan: 'solo' },
   { group: 'policy', resource: 'poddisruptionbudgets', verb: 'watch', expect: 'degrades', plan: 'solo' },
   { group: '', resource: 'nodes', verb: 'list', expect: 'degrades', plan: 'solo' },
@@ -79,195 +111,345 @@ const RULE_CASES: RuleCase[] = [
   // without it); owners: update needs every read and the patch of the kinds it keeps in step.
   { group: 'apps', resource: 'replicasets', verb: 'get', expect: 'degrades', plan: 'front' },
   { group: 'apps', resource: 'deployments', verb: 'get', expect: 'degrades', plan: 'front' },
-  ...['get', 'patch'].flatMap((verb) => ['statefulsets', 'daemonsets'].map((resource) => ({ group: 'apps', resource, verb, expect: 'refused' as const, plan: 'owners' as const }))),
+  ...['get', 'patch'].flatMap((verb) =>
+    ['statefulsets', 'daemonsets'].map((resource) => ({
+      group: 'apps',
+      resource,
+      verb,
+      expect: 'refused' as const,
+      plan: 'owners' as const,
+    })),
+  ),
 ];
 
 export function rbacSuite(part: 'usage' | 'rules'): void {
-describe(`kwave in-cluster as deploy/rbac.yaml's ServiceAccount (real control plane): ${part}`, { skip }, () => {
-  let fleet: Fleet;
-  let cp: ControlPlane;
-  let admin: KubeHttp;
-  let plans: string;
-  const pods: PodIdentity[] = [];
-  const children = new Set<ChildProcess>();
-  const objects = skip ? [] : deployObjects();
-  const grants = grantsOf(objects);
+  describe(`kwave in-cluster as deploy/rbac.yaml's ServiceAccount (real control plane): ${part}`, { skip }, () => {
+    let fleet: Fleet;
+    let cp: ControlPlane;
+    let admin: KubeHttp;
+    let plans: string;
+    const pods: PodIdentity[] = [];
+    const children = new Set<ChildProcess>();
+    const objects = skip ? [] : deployObjects();
+    const grants = grantsOf(objects);
 
-  before(async () => {
-    fleet = await startFleet({ fixture: FIXTURE, timeScale: 0.3 });
-    cp = fleet.sim.real!.controlPlane;
-    admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.adminToken, userAgent: 'kwave-e2e/rbac-admin' });
-    // deploy/namespace.yaml and deploy/rbac.yaml, created as kubectl apply would.
-    for (const o of objects) {
-      const path = rbacPath(o).replace(/\/[^/]+$/, '');
-      const collection = o.kind === 'Namespace' ? '/api/v1/namespaces' : o.kind === 'ServiceAccount' ? `/api/v1/namespaces/${o.metadata.namespace}/serviceaccounts` : path;
-      await admin.request('POST', collection, o);
-    }
-    // The plans as the kubelet mounts a ConfigMap: files are symlinks into a timestamped folder.
-    plans = join(fleet.dir, 'plans');
-    mkdirSync(join(plans, '..2026_12_01_00_00_00.1'), { recursive: true });
-    const files = {
-      'full.yaml': planYaml({ name: 'rbac-web', namespace: 'web', app: 'web', waves: '[1, "50%", "100%"]', concurrency: 2, maxUnavailable: 2, drainSeconds: 3, gates: [{ name: 'settle', afterWaves: [1], pause: '1s' }, { name: 'sign-off', afterWaves: [2], approval: true }] }),
-      'solo.yaml': planYaml({ name: 'rbac-solo', namespace: 'web', app: 'solo', waves: '[1]' }),
-      'prepull.yaml': planYaml({ name: 'rbac-pull', namespace: 'web', app: 'pull', waves: '["100%"]', concurrency: 2, maxUnavailable: 2, prePull: true }),
-      // An OnDelete StatefulSet's and DaemonSet's pods, their templates kept in step; a Deployment's pods, its owner read (warn).
-      'owners.yaml': withOwners(planYaml({ name: 'rbac-owners', namespace: 'web', app: 'owned', waves: '["100%"]', concurrency: 2, maxUnavailable: 5 }), 'update'),
-      'front.yaml': planYaml({ name: 'rbac-front', namespace: 'web', app: 'front', waves: '["100%"]', concurrency: 2, maxUnavailable: 2 }),
-    };
-    for (const [key, text] of Object.entries(files)) {
-      writeFileSync(join(plans, '..2026_12_01_00_00_00.1', key), text);
-      symlinkSync(`..data/${key}`, join(plans, key));
-    }
-    symlinkSync('..2026_12_01_00_00_00.1', join(plans, '..data'));
-  });
-
-  after(async () => {
-    for (const c of children) c.kill('SIGKILL');
-    for (const p of pods) rmSync(p.dir, { recursive: true, force: true });
-    admin?.close();
-    await fleet?.close();
-  });
-
-  const newPod = async () => {
-    const p = await podIdentity(cp, admin);
-    pods.push(p);
-    return p;
-  };
-  const runInPod = (pod: PodIdentity, args: string[]) => startInPod(pod, [...args, '--metrics-address', '0.0.0.0:0'], children);
-  const noStackTrace = (stderr: string) => assert.doesNotMatch(stderr, /\n\s+at |internal error/, stderr);
-
-  // First, while no node has the target image yet: the pre-pull creates, follows and deletes
-  // puller pods as the ServiceAccount.
-  if (part === 'usage') test('a pre-pull rollout in-cluster: the puller pods created and deleted as the ServiceAccount', async () => {
-    const run = runInPod(await newPod(), ['run', join(plans, 'prepull.yaml')]);
-    const end = await exitOf(run);
-    assert.equal(end.code, 0, run.stderr());
-    noStackTrace(run.stderr());
-    const pulled = await fleet.pods('pull', 'web');
-    assert.equal(pulled.size, 2, 'the pull pods');
-    for (const [name, p] of pulled) assert.equal(p.imageID, NEW_ID, name);
-    const writes = readAudit(cp.auditLogPath).filter((r) => r.user === SA_USER && r.resource === 'pods' && !r.subresource && (r.verb === 'create' || r.verb === 'delete') && (r.code ?? 500) < 300);
-    assert.ok(writes.some((r) => r.verb === 'create') && writes.some((r) => r.verb === 'delete'), `puller pods created and deleted: ${JSON.stringify(writes.map((r) => r.verb))}`);
-  });
-
-  if (part === 'usage') test('a full rollout in-cluster: JSON lines, killed mid-way, resumed by a second Job pod, approved, rolled back', async () => {
-    const full = join(plans, 'full.yaml');
-    // A concurrent writer keeps relabelling the pods while kwave works on them (two loops, through
-    // both runs): kwave's guarded patches meet 409s and it reads the pod afresh (`get pods`).
-    let writing = true;
-    const loop = async (from: number) => {
-      for (let i = from; writing; i += 2) await fleet.sim.labelPodUncounted('web', `web-${i % 6}`, { touched: String(i) });
-    };
-    const writer = Promise.all([loop(0), loop(1)]);
-    const first = runInPod(await newPod(), ['run', full]);
-    await first.waitFor((e) => e.event === 'pod-start' && e.wave === 2, 'a pod of wave 2 started');
-    first.child.kill('SIGKILL');
-    await exitOf(first);
-    assert.ok(first.events.length > 3 && first.stdout().trim().split('\n').every((l) => l.startsWith('{')), `JSON lines by default in a pod:\n${first.stdout()}`);
-
-    const second = runInPod(await newPod(), ['run', full]);
-    await second.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 2');
-    const status = runInPod(pods[1]!, ['status', full, '-o', 'json']);
-    assert.equal((await exitOf(status)).code, 0, status.stderr());
-    assert.equal((JSON.parse(status.stdout()) as { phase: string }).phase, 'Progressing');
-    // A person approves, with their own credentials (the Job's ServiceAccount may not write approvals).
-    const approved = await fleet.kwave(['approve', full]);
-    assert.equal(approved.code, 0, approved.stderr);
-    const end = await exitOf(second);
-    writing = false;
-    await writer;
-    assert.equal(end.code, 0, second.stderr());
-    noStackTrace(second.stderr());
-    for (const [name, p] of await fleet.pods('web', 'web')) {
-      assert.equal(p.imageID, NEW_ID, name);
-      assert.equal(p.restartCount, 1, `${name}: upgraded once across the kill`);
-      assert.equal(p.gate, 'True', name);
-    }
-
-    const back = runInPod(await newPod(), ['rollback', full]);
-    assert.equal((await exitOf(back)).code, 0, back.stderr());
-    for (const [name, p] of await fleet.pods('web', 'web')) assert.equal(p.imageID, OLD_ID, `${name} rolled back`);
-    const rolledBack = (await fleet.events('web')).filter((e) => e.reason === 'InPlaceRollback');
-    assert.equal(rolledBack.length, 6, 'an Event per pod rolled back, written as the ServiceAccount');
-  });
-
-  if (part === 'usage') test('owners in-cluster: OnDelete templates set as the ServiceAccount (owners: update); a Deployment\'s owner read and warned about (owners: warn)', async () => {
-    const owners = runInPod(await newPod(), ['run', join(plans, 'owners.yaml')]);
-    const end = await exitOf(owners);
-    assert.equal(end.code, 0, owners.stderr());
-    noStackTrace(owners.stderr());
-    const owned = await fleet.pods('owned', 'web');
-    assert.ok(owned.size >= 3, `the StatefulSet's 2 pods and a DaemonSet pod per node: ${[...owned.keys()].join(', ')}`);
-    for (const [name, p] of owned) assert.equal(p.imageID, NEW_ID, name);
-    for (const path of ['statefulsets/db', 'daemonsets/agent']) {
-      const w = await admin.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>('GET', `/apis/apps/v1/namespaces/web/${path}`);
-      assert.equal(w.spec.template.spec.containers[0]!.image, 'nginx:1.25.3', `${path}: template set by the ServiceAccount`);
-    }
-    const front = runInPod(pods[pods.length - 1]!, ['run', join(plans, 'front.yaml')]);
-    assert.equal((await exitOf(front)).code, 0, front.stderr());
-    assert.match(front.stderr(), /warning: Deployment web\/front \(RollingUpdate\), owner of 2 selected pods: its pod template still names nginx nginx:1\.14\.2/);
-    const apps = readAudit(cp.auditLogPath).filter((r) => r.user === SA_USER && r.apiGroup === 'apps' && (r.code ?? 500) < 300).map((r) => `${r.verb} ${r.resource}`);
-    for (const used of ['get replicasets', 'get deployments', 'get statefulsets', 'get daemonsets', 'patch statefulsets', 'patch daemonsets']) assert.ok(apps.includes(used), `${used} as the ServiceAccount: ${[...new Set(apps)].join(', ')}`);
-  });
-
-  for (const rule of part === 'rules' ? RULE_CASES : []) {
-    const what = `${rule.verb} ${rule.resource}`;
-    test(`without ${what}: ${rule.expect === 'refused' ? 'exit 2 naming it, nothing written' : 'a warning naming it, the rollout goes on'}`, async () => {
-      const grant = grants.find((g) => g.group === rule.group && g.resource === rule.resource && g.verb === rule.verb);
-      assert.ok(grant, `deploy/rbac.yaml grants ${what}`);
-      const role = objects.find((o) => o.kind === grant.kind && o.metadata.name === grant.name)!;
-      const pod = await newPod();
-      const asPod = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: pod.token, userAgent: 'kwave-e2e/rbac-check' });
-      const put = async (o: RbacObject) => {
-        const current = await admin.request<RbacObject & { metadata: { resourceVersion: string } }>('GET', rbacPath(o));
-        await admin.request('PUT', rbacPath(o), { ...o, metadata: { ...o.metadata, resourceVersion: current.metadata.resourceVersion } });
-      };
-      try {
-        await put(withoutVerb(role, rule.group, rule.resource, rule.verb));
-        await untilAuthorizer(asPod, { ...grant, namespace: grant.namespace ?? 'web' }, false);
-        const auditFrom = readAudit(cp.auditLogPath).length;
-        const run = runInPod(pod, ['run', join(plans, `${rule.plan}.yaml`)]);
-        const exit = await exitOf(run);
-        console.log(`rule removed: ${what} → exit ${exit.code}: ${run.stderr().trim().split('\n').filter((l) => /forbidden|warning/.test(l)).join(' | ')}`);
-        noStackTrace(run.stderr());
-        const scope = grant.namespace ? `in namespace ${grant.namespace}` : '(cluster-wide)';
-        if (rule.expect === 'refused') {
-          assert.equal(exit.code, 2, run.stderr());
-          assert.match(run.stderr(), new RegExp(`kwave: forbidden: cannot ${what} ${scope.replace(/[()]/g, '\\$&')} — deploy/rbac.yaml grants it`));
-          const writes = readAudit(cp.auditLogPath).slice(auditFrom).filter((r) => r.user === SA_USER && !['get', 'list', 'watch'].includes(r.verb) && r.resource !== 'selfsubjectaccessreviews');
-          assert.deepEqual(writes.map((r) => `${r.verb} ${r.resource}`), [], 'refused before writing anything');
-        } else {
-          assert.equal(exit.code, 0, run.stderr());
-          assert.match(run.stderr(), new RegExp(`kwave: warning: cannot ${what} ${scope.replace(/[()]/g, '\\$&')}`));
-        }
-      } finally {
-        await put(role);
-        await untilAuthorizer(asPod, { ...grant, namespace: grant.namespace ?? 'web' }, true);
-        asPod.close();
+    before(async () => {
+      fleet = await startFleet({ fixture: FIXTURE, timeScale: 0.3 });
+      cp = fleet.sim.real!.controlPlane;
+      admin = new KubeHttp({ url: cp.url, caPem: cp.caPem, token: cp.adminToken, userAgent: 'kwave-e2e/rbac-admin' });
+      // deploy/namespace.yaml and deploy/rbac.yaml, created as kubectl apply would.
+      for (const o of objects) {
+        const path = rbacPath(o).replace(/\/[^/]+$/, '');
+        const collection =
+          o.kind === 'Namespace'
+            ? '/api/v1/namespaces'
+            : o.kind === 'ServiceAccount'
+              ? `/api/v1/namespaces/${o.metadata.namespace}/serviceaccounts`
+              : path;
+        await admin.request('POST', collection, o);
       }
+      // The plans as the kubelet mounts a ConfigMap: files are symlinks into a timestamped folder.
+      plans = join(fleet.dir, 'plans');
+      mkdirSync(join(plans, '..2026_12_01_00_00_00.1'), { recursive: true });
+      const files = {
+        'full.yaml': planYaml({
+          name: 'rbac-web',
+          namespace: 'web',
+          app: 'web',
+          waves: '[1, "50%", "100%"]',
+          concurrency: 2,
+          maxUnavailable: 2,
+          drainSeconds: 3,
+          gates: [
+            { name: 'settle', afterWaves: [1], pause: '1s' },
+            { name: 'sign-off', afterWaves: [2], approval: true },
+          ],
+        }),
+        'solo.yaml': planYaml({ name: 'rbac-solo', namespace: 'web', app: 'solo', waves: '[1]' }),
+        'prepull.yaml': planYaml({
+          name: 'rbac-pull',
+          namespace: 'web',
+          app: 'pull',
+          waves: '["100%"]',
+          concurrency: 2,
+          maxUnavailable: 2,
+          prePull: true,
+        }),
+        // An OnDelete StatefulSet's and DaemonSet's pods, their templates kept in step; a Deployment's pods, its owner read (warn).
+        'owners.yaml': withOwners(
+          planYaml({
+            name: 'rbac-owners',
+            namespace: 'web',
+            app: 'owned',
+            waves: '["100%"]',
+            concurrency: 2,
+            maxUnavailable: 5,
+          }),
+          'update',
+        ),
+        'front.yaml': planYaml({
+          name: 'rbac-front',
+          namespace: 'web',
+          app: 'front',
+          waves: '["100%"]',
+          concurrency: 2,
+          maxUnavailable: 2,
+        }),
+      };
+      for (const [key, text] of Object.entries(files)) {
+        writeFileSync(join(plans, '..2026_12_01_00_00_00.1', key), text);
+        symlinkSync(`..data/${key}`, join(plans, key));
+      }
+      symlinkSync('..2026_12_01_00_00_00.1', join(plans, '..data'));
     });
-  }
 
-  test(`the audit log of this whole file: every permission the ServiceAccount used is granted${part === 'usage' ? ', every grant was used' : ''}`, () => {
-    const used = usedPermissions(readAudit(cp.auditLogPath), SA_USER);
-    const rows = used.map((u) => {
-      const grant = grantFor(u, grants);
-      const builtIn = u.resource === 'selfsubjectaccessreviews' ? 'built-in system:basic-user' : undefined;
-      return { ...u, grantedBy: grant ? `${grant.kind} ${grant.name}` : (builtIn ?? 'NOT GRANTED') };
+    after(async () => {
+      for (const c of children) c.kill('SIGKILL');
+      for (const p of pods) rmSync(p.dir, { recursive: true, force: true });
+      admin?.close();
+      await fleet?.close();
     });
-    console.log(['audit: group | resource | verb | namespace | ok | refused | granted by', ...rows.map((r) => `audit: ${r.group || 'core'} | ${r.resource} | ${r.verb} | ${r.namespace ?? '-'} | ${r.ok} | ${r.refused} | ${r.grantedBy}`)].join('\n'));
-    const outside = rows.filter((r) => r.grantedBy === 'NOT GRANTED' || r.refused > 0);
-    assert.deepEqual(outside.map((r) => `${r.verb} ${r.resource} ${r.namespace ?? ''}`), [], 'requests outside deploy/rbac.yaml, or refused');
-    // The rule-removal runs are refused before they use anything: "every grant used" is the usage part's.
-    if (part === 'rules') return;
-    // `get pods` is needed only after a 409 on a pod write (the concurrent writer above makes them):
-    // required to show up whenever one happened, and said so when none did.
-    const records = readAudit(cp.auditLogPath);
-    const conflicts = records.filter((r) => r.user === SA_USER && r.resource === 'pods' && r.verb === 'patch' && r.code === 409).length;
-    console.log(`audit: ${conflicts} pod writes of the ServiceAccount met a 409`);
-    const conflictOnly = (g: Grant) => g.resource === 'pods' && g.verb === 'get' && conflicts === 0;
-    const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g));
-    assert.deepEqual(unused.map((g) => `${g.verb} ${g.resource}`), [], 'granted but never used: trim deploy/rbac.yaml');
+
+    const newPod = async () => {
+      const p = await podIdentity(cp, admin);
+      pods.push(p);
+      return p;
+    };
+    const runInPod = (pod: PodIdentity, args: string[]) =>
+      startInPod(pod, [...args, '--metrics-address', '0.0.0.0:0'], children);
+    const noStackTrace = (stderr: string) => assert.doesNotMatch(stderr, /\n\s+at |internal error/, stderr);
+
+    // First, while no node has the target image yet: the pre-pull creates, follows and deletes
+    // puller pods as the ServiceAccount.
+    if (part === 'usage')
+      test('a pre-pull rollout in-cluster: the puller pods created and deleted as the ServiceAccount', async () => {
+        const run = runInPod(await newPod(), ['run', join(plans, 'prepull.yaml')]);
+        const end = await exitOf(run);
+        assert.equal(end.code, 0, run.stderr());
+        noStackTrace(run.stderr());
+        const pulled = await fleet.pods('pull', 'web');
+        assert.equal(pulled.size, 2, 'the pull pods');
+        for (const [name, p] of pulled) assert.equal(p.imageID, NEW_ID, name);
+        const writes = readAudit(cp.auditLogPath).filter(
+          (r) =>
+            r.user === SA_USER &&
+            r.resource === 'pods' &&
+            !r.subresource &&
+            (r.verb === 'create' || r.verb === 'delete') &&
+            (r.code ?? 500) < 300,
+        );
+        assert.ok(
+          writes.some((r) => r.verb === 'create') && writes.some((r) => r.verb === 'delete'),
+          `puller pods created and deleted: ${JSON.stringify(writes.map((r) => r.verb))}`,
+        );
+      });
+
+    if (part === 'usage')
+      test('a full rollout in-cluster: JSON lines, killed mid-way, resumed by a second Job pod, approved, rolled back', async () => {
+        const full = join(plans, 'full.yaml');
+        // A concurrent writer keeps relabelling the pods while kwave works on them (two loops, through
+        // both runs): kwave's guarded patches meet 409s and it reads the pod afresh (`get pods`).
+        let writing = true;
+        const loop = async (from: number) => {
+          for (let i = from; writing; i += 2)
+            await fleet.sim.labelPodUncounted('web', `web-${i % 6}`, { touched: String(i) });
+        };
+        const writer = Promise.all([loop(0), loop(1)]);
+        const first = runInPod(await newPod(), ['run', full]);
+        await first.waitFor((e) => e.event === 'pod-start' && e.wave === 2, 'a pod of wave 2 started');
+        first.child.kill('SIGKILL');
+        await exitOf(first);
+        assert.ok(
+          first.events.length > 3 &&
+            first
+              .stdout()
+              .trim()
+              .split('\n')
+              .every((l) => l.startsWith('{')),
+          `JSON lines by default in a pod:\n${first.stdout()}`,
+        );
+
+        const second = runInPod(await newPod(), ['run', full]);
+        await second.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 2');
+        const status = runInPod(pods[1]!, ['status', full, '-o', 'json']);
+        assert.equal((await exitOf(status)).code, 0, status.stderr());
+        assert.equal((JSON.parse(status.stdout()) as { phase: string }).phase, 'Progressing');
+        // A person approves, with their own credentials (the Job's ServiceAccount may not write approvals).
+        const approved = await fleet.kwave(['approve', full]);
+        assert.equal(approved.code, 0, approved.stderr);
+        const end = await exitOf(second);
+        writing = false;
+        await writer;
+        assert.equal(end.code, 0, second.stderr());
+        noStackTrace(second.stderr());
+        for (const [name, p] of await fleet.pods('web', 'web')) {
+          assert.equal(p.imageID, NEW_ID, name);
+          assert.equal(p.restartCount, 1, `${name}: upgraded once across the kill`);
+          assert.equal(p.gate, 'True', name);
+        }
+
+        const back = runInPod(await newPod(), ['rollback', full]);
+        assert.equal((await exitOf(back)).code, 0, back.stderr());
+        for (const [name, p] of await fleet.pods('web', 'web')) assert.equal(p.imageID, OLD_ID, `${name} rolled back`);
+        const rolledBack = (await fleet.events('web')).filter((e) => e.reason === 'InPlaceRollback');
+        assert.equal(rolledBack.length, 6, 'an Event per pod rolled back, written as the ServiceAccount');
+      });
+
+    if (part === 'usage')
+      test("owners in-cluster: OnDelete templates set as the ServiceAccount (owners: update); a Deployment's owner read and warned about (owners: warn)", async () => {
+        const owners = runInPod(await newPod(), ['run', join(plans, 'owners.yaml')]);
+        const end = await exitOf(owners);
+        assert.equal(end.code, 0, owners.stderr());
+        noStackTrace(owners.stderr());
+        const owned = await fleet.pods('owned', 'web');
+        assert.ok(
+          owned.size >= 3,
+          `the StatefulSet's 2 pods and a DaemonSet pod per node: ${[...owned.keys()].join(', ')}`,
+        );
+        for (const [name, p] of owned) assert.equal(p.imageID, NEW_ID, name);
+        for (const path of ['statefulsets/db', 'daemonsets/agent']) {
+          const w = await admin.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>(
+            'GET',
+            `/apis/apps/v1/namespaces/web/${path}`,
+          );
+          assert.equal(
+            w.spec.template.spec.containers[0]!.image,
+            'nginx:1.25.3',
+            `${path}: template set by the ServiceAccount`,
+          );
+        }
+        const front = runInPod(pods[pods.length - 1]!, ['run', join(plans, 'front.yaml')]);
+        assert.equal((await exitOf(front)).code, 0, front.stderr());
+        assert.match(
+          front.stderr(),
+          /warning: Deployment web\/front \(RollingUpdate\), owner of 2 selected pods: its pod template still names nginx nginx:1\.14\.2/,
+        );
+        const apps = readAudit(cp.auditLogPath)
+          .filter((r) => r.user === SA_USER && r.apiGroup === 'apps' && (r.code ?? 500) < 300)
+          .map((r) => `${r.verb} ${r.resource}`);
+        for (const used of [
+          'get replicasets',
+          'get deployments',
+          'get statefulsets',
+          'get daemonsets',
+          'patch statefulsets',
+          'patch daemonsets',
+        ])
+          assert.ok(apps.includes(used), `${used} as the ServiceAccount: ${[...new Set(apps)].join(', ')}`);
+      });
+
+    for (const rule of part === 'rules' ? RULE_CASES : []) {
+      const what = `${rule.verb} ${rule.resource}`;
+      test(`without ${what}: ${rule.expect === 'refused' ? 'exit 2 naming it, nothing written' : 'a warning naming it, the rollout goes on'}`, async () => {
+        const grant = grants.find(
+          (g) => g.group === rule.group && g.resource === rule.resource && g.verb === rule.verb,
+        );
+        assert.ok(grant, `deploy/rbac.yaml grants ${what}`);
+        const role = objects.find((o) => o.kind === grant.kind && o.metadata.name === grant.name)!;
+        const pod = await newPod();
+        const asPod = new KubeHttp({
+          url: cp.url,
+          caPem: cp.caPem,
+          token: pod.token,
+          userAgent: 'kwave-e2e/rbac-check',
+        });
+        const put = async (o: RbacObject) => {
+          const current = await admin.request<RbacObject & { metadata: { resourceVersion: string } }>(
+            'GET',
+            rbacPath(o),
+          );
+          await admin.request('PUT', rbacPath(o), {
+            ...o,
+            metadata: { ...o.metadata, resourceVersion: current.metadata.resourceVersion },
+          });
+        };
+        try {
+          await put(withoutVerb(role, rule.group, rule.resource, rule.verb));
+          await untilAuthorizer(asPod, { ...grant, namespace: grant.namespace ?? 'web' }, false);
+          const auditFrom = readAudit(cp.auditLogPath).length;
+          const run = runInPod(pod, ['run', join(plans, `${rule.plan}.yaml`)]);
+          const exit = await exitOf(run);
+          console.log(
+            `rule removed: ${what} → exit ${exit.code}: ${run
+              .stderr()
+              .trim()
+              .split('\n')
+              .filter((l) => /forbidden|warning/.test(l))
+              .join(' | ')}`,
+          );
+          noStackTrace(run.stderr());
+          const scope = grant.namespace ? `in namespace ${grant.namespace}` : '(cluster-wide)';
+          if (rule.expect === 'refused') {
+            assert.equal(exit.code, 2, run.stderr());
+            assert.match(
+              run.stderr(),
+              new RegExp(
+                `kwave: forbidden: cannot ${what} ${scope.replace(/[()]/g, '\\$&')} — deploy/rbac.yaml grants it`,
+              ),
+            );
+            const writes = readAudit(cp.auditLogPath)
+              .slice(auditFrom)
+              .filter(
+                (r) =>
+                  r.user === SA_USER &&
+                  !['get', 'list', 'watch'].includes(r.verb) &&
+                  r.resource !== 'selfsubjectaccessreviews',
+              );
+            assert.deepEqual(
+              writes.map((r) => `${r.verb} ${r.resource}`),
+              [],
+              'refused before writing anything',
+            );
+          } else {
+            assert.equal(exit.code, 0, run.stderr());
+            assert.match(run.stderr(), new RegExp(`kwave: warning: cannot ${what} ${scope.replace(/[()]/g, '\\$&')}`));
+          }
+        } finally {
+          await put(role);
+          await untilAuthorizer(asPod, { ...grant, namespace: grant.namespace ?? 'web' }, true);
+          asPod.close();
+        }
+      });
+    }
+
+    test(`the audit log of this whole file: every permission the ServiceAccount used is granted${part === 'usage' ? ', every grant was used' : ''}`, () => {
+      const used = usedPermissions(readAudit(cp.auditLogPath), SA_USER);
+      const rows = used.map((u) => {
+        const grant = grantFor(u, grants);
+        const builtIn = u.resource === 'selfsubjectaccessreviews' ? 'built-in system:basic-user' : undefined;
+        return { ...u, grantedBy: grant ? `${grant.kind} ${grant.name}` : (builtIn ?? 'NOT GRANTED') };
+      });
+      console.log(
+        [
+          'audit: group | resource | verb | namespace | ok | refused | granted by',
+          ...rows.map(
+            (r) =>
+              `audit: ${r.group || 'core'} | ${r.resource} | ${r.verb} | ${r.namespace ?? '-'} | ${r.ok} | ${r.refused} | ${r.grantedBy}`,
+          ),
+        ].join('\n'),
+      );
+      const outside = rows.filter((r) => r.grantedBy === 'NOT GRANTED' || r.refused > 0);
+      assert.deepEqual(
+        outside.map((r) => `${r.verb} ${r.resource} ${r.namespace ?? ''}`),
+        [],
+        'requests outside deploy/rbac.yaml, or refused',
+      );
+      // The rule-removal runs are refused before they use anything: "every grant used" is the usage part's.
+      if (part === 'rules') return;
+      // `get pods` is needed only after a 409 on a pod write (the concurrent writer above makes them):
+      // required to show up whenever one happened, and said so when none did.
+      const records = readAudit(cp.auditLogPath);
+      const conflicts = records.filter(
+        (r) => r.user === SA_USER && r.resource === 'pods' && r.verb === 'patch' && r.code === 409,
+      ).length;
+      console.log(`audit: ${conflicts} pod writes of the ServiceAccount met a 409`);
+      const conflictOnly = (g: Grant) => g.resource === 'pods' && g.verb === 'get' && conflicts === 0;
+      const unused = grants.filter((g: Grant) => !used.some((u) => u.ok > 0 && grantFor(u, [g])) && !conflictOnly(g));
+      assert.deepEqual(
+        unused.map((g) => `${g.verb} ${g.resource}`),
+        [],
+        'granted but never used: trim deploy/rbac.yaml',
+      );
+    });
   });
-});
 }

@@ -31,10 +31,16 @@ export async function startReceiver(mode: ReceiverMode = 'ok'): Promise<Receiver
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'], body });
+      received.push({
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        contentType: req.headers['content-type'],
+        body,
+      });
       for (const w of waiters) w();
       if (mode === 'ok') res.writeHead(204).end();
-      else if (mode === 'fail') res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`broken; you sent ${JSON.stringify(req.headers)}`);
+      else if (mode === 'fail')
+        res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`broken; you sent ${JSON.stringify(req.headers)}`);
       else if (mode === 'hang') return;
       else mode(req, res, received.length);
     });
@@ -55,7 +61,11 @@ export async function startReceiver(mode: ReceiverMode = 'ok'): Promise<Receiver
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`the receiver got ${received.length} of ${count} requests: ${received.map((r) => r.body.slice(0, 120)).join(' | ')}`));
+          reject(
+            new Error(
+              `the receiver got ${received.length} of ${count} requests: ${received.map((r) => r.body.slice(0, 120)).join(' | ')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

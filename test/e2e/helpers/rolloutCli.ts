@@ -142,7 +142,9 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export async function startFleet(options: { fixture?: string; pods?: number; timeScale?: number } = {}): Promise<Fleet> {
+export async function startFleet(
+  options: { fixture?: string; pods?: number; timeScale?: number } = {},
+): Promise<Fleet> {
   const dir = await mkdtemp(join(tmpdir(), 'kwave-rollout-e2e-'));
   const kubeconfig = join(dir, 'kubeconfig');
   let fixture: string | undefined;
@@ -166,7 +168,8 @@ export async function startFleet(options: { fixture?: string; pods?: number; tim
     dir,
     kubeconfig,
     stats,
-    resetStats: async () => (await (await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' })).json()) as StatsSnapshot,
+    resetStats: async () =>
+      (await (await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' })).json()) as StatsSnapshot,
     admin: async (path) => {
       const res = await fetch(`${sim.metricsUrl}${path}`, { method: 'POST' });
       if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
@@ -207,24 +210,38 @@ export function planWriter(dir: string): (file: string, yaml: string) => Promise
  * `--metrics-address off -o json` and follows its events, `kwave` runs one to its end;
  * `killAll` ends whatever is still running (a suite's close()).
  */
-export function kwaveChildren(kubeconfig: string): { start(args: string[]): RunningKwave; kwave(args: string[]): Promise<CliResult>; killAll(): void } {
+export function kwaveChildren(kubeconfig: string): {
+  start(args: string[]): RunningKwave;
+  kwave(args: string[]): Promise<CliResult>;
+  killAll(): void;
+} {
   const children = new Set<ChildProcess>();
   const common = ['--kubeconfig', kubeconfig];
   // KUBECONFIG cleared so nothing of the machine's own config can leak in.
   const env = { ...process.env, KUBECONFIG: '' };
   return {
     start: (args) => {
-      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...CHILD_LIMITS });
+      const child = spawn(process.execPath, [BIN, ...args, ...common, '--metrics-address', 'off', '-o', 'json'], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...CHILD_LIMITS,
+      });
       children.add(child);
       return follow(child, () => children.delete(child));
     },
     kwave: (args) =>
       new Promise((resolve, reject) => {
-        const child = execFile(process.execPath, [BIN, ...args, ...common], { cwd: ROOT, env, ...CHILD_LIMITS }, (err, stdout, stderr) => {
-          children.delete(child);
-          if (err && typeof err.code !== 'number') return reject(err);
-          resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
-        });
+        const child = execFile(
+          process.execPath,
+          [BIN, ...args, ...common],
+          { cwd: ROOT, env, ...CHILD_LIMITS },
+          (err, stdout, stderr) => {
+            children.delete(child);
+            if (err && typeof err.code !== 'number') return reject(err);
+            resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+          },
+        );
         children.add(child);
       }),
     killAll: () => {
@@ -297,7 +314,8 @@ export function follow(child: ChildProcess, onExit: () => void): RunningKwave {
 /** The `rollout-end` event of a finished run (fails with the output when there is none). */
 export function endOf(run: RunningKwave): Extract<RolloutEvent, { event: 'rollout-end' }> {
   const end = run.events.find((e) => e.event === 'rollout-end');
-  if (!end || end.event !== 'rollout-end') throw new Error(`no rollout-end event\nstdout:\n${run.stdout().slice(-3000)}\nstderr:\n${run.stderr()}`);
+  if (!end || end.event !== 'rollout-end')
+    throw new Error(`no rollout-end event\nstdout:\n${run.stdout().slice(-3000)}\nstderr:\n${run.stderr()}`);
   return end;
 }
 
@@ -305,7 +323,15 @@ export function endOf(run: RunningKwave): Extract<RolloutEvent, { event: 'rollou
 export async function exitOf(run: RunningKwave, timeoutMs = KWAVE_TIMEOUT_MS): Promise<Exit> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`kwave did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout().slice(-3000)}\nstderr:\n${run.stderr()}`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `kwave did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout().slice(-3000)}\nstderr:\n${run.stderr()}`,
+          ),
+        ),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([run.exited, timeout]);

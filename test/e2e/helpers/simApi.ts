@@ -51,7 +51,12 @@ export interface PodSpec {
   namespace?: string;
   labels?: Record<string, string>;
   nodeName?: string;
-  containers?: { name: string; image: string; ports?: { containerPort: number; protocol?: string }[]; env?: { name: string; value: string }[] }[];
+  containers?: {
+    name: string;
+    image: string;
+    ports?: { containerPort: number; protocol?: string }[];
+    env?: { name: string; value: string }[];
+  }[];
   gate?: boolean;
 }
 
@@ -70,7 +75,13 @@ export function putRunningPod(store: Store, name: string, spec: PodSpec = {}): K
       terminationGracePeriodSeconds: 30,
       dnsPolicy: 'ClusterFirst',
       schedulerName: 'default-scheduler',
-      containers: containers.map((c) => ({ ...c, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', resources: {} })),
+      containers: containers.map((c) => ({
+        ...c,
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+        resources: {},
+      })),
       ...(gate ? { readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }] } : {}),
     },
     status: { ...runningStatus(containers, gate, started), qosClass: 'BestEffort' },
@@ -81,14 +92,20 @@ export function putRunningPod(store: Store, name: string, spec: PodSpec = {}): K
  * The status a kubelet reports for a pod whose containers all run and are Ready, since `started`
  * (RFC 3339, whole seconds), with the in-place gate True when the pod declares it.
  */
-export function runningStatus(containers: readonly { name: string; image: string }[], gate: boolean, started: string): Record<string, unknown> {
+export function runningStatus(
+  containers: readonly { name: string; image: string }[],
+  gate: boolean,
+  started: string,
+): Record<string, unknown> {
   return {
     phase: 'Running',
     podIP: '10.0.0.10',
     hostIP: '192.168.0.10',
     startTime: started,
     conditions: [
-      ...(gate ? [{ type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: started }] : []),
+      ...(gate
+        ? [{ type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: started }]
+        : []),
       { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: started },
       { type: 'ContainersReady', status: 'True', lastProbeTime: null, lastTransitionTime: started },
     ],

@@ -34,12 +34,17 @@ export interface SimCluster {
 /** How long `readyPod` waits (a bound, not a sleep). */
 const READY_BOUND_MS = 20_000;
 
-export async function simCluster(options: SimOptions & { namespaces?: string[]; labelSelector?: string } = {}): Promise<SimCluster> {
+export async function simCluster(
+  options: SimOptions & { namespaces?: string[]; labelSelector?: string } = {},
+): Promise<SimCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kwave-e2e-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
   const sim = await startTestSim({ ...options, kubeconfigOut: kubeconfig });
   const cluster = connect({ kubeconfig });
-  const cache = new PodCache(cluster, { namespaces: options.namespaces ?? ['default'], ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) });
+  const cache = new PodCache(cluster, {
+    namespaces: options.namespaces ?? ['default'],
+    ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
+  });
   await cache.synced;
   return {
     sim,

@@ -20,13 +20,31 @@ test('access needs: pods in every namespace, record and lease in the first, watc
 });
 
 test('access needs for spec.owners: get on the four owner kinds, optional with owners: warn; required, with patch on StatefulSets and DaemonSets, with owners: update', () => {
-  const key = (n: { verb: string; resource: string; namespace?: string; degrades?: string }) => `${n.verb} ${n.resource} ${n.namespace}${n.degrades ? ' (optional)' : ''}`;
+  const key = (n: { verb: string; resource: string; namespace?: string; degrades?: string }) =>
+    `${n.verb} ${n.resource} ${n.namespace}${n.degrades ? ' (optional)' : ''}`;
   const kinds = ['replicasets', 'deployments', 'statefulsets', 'daemonsets'];
-  const warn = rolloutAccessNeeds(plan('')).filter((n) => n.group === 'apps').map(key);
+  const warn = rolloutAccessNeeds(plan(''))
+    .filter((n) => n.group === 'apps')
+    .map(key);
   assert.deepEqual(warn, [...kinds.map((r) => `get ${r} a (optional)`), ...kinds.map((r) => `get ${r} b (optional)`)]);
-  const update = rolloutAccessNeeds(plan('  owners: update\n')).filter((n) => n.group === 'apps').map(key);
-  assert.deepEqual(update.filter((k) => k.endsWith(' a')), ['get replicasets a', 'get deployments a', 'get statefulsets a', 'get daemonsets a', 'patch statefulsets a', 'patch daemonsets a']);
+  const update = rolloutAccessNeeds(plan('  owners: update\n'))
+    .filter((n) => n.group === 'apps')
+    .map(key);
+  assert.deepEqual(
+    update.filter((k) => k.endsWith(' a')),
+    [
+      'get replicasets a',
+      'get deployments a',
+      'get statefulsets a',
+      'get daemonsets a',
+      'patch statefulsets a',
+      'patch daemonsets a',
+    ],
+  );
   assert.equal(update.length, 12, 'in every target namespace');
   const optional = rolloutAccessNeeds(plan('')).find((n) => n.resource === 'statefulsets')!;
-  assert.equal(accessWarning(optional), "warning: cannot get statefulsets in namespace a (reading the selected pods' owners (spec.owners)), so owners that are statefulsets are not read: kwave cannot tell whether the pods they recreate would run the old image; deploy/rbac.yaml grants it");
+  assert.equal(
+    accessWarning(optional),
+    "warning: cannot get statefulsets in namespace a (reading the selected pods' owners (spec.owners)), so owners that are statefulsets are not read: kwave cannot tell whether the pods they recreate would run the old image; deploy/rbac.yaml grants it",
+  );
 });

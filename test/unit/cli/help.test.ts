@@ -32,7 +32,11 @@ describe('kwave COMMAND --help', () => {
       const text = await help(command);
       assert.match(text, /-o, --output/);
       for (const flag of [...CLUSTER, ...METRICS]) {
-        assert.equal(new RegExp(`${flag} `).test(text), shown.includes(flag), `${command} --help ${shown.includes(flag) ? 'lacks' : 'lists'} ${flag}`);
+        assert.equal(
+          new RegExp(`${flag} `).test(text),
+          shown.includes(flag),
+          `${command} --help ${shown.includes(flag) ? 'lacks' : 'lists'} ${flag}`,
+        );
       }
     });
   }

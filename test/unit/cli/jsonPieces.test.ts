@@ -24,8 +24,20 @@ describe('writeJsonInPieces', () => {
   });
 
   test('a large report comes in pieces of about 64 K characters, never whole', () => {
-    const rows = Array.from({ length: 50_000 }, (_, i) => ({ namespace: 'default', name: `demo-${i}`, node: `node-${i % 3}`, zone: undefined }));
-    const report = { plan: 'bench', waves: [{ wave: 1, pods: rows.slice(0, 1) }, { wave: 2, pods: rows.slice(1) }], skipped: [] };
+    const rows = Array.from({ length: 50_000 }, (_, i) => ({
+      namespace: 'default',
+      name: `demo-${i}`,
+      node: `node-${i % 3}`,
+      zone: undefined,
+    }));
+    const report = {
+      plan: 'bench',
+      waves: [
+        { wave: 1, pods: rows.slice(0, 1) },
+        { wave: 2, pods: rows.slice(1) },
+      ],
+      skipped: [],
+    };
     const pieces = written(report);
     assert.equal(pieces.join(''), JSON.stringify(report));
     assert.ok(pieces.length > 20, `${pieces.length} pieces`);

@@ -22,25 +22,66 @@ describe('planExitCode', () => {
 
 describe('a multi-cluster event as JSON', () => {
   test('says its cluster right after the plan; a one-cluster event has no cluster field', () => {
-    const line = jsonLine({ time: 't', plan: 'web', cluster: 'eu-1', event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 });
-    assert.equal(line, '{"time":"t","plan":"web","cluster":"eu-1","event":"wave-start","wave":1,"waves":2,"pods":1,"target":1}');
-    assert.doesNotMatch(jsonLine({ time: 't', plan: 'web', event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 }), /cluster/);
+    const line = jsonLine({
+      time: 't',
+      plan: 'web',
+      cluster: 'eu-1',
+      event: 'wave-start',
+      wave: 1,
+      waves: 2,
+      pods: 1,
+      target: 1,
+    });
+    assert.equal(
+      line,
+      '{"time":"t","plan":"web","cluster":"eu-1","event":"wave-start","wave":1,"waves":2,"pods":1,"target":1}',
+    );
+    assert.doesNotMatch(
+      jsonLine({ time: 't', plan: 'web', event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 }),
+      /cluster/,
+    );
   });
 });
 
 describe('renderMultiKubeconfig', () => {
   test('a cluster, a user and a context per server, the first current', () => {
-    const kc = parse(renderMultiKubeconfig([
-      { server: 'https://127.0.0.1:1', caPem: 'A', token: 'ta', context: 'sim-1' },
-      { server: 'https://127.0.0.1:2', caPem: 'B', token: 'tb', context: 'sim-2' },
-    ])) as { clusters: { name: string; cluster: { server: string } }[]; users: { name: string; user: { token: string } }[]; contexts: { name: string; context: { cluster: string; user: string } }[]; 'current-context': string };
-    assert.deepEqual(kc.contexts.map((c) => [c.name, c.context.cluster, c.context.user]), [['sim-1', 'sim-1', 'sim-1-admin'], ['sim-2', 'sim-2', 'sim-2-admin']]);
-    assert.deepEqual(kc.clusters.map((c) => c.cluster.server), ['https://127.0.0.1:1', 'https://127.0.0.1:2']);
-    assert.deepEqual(kc.users.map((u) => u.user.token), ['ta', 'tb']);
+    const kc = parse(
+      renderMultiKubeconfig([
+        { server: 'https://127.0.0.1:1', caPem: 'A', token: 'ta', context: 'sim-1' },
+        { server: 'https://127.0.0.1:2', caPem: 'B', token: 'tb', context: 'sim-2' },
+      ]),
+    ) as {
+      clusters: { name: string; cluster: { server: string } }[];
+      users: { name: string; user: { token: string } }[];
+      contexts: { name: string; context: { cluster: string; user: string } }[];
+      'current-context': string;
+    };
+    assert.deepEqual(
+      kc.contexts.map((c) => [c.name, c.context.cluster, c.context.user]),
+      [
+        ['sim-1', 'sim-1', 'sim-1-admin'],
+        ['sim-2', 'sim-2', 'sim-2-admin'],
+      ],
+    );
+    assert.deepEqual(
+      kc.clusters.map((c) => c.cluster.server),
+      ['https://127.0.0.1:1', 'https://127.0.0.1:2'],
+    );
+    assert.deepEqual(
+      kc.users.map((u) => u.user.token),
+      ['ta', 'tb'],
+    );
     assert.equal(kc['current-context'], 'sim-1');
   });
   test('refuses a context name given twice, and no cluster at all', () => {
-    assert.throws(() => renderMultiKubeconfig([{ server: 'a', caPem: 'A', token: 't' }, { server: 'b', caPem: 'B', token: 't' }]), /context "kwave-sim" given twice/);
+    assert.throws(
+      () =>
+        renderMultiKubeconfig([
+          { server: 'a', caPem: 'A', token: 't' },
+          { server: 'b', caPem: 'B', token: 't' },
+        ]),
+      /context "kwave-sim" given twice/,
+    );
     assert.throws(() => renderMultiKubeconfig([]), /no cluster/);
   });
 });

@@ -31,9 +31,29 @@ describe('-o json', () => {
 
   test('puts wave and pod right after the common fields and keeps every other field', () => {
     const obj = JSON.parse(
-      jsonLine({ time: 't', plan: 'web', event: 'pod-end', result: 'failed', pod: 'web/a', wave: 2, reason: 'ErrImagePull', message: 'm', durationMs: 5 }),
+      jsonLine({
+        time: 't',
+        plan: 'web',
+        event: 'pod-end',
+        result: 'failed',
+        pod: 'web/a',
+        wave: 2,
+        reason: 'ErrImagePull',
+        message: 'm',
+        durationMs: 5,
+      }),
     ) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(obj), ['time', 'plan', 'event', 'wave', 'pod', 'result', 'reason', 'message', 'durationMs']);
+    assert.deepEqual(Object.keys(obj), [
+      'time',
+      'plan',
+      'event',
+      'wave',
+      'pod',
+      'result',
+      'reason',
+      'message',
+      'durationMs',
+    ]);
     assert.equal(obj.reason, 'ErrImagePull');
   });
 });
@@ -41,20 +61,48 @@ describe('-o json', () => {
 describe('plain text', () => {
   test('says what happened, one line per event worth a line, each with time and plan', () => {
     const s = new EventScript();
-    s.add({ event: 'rollout-start', revision: 'abc', direction: 'upgrade', selected: 40, alreadyDone: 1, waves: 4, deferred: 0, budget: 5, concurrency: 3, resumed: false });
+    s.add({
+      event: 'rollout-start',
+      revision: 'abc',
+      direction: 'upgrade',
+      selected: 40,
+      alreadyDone: 1,
+      waves: 4,
+      deferred: 0,
+      budget: 5,
+      concurrency: 3,
+      resumed: false,
+    });
     s.add({ event: 'wave-start', wave: 2, waves: 4, pods: 9, target: 10 });
     s.add({ event: 'pod-start', wave: 2, pod: 'web/web-3' });
     s.add({ event: 'pod-step', wave: 2, pod: 'web/web-3', step: 'patch', message: 'setting nginx' });
     s.add({ event: 'pod-end', wave: 2, pod: 'web/web-3', result: 'upgraded', message: 'upgraded', durationMs: 2100 });
-    s.add({ event: 'pod-end', wave: 2, pod: 'web/web-4', result: 'failed', reason: 'CrashLoopBackOff', message: 'back-off 10s', durationMs: 15_000 });
-    s.add({ event: 'budget-wait', wave: 2, unavailable: 5, budget: 5, holders: ['web/a', 'web/b', 'web/c', 'web/d', 'web/e'] });
+    s.add({
+      event: 'pod-end',
+      wave: 2,
+      pod: 'web/web-4',
+      result: 'failed',
+      reason: 'CrashLoopBackOff',
+      message: 'back-off 10s',
+      durationMs: 15_000,
+    });
+    s.add({
+      event: 'budget-wait',
+      wave: 2,
+      unavailable: 5,
+      budget: 5,
+      holders: ['web/a', 'web/b', 'web/c', 'web/d', 'web/e'],
+    });
     s.add({ event: 'gate-approval-wait', wave: 2, gate: 'ok' });
     s.add({ event: 'halt', wave: 2, reason: 'failures', message: '1 pod failed' });
     const lines = new EventLines({ approveHint: (w) => `kwave approve web.yaml --wave ${w}` });
     const out = s.events.flatMap((e) => lines.plain(e));
     for (const l of out) assert.match(l, CLOCK);
     const text = out.join('\n');
-    assert.match(text, /rollout started: 40 pods \(1 already at target\), 4 waves, max 5 unavailable, 3 at a time, revision abc/);
+    assert.match(
+      text,
+      /rollout started: 40 pods \(1 already at target\), 4 waves, max 5 unavailable, 3 at a time, revision abc/,
+    );
     assert.match(text, /web wave 2\/4 started: 9 pods \(target 10\)/);
     assert.match(text, /pod web\/web-3 upgraded in 2\.1s/);
     assert.match(text, /pod web\/web-4 FAILED after 15s: CrashLoopBackOff: back-off 10s/);
@@ -66,7 +114,9 @@ describe('plain text', () => {
   });
 
   test('verbose adds pod starts and steps', () => {
-    const s = new EventScript().add({ event: 'pod-start', wave: 1, pod: 'web/a' }).add({ event: 'pod-step', wave: 1, pod: 'web/a', step: 'patch', message: 'setting nginx' });
+    const s = new EventScript()
+      .add({ event: 'pod-start', wave: 1, pod: 'web/a' })
+      .add({ event: 'pod-step', wave: 1, pod: 'web/a', step: 'patch', message: 'setting nginx' });
     const lines = new EventLines({ verbose: true });
     const out = s.events.flatMap((e) => lines.plain(e));
     assert.equal(out.length, 2);
@@ -97,8 +147,17 @@ describe('plain text', () => {
   test('announces a pause, an approval or a window once, not at every tick', () => {
     const s = new EventScript();
     for (const ms of [3000, 2000, 1000]) s.add({ event: 'gate-pause', wave: 1, gate: 'soak', msLeft: ms });
-    s.add({ event: 'gate-approval-wait', wave: 1, gate: 'ok' }).add({ event: 'gate-approval-wait', wave: 1, gate: 'ok' });
-    s.add({ event: 'window-wait', wave: 2, msLeft: 60_000, opensAt: '2030-01-02T13:00:00Z' }).add({ event: 'window-wait', wave: 2, msLeft: 30_000, opensAt: '2030-01-02T13:00:00Z' });
+    s.add({ event: 'gate-approval-wait', wave: 1, gate: 'ok' }).add({
+      event: 'gate-approval-wait',
+      wave: 1,
+      gate: 'ok',
+    });
+    s.add({ event: 'window-wait', wave: 2, msLeft: 60_000, opensAt: '2030-01-02T13:00:00Z' }).add({
+      event: 'window-wait',
+      wave: 2,
+      msLeft: 30_000,
+      opensAt: '2030-01-02T13:00:00Z',
+    });
     const lines = new EventLines();
     assert.deepEqual(
       s.events.map((e) => lines.plain(e).length),
@@ -162,20 +221,35 @@ describe('summaryTable', () => {
 
 describe('format helpers', () => {
   test('columns pad to the widest cell', () => {
-    assert.deepEqual(columns([['a', '1'], ['bbb', '22']], new Set([1])), ['a     1', 'bbb  22']);
+    assert.deepEqual(
+      columns(
+        [
+          ['a', '1'],
+          ['bbb', '22'],
+        ],
+        new Set([1]),
+      ),
+      ['a     1', 'bbb  22'],
+    );
   });
 });
 
 describe('jsonLine', () => {
   test('is the event as JSON.stringify writes it, with the common fields first', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))), fc.string(), (extra, pod) => {
-        const event = { ...extra, event: 'pod-step', pod, time: 't', plan: 'web' } as unknown as Parameters<typeof jsonLine>[0];
-        const line = jsonLine(event);
-        const parsed = JSON.parse(line) as Record<string, unknown>;
-        assert.deepEqual(parsed, JSON.parse(JSON.stringify(event)));
-        assert.ok(line.startsWith(`{"time":"t","plan":"web","event":"pod-step","pod":${JSON.stringify(pod)}`), line);
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))),
+        fc.string(),
+        (extra, pod) => {
+          const event = { ...extra, event: 'pod-step', pod, time: 't', plan: 'web' } as unknown as Parameters<
+            typeof jsonLine
+          >[0];
+          const line = jsonLine(event);
+          const parsed = JSON.parse(line) as Record<string, unknown>;
+          assert.deepEqual(parsed, JSON.parse(JSON.stringify(event)));
+          assert.ok(line.startsWith(`{"time":"t","plan":"web","event":"pod-step","pod":${JSON.stringify(pod)}`), line);
+        },
+      ),
     );
   });
 });

@@ -32,7 +32,18 @@ export class EventScript {
 export function rolloutScript(waves: number[], opts: { failing?: string; podMs?: number } = {}): EventScript {
   const s = new EventScript();
   const total = waves.reduce((a, b) => a + b, 0);
-  s.add({ event: 'rollout-start', revision: 'r1', direction: 'upgrade', selected: total, alreadyDone: 0, waves: waves.length, deferred: 0, budget: 5, concurrency: 5, resumed: false });
+  s.add({
+    event: 'rollout-start',
+    revision: 'r1',
+    direction: 'upgrade',
+    selected: total,
+    alreadyDone: 0,
+    waves: waves.length,
+    deferred: 0,
+    budget: 5,
+    concurrency: 5,
+    resumed: false,
+  });
   let next = 0;
   const summaries: WaveSummary[] = [];
   waves.forEach((n, i) => {
@@ -46,17 +57,39 @@ export function rolloutScript(waves: number[], opts: { failing?: string; podMs?:
       s.wait(opts.podMs ?? 2100);
       if (pod === opts.failing) {
         failed++;
-        s.add({ event: 'pod-end', wave, pod, result: 'failed', reason: 'ErrImagePull', message: 'pull failed', durationMs: opts.podMs ?? 2100 });
+        s.add({
+          event: 'pod-end',
+          wave,
+          pod,
+          result: 'failed',
+          reason: 'ErrImagePull',
+          message: 'pull failed',
+          durationMs: opts.podMs ?? 2100,
+        });
       } else {
         s.add({ event: 'pod-end', wave, pod, result: 'upgraded', message: 'upgraded', durationMs: opts.podMs ?? 2100 });
       }
     }
-    const summary: WaveSummary = { wave, pods: n, upgraded: n - failed, failed, vanished: 0, durationMs: n * (opts.podMs ?? 2100) };
+    const summary: WaveSummary = {
+      wave,
+      pods: n,
+      upgraded: n - failed,
+      failed,
+      vanished: 0,
+      durationMs: n * (opts.podMs ?? 2100),
+    };
     summaries.push(summary);
     s.add({ event: 'wave-end', wave, summary });
     next += n;
   });
-  s.add({ event: 'rollout-end', phase: 'Completed', exitCode: 0, message: `${total} pods upgraded`, waves: summaries, durationMs: s.nowMs - Date.parse(s.events[0]!.time) });
+  s.add({
+    event: 'rollout-end',
+    phase: 'Completed',
+    exitCode: 0,
+    message: `${total} pods upgraded`,
+    waves: summaries,
+    durationMs: s.nowMs - Date.parse(s.events[0]!.time),
+  });
   return s;
 }
 

@@ -11,7 +11,18 @@ const fold = (events: RolloutEvent[]): ProgressState => events.reduce(advance, i
 describe('progress state', () => {
   test('counts pods, follows the wave and the pods in flight with their step', () => {
     const s = new EventScript();
-    s.add({ event: 'rollout-start', revision: 'r', direction: 'upgrade', selected: 10, alreadyDone: 2, waves: 2, deferred: 1, budget: 3, concurrency: 2, resumed: false });
+    s.add({
+      event: 'rollout-start',
+      revision: 'r',
+      direction: 'upgrade',
+      selected: 10,
+      alreadyDone: 2,
+      waves: 2,
+      deferred: 1,
+      budget: 3,
+      concurrency: 2,
+      resumed: false,
+    });
     s.add({ event: 'wave-start', wave: 1, waves: 2, pods: 4, target: 6 });
     s.add({ event: 'pod-start', wave: 1, pod: 'web/a' }).add({ event: 'pod-start', wave: 1, pod: 'web/b' });
     s.add({ event: 'pod-step', wave: 1, pod: 'web/b', step: 'wait-complete', message: 'm' });
@@ -21,14 +32,28 @@ describe('progress state', () => {
     assert.equal(st.done, 1);
     assert.equal(st.failed, 1);
     assert.equal(st.wave?.ended, 2);
-    assert.deepEqual(st.inFlight.map((p) => [p.pod, p.step]), [['web/b', 'wait-complete']]);
+    assert.deepEqual(
+      st.inFlight.map((p) => [p.pod, p.step]),
+      [['web/b', 'wait-complete']],
+    );
     // 10 selected, 1 deferred: the goal is 9; 2 + 1 at target; 5 left, 2 at a time, 4 s each.
     assert.equal(etaMs(st), 3 * 4000);
   });
 
   test('a budget wait ends when a pod starts; a rollback after a halt is counted apart', () => {
     const s = new EventScript();
-    s.add({ event: 'rollout-start', revision: 'r', direction: 'upgrade', selected: 3, alreadyDone: 0, waves: 1, deferred: 0, budget: 1, concurrency: 1, resumed: false });
+    s.add({
+      event: 'rollout-start',
+      revision: 'r',
+      direction: 'upgrade',
+      selected: 3,
+      alreadyDone: 0,
+      waves: 1,
+      deferred: 0,
+      budget: 1,
+      concurrency: 1,
+      resumed: false,
+    });
     s.add({ event: 'wave-start', wave: 1, waves: 1, pods: 3, target: 3 });
     s.add({ event: 'budget-wait', wave: 1, unavailable: 1, budget: 1, holders: ['web/x'] });
     assert.equal(fold(s.events).waiting?.kind, 'budget');
@@ -51,22 +76,52 @@ describe('renderBars', () => {
     let st = initialProgress('web');
     for (const e of script.events) {
       st = advance(st, e);
-      const lines = renderBars(st, Date.parse(e.time) + 12_000, 80, { approveHint: (w) => `kwave approve plans/a-rather-long-plan-file-name.yaml --wave ${w}` });
+      const lines = renderBars(st, Date.parse(e.time) + 12_000, 80, {
+        approveHint: (w) => `kwave approve plans/a-rather-long-plan-file-name.yaml --wave ${w}`,
+      });
       for (const l of Object.values(lines)) assert.ok(l.length <= 79, `${l.length}: ${l}`);
     }
   });
 
   test('shows counts, the wave, a pause countdown and the pods in flight', () => {
     const s = new EventScript();
-    s.add({ event: 'rollout-start', revision: 'r', direction: 'upgrade', selected: 60, alreadyDone: 0, waves: 4, deferred: 0, budget: 5, concurrency: 5, resumed: false });
+    s.add({
+      event: 'rollout-start',
+      revision: 'r',
+      direction: 'upgrade',
+      selected: 60,
+      alreadyDone: 0,
+      waves: 4,
+      deferred: 0,
+      budget: 5,
+      concurrency: 5,
+      resumed: false,
+    });
     s.add({ event: 'wave-start', wave: 1, waves: 4, pods: 1, target: 1 });
-    s.add({ event: 'pod-start', wave: 1, pod: 'default/demo-0' }).add({ event: 'pod-step', wave: 1, pod: 'default/demo-0', step: 'wait-drain', message: 'm' });
+    s.add({ event: 'pod-start', wave: 1, pod: 'default/demo-0' }).add({
+      event: 'pod-step',
+      wave: 1,
+      pod: 'default/demo-0',
+      step: 'wait-drain',
+      message: 'm',
+    });
     let lines = renderBars(fold(s.events), s.nowMs + 11_000, 80);
     assert.match(lines.overall, /^overall\s+░+\s+0\/60 pods\s+0%$/);
     assert.match(lines.wave, /^wave 1\/4\s+░+\s+0\/1\s+0%\s+11s$/);
     assert.equal(lines.status, 'in flight (1): demo-0 draining 11s');
-    s.wait(2000).add({ event: 'pod-end', wave: 1, pod: 'default/demo-0', result: 'upgraded', message: 'ok', durationMs: 2000 });
-    s.add({ event: 'wave-end', wave: 1, summary: { wave: 1, pods: 1, upgraded: 1, failed: 0, vanished: 0, durationMs: 2000 } });
+    s.wait(2000).add({
+      event: 'pod-end',
+      wave: 1,
+      pod: 'default/demo-0',
+      result: 'upgraded',
+      message: 'ok',
+      durationMs: 2000,
+    });
+    s.add({
+      event: 'wave-end',
+      wave: 1,
+      summary: { wave: 1, pods: 1, upgraded: 1, failed: 0, vanished: 0, durationMs: 2000 },
+    });
     s.add({ event: 'gate-pause', wave: 1, gate: 'soak', msLeft: 3000 });
     lines = renderBars(fold(s.events), s.nowMs + 1000, 80);
     assert.match(lines.overall, /1\/60 pods\s+1%\s+ETA 24s$/);
@@ -100,7 +155,18 @@ describe('TTY reporter', () => {
 
   test('close() without a rollout-end stops drawing and flushes pending lines', () => {
     const s = new EventScript();
-    s.add({ event: 'rollout-start', revision: 'r', direction: 'upgrade', selected: 2, alreadyDone: 0, waves: 1, deferred: 0, budget: 1, concurrency: 1, resumed: false });
+    s.add({
+      event: 'rollout-start',
+      revision: 'r',
+      direction: 'upgrade',
+      selected: 2,
+      alreadyDone: 0,
+      waves: 1,
+      deferred: 0,
+      budget: 1,
+      concurrency: 1,
+      resumed: false,
+    });
     s.add({ event: 'interrupt', message: 'SIGINT: finishing 1 pod in flight' });
     const cap = captureIO(true, 80);
     const r = createReporter({ io: cap.io, format: 'text', tty: true, plan: 'web' });

@@ -14,7 +14,11 @@ test('a folder laid out as a mounted ConfigMap stands for its plan files, hidden
       symlinkSync(`..data/${key}`, path.join(dir, key));
     }
     symlinkSync('..2026_12_01', path.join(dir, '..data'));
-    assert.deepEqual(expandPlanArgs([dir, '/no/such.yaml']), [path.join(dir, 'a.yml'), path.join(dir, 'b.yaml'), '/no/such.yaml']);
+    assert.deepEqual(expandPlanArgs([dir, '/no/such.yaml']), [
+      path.join(dir, 'a.yml'),
+      path.join(dir, 'b.yaml'),
+      '/no/such.yaml',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

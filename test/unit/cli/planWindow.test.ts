@@ -14,7 +14,9 @@ function plan(window: string): Plan {
   return testPlan({ namespace: 'default', image: NEW, extra: window });
 }
 
-const pods = Array.from({ length: 4 }, (_, i) => makePod({ name: `web-${i}`, uid: `u${i}`, containers: [{ name: 'nginx', image: OLD }] }));
+const pods = Array.from({ length: 4 }, (_, i) =>
+  makePod({ name: `web-${i}`, uid: `u${i}`, containers: [{ name: 'nginx', image: OLD }] }),
+);
 // Monday 2025-03-03 09:00 UTC.
 const MONDAY_9 = Date.parse('2025-03-03T09:00:00.000Z');
 
@@ -28,8 +30,14 @@ describe('kwave plan and the maintenance window', () => {
     const r = report(p, MONDAY_9);
     assert.deepEqual(r.window, { open: false, opensAt: '2025-03-03T22:00:00.000Z', msLeft: 13 * 3_600_000 });
     const text = renderPlanText(r);
-    assert.ok(text.includes('window: the maintenance window is closed now; it opens at 2025-03-03T22:00:00.000Z (in 13h00m)'), text.join('\n'));
-    assert.match(text.at(-1)!, /^OK: kwave run would upgrade 4 pods in 1 wave, but only once the window opens: .*22:00:00.000Z/);
+    assert.ok(
+      text.includes('window: the maintenance window is closed now; it opens at 2025-03-03T22:00:00.000Z (in 13h00m)'),
+      text.join('\n'),
+    );
+    assert.match(
+      text.at(-1)!,
+      /^OK: kwave run would upgrade 4 pods in 1 wave, but only once the window opens: .*22:00:00.000Z/,
+    );
   });
 
   test('an open window is reported open and adds no line', () => {
@@ -51,6 +59,9 @@ describe('kwave run and the maintenance window', () => {
     const s = new EventScript();
     s.add({ event: 'window-wait', wave: 1, msLeft: 13 * 3_600_000, opensAt: '2025-03-03T22:00:00.000Z' });
     const [line] = new EventLines().plain(s.events[0]!);
-    assert.match(line!, /the maintenance window is closed: wave 1 waits until it opens at 2025-03-03T22:00:00\.000Z \(in 13h00m\)$/);
+    assert.match(
+      line!,
+      /the maintenance window is closed: wave 1 waits until it opens at 2025-03-03T22:00:00\.000Z \(in 13h00m\)$/,
+    );
   });
 });

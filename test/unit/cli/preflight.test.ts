@@ -12,16 +12,42 @@ const plan = (gates: string) => testPlan({ name: 'p', namespaces: ['a', 'b'], ex
 
 test('checkAccess: denied required and optional apart; no review API or a refused review checks nothing', async () => {
   const needs = rolloutAccessNeeds(plan(''));
-  const deny = (f: (n: { verb: string; resource: string }) => boolean) => ({ reviewAccess: async (n: { verb: string; resource: string }) => ({ allowed: !f(n), reason: '' }) });
-  const r = await checkAccess(deny((n) => n.resource === 'pods/status' || n.resource === 'nodes'), needs);
+  const deny = (f: (n: { verb: string; resource: string }) => boolean) => ({
+    reviewAccess: async (n: { verb: string; resource: string }) => ({ allowed: !f(n), reason: '' }),
+  });
+  const r = await checkAccess(
+    deny((n) => n.resource === 'pods/status' || n.resource === 'nodes'),
+    needs,
+  );
   assert.equal(r.checked, true);
-  assert.deepEqual(r.denied.map((n) => `${n.verb} ${n.resource} ${n.namespace}`), ['patch pods/status a', 'patch pods/status b']);
-  assert.deepEqual(r.missingOptional.map((n) => `${n.verb} ${n.resource}`), ['list nodes', 'watch nodes']);
+  assert.deepEqual(
+    r.denied.map((n) => `${n.verb} ${n.resource} ${n.namespace}`),
+    ['patch pods/status a', 'patch pods/status b'],
+  );
+  assert.deepEqual(
+    r.missingOptional.map((n) => `${n.verb} ${n.resource}`),
+    ['list nodes', 'watch nodes'],
+  );
   assert.equal(accessRefusal(r.denied).exitCode, 2);
-  assert.equal(accessRefusal(r.denied).message.split('\n')[0], 'forbidden: cannot patch pods/status in namespace a — deploy/rbac.yaml grants it (the readiness gate)');
+  assert.equal(
+    accessRefusal(r.denied).message.split('\n')[0],
+    'forbidden: cannot patch pods/status in namespace a — deploy/rbac.yaml grants it (the readiness gate)',
+  );
   assert.match(accessWarning(r.missingOptional[0]!), /^warning: cannot list nodes \(cluster-wide\) .*spread-zones/);
   let asked = 0;
   assert.equal((await checkAccess({ reviewAccess: async () => void asked++ }, needs)).checked, false);
   assert.equal(asked, 1, 'without the review API, one request, not one per permission');
-  assert.equal((await checkAccess({ reviewAccess: async () => { throw new KubeError(403, 'Forbidden', 'no'); } }, needs)).checked, false);
+  assert.equal(
+    (
+      await checkAccess(
+        {
+          reviewAccess: async () => {
+            throw new KubeError(403, 'Forbidden', 'no');
+          },
+        },
+        needs,
+      )
+    ).checked,
+    false,
+  );
 });

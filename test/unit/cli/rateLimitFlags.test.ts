@@ -35,7 +35,12 @@ spec:
 `;
 
 describe('client-side API rate limit flags', () => {
-  for (const [flag, value] of [['--kube-api-qps', '-1'], ['--kube-api-qps', 'fast'], ['--kube-api-burst', '0'], ['--kube-api-burst', '2.5']]) {
+  for (const [flag, value] of [
+    ['--kube-api-qps', '-1'],
+    ['--kube-api-qps', 'fast'],
+    ['--kube-api-burst', '0'],
+    ['--kube-api-burst', '2.5'],
+  ]) {
     it(`${flag} ${value} is a usage error (exit 2) naming the flag`, async () => {
       const c = capture();
       const code = await main(['validate', 'plan.yaml', flag!, value!], c.io);

@@ -20,7 +20,11 @@ function workerScript(name: string, body: string): string {
 }
 
 const request = { kind: 'one', options: { pods: 1 } } as const;
-const served = { url: 'https://127.0.0.1:1', metricsUrl: 'http://127.0.0.1:2', world: { pods: 1, nodes: 1, namespaces: 1, startingPods: 0 } };
+const served = {
+  url: 'https://127.0.0.1:1',
+  metricsUrl: 'http://127.0.0.1:2',
+  world: { pods: 1, nodes: 1, namespaces: 1, startingPods: 0 },
+};
 
 describe('the simulator thread (simThread.ts)', { timeout: 20_000 }, () => {
   test('resolves with where it serves, and close waits for the thread to close the clusters', async () => {
@@ -38,7 +42,10 @@ describe('the simulator thread (simThread.ts)', { timeout: 20_000 }, () => {
 
   test('a KwaveError in the thread comes back a KwaveError with its code, exit code and position', async () => {
     const pos = { file: 'f.yaml', line: 3, col: 5, path: 'pods[0].image' };
-    const file = workerScript('fails', `parentPort.postMessage({ type: 'failed', message: 'f.yaml:3:5: bad image', kwave: { code: 'FIXTURE', exitCode: 2, pos: ${JSON.stringify(pos)} } });`);
+    const file = workerScript(
+      'fails',
+      `parentPort.postMessage({ type: 'failed', message: 'f.yaml:3:5: bad image', kwave: { code: 'FIXTURE', exitCode: 2, pos: ${JSON.stringify(pos)} } });`,
+    );
     await assert.rejects(serveInWorker(request, file), (err: unknown) => {
       assert.ok(err instanceof KwaveError);
       assert.equal(err.code, 'FIXTURE');
@@ -55,7 +62,10 @@ describe('the simulator thread (simThread.ts)', { timeout: 20_000 }, () => {
   });
 
   test('a thread that fails while it serves rejects `crashed`', async () => {
-    const file = workerScript('crashes', `parentPort.postMessage({ type: 'started', clusters: [${JSON.stringify(served)}] });\nsetTimeout(() => { throw new Error('store corrupted'); }, 20);`);
+    const file = workerScript(
+      'crashes',
+      `parentPort.postMessage({ type: 'started', clusters: [${JSON.stringify(served)}] });\nsetTimeout(() => { throw new Error('store corrupted'); }, 20);`,
+    );
     const sim = await serveInWorker(request, file);
     await assert.rejects(sim.crashed, /store corrupted/);
   });

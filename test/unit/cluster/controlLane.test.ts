@@ -24,7 +24,11 @@ describe('Cluster control lane', () => {
     const cluster = new Cluster(kc, { rateLimit: { qps: 1, burst: 1 }, deps: { now: () => t, sleep } });
     const reader = new Cluster(kc); // another client, to look at the lease
     const intervals: (() => void)[] = [];
-    const timers: LockTimers = { now: () => new Date(t), setInterval: (fn) => intervals.push(fn), clearInterval: () => undefined };
+    const timers: LockTimers = {
+      now: () => new Date(t),
+      setInterval: (fn) => intervals.push(fn),
+      clearInterval: () => undefined,
+    };
     try {
       const lock = new RunLock(cluster, { namespace: 'default', plan: 'lane', identity: 'alice@h pid 1', timers });
       await lock.acquire();
@@ -38,7 +42,9 @@ describe('Cluster control lane', () => {
       });
       await pods[0];
 
-      const renewed = new Promise<number | string>((resolve) => cluster.requests.onRequest((r) => r.verb === 'update' && r.resource === 'leases' && resolve(r.code)));
+      const renewed = new Promise<number | string>((resolve) =>
+        cluster.requests.onRequest((r) => r.verb === 'update' && r.resource === 'leases' && resolve(r.code)),
+      );
       t += 5_000; // the renewal is due; the pod lane is still 15 tokens in debt at 1 qps
       for (const fn of intervals) fn();
       assert.equal(String(await renewed), '200');

@@ -19,7 +19,8 @@ type Json = Record<string, unknown>;
 function briefOf(full: V1Pod): Json {
   const md = (full.metadata ?? {}) as Json;
   const metadata: Json = {};
-  for (const k of ['name', 'namespace', 'uid', 'deletionTimestamp', 'labels', 'annotations', 'ownerReferences']) if (md[k] !== undefined) metadata[k] = md[k];
+  for (const k of ['name', 'namespace', 'uid', 'deletionTimestamp', 'labels', 'annotations', 'ownerReferences'])
+    if (md[k] !== undefined) metadata[k] = md[k];
   const spec = (full.spec ?? {}) as Json;
   const outSpec: Json = {};
   if (spec.nodeName !== undefined) outSpec.nodeName = spec.nodeName;
@@ -45,18 +46,39 @@ function briefOf(full: V1Pod): Json {
   return { metadata, spec: outSpec, status: outStatus };
 }
 
-const anyValue = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean(), fc.constant(null), fc.constant({}), fc.constant([]));
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 6 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant({}),
+  fc.constant([]),
+);
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(fc.oneof(a, anyValue), { nil: undefined });
 const time = fc.constantFrom('2026-01-01T00:00:00Z', '2026-01-01T00:00:05Z');
-const image = fc.constantFrom('nginx:1.25.3', 'nginx:1.14.2', 'docker.io/library/nginx:1.25.3', 'nginx@sha256:' + 'a'.repeat(64));
-const state = JSON.stringify({ plan: 'web', revision: 'r', wave: 1, startedAt: '2026-01-01T00:00:00Z', direction: 'upgrade', containers: {} });
+const image = fc.constantFrom(
+  'nginx:1.25.3',
+  'nginx:1.14.2',
+  'docker.io/library/nginx:1.25.3',
+  'nginx@sha256:' + 'a'.repeat(64),
+);
+const state = JSON.stringify({
+  plan: 'web',
+  revision: 'r',
+  wave: 1,
+  startedAt: '2026-01-01T00:00:00Z',
+  direction: 'upgrade',
+  containers: {},
+});
 
 const condition = fc.record(
   {
     type: maybe(fc.constantFrom('Ready', GATE, 'PodScheduled')),
     status: maybe(fc.constantFrom('True', 'False', 'Unknown')),
     reason: maybe(fc.constantFrom('InPlaceUpdate', 'Other')),
-    message: maybe(fc.constantFrom('kwave: upgrade by plan web (revision r1)', 'kwave: upgrade by plan other (revision r2)', 'x')),
+    message: maybe(
+      fc.constantFrom('kwave: upgrade by plan web (revision r1)', 'kwave: upgrade by plan other (revision r2)', 'x'),
+    ),
     lastTransitionTime: maybe(time),
   },
   { requiredKeys: [] },
@@ -72,8 +94,27 @@ const rawPod = fc.record(
         uid: maybe(fc.constantFrom('u1', 'u2')),
         deletionTimestamp: maybe(time),
         labels: maybe(fc.dictionary(fc.constantFrom('app', 'tier'), fc.constantFrom('web', 'db'))),
-        annotations: maybe(fc.dictionary(fc.constantFrom(STATE_ANNOTATION, 'kwave.dev/x', 'other/y'), fc.constantFrom(state, '{', 'v'))),
-        ownerReferences: maybe(fc.array(fc.oneof(anyValue, fc.record({ apiVersion: maybe(fc.constant('apps/v1')), kind: maybe(fc.constantFrom('StatefulSet', 'ReplicaSet')), name: maybe(fc.constant('web')), uid: maybe(fc.constant('o1')), controller: maybe(fc.boolean()) }, { requiredKeys: [] })), { maxLength: 2 })),
+        annotations: maybe(
+          fc.dictionary(fc.constantFrom(STATE_ANNOTATION, 'kwave.dev/x', 'other/y'), fc.constantFrom(state, '{', 'v')),
+        ),
+        ownerReferences: maybe(
+          fc.array(
+            fc.oneof(
+              anyValue,
+              fc.record(
+                {
+                  apiVersion: maybe(fc.constant('apps/v1')),
+                  kind: maybe(fc.constantFrom('StatefulSet', 'ReplicaSet')),
+                  name: maybe(fc.constant('web')),
+                  uid: maybe(fc.constant('o1')),
+                  controller: maybe(fc.boolean()),
+                },
+                { requiredKeys: [] },
+              ),
+            ),
+            { maxLength: 2 },
+          ),
+        ),
       },
       { requiredKeys: ['name'] },
     ),
@@ -81,8 +122,24 @@ const rawPod = fc.record(
       fc.record(
         {
           nodeName: maybe(fc.constantFrom('node-1', 'node-2')),
-          containers: maybe(fc.array(fc.record({ name: maybe(fc.constantFrom('nginx', 'side')), image: maybe(image), imagePullPolicy: maybe(fc.constant('IfNotPresent')) }, { requiredKeys: [] }), { maxLength: 2 })),
-          readinessGates: maybe(fc.array(fc.record({ conditionType: maybe(fc.constantFrom(GATE, 'other')) }, { requiredKeys: [] }), { maxLength: 2 })),
+          containers: maybe(
+            fc.array(
+              fc.record(
+                {
+                  name: maybe(fc.constantFrom('nginx', 'side')),
+                  image: maybe(image),
+                  imagePullPolicy: maybe(fc.constant('IfNotPresent')),
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 2 },
+            ),
+          ),
+          readinessGates: maybe(
+            fc.array(fc.record({ conditionType: maybe(fc.constantFrom(GATE, 'other')) }, { requiredKeys: [] }), {
+              maxLength: 2,
+            }),
+          ),
           tolerations: maybe(fc.array(fc.constant({ key: 'k', operator: 'Exists' }), { maxLength: 1 })),
         },
         { requiredKeys: [] },
@@ -102,7 +159,14 @@ const rawPod = fc.record(
                   image: maybe(image),
                   imageID: maybe(fc.constantFrom('docker.io/library/nginx@sha256:' + 'a'.repeat(64), 'x')),
                   ready: maybe(fc.boolean()),
-                  state: maybe(fc.oneof(fc.constant({ running: { startedAt: '2026-01-01T00:00:00Z' } }), fc.constant({ running: {} }), fc.constant({ waiting: { reason: 'ErrImagePull' } }), fc.constant({ terminated: { exitCode: 1 } }))),
+                  state: maybe(
+                    fc.oneof(
+                      fc.constant({ running: { startedAt: '2026-01-01T00:00:00Z' } }),
+                      fc.constant({ running: {} }),
+                      fc.constant({ waiting: { reason: 'ErrImagePull' } }),
+                      fc.constant({ terminated: { exitCode: 1 } }),
+                    ),
+                  ),
                 },
                 { requiredKeys: [] },
               ),
@@ -150,20 +214,55 @@ describe('decodePodBrief', () => {
     const raw = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'demo-0', namespace: 'default', labels: { app: 'demo' }, uid: 'c00a', creationTimestamp: '2026-12-04T17:40:25Z', resourceVersion: '9' },
-      spec: { containers: [{ name: 'nginx', image: 'nginx:1.14.2', imagePullPolicy: 'IfNotPresent' }], nodeName: 'sim-node-1', readinessGates: [{ conditionType: GATE }] },
+      metadata: {
+        name: 'demo-0',
+        namespace: 'default',
+        labels: { app: 'demo' },
+        uid: 'c00a',
+        creationTimestamp: '2026-12-04T17:40:25Z',
+        resourceVersion: '9',
+      },
+      spec: {
+        containers: [{ name: 'nginx', image: 'nginx:1.14.2', imagePullPolicy: 'IfNotPresent' }],
+        nodeName: 'sim-node-1',
+        readinessGates: [{ conditionType: GATE }],
+      },
       status: {
         phase: 'Running',
-        conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-12-04T17:40:25Z' }],
-        containerStatuses: [{ name: 'nginx', state: { running: { startedAt: '2026-12-04T17:40:25Z' } }, lastState: {}, ready: true, restartCount: 0, image: 'docker.io/library/nginx:1.14.2', imageID: 'docker.io/library/nginx@sha256:bf6b', started: true }],
+        conditions: [
+          { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-12-04T17:40:25Z' },
+        ],
+        containerStatuses: [
+          {
+            name: 'nginx',
+            state: { running: { startedAt: '2026-12-04T17:40:25Z' } },
+            lastState: {},
+            ready: true,
+            restartCount: 0,
+            image: 'docker.io/library/nginx:1.14.2',
+            imageID: 'docker.io/library/nginx@sha256:bf6b',
+            started: true,
+          },
+        ],
       },
     };
     assert.deepEqual(decodePodBrief(raw), {
       metadata: { name: 'demo-0', namespace: 'default', uid: 'c00a', labels: { app: 'demo' } },
-      spec: { nodeName: 'sim-node-1', containers: [{ name: 'nginx', image: 'nginx:1.14.2' }], readinessGates: [{ conditionType: GATE }] },
+      spec: {
+        nodeName: 'sim-node-1',
+        containers: [{ name: 'nginx', image: 'nginx:1.14.2' }],
+        readinessGates: [{ conditionType: GATE }],
+      },
       status: {
         conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-12-04T17:40:25Z' }],
-        containerStatuses: [{ name: 'nginx', image: 'docker.io/library/nginx:1.14.2', imageID: 'docker.io/library/nginx@sha256:bf6b', state: { running: { startedAt: '2026-12-04T17:40:25Z' } } }],
+        containerStatuses: [
+          {
+            name: 'nginx',
+            image: 'docker.io/library/nginx:1.14.2',
+            imageID: 'docker.io/library/nginx@sha256:bf6b',
+            state: { running: { startedAt: '2026-12-04T17:40:25Z' } },
+          },
+        ],
       },
     });
   });

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inClusterServer, loadInClusterConfig, serviceAccountDir, TokenFileAuth, SERVICE_ACCOUNT_DIR } from '../../../src/cluster/inCluster.js';
+import {
+  inClusterServer,
+  loadInClusterConfig,
+  serviceAccountDir,
+  TokenFileAuth,
+  SERVICE_ACCOUNT_DIR,
+} from '../../../src/cluster/inCluster.js';
 import { KwaveError } from '../../../src/errors.js';
 
 describe('in-cluster configuration', () => {
@@ -27,7 +33,11 @@ describe('in-cluster configuration', () => {
   });
 
   test('builds the context: server, CA file, namespace; sends the token trimmed', async () => {
-    const kc = loadInClusterConfig({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443', KWAVE_SERVICEACCOUNT_DIR: dir });
+    const kc = loadInClusterConfig({
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      KUBERNETES_SERVICE_PORT: '6443',
+      KWAVE_SERVICEACCOUNT_DIR: dir,
+    });
     assert.equal(kc.getCurrentCluster()?.server, 'https://127.0.0.1:6443');
     assert.equal(kc.getCurrentCluster()?.caFile, path.join(dir, 'ca.crt'));
     assert.equal(kc.getContextObject(kc.getCurrentContext())?.namespace, 'kwave');
@@ -53,8 +63,17 @@ describe('in-cluster configuration', () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'kwave-sa-empty-'));
     try {
       assert.throws(
-        () => loadInClusterConfig({ KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '443', KWAVE_SERVICEACCOUNT_DIR: empty }),
-        (err: unknown) => err instanceof KwaveError && err.exitCode === 2 && err.message.includes(path.join(empty, 'token')) && err.message.includes('KWAVE_SERVICEACCOUNT_DIR'),
+        () =>
+          loadInClusterConfig({
+            KUBERNETES_SERVICE_HOST: 'h',
+            KUBERNETES_SERVICE_PORT: '443',
+            KWAVE_SERVICEACCOUNT_DIR: empty,
+          }),
+        (err: unknown) =>
+          err instanceof KwaveError &&
+          err.exitCode === 2 &&
+          err.message.includes(path.join(empty, 'token')) &&
+          err.message.includes('KWAVE_SERVICEACCOUNT_DIR'),
       );
     } finally {
       rmSync(empty, { recursive: true, force: true });

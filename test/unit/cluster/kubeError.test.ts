@@ -1,7 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AbortError, ApiException, FetchError } from '@kubernetes/client-node';
-import { forbiddenMessage, KubeError, kubeErrorFromResponse, kubeErrorToKwave, toKubeError, withTarget } from '../../../src/cluster/kubeError.js';
+import {
+  forbiddenMessage,
+  KubeError,
+  kubeErrorFromResponse,
+  kubeErrorToKwave,
+  toKubeError,
+  withTarget,
+} from '../../../src/cluster/kubeError.js';
 import { KwaveError } from '../../../src/errors.js';
 
 const conflictStatus = JSON.stringify({
@@ -9,7 +16,8 @@ const conflictStatus = JSON.stringify({
   apiVersion: 'v1',
   metadata: {},
   status: 'Failure',
-  message: 'Operation cannot be fulfilled on pods "web-0": the object has been modified; please apply your changes to the latest version and try again',
+  message:
+    'Operation cannot be fulfilled on pods "web-0": the object has been modified; please apply your changes to the latest version and try again',
   reason: 'Conflict',
   details: { name: 'web-0', kind: 'pods' },
   code: 409,
@@ -25,7 +33,9 @@ describe('toKubeError', () => {
   });
 
   test('accepts a Status body already parsed', () => {
-    const e = toKubeError(new ApiException(404, 'x', { kind: 'Status', reason: 'NotFound', message: 'pods "a" not found', code: 404 }, {}));
+    const e = toKubeError(
+      new ApiException(404, 'x', { kind: 'Status', reason: 'NotFound', message: 'pods "a" not found', code: 404 }, {}),
+    );
     assert.deepEqual([e.code, e.reason, e.message], [404, 'NotFound', 'pods "a" not found']);
   });
 
@@ -37,12 +47,21 @@ describe('toKubeError', () => {
   });
 
   test('reads Retry-After from the headers of a 429', () => {
-    const e = toKubeError(new ApiException(429, 'x', JSON.stringify({ kind: 'Status', reason: 'TooManyRequests', message: 'slow down', code: 429 }), { 'retry-after': '2' }));
+    const e = toKubeError(
+      new ApiException(
+        429,
+        'x',
+        JSON.stringify({ kind: 'Status', reason: 'TooManyRequests', message: 'slow down', code: 429 }),
+        { 'retry-after': '2' },
+      ),
+    );
     assert.equal(e.retryAfterSeconds, 2);
   });
 
   test('or from details.retryAfterSeconds', () => {
-    const e = toKubeError(new ApiException(429, 'x', JSON.stringify({ reason: 'TooManyRequests', details: { retryAfterSeconds: 4 } }), {}));
+    const e = toKubeError(
+      new ApiException(429, 'x', JSON.stringify({ reason: 'TooManyRequests', details: { retryAfterSeconds: 4 } }), {}),
+    );
     assert.equal(e.retryAfterSeconds, 4);
   });
 
@@ -52,7 +71,11 @@ describe('toKubeError', () => {
   });
 
   test('maps dropped connections to code 0 with the errno as reason', () => {
-    const reset = new FetchError('request to https://127.0.0.1:1/api failed, reason: socket hang up', 'system', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const reset = new FetchError(
+      'request to https://127.0.0.1:1/api failed, reason: socket hang up',
+      'system',
+      Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+    );
     assert.deepEqual([toKubeError(reset).code, toKubeError(reset).reason], [0, 'ECONNRESET']);
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
     assert.equal(toKubeError(refused).reason, 'ECONNREFUSED');
@@ -91,8 +114,22 @@ test('a refusal (403) is exit 2 naming verb, resource and namespace when the req
   const bare = kubeErrorToKwave(new KubeError(403, 'Forbidden', 'pods is forbidden'), 'listing pods in web');
   assert.equal(bare.exitCode, 2);
   assert.equal(bare.message, 'forbidden: pods is forbidden (listing pods in web)');
-  const known = withTarget(new KubeError(403, 'Forbidden', 'pods is forbidden'), { verb: 'patch', resource: 'pods/status', namespace: 'default' });
-  assert.equal(kubeErrorToKwave(known, 'closing the gate').message, 'forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it (closing the gate)');
-  assert.equal(withTarget(new KubeError(409, 'Conflict', 'x'), { verb: 'get', resource: 'pods' }).target, undefined, 'only 403s carry the request');
-  assert.equal(forbiddenMessage({ verb: 'list', resource: 'nodes' }), 'forbidden: cannot list nodes (cluster-wide) — deploy/rbac.yaml grants it');
+  const known = withTarget(new KubeError(403, 'Forbidden', 'pods is forbidden'), {
+    verb: 'patch',
+    resource: 'pods/status',
+    namespace: 'default',
+  });
+  assert.equal(
+    kubeErrorToKwave(known, 'closing the gate').message,
+    'forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it (closing the gate)',
+  );
+  assert.equal(
+    withTarget(new KubeError(409, 'Conflict', 'x'), { verb: 'get', resource: 'pods' }).target,
+    undefined,
+    'only 403s carry the request',
+  );
+  assert.equal(
+    forbiddenMessage({ verb: 'list', resource: 'nodes' }),
+    'forbidden: cannot list nodes (cluster-wide) — deploy/rbac.yaml grants it',
+  );
 });

@@ -17,11 +17,20 @@ describe('PartPool', () => {
     }, TypeError);
     assert.notEqual(pool.shareObject('condition', { type: 'Ready', status: 'False' }), a);
     // Same values under other names, in another order, or of another kind: not the same part.
-    assert.deepEqual(pool.shareObject('condition', { status: 'True', type: 'Ready' }), { status: 'True', type: 'Ready' });
-    assert.deepEqual(pool.shareObject('condition', { type: 'Ready', reason: 'True' }), { type: 'Ready', reason: 'True' });
+    assert.deepEqual(pool.shareObject('condition', { status: 'True', type: 'Ready' }), {
+      status: 'True',
+      type: 'Ready',
+    });
+    assert.deepEqual(pool.shareObject('condition', { type: 'Ready', reason: 'True' }), {
+      type: 'Ready',
+      reason: 'True',
+    });
     assert.notEqual(pool.shareObject('other', { type: 'Ready', status: 'True' }), a);
     // The string "undefined" is a value like any other.
-    assert.deepEqual(pool.shareObject('condition', { type: 'Ready', status: 'undefined' }), { type: 'Ready', status: 'undefined' });
+    assert.deepEqual(pool.shareObject('condition', { type: 'Ready', status: 'undefined' }), {
+      type: 'Ready',
+      status: 'undefined',
+    });
   });
 
   test('lists: by their items, in order; a prefix is a list of its own', () => {
@@ -54,14 +63,22 @@ describe('decodePod shares repeated parts', () => {
           nodeName: 'node-1',
           containers: [{ name: 'app', image: 'nginx:1.25.0', imagePullPolicy: 'IfNotPresent' }],
           readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }],
-          tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+          tolerations: [
+            { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+          ],
         },
         status: {
           conditions: [
             { type: 'Initialized', status: 'True', lastTransitionTime: '2026-12-01T17:00:00Z' },
             { type: 'Ready', status: 'True', lastTransitionTime: readyAt },
           ],
-          containerStatuses: [{ name: 'app', containerID: `containerd://${name}`, state: { running: { startedAt: '2026-12-01T17:00:01Z' } } }],
+          containerStatuses: [
+            {
+              name: 'app',
+              containerID: `containerd://${name}`,
+              state: { running: { startedAt: '2026-12-01T17:00:01Z' } },
+            },
+          ],
         },
       }),
     ) as unknown;

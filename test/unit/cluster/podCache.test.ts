@@ -5,7 +5,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { ListPodsOptions, PodList, PodObserver, PodWatchEvent, WatchPodsQuery } from '../../../src/cluster/cluster.js';
+import type {
+  ListPodsOptions,
+  PodList,
+  PodObserver,
+  PodWatchEvent,
+  WatchPodsQuery,
+} from '../../../src/cluster/cluster.js';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { PodCache, type PodChange, type PodSource } from '../../../src/cluster/podCache.js';
 
@@ -46,7 +52,12 @@ class ScriptedSource implements PodSource {
   written(p: V1Pod) {
     for (const o of this.observers) o.observe(p);
   }
-  async watchPods(_ns: string, query: WatchPodsQuery, onEvent: (e: PodWatchEvent) => void, onDone: (e?: KubeError) => void) {
+  async watchPods(
+    _ns: string,
+    query: WatchPodsQuery,
+    onEvent: (e: PodWatchEvent) => void,
+    onDone: (e?: KubeError) => void,
+  ) {
     let done = false;
     const w: OpenWatch = {
       query,
@@ -96,7 +107,13 @@ function fakeSleep() {
 function setup() {
   const source = new ScriptedSource();
   const time = fakeSleep();
-  const make = () => new PodCache(source, { namespaces: ['ns'], deps: { sleep: time.sleep, random: () => 0, now: () => 0 }, watchTimeoutSeconds: 300, minWatchMs: 0 });
+  const make = () =>
+    new PodCache(source, {
+      namespaces: ['ns'],
+      deps: { sleep: time.sleep, random: () => 0, now: () => 0 },
+      watchTimeoutSeconds: 300,
+      minWatchMs: 0,
+    });
   return { source, time, make };
 }
 
@@ -174,7 +191,11 @@ describe('PodCache (scripted source)', () => {
     assert.equal(known('17'), false);
     assert.equal(known('15'), true);
     assert.equal(known('15'), false, 'forgotten once its event came');
-    assert.equal(cache.held('ns', 'a', '15')?.metadata?.annotations?.mine, 'yes', 'an answer at the version held is the held pod');
+    assert.equal(
+      cache.held('ns', 'a', '15')?.metadata?.annotations?.mine,
+      'yes',
+      'an answer at the version held is the held pod',
+    );
     assert.equal(cache.held('ns', 'a', '14')?.metadata?.resourceVersion, '15', 'or at a later one');
     assert.equal(cache.held('ns', 'a', '16'), undefined);
     cache.close();
@@ -213,7 +234,10 @@ describe('PodCache (scripted source)', () => {
     const cache = make();
     await cache.synced;
     const w0 = await source.watch(0);
-    const ready = cache.waitFor('ns', 'a', (p) => p.metadata?.annotations?.ready === 'yes', { uid: 'uid-a', timeoutMs: 120_000 });
+    const ready = cache.waitFor('ns', 'a', (p) => p.metadata?.annotations?.ready === 'yes', {
+      uid: 'uid-a',
+      timeoutMs: 120_000,
+    });
     const gone = cache.waitFor('ns', 'b', () => false, { uid: 'uid-b', timeoutMs: 120_000 });
     w0.send({ type: 'MODIFIED', pod: pod('a', '11', 'uid-a', { ready: 'no' }) });
     w0.send({ type: 'MODIFIED', pod: pod('a', '12', 'uid-a', { ready: 'yes' }) });
@@ -230,9 +254,14 @@ describe('PodCache (scripted source)', () => {
     const cache = make();
     await cache.synced;
     await assert.rejects(
-      cache.waitFor('ns', 'a', () => {
-        throw new Error('boom');
-      }, { timeoutMs: 120_000 }),
+      cache.waitFor(
+        'ns',
+        'a',
+        () => {
+          throw new Error('boom');
+        },
+        { timeoutMs: 120_000 },
+      ),
       /boom/,
     );
     cache.close();

@@ -11,9 +11,15 @@ describe('TokenBucket (client-side QPS and burst)', () => {
   it('lets a burst go at once, then spaces requests 1/qps apart, in arrival order', () => {
     const c = clock();
     const bucket = new TokenBucket({ qps: 100, burst: 3 }, c.now);
-    assert.deepEqual([1, 2, 3].map(() => bucket.reserve()), [0, 0, 0]);
+    assert.deepEqual(
+      [1, 2, 3].map(() => bucket.reserve()),
+      [0, 0, 0],
+    );
     // Empty now: each further request waits one more 10 ms slot behind the ones before it.
-    assert.deepEqual([4, 5, 6].map(() => Math.round(bucket.reserve())), [10, 20, 30]);
+    assert.deepEqual(
+      [4, 5, 6].map(() => Math.round(bucket.reserve())),
+      [10, 20, 30],
+    );
   });
 
   it('refills at qps up to burst, not beyond', () => {
@@ -67,7 +73,10 @@ describe('chooseRateLimit (flag over plan over default, per figure)', () => {
   });
   it('takes the plan over the default and the flag over the plan, figure by figure', () => {
     assert.deepEqual(chooseRateLimit({ plan: { qps: 50, burst: 100 } }, defaults), { qps: 50, burst: 100 });
-    assert.deepEqual(chooseRateLimit({ flags: { qps: 20 }, plan: { qps: 50, burst: 100 } }, defaults), { qps: 20, burst: 100 });
+    assert.deepEqual(chooseRateLimit({ flags: { qps: 20 }, plan: { qps: 50, burst: 100 } }, defaults), {
+      qps: 20,
+      burst: 100,
+    });
     assert.deepEqual(chooseRateLimit({ flags: { qps: 0 }, plan: { qps: 50 } }, defaults), { qps: 0, burst: 10000 });
   });
 });

@@ -14,7 +14,12 @@ describe('RequestCounter', () => {
     c.record('list', 'pods', 'error');
     off();
     c.record('get', 'pods', 200);
-    assert.deepEqual(c.snapshot(), { 'get pods 200': 1, 'list pods error': 1, 'patch pods 409': 1, 'patch pods/status 200': 2 });
+    assert.deepEqual(c.snapshot(), {
+      'get pods 200': 1,
+      'list pods error': 1,
+      'patch pods 409': 1,
+      'patch pods/status 200': 2,
+    });
     assert.equal(seen.length, 4);
     assert.deepEqual(seen[2], { verb: 'patch', resource: 'pods', code: '409' });
     assert.equal(c.total({ verb: 'patch' }), 3);

@@ -19,7 +19,12 @@ describe('Cluster request latency', () => {
       sim.faults.latencyMs = 60;
       await cluster.getPod('default', 'demo-0');
       await cluster.patchPod('default', 'demo-0', { metadata: { labels: { timed: 'yes' } } });
-      const watch = await cluster.watchPods('default', {}, () => undefined, () => undefined);
+      const watch = await cluster.watchPods(
+        'default',
+        {},
+        () => undefined,
+        () => undefined,
+      );
       watch.abort();
       const byVerb = new Map(seen.map((r) => [r.verb, r]));
       for (const verb of ['get', 'patch'] as const) {

@@ -49,14 +49,20 @@ describe('decodePod with pooled values', () => {
       resourceVersion: String(100 + i),
       labels: { app: 'demo' },
       annotations: { 'kwave.dev/state': `{"n":${i}}`, 'other/x': 'dropped' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'demo-rs', uid: 'rs-uid', controller: true }],
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'demo-rs', uid: 'rs-uid', controller: true },
+      ],
       managedFields: [{ manager: 'x' }],
     },
     spec: {
       nodeName: 'node-1',
-      containers: [{ name: 'app', image: 'nginx:1.25.0', imagePullPolicy: 'IfNotPresent', env: [{ name: 'A', value: 'b' }] }],
+      containers: [
+        { name: 'app', image: 'nginx:1.25.0', imagePullPolicy: 'IfNotPresent', env: [{ name: 'A', value: 'b' }] },
+      ],
       readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }],
-      tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+      tolerations: [
+        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      ],
     },
     status: {
       phase: 'Running',
@@ -71,7 +77,14 @@ describe('decodePod with pooled values', () => {
           started: true,
           restartCount: 0,
           state: { running: { startedAt: '2026-12-01T18:00:01Z' } },
-          lastState: { terminated: { exitCode: 0, reason: 'Completed', startedAt: '2026-12-01T17:00:00Z', finishedAt: '2026-12-01T17:59:59Z' } },
+          lastState: {
+            terminated: {
+              exitCode: 0,
+              reason: 'Completed',
+              startedAt: '2026-12-01T17:00:00Z',
+              finishedAt: '2026-12-01T17:59:59Z',
+            },
+          },
         },
       ],
     },
@@ -90,13 +103,17 @@ describe('decodePod with pooled values', () => {
           resourceVersion: String(100 + i),
           labels: { app: 'demo' },
           annotations: { 'kwave.dev/state': `{"n":${i}}` },
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'demo-rs', uid: 'rs-uid', controller: true }],
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'demo-rs', uid: 'rs-uid', controller: true },
+          ],
         },
         spec: {
           nodeName: 'node-1',
           containers: [{ name: 'app', image: 'nginx:1.25.0', imagePullPolicy: 'IfNotPresent' }],
           readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }],
-          tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+          tolerations: [
+            { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+          ],
         },
         status: {
           phase: 'Running',

@@ -34,7 +34,10 @@ test('insecure-skip-tls-verify warns on each connect; a verifying kubeconfig doe
     connect({ kubeconfig: insecure, env: {}, warn }).close();
     connect({ kubeconfig: insecure, env: {}, warn }).close();
     assert.equal(warnings.length, 2);
-    assert.match(warnings[0]!, /TLS verification of the API server is off for cluster "prod" \(insecure-skip-tls-verify/);
+    assert.match(
+      warnings[0]!,
+      /TLS verification of the API server is off for cluster "prod" \(insecure-skip-tls-verify/,
+    );
     assert.ok(!warnings[0]!.includes('abc'), 'the warning does not show the token');
     connect({ kubeconfig: secure, env: {}, warn }).close();
     assert.equal(warnings.length, 2);

@@ -32,7 +32,9 @@ describe('lineSplitter', () => {
 
 describe('rawHeaderRecord', () => {
   test("undici's raw headers become single-valued ones with lower-case names; a repeated one is not read", () => {
-    const raw = ['Retry-After', '7', 'Content-Type', 'application/json', 'Warning', 'a', 'warning', 'b'].map((t) => Buffer.from(t, 'latin1'));
+    const raw = ['Retry-After', '7', 'Content-Type', 'application/json', 'Warning', 'a', 'warning', 'b'].map((t) =>
+      Buffer.from(t, 'latin1'),
+    );
     assert.deepEqual(rawHeaderRecord(raw), { 'retry-after': '7', 'content-type': 'application/json' });
     assert.deepEqual(rawHeaderRecord([]), {});
   });
@@ -41,10 +43,19 @@ describe('rawHeaderRecord', () => {
 describe('peekResourceVersion', () => {
   const peek = (s: string) => peekResourceVersion(Buffer.from(s));
   test("finds the object's version in a watch line without parsing it", () => {
-    const line = JSON.stringify({ type: 'MODIFIED', object: { kind: 'Pod', metadata: { name: 'a', resourceVersion: '1234', annotations: { x: '{"metadata":{"resourceVersion":"9"}}' } } } });
+    const line = JSON.stringify({
+      type: 'MODIFIED',
+      object: {
+        kind: 'Pod',
+        metadata: { name: 'a', resourceVersion: '1234', annotations: { x: '{"metadata":{"resourceVersion":"9"}}' } },
+      },
+    });
     assert.equal(peek(line), '1234');
     // In a string value the quotes are escaped: an annotation holding JSON cannot be taken for the key.
-    const later = JSON.stringify({ type: 'MODIFIED', object: { metadata: { annotations: { x: '{"resourceVersion":"9"}' }, resourceVersion: '77' } } });
+    const later = JSON.stringify({
+      type: 'MODIFIED',
+      object: { metadata: { annotations: { x: '{"resourceVersion":"9"}' }, resourceVersion: '77' } },
+    });
     assert.equal(peek(later), '77');
     assert.equal(peek('{"type":"ERROR","object":{"kind":"Status","code":410}}'), undefined);
     assert.equal(peek('{"object":{"metadata":{"resourceVersion":"opaque-token"}}}'), undefined);
@@ -68,7 +79,12 @@ async function plainServer(handler: http.RequestListener): Promise<{ server: htt
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const kc = new KubeConfig();
-  kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
   return { server, wire: new WireClient(kc, { timeoutMs: 5_000, keepAlive: true }) };
 }
 
@@ -82,7 +98,16 @@ describe('WireClient', () => {
     });
     try {
       await wire.send(LIST);
-      await new Promise<void>((resolve, reject) => void wire.watch(LIST, () => undefined, (err) => (err ? reject(err) : resolve())).catch(reject));
+      await new Promise<void>(
+        (resolve, reject) =>
+          void wire
+            .watch(
+              LIST,
+              () => undefined,
+              (err) => (err ? reject(err) : resolve()),
+            )
+            .catch(reject),
+      );
       const agent = `kwave/${kwaveVersion()} (${process.platform}/${process.arch})`;
       assert.match(agent, /^kwave\/\d+\.\d+\.\d+/);
       assert.deepEqual(seen, [`get ${agent}`, `watch ${agent}`]);
@@ -133,7 +158,7 @@ describe('WireClient', () => {
     }
   });
 
-  test("an answer at a version the caller holds is not parsed: the held object is returned", async () => {
+  test('an answer at a version the caller holds is not parsed: the held object is returned', async () => {
     const { sim, kc } = await simWithConfig();
     const wire = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
     try {
@@ -141,7 +166,13 @@ describe('WireClient', () => {
       const first = (await wire.send(req)) as { metadata: { resourceVersion: string } };
       const held = { held: true };
       const asked: string[] = [];
-      assert.equal(await wire.send({ ...req, reuse: (rv) => (asked.push(rv), rv === first.metadata.resourceVersion ? held : undefined) }), held);
+      assert.equal(
+        await wire.send({
+          ...req,
+          reuse: (rv) => (asked.push(rv), rv === first.metadata.resourceVersion ? held : undefined),
+        }),
+        held,
+      );
       assert.deepEqual(asked, [first.metadata.resourceVersion]);
       assert.deepEqual(await wire.send({ ...req, reuse: () => undefined }), first, 'not held: parsed');
     } finally {
@@ -155,10 +186,18 @@ describe('WireClient', () => {
     const wire = new WireClient(kc, { timeoutMs: 5_000, keepAlive: false });
     const impatient = new WireClient(kc, { timeoutMs: 200, keepAlive: false });
     try {
-      const pod = (await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' })) as { metadata?: { name?: string } };
+      const pod = (await wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' })) as {
+        metadata?: { name?: string };
+      };
       assert.equal(pod.metadata?.name, 'demo-0');
-      await assert.rejects(wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/nope' }), (err: unknown) => err instanceof KubeError && err.code === 404);
-      await assert.rejects(impatient.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' }), (err: unknown) => err instanceof KubeError && err.reason === 'Timeout');
+      await assert.rejects(
+        wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/nope' }),
+        (err: unknown) => err instanceof KubeError && err.code === 404,
+      );
+      await assert.rejects(
+        impatient.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' }),
+        (err: unknown) => err instanceof KubeError && err.reason === 'Timeout',
+      );
     } finally {
       wire.close();
       impatient.close();
@@ -170,7 +209,10 @@ describe('WireClient', () => {
     const { sim, kc } = await simWithConfig('errorRate=1,errorCodes=429,retryAfterSeconds=7');
     const wire = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
     try {
-      await assert.rejects(wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' }), (err: unknown) => err instanceof KubeError && err.code === 429 && err.retryAfterSeconds === 7);
+      await assert.rejects(
+        wire.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0' }),
+        (err: unknown) => err instanceof KubeError && err.code === 429 && err.retryAfterSeconds === 7,
+      );
     } finally {
       wire.close();
       await sim.close();
@@ -179,8 +221,11 @@ describe('WireClient', () => {
     const lease = new WireClient(slow.kc, { timeoutMs: 10_000, keepAlive: true });
     try {
       const started = Date.now();
-      await assert.rejects(lease.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0', timeoutMs: 150 }), (err: unknown) => err instanceof KubeError && err.reason === 'Timeout' && /within 150 ms/.test(err.message));
-      assert.ok(Date.now() - started < 1000, 'the exact limit, not the pool\'s coarse timers');
+      await assert.rejects(
+        lease.send({ method: 'GET', path: '/api/v1/namespaces/default/pods/demo-0', timeoutMs: 150 }),
+        (err: unknown) => err instanceof KubeError && err.reason === 'Timeout' && /within 150 ms/.test(err.message),
+      );
+      assert.ok(Date.now() - started < 1000, "the exact limit, not the pool's coarse timers");
     } finally {
       lease.close();
       await slow.sim.close();
@@ -193,7 +238,11 @@ describe('WireClient', () => {
     const impatient = new WireClient(kc, { timeoutMs: 200, keepAlive: true });
     const patient = new WireClient(kc, { timeoutMs: 10_000, keepAlive: true });
     try {
-      await assert.rejects(impatient.send(get), (err: unknown) => err instanceof KubeError && err.code === 0 && err.reason === 'Timeout' && /within 200 ms/.test(err.message));
+      await assert.rejects(
+        impatient.send(get),
+        (err: unknown) =>
+          err instanceof KubeError && err.code === 0 && err.reason === 'Timeout' && /within 200 ms/.test(err.message),
+      );
       const open = patient.send(get);
       await new Promise((r) => setTimeout(r, 100));
       patient.close();

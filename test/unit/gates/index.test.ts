@@ -65,7 +65,13 @@ describe('runGate', () => {
   test('pause → approval → prometheus → webhook, in that order', async () => {
     const log: string[] = [];
     const counted: string[] = [];
-    const gate: Gate = { ...base, pauseMs: 2500, approval: true, prometheus: promGate('q'), webhook: { url: 'http://hook.test/x', timeoutMs: 1000, retries: 0 } };
+    const gate: Gate = {
+      ...base,
+      pauseMs: 2500,
+      approval: true,
+      prometheus: promGate('q'),
+      webhook: { url: 'http://hook.test/x', timeoutMs: 1000, retries: 0 },
+    };
     const run = await runGate(gate, ctx(log, { metrics: { gateChecked: (g, r) => counted.push(`${g} ${r}`) } }));
     assert.equal(run.result, 'passed', run.message);
     assert.deepEqual(log, [
@@ -79,7 +85,10 @@ describe('runGate', () => {
       'prometheus',
       'webhook {"plan":"web","revision":"r1","wave":1,"phase":"Progressing"}',
     ]);
-    assert.deepEqual(run.steps.map((s) => s.kind), ['pause', 'approval', 'prometheus', 'webhook']);
+    assert.deepEqual(
+      run.steps.map((s) => s.kind),
+      ['pause', 'approval', 'prometheus', 'webhook'],
+    );
     assert.equal(run.measurements.length, 2);
     assert.equal(
       run.message,
@@ -91,8 +100,15 @@ describe('runGate', () => {
   test('stops at the first step that does not pass', async () => {
     const log: string[] = [];
     const counted: string[] = [];
-    const gate: Gate = { ...base, prometheus: promGate('q'), webhook: { url: 'http://hook.test/x', timeoutMs: 1000, retries: 0 } };
-    const run = await runGate(gate, ctx(log, { fetch: recorder(log, '0.5'), metrics: { gateChecked: (g, r) => counted.push(`${g} ${r}`) } }));
+    const gate: Gate = {
+      ...base,
+      prometheus: promGate('q'),
+      webhook: { url: 'http://hook.test/x', timeoutMs: 1000, retries: 0 },
+    };
+    const run = await runGate(
+      gate,
+      ctx(log, { fetch: recorder(log, '0.5'), metrics: { gateChecked: (g, r) => counted.push(`${g} ${r}`) } }),
+    );
     assert.equal(run.result, 'failed');
     assert.equal(run.message, 'g: result 0.5 did not match successCondition result < 0.01 at measurement 1 of 1');
     assert.deepEqual(log, ['prometheus']);
@@ -157,9 +173,15 @@ describe('runGate', () => {
 
 describe('gateAppliesAfterWave', () => {
   test('default: every wave but the last', () => {
-    assert.deepEqual([1, 2, 3, 4].map((w) => gateAppliesAfterWave({}, w, 4)), [true, true, true, false]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((w) => gateAppliesAfterWave({}, w, 4)),
+      [true, true, true, false],
+    );
   });
   test('afterWaves lists them', () => {
-    assert.deepEqual([1, 2, 3, 4].map((w) => gateAppliesAfterWave({ afterWaves: [1, 4] }, w, 4)), [true, false, false, true]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((w) => gateAppliesAfterWave({ afterWaves: [1, 4] }, w, 4)),
+      [true, false, false, true],
+    );
   });
 });

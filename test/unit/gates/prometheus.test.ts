@@ -37,7 +37,8 @@ function fakeClock(start = 1_700_000_000_000) {
   return { now: () => now, sleep, sleeps, advance: (ms: number) => (now += ms) };
 }
 
-const scalar = (v: string) => new Response(JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, v] } }), { status: 200 });
+const scalar = (v: string) =>
+  new Response(JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, v] } }), { status: 200 });
 
 /** Answers with the given values in turn; records each request. */
 function answering(values: string[]) {
@@ -90,7 +91,11 @@ describe('Prometheus gate schedule', () => {
 
   test('queries /api/v1/query under the address, the PromQL URL-encoded', async () => {
     const f = answering(['0']);
-    await evaluatePrometheusGate('g', gate({ address: 'http://prom.test/prometheus', count: 1, query: 'sum(rate(x{code=~"5.."}[1m]))' }), { ...fakeClock(), fetch: f.fetch });
+    await evaluatePrometheusGate(
+      'g',
+      gate({ address: 'http://prom.test/prometheus', count: 1, query: 'sum(rate(x{code=~"5.."}[1m]))' }),
+      { ...fakeClock(), fetch: f.fetch },
+    );
     const url = new URL(f.requests[0]!.url);
     assert.equal(url.origin + url.pathname, 'http://prom.test/prometheus/api/v1/query');
     assert.equal(url.searchParams.get('query'), 'sum(rate(x{code=~"5.."}[1m]))');
@@ -99,7 +104,11 @@ describe('Prometheus gate schedule', () => {
 
   test('onMeasurement sees each measurement as it is taken', async () => {
     const seen: string[] = [];
-    await evaluatePrometheusGate('g', gate({ count: 2 }), { ...fakeClock(), fetch: answering(['0']).fetch, onMeasurement: (m, i, n) => seen.push(`${i}/${n} ${m.phase}`) });
+    await evaluatePrometheusGate('g', gate({ count: 2 }), {
+      ...fakeClock(),
+      fetch: answering(['0']).fetch,
+      onMeasurement: (m, i, n) => seen.push(`${i}/${n} ${m.phase}`),
+    });
     assert.deepEqual(seen, ['1/2 successful', '2/2 successful']);
   });
 });
@@ -107,14 +116,20 @@ describe('Prometheus gate schedule', () => {
 describe('Prometheus gate problems', () => {
   test('a bad condition fails the gate before any query', async () => {
     const f = answering(['0']);
-    const out = await evaluatePrometheusGate('g', gate({ successCondition: 'result <' }), { ...fakeClock(), fetch: f.fetch });
+    const out = await evaluatePrometheusGate('g', gate({ successCondition: 'result <' }), {
+      ...fakeClock(),
+      fetch: f.fetch,
+    });
     assert.equal(out.result, 'failed');
     assert.match(out.message, /^g: successCondition "result <": /);
     assert.equal(f.requests.length, 0);
   });
 
   test('an address that is not a URL fails the gate', async () => {
-    const out = await evaluatePrometheusGate('g', gate({ address: 'prom:9090 x' }), { ...fakeClock(), fetch: answering(['0']).fetch });
+    const out = await evaluatePrometheusGate('g', gate({ address: 'prom:9090 x' }), {
+      ...fakeClock(),
+      fetch: answering(['0']).fetch,
+    });
     assert.equal(out.result, 'failed');
     assert.match(out.message, /is not a URL/);
   });
@@ -122,9 +137,15 @@ describe('Prometheus gate problems', () => {
   test('no answer within timeoutMs is an error measurement', async () => {
     const hang: typeof fetch = (_input, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
-    const out = await evaluatePrometheusGate('g', gate({ timeoutMs: 20, count: 1, consecutiveErrorLimit: 0 }), { ...fakeClock(), fetch: hang });
+    const out = await evaluatePrometheusGate('g', gate({ timeoutMs: 20, count: 1, consecutiveErrorLimit: 0 }), {
+      ...fakeClock(),
+      fetch: hang,
+    });
     assert.equal(out.result, 'failed');
-    assert.match(out.measurements[0]!.message, /^GET http:\/\/prom\.test:9090\/api\/v1\/query: no answer within 20 ms$/);
+    assert.match(
+      out.measurements[0]!.message,
+      /^GET http:\/\/prom\.test:9090\/api\/v1\/query: no answer within 20 ms$/,
+    );
   });
 
   test('the bearer token is read from the named file, fresh each time', async () => {
@@ -134,7 +155,11 @@ describe('Prometheus gate problems', () => {
       assert.equal(p, '/var/run/secrets/prom-token');
       return `token-${++reads}\n`;
     };
-    await evaluatePrometheusGate('g', gate({ count: 2, auth: { bearerTokenFile: '/var/run/secrets/prom-token' } }), { ...fakeClock(), fetch: f.fetch, readFile });
+    await evaluatePrometheusGate('g', gate({ count: 2, auth: { bearerTokenFile: '/var/run/secrets/prom-token' } }), {
+      ...fakeClock(),
+      fetch: f.fetch,
+      readFile,
+    });
     assert.deepEqual(
       f.requests.map((r) => r.headers.get('authorization')),
       ['Bearer token-1', 'Bearer token-2'],
@@ -143,7 +168,11 @@ describe('Prometheus gate problems', () => {
 
   test('a missing token env var is an error measurement, and no request goes out', async () => {
     const f = answering(['0']);
-    const out = await evaluatePrometheusGate('g', gate({ count: 1, consecutiveErrorLimit: 0, auth: { bearerTokenEnv: 'NOPE' } }), { ...fakeClock(), fetch: f.fetch, env: {} });
+    const out = await evaluatePrometheusGate(
+      'g',
+      gate({ count: 1, consecutiveErrorLimit: 0, auth: { bearerTokenEnv: 'NOPE' } }),
+      { ...fakeClock(), fetch: f.fetch, env: {} },
+    );
     assert.equal(out.measurements[0]!.message, 'bearer token: environment variable NOPE is not set or empty');
     assert.equal(f.requests.length, 0);
   });
@@ -152,7 +181,11 @@ describe('Prometheus gate problems', () => {
     const readFile = async () => {
       throw Object.assign(new Error('nope'), { code: 'ENOENT' });
     };
-    const out = await evaluatePrometheusGate('g', gate({ count: 1, consecutiveErrorLimit: 0, auth: { bearerTokenFile: '/x' } }), { ...fakeClock(), fetch: answering(['0']).fetch, readFile });
+    const out = await evaluatePrometheusGate(
+      'g',
+      gate({ count: 1, consecutiveErrorLimit: 0, auth: { bearerTokenFile: '/x' } }),
+      { ...fakeClock(), fetch: answering(['0']).fetch, readFile },
+    );
     assert.equal(out.measurements[0]!.message, 'bearer token: cannot read /x: ENOENT');
   });
 });
@@ -165,7 +198,12 @@ describe('Prometheus gate interruption', () => {
       ac.abort();
       return false;
     };
-    const out = await evaluatePrometheusGate('g', gate({ initialDelayMs: 1000 }), { sleep, now: () => 0, fetch: f.fetch, signal: ac.signal });
+    const out = await evaluatePrometheusGate('g', gate({ initialDelayMs: 1000 }), {
+      sleep,
+      now: () => 0,
+      fetch: f.fetch,
+      signal: ac.signal,
+    });
     assert.equal(out.result, 'interrupted');
     assert.equal(f.requests.length, 0);
   });
@@ -174,7 +212,9 @@ describe('Prometheus gate interruption', () => {
     const ac = new AbortController();
     const hang: typeof fetch = (_input, init) => {
       setImmediate(() => ac.abort());
-      return new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+      return new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)),
+      );
     };
     const out = await evaluatePrometheusGate('g', gate(), { ...fakeClock(), fetch: hang, signal: ac.signal });
     assert.equal(out.result, 'interrupted');
@@ -190,7 +230,10 @@ describe('Prometheus gate: dryRun and consecutiveSuccessLimit', () => {
     const out = await evaluatePrometheusGate('g', gate({ dryRun: true, count: 3 }), { ...clock, fetch: f.fetch });
     assert.equal(out.result, 'passed');
     assert.equal(out.wouldHave?.result, 'failed');
-    assert.match(out.wouldHave?.message ?? '', /^g: result 0\.5 matched failureCondition result >= 0\.05 at measurement 1 of 3$/);
+    assert.match(
+      out.wouldHave?.message ?? '',
+      /^g: result 0\.5 matched failureCondition result >= 0\.05 at measurement 1 of 3$/,
+    );
     assert.match(out.message, /^g: dry run; would have failed: result 0\.5/);
     assert.equal(out.measurements.length, 1, 'it ends where the real gate would have');
     assert.equal(out.measurements[0]?.phase, 'failed');
@@ -199,9 +242,15 @@ describe('Prometheus gate: dryRun and consecutiveSuccessLimit', () => {
   test('consecutiveSuccessLimit ends the gate early once reached', async () => {
     const clock = fakeClock();
     const f = answering(['0', '0']);
-    const out = await evaluatePrometheusGate('g', gate({ count: 10, consecutiveSuccessLimit: 2 }), { ...clock, fetch: f.fetch });
+    const out = await evaluatePrometheusGate('g', gate({ count: 10, consecutiveSuccessLimit: 2 }), {
+      ...clock,
+      fetch: f.fetch,
+    });
     assert.equal(out.result, 'passed');
     assert.equal(f.requests.length, 2);
-    assert.match(out.message, /2 measurements successful in a row \(consecutiveSuccessLimit 2\) at measurement 2 of 10/);
+    assert.match(
+      out.message,
+      /2 measurements successful in a row \(consecutiveSuccessLimit 2\) at measurement 2 of 10/,
+    );
   });
 });

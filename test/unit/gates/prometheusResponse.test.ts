@@ -14,7 +14,10 @@ describe('readQueryResponse', () => {
   });
   test('a one-sample vector is a number too, and a one-element list in results', () => {
     const body = ok({ resultType: 'vector', result: [{ metric: {}, value: [1700000000, '0.083'] }] });
-    assert.deepEqual(readQueryResponse(200, body), { ok: true, value: { kind: 'value', result: 0.083, results: [0.083] } });
+    assert.deepEqual(readQueryResponse(200, body), {
+      ok: true,
+      value: { kind: 'value', result: 0.083, results: [0.083] },
+    });
   });
   test('a vector of several samples is a list', () => {
     const body = ok({
@@ -31,15 +34,28 @@ describe('readQueryResponse', () => {
     assert.deepEqual(r.value.result, [0.1, NaN, Infinity]);
   });
   test('an empty vector is empty', () => {
-    assert.deepEqual(readQueryResponse(200, ok({ resultType: 'vector', result: [] })), { ok: true, value: { kind: 'empty' } });
+    assert.deepEqual(readQueryResponse(200, ok({ resultType: 'vector', result: [] })), {
+      ok: true,
+      value: { kind: 'empty' },
+    });
   });
   const errors: [string, number, string, RegExp][] = [
-    ['an error answer', 400, JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error at char 5' }), /^HTTP 400: bad_data: parse error at char 5$/],
+    [
+      'an error answer',
+      400,
+      JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error at char 5' }),
+      /^HTTP 400: bad_data: parse error at char 5$/,
+    ],
     ['a 503 without JSON', 503, 'Service Unavailable', /^HTTP 503: answer is not JSON \("Service Unavailable"\)$/],
     ['HTML from a proxy', 200, '<html>login</html>', /^HTTP 200: answer is not JSON/],
     ['a matrix', 200, ok({ resultType: 'matrix', result: [] }), /range vector/],
     ['a string', 200, ok({ resultType: 'string', result: [1, 'x'] }), /returned a string/],
-    ['a broken sample', 200, ok({ resultType: 'vector', result: [{ metric: {}, value: [1, 'abc'] }] }), /without a \[time, "value"\] pair/],
+    [
+      'a broken sample',
+      200,
+      ok({ resultType: 'vector', result: [{ metric: {}, value: [1, 'abc'] }] }),
+      /without a \[time, "value"\] pair/,
+    ],
     ['no data', 200, JSON.stringify({ status: 'success' }), /no "data"/],
     ['a 2xx-looking body on 500', 500, ok({ resultType: 'scalar', result: [1, '1'] }), /^HTTP 500/],
   ];

@@ -45,23 +45,37 @@ describe('webhook gate', () => {
 
   test('POSTs {plan, revision, wave, phase} as JSON; 2xx passes', async () => {
     reset((_req, _body, res) => res.writeHead(204).end());
-    const out = await callWebhookGate('change-ticket', { url: `${base}/check?token=abc`, timeoutMs: 2000, retries: 2 }, payload, { sleep });
+    const out = await callWebhookGate(
+      'change-ticket',
+      { url: `${base}/check?token=abc`, timeoutMs: 2000, retries: 2 },
+      payload,
+      { sleep },
+    );
     assert.equal(out.result, 'passed');
     assert.equal(received.length, 1);
     assert.equal(received[0]!.method, 'POST');
     assert.equal(received[0]!.type, 'application/json');
     assert.deepEqual(JSON.parse(received[0]!.body), payload);
     assert.equal(out.message, `change-ticket: ${base}/check?… answered 204 No Content`);
-    assert.deepEqual(out.measurements.map((m) => [m.phase, m.value]), [['successful', 204]]);
+    assert.deepEqual(
+      out.measurements.map((m) => [m.phase, m.value]),
+      [['successful', 204]],
+    );
   });
 
   test('5xx is retried with doubling back-off, then fails naming the answer', async () => {
     reset((_req, _body, res) => res.writeHead(503, { 'Content-Type': 'text/plain' }).end('ticket system down'));
-    const out = await callWebhookGate('change-ticket', { url: `${base}/check`, timeoutMs: 2000, retries: 3 }, payload, { sleep, backoffMs: 100 });
+    const out = await callWebhookGate('change-ticket', { url: `${base}/check`, timeoutMs: 2000, retries: 3 }, payload, {
+      sleep,
+      backoffMs: 100,
+    });
     assert.equal(out.result, 'failed');
     assert.equal(received.length, 4);
     assert.deepEqual(sleeps, [100, 200, 400]);
-    assert.equal(out.message, `change-ticket: webhook ${base}/check answered 503 Service Unavailable: ticket system down (after 4 attempts)`);
+    assert.equal(
+      out.message,
+      `change-ticket: webhook ${base}/check answered 503 Service Unavailable: ticket system down (after 4 attempts)`,
+    );
   });
 
   test('a retry that gets a 2xx passes', async () => {
@@ -69,7 +83,10 @@ describe('webhook gate', () => {
     reset((_req, _body, res) => res.writeHead(++n < 2 ? 502 : 200).end());
     const out = await callWebhookGate('g', { url: base, timeoutMs: 2000, retries: 3 }, payload, { sleep });
     assert.equal(out.result, 'passed');
-    assert.deepEqual(out.measurements.map((m) => m.value), [502, 200]);
+    assert.deepEqual(
+      out.measurements.map((m) => m.value),
+      [502, 200],
+    );
   });
 
   test('a 4xx refusal fails too, after the retries; retries 0 asks once', async () => {
@@ -87,7 +104,13 @@ describe('webhook gate', () => {
     });
     const out = await callWebhookGate('g', { url: base, timeoutMs: 50, retries: 1 }, payload, { sleep });
     assert.equal(out.result, 'failed');
-    assert.deepEqual(out.measurements.map((m) => [m.phase, m.value]), [['error', null], ['error', null]]);
+    assert.deepEqual(
+      out.measurements.map((m) => [m.phase, m.value]),
+      [
+        ['error', null],
+        ['error', null],
+      ],
+    );
     assert.match(out.message, /no answer within 50 ms \(after 2 attempts\)$/);
   });
 
@@ -97,7 +120,12 @@ describe('webhook gate', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const out = await callWebhookGate('g', { url: `http://127.0.0.1:${port}/x`, timeoutMs: 1000, retries: 0 }, payload, { sleep });
+    const out = await callWebhookGate(
+      'g',
+      { url: `http://127.0.0.1:${port}/x`, timeoutMs: 1000, retries: 0 },
+      payload,
+      { sleep },
+    );
     assert.equal(out.result, 'failed');
     assert.match(out.message, /^g: webhook http:\/\/127\.0\.0\.1:\d+\/x: connect ECONNREFUSED/);
   });
@@ -109,7 +137,10 @@ describe('webhook gate', () => {
       ac.abort();
       return false;
     };
-    const out = await callWebhookGate('g', { url: base, timeoutMs: 1000, retries: 3 }, payload, { sleep: aborting, signal: ac.signal });
+    const out = await callWebhookGate('g', { url: base, timeoutMs: 1000, retries: 3 }, payload, {
+      sleep: aborting,
+      signal: ac.signal,
+    });
     assert.equal(out.result, 'interrupted');
   });
 

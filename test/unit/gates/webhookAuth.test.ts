@@ -39,14 +39,22 @@ describe('webhook gate auth', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const gate = (auth: WebhookGate['auth']): WebhookGate => ({ url, timeoutMs: 5_000, retries: 1, ...(auth ? { auth } : {}) });
+  const gate = (auth: WebhookGate['auth']): WebhookGate => ({
+    url,
+    timeoutMs: 5_000,
+    retries: 1,
+    ...(auth ? { auth } : {}),
+  });
   const payload = { plan: 'web', revision: 'r1', wave: 1, phase: 'Progressing' };
   const noSleep = async () => true;
 
   test('the token from an environment variable goes out as a bearer token and is redacted from echoes', async () => {
     seen.length = 0;
     status = 403;
-    const out = await callWebhookGate('ticket', gate({ bearerTokenEnv: 'TICKET_TOKEN' }), payload, { env: { TICKET_TOKEN: `${TOKEN}\n` }, sleep: noSleep });
+    const out = await callWebhookGate('ticket', gate({ bearerTokenEnv: 'TICKET_TOKEN' }), payload, {
+      env: { TICKET_TOKEN: `${TOKEN}\n` },
+      sleep: noSleep,
+    });
     assert.equal(out.result, 'failed');
     assert.deepEqual(seen, [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
     const everything = JSON.stringify(out);
@@ -73,11 +81,16 @@ describe('webhook gate auth', () => {
   test('a missing token fails the gate at once, naming the variable, without a request', async () => {
     seen.length = 0;
     status = 200;
-    const out = await callWebhookGate('ticket', gate({ bearerTokenEnv: 'NOT_SET_ANYWHERE' }), payload, { env: {}, sleep: noSleep });
+    const out = await callWebhookGate('ticket', gate({ bearerTokenEnv: 'NOT_SET_ANYWHERE' }), payload, {
+      env: {},
+      sleep: noSleep,
+    });
     assert.equal(out.result, 'failed');
     assert.match(out.message, /environment variable NOT_SET_ANYWHERE is not set or empty/);
     assert.deepEqual(seen, []);
-    const missing = await callWebhookGate('ticket', gate({ bearerTokenFile: join(dir, 'nope') }), payload, { sleep: noSleep });
+    const missing = await callWebhookGate('ticket', gate({ bearerTokenFile: join(dir, 'nope') }), payload, {
+      sleep: noSleep,
+    });
     assert.match(missing.message, /cannot read .*nope: ENOENT/);
   });
 
@@ -129,7 +142,12 @@ spec:
       const r = loadPlanText(plan(auth), 'p.yaml');
       assert.equal(r.ok, false, auth);
       if (!r.ok) {
-        assert.ok(r.errors.some((e) => e.line === 12 && e.path.startsWith('spec.gates[0].webhook.auth') && expected.test(e.message)), `${auth}: ${JSON.stringify(r.errors)}`);
+        assert.ok(
+          r.errors.some(
+            (e) => e.line === 12 && e.path.startsWith('spec.gates[0].webhook.auth') && expected.test(e.message),
+          ),
+          `${auth}: ${JSON.stringify(r.errors)}`,
+        );
         assert.ok(!JSON.stringify(r.errors).includes('s3cr3t'), 'the refused token is not repeated in the error');
       }
     }

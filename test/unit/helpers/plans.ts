@@ -28,7 +28,10 @@ export interface PlanParts {
 
 /** The YAML of a one-container plan targeting pods `app: web`. */
 export function planText(p: PlanParts = {}): string {
-  const fields = [p.strategy !== undefined ? `  strategy: ${p.strategy}\n` : '', p.failurePolicy !== undefined ? `  failurePolicy: ${p.failurePolicy}\n` : ''].join('');
+  const fields = [
+    p.strategy !== undefined ? `  strategy: ${p.strategy}\n` : '',
+    p.failurePolicy !== undefined ? `  failurePolicy: ${p.failurePolicy}\n` : '',
+  ].join('');
   return `apiVersion: kwave.dev/v1alpha1
 kind: RolloutPlan
 metadata: { name: ${p.name ?? 'web'} }

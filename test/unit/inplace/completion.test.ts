@@ -40,20 +40,43 @@ describe('containerCompletion: upgrade', () => {
     assert.equal(r.reason, 'ContainerCreating');
   });
   test('pull failure of the new image: failed with the kubelet message', () => {
-    const r = check('nginx:broken', { image: 'nginx:broken', containerID: '', imageID: '', waiting: { reason: 'ErrImagePull', message: 'rpc error: not found' } }, rec('nginx:broken'));
+    const r = check(
+      'nginx:broken',
+      {
+        image: 'nginx:broken',
+        containerID: '',
+        imageID: '',
+        waiting: { reason: 'ErrImagePull', message: 'rpc error: not found' },
+      },
+      rec('nginx:broken'),
+    );
     assert.deepEqual(r, { name: 'nginx', status: 'failed', reason: 'ErrImagePull', message: 'rpc error: not found' });
   });
   test('ImagePullBackOff and InvalidImageName fail too', () => {
-    for (const reason of ['ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError']) {
-      const r = check('nginx:broken', { image: 'nginx:broken', imageID: '', waiting: { reason, message: `m ${reason}` } }, rec('nginx:broken'));
+    for (const reason of [
+      'ImagePullBackOff',
+      'InvalidImageName',
+      'CreateContainerConfigError',
+      'CreateContainerError',
+    ]) {
+      const r = check(
+        'nginx:broken',
+        { image: 'nginx:broken', imageID: '', waiting: { reason, message: `m ${reason}` } },
+        rec('nginx:broken'),
+      );
       assert.equal(r.status, 'failed', reason);
       assert.equal(r.reason, reason);
       assert.equal(r.message, `m ${reason}`);
     }
   });
   test('a failing pull keeps the old image and ID in the status; the message naming the target makes it a failure', () => {
-    const message = 'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:broken": not found';
-    const r = check('nginx:broken', { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ErrImagePull', message } }, rec('nginx:broken'));
+    const message =
+      'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:broken": not found';
+    const r = check(
+      'nginx:broken',
+      { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ErrImagePull', message } },
+      rec('nginx:broken'),
+    );
     assert.equal(r.status, 'failed');
     assert.equal(r.reason, 'ErrImagePull');
   });
@@ -64,12 +87,28 @@ describe('containerCompletion: upgrade', () => {
     assert.equal(r.reason, 'ErrImageNeverPull');
   });
   test("a rollback right after its patch still sees the broken image's back-off: not its own failure, waiting", () => {
-    const back = rec(OLD, { fromImage: 'nginx:broken', toImageID: imageIDOf(OLD), originContainerID: 'containerd://nginx-0' });
-    const r = check(OLD, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:broken"' } }, back);
+    const back = rec(OLD, {
+      fromImage: 'nginx:broken',
+      toImageID: imageIDOf(OLD),
+      originContainerID: 'containerd://nginx-0',
+    });
+    const r = check(
+      OLD,
+      {
+        image: OLD,
+        imageID: imageIDOf(OLD),
+        waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:broken"' },
+      },
+      back,
+    );
     assert.equal(r.status, 'waiting');
   });
   test('the OLD container was already crash-looping before the patch: its reason is stale, waiting', () => {
-    const r = check(NEW, { image: OLD, imageID: imageIDOf(OLD), waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } });
+    const r = check(NEW, {
+      image: OLD,
+      imageID: imageIDOf(OLD),
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' },
+    });
     assert.equal(r.status, 'waiting');
     assert.equal(r.reason, 'CrashLoopBackOff');
   });
@@ -80,7 +119,13 @@ describe('containerCompletion: upgrade', () => {
     assert.match(r.message ?? '', /exit.*code 1/);
   });
   test('the new container restarted after crashing and is not ready: waiting, says so', () => {
-    const r = check(NEW, { image: NEW, containerID: 'containerd://nginx-2', restartCount: 2, ready: false, lastTerminated: { exitCode: 137, containerID: 'containerd://nginx-1' } });
+    const r = check(NEW, {
+      image: NEW,
+      containerID: 'containerd://nginx-2',
+      restartCount: 2,
+      ready: false,
+      lastTerminated: { exitCode: 137, containerID: 'containerd://nginx-1' },
+    });
     assert.equal(r.status, 'waiting');
     assert.match(r.message ?? '', /restarted 1 time\(s\) since the patch, last exit code 137/);
   });
@@ -90,7 +135,10 @@ describe('containerCompletion: upgrade', () => {
       imageID: imageIDOf(NEW),
       containerID: 'containerd://nginx-2',
       restartCount: 2,
-      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx pod=web-0_default(uid)' },
+      waiting: {
+        reason: 'CrashLoopBackOff',
+        message: 'back-off 10s restarting failed container=nginx pod=web-0_default(uid)',
+      },
     });
     assert.equal(r.status, 'failed');
     assert.equal(r.reason, 'CrashLoopBackOff');
@@ -110,10 +158,16 @@ describe('containerCompletion: same-digest retag', () => {
     assert.equal(check(RETAG, { image: RETAG, ...replaced }, rec(RETAG)).status, 'done');
   });
   test('same imageID, restarted, but reports the old tag: waiting', () => {
-    assert.equal(check(RETAG, { image: RETAG, statusImage: 'docker.io/library/nginx:1.14.2', ...replaced }, rec(RETAG)).status, 'waiting');
+    assert.equal(
+      check(RETAG, { image: RETAG, statusImage: 'docker.io/library/nginx:1.14.2', ...replaced }, rec(RETAG)).status,
+      'waiting',
+    );
   });
   test('status already names the retag (a runtime showing another tag of the same image) but no restart: waiting', () => {
-    assert.equal(check(RETAG, { image: OLD, statusImage: 'docker.io/library/nginx:1.14.2-retag' }, rec(RETAG)).status, 'waiting');
+    assert.equal(
+      check(RETAG, { image: OLD, statusImage: 'docker.io/library/nginx:1.14.2-retag' }, rec(RETAG)).status,
+      'waiting',
+    );
   });
   test('restart seen only through restartCount (same containerID): done', () => {
     assert.equal(check(RETAG, { image: RETAG, restartCount: 1 }, rec(RETAG)).status, 'done');
@@ -149,19 +203,33 @@ describe('containerCompletion: rollback record', () => {
     assert.equal(check(OLD, { image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }, rb()).status, 'done');
   });
   test('still on the new image: waiting', () => {
-    assert.equal(check(OLD, { image: NEW, containerID: 'containerd://nginx-1', restartCount: 1 }, rb()).status, 'waiting');
+    assert.equal(
+      check(OLD, { image: NEW, containerID: 'containerd://nginx-1', restartCount: 1 }, rb()).status,
+      'waiting',
+    );
   });
   test('the old tag now resolves to another digest: failed DigestMismatch', () => {
-    const r = check(OLD, { image: OLD, imageID: imageIDOf('nginx:moved'), containerID: 'containerd://nginx-2', restartCount: 2 }, rb());
+    const r = check(
+      OLD,
+      { image: OLD, imageID: imageIDOf('nginx:moved'), containerID: 'containerd://nginx-2', restartCount: 2 },
+      rb(),
+    );
     assert.equal(r.reason, 'DigestMismatch');
   });
   test('the kubelet never replaced the original container: done without a restart', () => {
-    const r = check(OLD, { image: OLD, containerID: 'containerd://nginx-0', restartCount: 0 }, rb({ fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0 }));
+    const r = check(
+      OLD,
+      { image: OLD, containerID: 'containerd://nginx-0', restartCount: 0 },
+      rb({ fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0 }),
+    );
     assert.equal(r.status, 'done');
   });
   test('rollback of a same-digest retag needs the restart', () => {
     const r0 = rb({ fromImage: RETAG, fromImageID: imageIDOf(RETAG) });
-    assert.equal(check(OLD, { image: RETAG, containerID: 'containerd://nginx-1', restartCount: 1 }, r0).status, 'waiting');
+    assert.equal(
+      check(OLD, { image: RETAG, containerID: 'containerd://nginx-1', restartCount: 1 }, r0).status,
+      'waiting',
+    );
     assert.equal(check(OLD, { image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }, r0).status, 'done');
   });
 });
@@ -174,17 +242,38 @@ test('no recorded image ID (never started): only the target image counts', () =>
 
 describe('podCompletion', () => {
   const state = (containers: Record<string, ContainerRecord>): InPlaceState => ({
-    plan: 'p', revision: 'r', wave: 1, startedAt: '2025-01-01T00:00:00Z', direction: 'upgrade', containers,
+    plan: 'p',
+    revision: 'r',
+    wave: 1,
+    startedAt: '2025-01-01T00:00:00Z',
+    direction: 'upgrade',
+    containers,
   });
-  const sidecarRec: ContainerRecord = { fromImage: 'envoy:1.29', fromImageID: imageIDOf('envoy:1.29'), fromContainerID: 'containerd://sidecar-0', fromRestartCount: 0, toImage: 'envoy:1.30' };
+  const sidecarRec: ContainerRecord = {
+    fromImage: 'envoy:1.29',
+    fromImageID: imageIDOf('envoy:1.29'),
+    fromContainerID: 'containerd://sidecar-0',
+    fromRestartCount: 0,
+    toImage: 'envoy:1.30',
+  };
 
   test('two changed containers: done only when both are', () => {
     const s = state({ nginx: rec(NEW), sidecar: sidecarRec });
-    const half = makePod({ containers: [{ name: 'nginx', image: NEW, ...replaced }, { name: 'sidecar', image: 'envoy:1.29', specImage: 'envoy:1.30' }] });
+    const half = makePod({
+      containers: [
+        { name: 'nginx', image: NEW, ...replaced },
+        { name: 'sidecar', image: 'envoy:1.29', specImage: 'envoy:1.30' },
+      ],
+    });
     const c = podCompletion(half, s);
     assert.equal(c.status, 'waiting');
     assert.match(c.message ?? '', /container sidecar/);
-    const both = makePod({ containers: [{ name: 'nginx', image: NEW, ...replaced }, { name: 'sidecar', image: 'envoy:1.30', containerID: 'containerd://sidecar-1', restartCount: 1 }] });
+    const both = makePod({
+      containers: [
+        { name: 'nginx', image: NEW, ...replaced },
+        { name: 'sidecar', image: 'envoy:1.30', containerID: 'containerd://sidecar-1', restartCount: 1 },
+      ],
+    });
     assert.equal(podCompletion(both, s).status, 'done');
   });
   test('one failed container fails the pod, named', () => {
@@ -192,7 +281,12 @@ describe('podCompletion', () => {
     const pod = makePod({
       containers: [
         { name: 'nginx', image: NEW, ...replaced },
-        { name: 'sidecar', image: 'envoy:1.30', imageID: '', waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "envoy:1.30"' } },
+        {
+          name: 'sidecar',
+          image: 'envoy:1.30',
+          imageID: '',
+          waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "envoy:1.30"' },
+        },
       ],
     });
     const c = podCompletion(pod, s);
@@ -202,7 +296,12 @@ describe('podCompletion', () => {
   });
   test('containers not in the record are not looked at', () => {
     const s = state({ nginx: rec(NEW) });
-    const pod = makePod({ containers: [{ name: 'nginx', image: NEW, ...replaced }, { name: 'sidecar', image: 'envoy:1.29', waiting: { reason: 'CrashLoopBackOff' } }] });
+    const pod = makePod({
+      containers: [
+        { name: 'nginx', image: NEW, ...replaced },
+        { name: 'sidecar', image: 'envoy:1.29', waiting: { reason: 'CrashLoopBackOff' } },
+      ],
+    });
     assert.equal(podCompletion(pod, s).status, 'done');
   });
 });

@@ -92,7 +92,11 @@ class World {
     const ready = this.pod.status!.conditions!.find((c) => c.type === 'Ready')?.status === 'True';
     if (ready) this.patchedWhileReady = true;
     const gate = this.pod.status!.conditions!.find((c) => c.type === GATE);
-    const closedAt = Date.parse(String(gate?.lastTransitionTime instanceof Date ? gate.lastTransitionTime.toISOString() : gate?.lastTransitionTime));
+    const closedAt = Date.parse(
+      String(
+        gate?.lastTransitionTime instanceof Date ? gate.lastTransitionTime.toISOString() : gate?.lastTransitionTime,
+      ),
+    );
     if (gate?.status === 'False' && this.now < closedAt + this.drainMs) this.patchedBeforeDrain = true;
     for (const c of body.spec.containers) {
       const spec = this.pod.spec!.containers.find((x) => x.name === c.name)!;
@@ -122,7 +126,9 @@ class World {
           cs.containerID = '';
           cs.image = statusImageOf(spec.image);
           cs.imageID = '';
-          cs.state = { waiting: { reason: 'ErrImagePull', message: 'rpc error: code = NotFound desc = nginx:broken not found' } };
+          cs.state = {
+            waiting: { reason: 'ErrImagePull', message: 'rpc error: code = NotFound desc = nginx:broken not found' },
+          };
           cs.ready = false;
         } else if (this.slowStart) {
           this.creating.add(spec.name);
@@ -142,7 +148,9 @@ class World {
         changed = true;
       } else if (spec.image === CRASH && cs.state?.terminated) {
         cs.restartCount += 1;
-        cs.state = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx' } };
+        cs.state = {
+          waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx' },
+        };
         changed = true;
       } else if (cs.state?.running && !cs.ready) {
         cs.ready = true;
@@ -171,7 +179,12 @@ class World {
 }
 
 /** Runs one flow (upgrade or rollback) through `actions`, then to its end on fresh observations. */
-function drive(world: World, ctx0: Omit<DecideContext, 'nowMs'>, actions: readonly Action[], staleness: readonly number[]): string | undefined {
+function drive(
+  world: World,
+  ctx0: Omit<DecideContext, 'nowMs'>,
+  actions: readonly Action[],
+  staleness: readonly number[],
+): string | undefined {
   let done = false;
   let outcome: string | undefined;
   const act = (pod: V1Pod) => {
@@ -223,8 +236,14 @@ const arbRun = fc.record({
   drainMs: fc.constantFrom(0, 1_000, 3_000),
   minReadyMs: fc.constantFrom(0, 2_000),
   slowStart: fc.boolean(),
-  actions: fc.array(fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart', 'other-writer'), { maxLength: 120 }),
-  rollbackActions: fc.array(fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart', 'other-writer'), { maxLength: 120 }),
+  actions: fc.array(
+    fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart', 'other-writer'),
+    { maxLength: 120 },
+  ),
+  rollbackActions: fc.array(
+    fc.constantFrom<Action>('kubelet', 'tick', 'observe-fresh', 'observe-stale', 'restart', 'other-writer'),
+    { maxLength: 120 },
+  ),
   staleness: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 }),
 });
 
@@ -285,7 +304,10 @@ test('model: a broken or crashing image fails with the kubelet reason, gate kept
         podTimeoutMs: 3_600_000,
         minReadyMs: r.minReadyMs,
       };
-      assert.equal(drive(world, ctx, r.actions, r.staleness), bad === BROKEN ? 'failed ErrImagePull' : 'failed CrashLoopBackOff');
+      assert.equal(
+        drive(world, ctx, r.actions, r.staleness),
+        bad === BROKEN ? 'failed ErrImagePull' : 'failed CrashLoopBackOff',
+      );
       const landed = () => world.writes.filter((w) => w.ok).map((w) => w.kind);
       assert.deepEqual(landed(), ['close-gate', 'patch']);
       const cond = (t: string) => world.pod.status!.conditions!.find((c) => c.type === t)?.status;

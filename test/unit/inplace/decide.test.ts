@@ -1,6 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, gateMessage, gateOwner, GATE_CLOSED_REASON, type DecideContext, type Step } from '../../../src/inplace/decide.js';
+import {
+  decide,
+  gateMessage,
+  gateOwner,
+  GATE_CLOSED_REASON,
+  type DecideContext,
+  type Step,
+} from '../../../src/inplace/decide.js';
 import { decodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 import { GATE, imageIDOf, makePod, NEW, OLD, RETAG, T0, type PodOpts } from './fixtures.js';
 
@@ -33,7 +40,15 @@ const upgraded = (agoMs: number, over: Partial<InPlaceState> = {}): InPlaceState
   wave: 2,
   startedAt: new Date(T0 - agoMs).toISOString(),
   direction: 'upgrade',
-  containers: { nginx: { fromImage: OLD, fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0, toImage: NEW } },
+  containers: {
+    nginx: {
+      fromImage: OLD,
+      fromImageID: imageIDOf(OLD),
+      fromContainerID: 'containerd://nginx-0',
+      fromRestartCount: 0,
+      toImage: NEW,
+    },
+  },
   ...over,
 });
 const newContainer = { name: 'nginx', image: NEW, containerID: 'containerd://nginx-1', restartCount: 1 };
@@ -49,7 +64,8 @@ describe('decide: upgrade, before the patch', () => {
   test('another uid: vanished (replaced)', () => {
     assert.equal(expectKind(decide(makePod({ uid: 'new' }), { ...ctx, uid: 'old' }), 'vanished').reason, 'Replaced');
   });
-  test('being deleted: vanished', () => assert.equal(expectKind(decide(makePod({ deleting: true }), ctx), 'vanished').reason, 'Terminating'));
+  test('being deleted: vanished', () =>
+    assert.equal(expectKind(decide(makePod({ deleting: true }), ctx), 'vanished').reason, 'Terminating'));
   test('a named container is missing: refuse', () => {
     const s = expectKind(decide(makePod({ containers: [{ name: 'app', image: OLD }] }), ctx), 'refuse');
     assert.equal(s.reason, 'ContainerMissing');
@@ -59,10 +75,16 @@ describe('decide: upgrade, before the patch', () => {
     assert.equal(expectKind(decide(makePod({ declaresGate: false, gate: null }), ctx), 'refuse').reason, 'GateMissing');
   });
   test('gate not declared but already at target: skip, not refuse', () => {
-    expectKind(decide(makePod({ declaresGate: false, gate: null, containers: [{ name: 'nginx', image: NEW }] }), ctx), 'skip');
+    expectKind(
+      decide(makePod({ declaresGate: false, gate: null, containers: [{ name: 'nginx', image: NEW }] }), ctx),
+      'skip',
+    );
   });
   test('already at target: skip', () => {
-    assert.equal(expectKind(decide(makePod({ containers: [{ name: 'nginx', image: NEW }] }), ctx), 'skip').reason, 'AtTarget');
+    assert.equal(
+      expectKind(decide(makePod({ containers: [{ name: 'nginx', image: NEW }] }), ctx), 'skip').reason,
+      'AtTarget',
+    );
   });
   test('serving pod: close the gate, guarded, naming the flow', () => {
     const s = expectKind(decide(makePod({ rv: '42' }), ctx), 'close-gate');
@@ -70,12 +92,19 @@ describe('decide: upgrade, before the patch', () => {
       metadata: { resourceVersion: '42' },
       status: {
         conditions: [
-          { type: GATE, status: 'False', reason: 'InPlaceUpdate', message: 'kwave: upgrade by plan web (revision r1)', lastTransitionTime: '2025-01-01T00:00:00Z' }, // T0 in whole seconds, as metav1.Time keeps it
+          {
+            type: GATE,
+            status: 'False',
+            reason: 'InPlaceUpdate',
+            message: 'kwave: upgrade by plan web (revision r1)',
+            lastTransitionTime: '2025-01-01T00:00:00Z',
+          }, // T0 in whole seconds, as metav1.Time keeps it
         ],
       },
     });
   });
-  test('gate declared, condition never set: close the gate', () => void expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));
+  test('gate declared, condition never set: close the gate', () =>
+    void expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));
   test('gate Unknown: close the gate', () => void expectKind(decide(makePod({ gate: 'Unknown' }), ctx), 'close-gate'));
   test('gate closed, pod still Ready: wait for the kubelet, podTimeout from the end of the stored second', () => {
     const s = expectKind(decide(makePod({ ...closedByUs(1_000), ready: true }), ctx), 'wait-drain');
@@ -84,11 +113,25 @@ describe('decide: upgrade, before the patch', () => {
   });
   test('gate closed, still Ready a whole podTimeout after the stored second ended: failed DrainTimeout, never up to a second early', () => {
     // Stored as T0 - 300 s (cut to the second): the close may have been as late as T0 - 299.001 s.
-    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), ctx), 'wait-drain').reason, 'StillReady');
-    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), { ...ctx, nowMs: T0 + 999 }), 'wait-drain').reason, 'StillReady');
-    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), { ...ctx, nowMs: T0 + 1_000 }), 'failed').reason, 'DrainTimeout');
+    assert.equal(
+      expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), ctx), 'wait-drain').reason,
+      'StillReady',
+    );
+    assert.equal(
+      expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), { ...ctx, nowMs: T0 + 999 }), 'wait-drain')
+        .reason,
+      'StillReady',
+    );
+    assert.equal(
+      expectKind(decide(makePod({ ...closedByUs(300_000), ready: true }), { ...ctx, nowMs: T0 + 1_000 }), 'failed')
+        .reason,
+      'DrainTimeout',
+    );
     // A close time with a fraction was not cut: it counts as it is.
-    assert.equal(expectKind(decide(makePod({ ...closedByUs(300_500), ready: true }), ctx), 'failed').reason, 'DrainTimeout');
+    assert.equal(
+      expectKind(decide(makePod({ ...closedByUs(300_500), ready: true }), ctx), 'failed').reason,
+      'DrainTimeout',
+    );
   });
   test('gate closed 2 s ago (a whole second, as the server stores it), drain 5 s: wait 4 s more, from the end of that second', () => {
     const s = expectKind(decide(makePod({ ...closedByUs(2_000) }), ctx), 'wait-drain');
@@ -125,14 +168,29 @@ describe('decide: upgrade, before the patch', () => {
     expectKind(decide(pod, ctx), 'patch');
   });
   test('two containers, one already at target: the patch names only the other', () => {
-    const two = { ...ctx, containers: [{ name: 'nginx', image: NEW }, { name: 'sidecar', image: 'envoy:1.30' }] };
-    const pod = makePod({ ...closedByUs(10_000), containers: [{ name: 'nginx', image: OLD }, { name: 'sidecar', image: 'envoy:1.30' }] });
+    const two = {
+      ...ctx,
+      containers: [
+        { name: 'nginx', image: NEW },
+        { name: 'sidecar', image: 'envoy:1.30' },
+      ],
+    };
+    const pod = makePod({
+      ...closedByUs(10_000),
+      containers: [
+        { name: 'nginx', image: OLD },
+        { name: 'sidecar', image: 'envoy:1.30' },
+      ],
+    });
     const s = expectKind(decide(pod, two), 'patch');
     assert.deepEqual(s.body.spec.containers, [{ name: 'nginx', image: NEW }]);
     assert.deepEqual(Object.keys(s.state.containers), ['nginx']);
   });
   test('gate closed by this flow but already at target (nothing to patch): reopen', () => {
-    const s = expectKind(decide(makePod({ ...closedByUs(10_000), containers: [{ name: 'nginx', image: NEW }], rv: '9' }), ctx), 'open-gate');
+    const s = expectKind(
+      decide(makePod({ ...closedByUs(10_000), containers: [{ name: 'nginx', image: NEW }], rv: '9' }), ctx),
+      'open-gate',
+    );
     assert.equal(s.body.status.conditions[0]?.status, 'True');
     assert.equal(s.body.status.conditions[0]?.reason, 'InPlaceUpdateComplete');
     assert.equal(s.body.metadata.resourceVersion, '9');
@@ -147,26 +205,44 @@ describe('decide: upgrade, before the patch', () => {
   });
   test('gate closed and the pod carries another rollout state: foreign, with that state', () => {
     const other = upgraded(1_000, { plan: 'other' });
-    const s = expectKind(decide(makePod({ gate: 'False', state: other, containers: [oldContainerPatched] }), ctx), 'foreign');
+    const s = expectKind(
+      decide(makePod({ gate: 'False', state: other, containers: [oldContainerPatched] }), ctx),
+      'foreign',
+    );
     assert.deepEqual(s.state, other);
   });
   test('gate closed and the state is unreadable: foreign MalformedState', () => {
-    assert.equal(expectKind(decide(makePod({ gate: 'False', state: '{oops' }), ctx), 'foreign').reason, 'MalformedState');
+    assert.equal(
+      expectKind(decide(makePod({ gate: 'False', state: '{oops' }), ctx), 'foreign').reason,
+      'MalformedState',
+    );
   });
   test('gate open and the state is unreadable: start (the patch overwrites it)', () => {
     expectKind(decide(makePod({ state: '{oops' }), ctx), 'close-gate');
   });
   test('gate closed by this flow although another plan finished here before: ours, patch', () => {
-    const before = upgraded(86_400_000, { plan: 'older', containers: { nginx: { fromImage: 'nginx:1.0', fromImageID: 'x', fromContainerID: 'y', fromRestartCount: 0, toImage: OLD } } });
+    const before = upgraded(86_400_000, {
+      plan: 'older',
+      containers: {
+        nginx: { fromImage: 'nginx:1.0', fromImageID: 'x', fromContainerID: 'y', fromRestartCount: 0, toImage: OLD },
+      },
+    });
     expectKind(decide(makePod({ ...closedByUs(10_000), state: before }), ctx), 'patch');
   });
   test('spec already names the target but the old container runs, no state: foreign UpdatingElsewhere', () => {
-    assert.equal(expectKind(decide(makePod({ containers: [oldContainerPatched] }), ctx), 'foreign').reason, 'UpdatingElsewhere');
+    assert.equal(
+      expectKind(decide(makePod({ containers: [oldContainerPatched] }), ctx), 'foreign').reason,
+      'UpdatingElsewhere',
+    );
   });
 });
 
 describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
-  const patched = (agoMs: number, o: Partial<PodOpts>): PodOpts => ({ ...closedByUs(agoMs + 5_000), state: upgraded(agoMs), ...o });
+  const patched = (agoMs: number, o: Partial<PodOpts>): PodOpts => ({
+    ...closedByUs(agoMs + 5_000),
+    state: upgraded(agoMs),
+    ...o,
+  });
 
   test('status still shows the old container: wait, with the time left', () => {
     const s = expectKind(decide(makePod(patched(1_000, { containers: [oldContainerPatched] })), ctx), 'wait-complete');
@@ -179,7 +255,19 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
     assert.match(s.message, /podTimeout 5m/);
   });
   test('crash loop of the new container: failed with the kubelet reason', () => {
-    const pod = makePod(patched(20_000, { containers: [{ ...newContainer, restartCount: 2, containerID: 'containerd://nginx-2', imageID: imageIDOf(NEW), waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } }] }));
+    const pod = makePod(
+      patched(20_000, {
+        containers: [
+          {
+            ...newContainer,
+            restartCount: 2,
+            containerID: 'containerd://nginx-2',
+            imageID: imageIDOf(NEW),
+            waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' },
+          },
+        ],
+      }),
+    );
     const s = expectKind(decide(pod, ctx), 'failed');
     assert.equal(s.reason, 'CrashLoopBackOff');
     assert.equal(s.message, 'container nginx: back-off 10s');
@@ -192,27 +280,63 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
     expectKind(decide(makePod(patched(3_600_000, { containers: [newContainer] })), ctx), 'open-gate');
   });
   test('gate open, pod not yet Ready: wait-ready', () => {
-    const pod = makePod({ state: upgraded(3_000), gate: 'True', gateSince: T0 - 1_000, ready: false, containers: [{ ...newContainer, startedAt: T0 - 2_000 }] });
+    const pod = makePod({
+      state: upgraded(3_000),
+      gate: 'True',
+      gateSince: T0 - 1_000,
+      ready: false,
+      containers: [{ ...newContainer, startedAt: T0 - 2_000 }],
+    });
     expectKind(decide(pod, ctx), 'wait-ready');
   });
   test('Ready for 3 s (whole seconds, as stored) of minReadySeconds 10: wait 8 s, from the end of that second', () => {
-    const pod = makePod({ state: upgraded(5_000), gate: 'True', gateSince: T0 - 3_000, readySince: T0 - 3_000, containers: [{ ...newContainer, startedAt: T0 - 4_000 }] });
+    const pod = makePod({
+      state: upgraded(5_000),
+      gate: 'True',
+      gateSince: T0 - 3_000,
+      readySince: T0 - 3_000,
+      containers: [{ ...newContainer, startedAt: T0 - 4_000 }],
+    });
     assert.equal(expectKind(decide(pod, ctx), 'wait-ready').retryAfterMs, 8_000);
   });
   test('minReadySeconds 0: done as soon as Ready, the stored second does not add a wait', () => {
-    const pod = makePod({ state: upgraded(5_000), gate: 'True', gateSince: T0, readySince: T0, containers: [{ ...newContainer, startedAt: T0 }] });
+    const pod = makePod({
+      state: upgraded(5_000),
+      gate: 'True',
+      gateSince: T0,
+      readySince: T0,
+      containers: [{ ...newContainer, startedAt: T0 }],
+    });
     expectKind(decide(pod, { ...ctx, minReadyMs: 0 }), 'done');
   });
   test('Ready long enough: done', () => {
-    const pod = makePod({ state: upgraded(60_000), gate: 'True', gateSince: T0 - 20_000, readySince: T0 - 19_000, containers: [{ ...newContainer, startedAt: T0 - 50_000 }] });
+    const pod = makePod({
+      state: upgraded(60_000),
+      gate: 'True',
+      gateSince: T0 - 20_000,
+      readySince: T0 - 19_000,
+      containers: [{ ...newContainer, startedAt: T0 - 50_000 }],
+    });
     expectKind(decide(pod, ctx), 'done');
   });
   test('not Ready past podTimeout, gate opened long ago: failed Timeout', () => {
-    const pod = makePod({ state: upgraded(400_000), gate: 'True', gateSince: T0 - 200_000, ready: false, containers: [newContainer] });
+    const pod = makePod({
+      state: upgraded(400_000),
+      gate: 'True',
+      gateSince: T0 - 200_000,
+      ready: false,
+      containers: [newContainer],
+    });
     assert.equal(expectKind(decide(pod, ctx), 'failed').reason, 'Timeout');
   });
   test('not Ready past podTimeout, but the gate just opened (late resume): grace, wait', () => {
-    const pod = makePod({ state: upgraded(400_000), gate: 'True', gateSince: T0 - 1_000, ready: false, containers: [newContainer] });
+    const pod = makePod({
+      state: upgraded(400_000),
+      gate: 'True',
+      gateSince: T0 - 1_000,
+      ready: false,
+      containers: [newContainer],
+    });
     // Opened at T0 - 1 s as stored (cut to the second): the 30 s of grace run from T0, the end of that second.
     assert.equal(expectKind(decide(pod, ctx), 'wait-ready').retryAfterMs, 30_000);
   });
@@ -222,15 +346,66 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
   });
   test('same-digest retag: waits for the restart, then opens the gate', () => {
     const retagCtx = { ...ctx, containers: [{ name: 'nginx', image: RETAG }] };
-    const st = upgraded(1_000, { containers: { nginx: { fromImage: OLD, fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0, toImage: RETAG } } });
-    expectKind(decide(makePod({ ...closedByUs(6_000), state: st, containers: [{ name: 'nginx', image: OLD, specImage: RETAG }] }), retagCtx), 'wait-complete');
-    expectKind(decide(makePod({ ...closedByUs(6_000), state: st, containers: [{ name: 'nginx', image: RETAG, containerID: 'containerd://nginx-1', restartCount: 1 }] }), retagCtx), 'open-gate');
+    const st = upgraded(1_000, {
+      containers: {
+        nginx: {
+          fromImage: OLD,
+          fromImageID: imageIDOf(OLD),
+          fromContainerID: 'containerd://nginx-0',
+          fromRestartCount: 0,
+          toImage: RETAG,
+        },
+      },
+    });
+    expectKind(
+      decide(
+        makePod({ ...closedByUs(6_000), state: st, containers: [{ name: 'nginx', image: OLD, specImage: RETAG }] }),
+        retagCtx,
+      ),
+      'wait-complete',
+    );
+    expectKind(
+      decide(
+        makePod({
+          ...closedByUs(6_000),
+          state: st,
+          containers: [{ name: 'nginx', image: RETAG, containerID: 'containerd://nginx-1', restartCount: 1 }],
+        }),
+        retagCtx,
+      ),
+      'open-gate',
+    );
   });
   test('digest-pinned target running another digest: failed DigestMismatch', () => {
     const pinned = `nginx@sha256:${'b'.repeat(64)}`;
-    const st = upgraded(1_000, { containers: { nginx: { fromImage: OLD, fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0, toImage: pinned } } });
-    const pod = makePod({ ...closedByUs(6_000), state: st, containers: [{ name: 'nginx', image: pinned, imageID: imageIDOf('nginx:moved'), containerID: 'containerd://nginx-1', restartCount: 1 }] });
-    assert.equal(expectKind(decide(pod, { ...ctx, containers: [{ name: 'nginx', image: pinned }] }), 'failed').reason, 'DigestMismatch');
+    const st = upgraded(1_000, {
+      containers: {
+        nginx: {
+          fromImage: OLD,
+          fromImageID: imageIDOf(OLD),
+          fromContainerID: 'containerd://nginx-0',
+          fromRestartCount: 0,
+          toImage: pinned,
+        },
+      },
+    });
+    const pod = makePod({
+      ...closedByUs(6_000),
+      state: st,
+      containers: [
+        {
+          name: 'nginx',
+          image: pinned,
+          imageID: imageIDOf('nginx:moved'),
+          containerID: 'containerd://nginx-1',
+          restartCount: 1,
+        },
+      ],
+    });
+    assert.equal(
+      expectKind(decide(pod, { ...ctx, containers: [{ name: 'nginx', image: pinned }] }), 'failed').reason,
+      'DigestMismatch',
+    );
   });
   test('pod state of this plan rolled back, gate open: upgrade again from the start', () => {
     const rb = upgraded(60_000, { direction: 'rollback' });
@@ -243,36 +418,68 @@ describe('decide: a re-run of the same revision resumes what its earlier runs le
   const rolledBack = (agoMs: number): InPlaceState =>
     upgraded(agoMs, {
       direction: 'rollback',
-      containers: { nginx: { fromImage: NEW, fromImageID: imageIDOf(NEW), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0, toImage: OLD, toImageID: imageIDOf(OLD) } },
+      containers: {
+        nginx: {
+          fromImage: NEW,
+          fromImageID: imageIDOf(NEW),
+          fromContainerID: 'containerd://nginx-0',
+          fromRestartCount: 0,
+          toImage: OLD,
+          toImageID: imageIDOf(OLD),
+        },
+      },
     });
   test('upgrade meets its own rollback, patched but not yet acted on: wait for it (no second patch)', () => {
-    const pod = makePod({ ...closedByUs(2_000, rollbackCtx), state: rolledBack(1_000), containers: [{ name: 'nginx', image: NEW, specImage: OLD, containerID: 'containerd://nginx-1' }] });
+    const pod = makePod({
+      ...closedByUs(2_000, rollbackCtx),
+      state: rolledBack(1_000),
+      containers: [{ name: 'nginx', image: NEW, specImage: OLD, containerID: 'containerd://nginx-1' }],
+    });
     expectKind(decide(pod, ctx), 'wait-complete');
   });
   test('upgrade meets its own rollback, back on the old images, gate closed by the rollback: drained, patch to the target', () => {
-    const pod = makePod({ ...closedByUs(20_000, rollbackCtx), state: rolledBack(10_000), containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }] });
+    const pod = makePod({
+      ...closedByUs(20_000, rollbackCtx),
+      state: rolledBack(10_000),
+      containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }],
+    });
     const s = expectKind(decide(pod, ctx), 'patch');
     assert.equal(s.state.direction, 'upgrade');
     assert.equal(s.state.containers.nginx?.fromImage, OLD);
     assert.equal(s.state.containers.nginx?.toImage, NEW);
   });
   test('upgrade meets its own rollback, back, gate closed by the upgrade (a failed pod): patch to the target', () => {
-    const pod = makePod({ ...closedByUs(20_000), state: rolledBack(10_000), containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }] });
+    const pod = makePod({
+      ...closedByUs(20_000),
+      state: rolledBack(10_000),
+      containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }],
+    });
     expectKind(decide(pod, ctx), 'patch');
   });
   test('upgrade meets the gate closed by its own rollback, no state (drained before a patch): ours, patch', () => {
     expectKind(decide(makePod({ ...closedByUs(20_000, rollbackCtx) }), ctx), 'patch');
   });
   test('rollback meets the gate closed by its own upgrade: ours, patch back', () => {
-    const pod = makePod({ ...closedByUs(20_000), state: upgraded(10_000), containers: [{ ...newContainer, imageID: imageIDOf(NEW) }] });
+    const pod = makePod({
+      ...closedByUs(20_000),
+      state: upgraded(10_000),
+      containers: [{ ...newContainer, imageID: imageIDOf(NEW) }],
+    });
     expectKind(decide(pod, rollbackCtx), 'patch');
   });
   test('another revision of the plan still is foreign (OtherRollout)', () => {
-    const pod = makePod({ ...closedByUs(2_000, { ...rollbackCtx, revision: 'r0' }), state: { ...rolledBack(1_000), revision: 'r0' } });
+    const pod = makePod({
+      ...closedByUs(2_000, { ...rollbackCtx, revision: 'r0' }),
+      state: { ...rolledBack(1_000), revision: 'r0' },
+    });
     assert.equal(expectKind(decide(pod, ctx), 'foreign').reason, 'OtherRollout');
   });
   test('patched long ago by an earlier run, not yet acted on: a full podTimeout from when this run took it up', () => {
-    const pod = makePod({ ...closedByUs(3_600_000), state: upgraded(3_600_000 - 5_000), containers: [oldContainerPatched] });
+    const pod = makePod({
+      ...closedByUs(3_600_000),
+      state: upgraded(3_600_000 - 5_000),
+      containers: [oldContainerPatched],
+    });
     assert.equal(expectKind(decide(pod, ctx), 'failed').reason, 'Timeout');
     const s = expectKind(decide(pod, { ...ctx, watchedSinceMs: T0 - 1_000 }), 'wait-complete');
     assert.equal(s.retryAfterMs, 299_000);
@@ -287,7 +494,11 @@ describe('decide: without a gate (required: false)', () => {
     expectKind(decide(bare({ state: upgraded(1_000), containers: [oldContainerPatched] }), noGate), 'wait-complete');
   });
   test('complete; minReadySeconds counts from the new container start even if Ready never flipped', () => {
-    const pod = bare({ state: upgraded(5_000), readySince: T0 - 3_600_000, containers: [{ ...newContainer, startedAt: T0 - 4_000 }] });
+    const pod = bare({
+      state: upgraded(5_000),
+      readySince: T0 - 3_600_000,
+      containers: [{ ...newContainer, startedAt: T0 - 4_000 }],
+    });
     assert.equal(expectKind(decide(pod, noGate), 'wait-ready').retryAfterMs, 7_000);
     expectKind(decide(pod, { ...noGate, nowMs: T0 + 7_000 }), 'done');
   });
@@ -332,24 +543,70 @@ describe('decide: rollback', () => {
     const rb: InPlaceState = {
       ...upgraded(10_000),
       direction: 'rollback',
-      containers: { nginx: { fromImage: NEW, fromImageID: imageIDOf(NEW), fromContainerID: 'containerd://nginx-1', fromRestartCount: 1, toImage: OLD, toImageID: imageIDOf(OLD), originContainerID: 'containerd://nginx-0' } },
+      containers: {
+        nginx: {
+          fromImage: NEW,
+          fromImageID: imageIDOf(NEW),
+          fromContainerID: 'containerd://nginx-1',
+          fromRestartCount: 1,
+          toImage: OLD,
+          toImageID: imageIDOf(OLD),
+          originContainerID: 'containerd://nginx-0',
+        },
+      },
     };
-    const back = { name: 'nginx', image: OLD, containerID: 'containerd://nginx-2', restartCount: 2, startedAt: T0 - 5_000 };
-    expectKind(decide(makePod({ ...closedByUs(15_000, rollbackCtx), state: rb, containers: [back] }), rollbackCtx), 'open-gate');
-    expectKind(decide(makePod({ state: rb, gate: 'True', gateSince: T0 - 20_000, readySince: T0 - 20_000, containers: [{ ...back, startedAt: T0 - 30_000 }] }), rollbackCtx), 'done');
+    const back = {
+      name: 'nginx',
+      image: OLD,
+      containerID: 'containerd://nginx-2',
+      restartCount: 2,
+      startedAt: T0 - 5_000,
+    };
+    expectKind(
+      decide(makePod({ ...closedByUs(15_000, rollbackCtx), state: rb, containers: [back] }), rollbackCtx),
+      'open-gate',
+    );
+    expectKind(
+      decide(
+        makePod({
+          state: rb,
+          gate: 'True',
+          gateSince: T0 - 20_000,
+          readySince: T0 - 20_000,
+          containers: [{ ...back, startedAt: T0 - 30_000 }],
+        }),
+        rollbackCtx,
+      ),
+      'done',
+    );
   });
   test('already back on the recorded image (someone else reverted), gate closed: reopen', () => {
-    const pod = makePod({ ...closedByUs(10_000, rollbackCtx), state: upgraded(60_000), containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-5' }] });
+    const pod = makePod({
+      ...closedByUs(10_000, rollbackCtx),
+      state: upgraded(60_000),
+      containers: [{ name: 'nginx', image: OLD, containerID: 'containerd://nginx-5' }],
+    });
     expectKind(decide(pod, rollbackCtx), 'open-gate');
   });
   test('gate held by another plan: foreign', () => {
-    const pod = makePod({ ...closedByUs(10_000, { ...rollbackCtx, plan: 'other' }), state: upgraded(60_000), containers: [newContainer] });
+    const pod = makePod({
+      ...closedByUs(10_000, { ...rollbackCtx, plan: 'other' }),
+      state: upgraded(60_000),
+      containers: [newContainer],
+    });
     expectKind(decide(pod, rollbackCtx), 'foreign');
   });
 });
 
 test('gateOwner reads back the flow from the condition message', () => {
-  assert.deepEqual(gateOwner(makePod({ ...closedByUs(0) }), GATE), { direction: 'upgrade', plan: 'web', revision: 'r1' });
-  assert.equal(gateOwner(makePod({ gate: 'False', gateReason: 'Other', gateMessage: gateMessage('upgrade', 'web', 'r1') }), GATE), undefined);
+  assert.deepEqual(gateOwner(makePod({ ...closedByUs(0) }), GATE), {
+    direction: 'upgrade',
+    plan: 'web',
+    revision: 'r1',
+  });
+  assert.equal(
+    gateOwner(makePod({ gate: 'False', gateReason: 'Other', gateMessage: gateMessage('upgrade', 'web', 'r1') }), GATE),
+    undefined,
+  );
   assert.equal(gateOwner(makePod(), GATE), undefined);
 });

@@ -11,7 +11,17 @@ describe('runPodFlow', () => {
     const view = { ...f.view, waitFor: async () => 'aborted' as const };
     const o = await runPodFlow(
       { namespace: 'web', name: 'web-0' },
-      { plan: 'p', revision: 'r', wave: 1, direction: 'upgrade', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], gate: { conditionType: GATE, required: true }, drainMs: 60_000, podTimeoutMs: 60_000, minReadyMs: 0 },
+      {
+        plan: 'p',
+        revision: 'r',
+        wave: 1,
+        direction: 'upgrade',
+        containers: [{ name: 'nginx', image: 'nginx:1.25.3' }],
+        gate: { conditionType: GATE, required: true },
+        drainMs: 60_000,
+        podTimeoutMs: 60_000,
+        minReadyMs: 0,
+      },
       { writer: f.writer, reader: view, now: Date.now },
     );
     assert.equal(o.kind, 'aborted');

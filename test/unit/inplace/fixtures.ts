@@ -122,10 +122,15 @@ export function makePod(o: PodOpts = {}): V1Pod {
   }
   const allReady = statuses.length === containers.length && statuses.every((s) => s.ready);
   const ready = o.ready ?? (allReady && (!declares || gate === 'True'));
-  conditions.push({ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: time(o.readySince ?? T0 - 3_600_000) });
+  conditions.push({
+    type: 'Ready',
+    status: ready ? 'True' : 'False',
+    lastTransitionTime: time(o.readySince ?? T0 - 3_600_000),
+  });
 
   const annotations: Record<string, string> = {};
-  if (o.state !== undefined) annotations[STATE_ANNOTATION] = typeof o.state === 'string' ? o.state : encodeState(o.state);
+  if (o.state !== undefined)
+    annotations[STATE_ANNOTATION] = typeof o.state === 'string' ? o.state : encodeState(o.state);
   const pod: V1Pod = {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -33,10 +33,11 @@ describe('sameImage', () => {
     [`nginx@${A}`, A, true],
     ['other/nginx:1', 'nginx:1', false],
   ];
-  for (const [a, b, want] of rows) test(`${a} vs ${b}`, () => {
-    assert.equal(sameImage(a, b), want);
-    assert.equal(sameImage(b, a), want);
-  });
+  for (const [a, b, want] of rows)
+    test(`${a} vs ${b}`, () => {
+      assert.equal(sameImage(a, b), want);
+      assert.equal(sameImage(b, a), want);
+    });
 });
 
 test('digestOf finds the digest in every image ID spelling', () => {

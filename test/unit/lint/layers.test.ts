@@ -13,9 +13,15 @@ async function layerErrors(filePath: string, code: string): Promise<string[]> {
 
 describe('the layer rule', () => {
   test('plan importing rollout (a back-edge) fails, naming the rule', async () => {
-    const errors = await layerErrors('src/plan/backEdge.ts', "import type { RolloutEvent } from '../rollout/events.js';\nexport type E = RolloutEvent;\n");
+    const errors = await layerErrors(
+      'src/plan/backEdge.ts',
+      "import type { RolloutEvent } from '../rollout/events.js';\nexport type E = RolloutEvent;\n",
+    );
     assert.equal(errors.length, 1);
-    assert.match(errors[0]!, /'\.\.\/rollout\/events\.js' import is restricted .* src\/plan may not import rollout\/: the layer order is in eslint\.config\.js \(LAYERS\)/);
+    assert.match(
+      errors[0]!,
+      /'\.\.\/rollout\/events\.js' import is restricted .* src\/plan may not import rollout\/: the layer order is in eslint\.config\.js \(LAYERS\)/,
+    );
   });
 
   test('every back-edge the issue found fails again if reintroduced', async () => {

@@ -14,7 +14,8 @@ describe('parseMetricsAddress', () => {
     ['OFF', null],
     [' 127.0.0.1:9464 ', { host: '127.0.0.1', port: 9464 }],
   ];
-  for (const [text, expected] of good) test(`accepts ${JSON.stringify(text)}`, () => assert.deepEqual(parseMetricsAddress(text), expected));
+  for (const [text, expected] of good)
+    test(`accepts ${JSON.stringify(text)}`, () => assert.deepEqual(parseMetricsAddress(text), expected));
 
   const bad: [string, RegExp][] = [
     ['9464', /no port/],
@@ -32,7 +33,11 @@ describe('parseMetricsAddress', () => {
     test(`refuses ${JSON.stringify(text)}`, () => {
       assert.throws(
         () => parseMetricsAddress(text),
-        (err: unknown) => err instanceof KwaveError && err.code === 'USAGE' && re.test(err.message) && /expected HOST:PORT/.test(err.message),
+        (err: unknown) =>
+          err instanceof KwaveError &&
+          err.code === 'USAGE' &&
+          re.test(err.message) &&
+          /expected HOST:PORT/.test(err.message),
       );
     });
   }

@@ -24,7 +24,10 @@ describe('the cluster label', () => {
     assert.match(text, /^kwave_pod_upgrades_completed_total\{plan="web",cluster="us-1",wave="1"\} 2$/m);
     assert.match(text, /^kwave_rollout_phase\{plan="web",cluster="eu-1",phase="Completed"\} 1$/m);
     assert.match(text, /^kwave_rollout_phase\{plan="web",cluster="us-1",phase="Pending"\} 1$/m);
-    assert.match(text, /^kwave_kube_requests_total\{plan="web",cluster="us-1",verb="patch",resource="pods",code="200"\} 1$/m);
+    assert.match(
+      text,
+      /^kwave_kube_requests_total\{plan="web",cluster="us-1",verb="patch",resource="pods",code="200"\} 1$/m,
+    );
     assert.equal(eu.registry, m.registry, 'one registry behind every view');
   });
 
@@ -35,7 +38,10 @@ describe('the cluster label', () => {
   });
 
   test('an unknown cluster is a bug, said as one', () => {
-    assert.throws(() => new KwaveMetrics({ plan: 'web', clusters: ['eu-1'] }).forCluster('us-1'), /no metrics for cluster "us-1"/);
+    assert.throws(
+      () => new KwaveMetrics({ plan: 'web', clusters: ['eu-1'] }).forCluster('us-1'),
+      /no metrics for cluster "us-1"/,
+    );
     assert.throws(() => new KwaveMetrics({ plan: 'web' }).forCluster('eu-1'), /a one-cluster plan/);
   });
 });

@@ -32,7 +32,10 @@ describe('KwaveMetrics', () => {
     };
     for (const [name, type] of Object.entries(types)) {
       const declared = name.endsWith('_total') ? name.slice(0, -'_total'.length) : name;
-      assert.ok(text.includes(`# TYPE ${name} ${type}`) || text.includes(`# TYPE ${declared} ${type}`), `${name} is a ${type}`);
+      assert.ok(
+        text.includes(`# TYPE ${name} ${type}`) || text.includes(`# TYPE ${declared} ${type}`),
+        `${name} is a ${type}`,
+      );
     }
     const samples = text.split('\n').filter((l) => l.startsWith('kwave_'));
     assert.ok(samples.length > 40);
@@ -57,7 +60,8 @@ describe('KwaveMetrics', () => {
     m.setPhase('Progressing');
     m.setPhase('Halted');
     const text = await m.exposition();
-    for (const phase of ROLLOUT_PHASES) assert.equal(value(text, `kwave_rollout_phase{plan="p",phase="${phase}"}`), phase === 'Halted' ? 1 : 0, phase);
+    for (const phase of ROLLOUT_PHASES)
+      assert.equal(value(text, `kwave_rollout_phase{plan="p",phase="${phase}"}`), phase === 'Halted' ? 1 : 0, phase);
     assert.equal(m.phaseNow, 'Halted');
   });
 
@@ -92,11 +96,26 @@ describe('KwaveMetrics', () => {
     assert.equal(value(text, 'kwave_kube_requests_total{plan="p",verb="patch",resource="pods",code="409"}'), 1);
     assert.equal(value(text, 'kwave_kube_requests_total{plan="p",verb="list",resource="pods",code="0"}'), 1);
     // Latency by verb and resource (not code); a watch is counted, not timed.
-    assert.equal(value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.005",plan="p",verb="patch",resource="pods/status"}'), 1);
-    assert.equal(value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.01",plan="p",verb="patch",resource="pods"}'), 0);
-    assert.equal(value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.025",plan="p",verb="patch",resource="pods"}'), 1);
+    assert.equal(
+      value(
+        text,
+        'kwave_kube_request_duration_seconds_bucket{le="0.005",plan="p",verb="patch",resource="pods/status"}',
+      ),
+      1,
+    );
+    assert.equal(
+      value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.01",plan="p",verb="patch",resource="pods"}'),
+      0,
+    );
+    assert.equal(
+      value(text, 'kwave_kube_request_duration_seconds_bucket{le="0.025",plan="p",verb="patch",resource="pods"}'),
+      1,
+    );
     assert.equal(value(text, 'kwave_kube_request_duration_seconds_sum{plan="p",verb="list",resource="pods"}'), 30);
-    assert.equal(value(text, 'kwave_kube_request_duration_seconds_count{plan="p",verb="watch",resource="pods"}'), undefined);
+    assert.equal(
+      value(text, 'kwave_kube_request_duration_seconds_count{plan="p",verb="watch",resource="pods"}'),
+      undefined,
+    );
     assert.equal(value(text, 'kwave_kube_requests_total{plan="p",verb="watch",resource="pods",code="200"}'), 1);
     assert.equal(value(text, 'kwave_rollout_pods{plan="p",state="upgraded"}'), 3);
     assert.equal(value(text, 'kwave_rollout_pods{plan="p",state="in_progress"}'), 0);

@@ -69,7 +69,10 @@ describe('metrics server', () => {
       await assert.rejects(startMetricsServer(metrics(), { host: '127.0.0.1', port: first.port }), (err: unknown) => {
         assert.ok(err instanceof KwaveError);
         assert.equal(err.code, 'USAGE');
-        assert.equal(err.message, `metrics address 127.0.0.1:${first.port} is in use; pass --metrics-address HOST:PORT (port 0 picks a free one) or off`);
+        assert.equal(
+          err.message,
+          `metrics address 127.0.0.1:${first.port} is in use; pass --metrics-address HOST:PORT (port 0 picks a free one) or off`,
+        );
         return true;
       });
     } finally {

@@ -9,12 +9,31 @@ import { Notifier, receiverName, type NotifyReport } from '../../../src/notify/n
 import { startReceiver, type Receiver } from '../../e2e/helpers/receiver.js';
 
 const TOKEN = 'SENTINEL-notify-5c1e0b7a93d2f846';
-const at = (body: RolloutEventBody): RolloutEvent => ({ time: '2026-12-01T12:00:00.000Z', plan: 'web', ...body }) as RolloutEvent;
-const START = at({ event: 'rollout-start', revision: 'r1', direction: 'upgrade', selected: 4, alreadyDone: 0, waves: 2, deferred: 0, budget: 1, concurrency: 1, resumed: false });
-const waveEnd = (wave: number) => at({ event: 'wave-end', wave, summary: { wave, pods: 2, upgraded: 2, failed: 0, vanished: 0 } });
+const at = (body: RolloutEventBody): RolloutEvent =>
+  ({ time: '2026-12-01T12:00:00.000Z', plan: 'web', ...body }) as RolloutEvent;
+const START = at({
+  event: 'rollout-start',
+  revision: 'r1',
+  direction: 'upgrade',
+  selected: 4,
+  alreadyDone: 0,
+  waves: 2,
+  deferred: 0,
+  budget: 1,
+  concurrency: 1,
+  resumed: false,
+});
+const waveEnd = (wave: number) =>
+  at({ event: 'wave-end', wave, summary: { wave, pods: 2, upgraded: 2, failed: 0, vanished: 0 } });
 const HALT = at({ event: 'halt', wave: 2, reason: 'gate', message: 'error-rate failed' });
 // A generous timeout: on a loaded machine a slow answer must not turn into a retry (a second post).
-const target = (url: string, more: Partial<NotifyTarget> = {}): NotifyTarget => ({ url, on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeoutMs: 30_000, ...more });
+const target = (url: string, more: Partial<NotifyTarget> = {}): NotifyTarget => ({
+  url,
+  on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'],
+  format: 'json',
+  timeoutMs: 30_000,
+  ...more,
+});
 
 describe('Notifier', () => {
   let ok: Receiver;
@@ -38,7 +57,12 @@ describe('Notifier', () => {
   test('posts each chosen event in order, with the bearer token; the sink returns before anything is sent', async () => {
     ok.received.length = 0;
     const reports: NotifyReport[] = [];
-    const n = new Notifier([target(`${ok.url}/hook`, { auth: { bearerTokenEnv: 'HOOK_TOKEN' } })], { revision: 'r1', env: { HOOK_TOKEN: TOKEN }, sleep, onResult: (r) => reports.push(r) });
+    const n = new Notifier([target(`${ok.url}/hook`, { auth: { bearerTokenEnv: 'HOOK_TOKEN' } })], {
+      revision: 'r1',
+      env: { HOOK_TOKEN: TOKEN },
+      sleep,
+      onResult: (r) => reports.push(r),
+    });
     n.sink(START);
     n.sink(waveEnd(1));
     n.sink(at({ event: 'pod-start', wave: 2, pod: 'default/demo-2' }));
@@ -51,9 +75,16 @@ describe('Notifier', () => {
       ok.bodies().map((b) => (b as { event: string }).event),
       ['started', 'wave-completed', 'halted'],
     );
-    assert.ok(ok.received.every((r) => r.authorization === `Bearer ${TOKEN}` && r.contentType === 'application/json' && r.path === '/hook'));
+    assert.ok(
+      ok.received.every(
+        (r) => r.authorization === `Bearer ${TOKEN}` && r.contentType === 'application/json' && r.path === '/hook',
+      ),
+    );
     assert.deepEqual(n.results, { sent: 3, failed: 0, dropped: 0 });
-    assert.deepEqual(reports.map((r) => r.result), ['sent', 'sent', 'sent']);
+    assert.deepEqual(
+      reports.map((r) => r.result),
+      ['sent', 'sent', 'sent'],
+    );
   });
 
   test('a receiver answering 500 is retried with a doubling back-off, then counted failed; others are unaffected', async () => {
@@ -61,13 +92,16 @@ describe('Notifier', () => {
     failing.received.length = 0;
     sleeps.length = 0;
     const reports: NotifyReport[] = [];
-    const n = new Notifier([target(failing.url, { auth: { bearerTokenEnv: 'HOOK_TOKEN' } }), target(ok.url, { on: ['halted'] })], {
-      revision: 'r1',
-      env: { HOOK_TOKEN: TOKEN },
-      sleep,
-      backoffMs: 100,
-      onResult: (r) => reports.push(r),
-    });
+    const n = new Notifier(
+      [target(failing.url, { auth: { bearerTokenEnv: 'HOOK_TOKEN' } }), target(ok.url, { on: ['halted'] })],
+      {
+        revision: 'r1',
+        env: { HOOK_TOKEN: TOKEN },
+        sleep,
+        backoffMs: 100,
+        onResult: (r) => reports.push(r),
+      },
+    );
     n.sink(START);
     n.sink(HALT);
     await n.flush(60_000);
@@ -76,10 +110,13 @@ describe('Notifier', () => {
     assert.equal(ok.received.length, 1, 'the healthy receiver got its halt');
     assert.deepEqual(n.results, { sent: 1, failed: 2, dropped: 0 });
     const failed = reports.filter((r) => r.result === 'failed');
-    assert.deepEqual(failed.map((r) => [r.target, r.kind, r.attempts]), [
-      [receiverName(failing.url, 0), 'started', 3],
-      [receiverName(failing.url, 0), 'halted', 3],
-    ]);
+    assert.deepEqual(
+      failed.map((r) => [r.target, r.kind, r.attempts]),
+      [
+        [receiverName(failing.url, 0), 'started', 3],
+        [receiverName(failing.url, 0), 'halted', 3],
+      ],
+    );
     assert.match(failed[0]!.error!, /answered 500 Internal Server Error \(after 3 attempts\)/);
     // The 500 body echoes the request headers: none of it is reported.
     assert.ok(!JSON.stringify(reports).includes(TOKEN));
@@ -88,7 +125,13 @@ describe('Notifier', () => {
   test('a receiver that never answers times out per attempt and is counted failed', async () => {
     hanging.received.length = 0;
     const reports: NotifyReport[] = [];
-    const n = new Notifier([target(hanging.url, { timeoutMs: 200 })], { revision: 'r1', sleep, backoffMs: 1, attempts: 2, onResult: (r) => reports.push(r) });
+    const n = new Notifier([target(hanging.url, { timeoutMs: 200 })], {
+      revision: 'r1',
+      sleep,
+      backoffMs: 1,
+      attempts: 2,
+      onResult: (r) => reports.push(r),
+    });
     n.sink(HALT);
     await n.flush(120_000);
     assert.equal(hanging.received.length, 2);
@@ -130,7 +173,10 @@ describe('Notifier', () => {
     n.sink(HALT);
     await ok.waitFor(5);
     // Receiver 0: START in flight; of the four queued after it, two are dropped (the oldest).
-    assert.deepEqual(dropped, [`${receiverName(hanging.url, 0)} wave-completed`, `${receiverName(hanging.url, 0)} wave-completed`]);
+    assert.deepEqual(dropped, [
+      `${receiverName(hanging.url, 0)} wave-completed`,
+      `${receiverName(hanging.url, 0)} wave-completed`,
+    ]);
     await n.flush(50);
     assert.deepEqual(
       ok.bodies().map((b) => (b as { event: string }).event),
@@ -142,7 +188,12 @@ describe('Notifier', () => {
   test('a missing token fails at once, naming the variable, without a request', async () => {
     ok.received.length = 0;
     const reports: NotifyReport[] = [];
-    const n = new Notifier([target(ok.url, { auth: { bearerTokenEnv: 'NOT_SET' } })], { revision: 'r1', env: {}, sleep, onResult: (r) => reports.push(r) });
+    const n = new Notifier([target(ok.url, { auth: { bearerTokenEnv: 'NOT_SET' } })], {
+      revision: 'r1',
+      env: {},
+      sleep,
+      onResult: (r) => reports.push(r),
+    });
     n.sink(HALT);
     await n.flush(60_000);
     assert.equal(ok.received.length, 0);
@@ -151,6 +202,9 @@ describe('Notifier', () => {
   });
 
   test('receiverName shows the origin only (a chat webhook path is its secret)', () => {
-    assert.equal(receiverName('https://hooks.slack.com/services/T000/B000/XXXXSECRET?x=1', 2), 'notify[2] (https://hooks.slack.com)');
+    assert.equal(
+      receiverName('https://hooks.slack.com/services/T000/B000/XXXXSECRET?x=1', 2),
+      'notify[2] (https://hooks.slack.com)',
+    );
   });
 });

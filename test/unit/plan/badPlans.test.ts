@@ -13,7 +13,9 @@ const DIR = fileURLToPath(new URL('../../fixtures/bad-plans/', import.meta.url))
 
 describe('bad plans corpus', () => {
   test('every file in the folder has an expectation, and there are at least 30', () => {
-    const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+    const files = readdirSync(DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     assert.deepEqual(files, Object.keys(BAD_PLANS).sort());
     assert.ok(files.length >= 30, `only ${files.length} bad plans`);
   });
@@ -24,7 +26,11 @@ describe('bad plans corpus', () => {
       assert.equal(result.ok, false, 'the plan was accepted');
       if (result.ok) return;
       const got = result.errors.map((e) => [e.line, e.col, e.path]);
-      assert.deepEqual(got, expected.map(([line, col, path]) => [line, col, path]), JSON.stringify(result.errors, null, 1));
+      assert.deepEqual(
+        got,
+        expected.map(([line, col, path]) => [line, col, path]),
+        JSON.stringify(result.errors, null, 1),
+      );
       result.errors.forEach((e, i) => {
         const part = (expected[i] as [number, number, string, string])[3];
         assert.ok(e.message.includes(part), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(part)}`);
@@ -41,7 +47,10 @@ describe('files refused before parsing', () => {
     try {
       const file = join(dir, 'huge.yaml');
       // Valid YAML all the way: only the size is wrong.
-      writeFileSync(file, 'apiVersion: kwave.dev/v1alpha1\n' + '# padding padding padding padding\n'.repeat((2 * MAX_PLAN_BYTES) / 34));
+      writeFileSync(
+        file,
+        'apiVersion: kwave.dev/v1alpha1\n' + '# padding padding padding padding\n'.repeat((2 * MAX_PLAN_BYTES) / 34),
+      );
       const result = await loadPlanFile(file);
       assert.equal(result.ok, false);
       if (result.ok) return;

@@ -5,7 +5,15 @@ import { celProblem } from '../../../src/plan/cel.js';
 
 describe('CEL conditions', () => {
   test('conditions over result compile', () => {
-    for (const ok of ['result < 0.01', 'result >= 0.05', 'result.all(x, x < 0.01)', 'size(result) > 0 && result[0] < 0.1', 'result == 0.0 || result > 1.0', 'result * 100 > 5', 'results.all(x, x < 0.01)']) {
+    for (const ok of [
+      'result < 0.01',
+      'result >= 0.05',
+      'result.all(x, x < 0.01)',
+      'size(result) > 0 && result[0] < 0.1',
+      'result == 0.0 || result > 1.0',
+      'result * 100 > 5',
+      'results.all(x, x < 0.01)',
+    ]) {
       assert.equal(celProblem(ok), undefined, ok);
     }
   });

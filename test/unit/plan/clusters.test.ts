@@ -35,7 +35,13 @@ describe('spec.clusters', () => {
 
   test('loads the clusters in the listed order, sequential by default', () => {
     const plan = load(MINIMAL + TWO);
-    assert.deepEqual(plan.clusters, { list: [{ name: 'eu-1', context: 'kind-eu' }, { name: 'us-1', context: 'kind-us' }], order: 'sequential' });
+    assert.deepEqual(plan.clusters, {
+      list: [
+        { name: 'eu-1', context: 'kind-eu' },
+        { name: 'us-1', context: 'kind-us' },
+      ],
+      order: 'sequential',
+    });
     assert.equal(load(MINIMAL + TWO + '  clusterOrder: interleaved\n').clusters?.order, 'interleaved');
   });
 
@@ -62,7 +68,9 @@ describe('spec.clusters', () => {
     assert.match(errorsOf(MINIMAL + TWO.replace('name: eu-1', 'name: EU_1'))[0]!.message, /DNS-1123/);
     assert.match(errorsOf(MINIMAL + '  clusters: [{ name: eu-1 }]\n')[0]!.message, /context/);
     assert.ok(errorsOf(MINIMAL + '  clusters: []\n').length > 0);
-    assert.ok(errorsOf(MINIMAL + TWO + '  clusterOrder: parallel\n').some((e) => /sequential|interleaved/.test(e.message)));
+    assert.ok(
+      errorsOf(MINIMAL + TWO + '  clusterOrder: parallel\n').some((e) => /sequential|interleaved/.test(e.message)),
+    );
   });
 
   test('clusterOrder without clusters is refused at its key', () => {

@@ -18,7 +18,10 @@ describe('a plan without strategy', () => {
 
   test('is the same plan (same revision) as one that writes those defaults out', () => {
     const bare = loadPlanText(HEAD, 'a.yaml');
-    const written = loadPlanText(HEAD + '  strategy: { waves: ["100%"], concurrency: 1, maxUnavailable: 1 }\n', 'b.yaml');
+    const written = loadPlanText(
+      HEAD + '  strategy: { waves: ["100%"], concurrency: 1, maxUnavailable: 1 }\n',
+      'b.yaml',
+    );
     assert.ok(bare.ok && written.ok);
     assert.equal(bare.plan.revision, written.plan.revision);
   });

@@ -73,10 +73,20 @@ spec: { target: { namespace: web, selector: { matchLabels: { a: b } } }, update:
 
   test('text output: header, source line, caret under the column', () => {
     const text = 'a: 1\nspec:\n  strategy:\n    maxUnavailable: ten\n';
-    const err: PlanError = { file: 'plans/web.yaml', line: 4, col: 21, path: 'spec.strategy.maxUnavailable', message: 'expected X, found "ten"' };
+    const err: PlanError = {
+      file: 'plans/web.yaml',
+      line: 4,
+      col: 21,
+      path: 'spec.strategy.maxUnavailable',
+      message: 'expected X, found "ten"',
+    };
     assert.equal(
       formatPlanError(err, text),
-      ['plans/web.yaml:4:21 spec.strategy.maxUnavailable: expected X, found "ten"', '   4 |     maxUnavailable: ten', '     |                     ^'].join('\n'),
+      [
+        'plans/web.yaml:4:21 spec.strategy.maxUnavailable: expected X, found "ten"',
+        '   4 |     maxUnavailable: ten',
+        '     |                     ^',
+      ].join('\n'),
     );
     assert.equal(formatPlanError({ ...err, line: 0, col: 0, path: '' }), 'plans/web.yaml expected X, found "ten"');
   });

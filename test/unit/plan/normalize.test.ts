@@ -34,17 +34,43 @@ function fullPlan(): Record<string, unknown> {
     kind: 'RolloutPlan',
     metadata: { name: 'web' },
     spec: {
-      target: { namespaces: ['web', 'shop'], selector: { matchLabels: { app: 'web', tier: 'front' }, matchExpressions: [{ key: 'zone', operator: 'In', values: ['b', 'a'] }] } },
-      update: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }, { name: 'envoy', image: 'envoyproxy/envoy:v1.29.4' }] },
+      target: {
+        namespaces: ['web', 'shop'],
+        selector: {
+          matchLabels: { app: 'web', tier: 'front' },
+          matchExpressions: [{ key: 'zone', operator: 'In', values: ['b', 'a'] }],
+        },
+      },
+      update: {
+        containers: [
+          { name: 'nginx', image: 'nginx:1.25.3' },
+          { name: 'envoy', image: 'envoyproxy/envoy:v1.29.4' },
+        ],
+      },
       readinessGate: { conditionType: 'example.com/ready', required: false },
-      strategy: { waves: [2, '25%', '100%'], concurrency: 4, maxUnavailable: '10%', order: 'spread-nodes', drainSeconds: 3, podTimeout: '1h30m', minReadySeconds: 5 },
+      strategy: {
+        waves: [2, '25%', '100%'],
+        concurrency: 4,
+        maxUnavailable: '10%',
+        order: 'spread-nodes',
+        drainSeconds: 3,
+        podTimeout: '1h30m',
+        minReadySeconds: 5,
+      },
       failurePolicy: { maxFailed: '12.5%', rollback: 'all' },
       gates: [
         {
           name: 'error-rate',
           afterWaves: [2, 1],
           pause: '500ms',
-          prometheus: { address: 'http://p:9090', query: 'up', successCondition: 'result < 0.01', interval: '10s', count: 3, auth: { bearerTokenFile: '/var/run/token' } },
+          prometheus: {
+            address: 'http://p:9090',
+            query: 'up',
+            successCondition: 'result < 0.01',
+            interval: '10s',
+            count: 3,
+            auth: { bearerTokenFile: '/var/run/token' },
+          },
         },
         { name: 'ticket', approval: true, webhook: { url: 'https://ci.example/check', retries: 0 } },
       ],
@@ -77,7 +103,14 @@ describe('defaults', () => {
     assert.deepEqual(plan.target, { namespaces: ['web'], selector: { matchLabels: { app: 'web' } } });
     assert.deepEqual(plan.readinessGate, { conditionType: 'kwave.dev/in-place-ready', required: true });
     assert.deepEqual(plan.strategy, {
-      waves: { kind: 'targets', targets: [{ kind: 'count', value: 1 }, { kind: 'fraction', value: 0.1 }, { kind: 'fraction', value: 1 }] },
+      waves: {
+        kind: 'targets',
+        targets: [
+          { kind: 'count', value: 1 },
+          { kind: 'fraction', value: 0.1 },
+          { kind: 'fraction', value: 1 },
+        ],
+      },
       concurrency: 1,
       maxUnavailable: { kind: 'count', value: 1 },
       order: 'name',
@@ -88,7 +121,11 @@ describe('defaults', () => {
       prePull: false,
       prePullConcurrency: 5,
     });
-    assert.deepEqual(plan.failurePolicy, { maxFailed: { kind: 'count', value: 0 }, rollback: 'failed', countNodeFailures: false });
+    assert.deepEqual(plan.failurePolicy, {
+      maxFailed: { kind: 'count', value: 0 },
+      rollback: 'failed',
+      countNodeFailures: false,
+    });
     assert.deepEqual(plan.gates, []);
     assert.equal(plan.window, undefined);
     assert.deepEqual(plan.metrics, {});
@@ -132,7 +169,12 @@ describe('defaults', () => {
         consecutiveSuccessLimit: 0,
       },
     });
-    assert.deepEqual(plan.gates[1], { name: 'w', pauseMs: 0, approval: false, webhook: { url: 'https://ci/x', timeoutMs: 10_000, retries: 2 } });
+    assert.deepEqual(plan.gates[1], {
+      name: 'w',
+      pauseMs: 0,
+      approval: false,
+      webhook: { url: 'https://ci/x', timeoutMs: 10_000, retries: 2 },
+    });
   });
 
   test('units: durations in ms, percentages as fractions, seconds as ms, windows parsed', () => {
@@ -171,7 +213,8 @@ describe('revision', () => {
 
   test('does not change with comments, YAML style, or the file name', () => {
     const base = load(MINIMAL).revision;
-    const commented = '# a comment\n' + MINIMAL.replace('metadata: { name: web }', 'metadata:\n  name: web   # the name');
+    const commented =
+      '# a comment\n' + MINIMAL.replace('metadata: { name: web }', 'metadata:\n  name: web   # the name');
     assert.equal(load(commented, 'other/place.yaml').revision, base);
     assert.equal(load(JSON.stringify(minimalAsValue()), 'plan.json').revision, base, 'JSON is YAML too');
   });
@@ -195,11 +238,19 @@ describe('revision', () => {
   });
 
   test('keeps the client API rate limit (kubeApiQps / kubeApiBurst) in the plan but out of the revision', () => {
-    const limited = load(MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    kubeApiQps: 50.5\n    kubeApiBurst: 100'));
+    const limited = load(
+      MINIMAL.replace(
+        'waves: [1, "10%", "100%"]',
+        'waves: [1, "10%", "100%"]\n    kubeApiQps: 50.5\n    kubeApiBurst: 100',
+      ),
+    );
     assert.equal(limited.strategy.kubeApiQps, 50.5);
     assert.equal(limited.strategy.kubeApiBurst, 100);
     assert.equal(limited.revision, load(MINIMAL).revision);
-    const bad = loadPlanText(MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    kubeApiBurst: 0'), 'plan.yaml');
+    const bad = loadPlanText(
+      MINIMAL.replace('waves: [1, "10%", "100%"]', 'waves: [1, "10%", "100%"]\n    kubeApiBurst: 0'),
+      'plan.yaml',
+    );
     assert.equal(bad.ok, false);
     if (!bad.ok) assert.match(bad.errors[0]!.message, /kubeApiBurst|1 or more/);
   });
@@ -222,8 +273,19 @@ describe('revision', () => {
         '    - { url: "http://chat.example/hook", on: [halted, completed], format: slack, timeout: 2s, auth: { bearerTokenEnv: CHAT_TOKEN } }\n',
     );
     assert.deepEqual(withNotify.notify, [
-      { url: 'https://hooks.example/kwave', on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'], format: 'json', timeoutMs: 5000 },
-      { url: 'http://chat.example/hook', on: ['halted', 'completed'], format: 'slack', timeoutMs: 2000, auth: { bearerTokenEnv: 'CHAT_TOKEN' } },
+      {
+        url: 'https://hooks.example/kwave',
+        on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'],
+        format: 'json',
+        timeoutMs: 5000,
+      },
+      {
+        url: 'http://chat.example/hook',
+        on: ['halted', 'completed'],
+        format: 'slack',
+        timeoutMs: 2000,
+        auth: { bearerTokenEnv: 'CHAT_TOKEN' },
+      },
     ]);
     assert.equal(withNotify.revision, load(MINIMAL).revision, 'adding a receiver mid-rollout makes no new revision');
   });
@@ -235,24 +297,43 @@ describe('revision', () => {
       return r.ok ? [] : r.errors;
     };
     const unknownEvent = bad('    - { url: "https://h.example/", on: [finished] }\n');
-    assert.ok(unknownEvent.some((e) => e.line === 14 && e.path === 'spec.notify[0].on[0]' && /"halted", "completed" or "rolled-back", found "finished"/.test(e.message)), JSON.stringify(unknownEvent));
+    assert.ok(
+      unknownEvent.some(
+        (e) =>
+          e.line === 14 &&
+          e.path === 'spec.notify[0].on[0]' &&
+          /"halted", "completed" or "rolled-back", found "finished"/.test(e.message),
+      ),
+      JSON.stringify(unknownEvent),
+    );
     const creds = bad('    - { url: "https://user:pw@h.example/" }\n');
-    assert.ok(creds.some((e) => /without a user or password/.test(e.message)), JSON.stringify(creds));
+    assert.ok(
+      creds.some((e) => /without a user or password/.test(e.message)),
+      JSON.stringify(creds),
+    );
     const inline = bad('    - { url: "https://h.example/", auth: { token: abc } }\n');
-    assert.ok(inline.some((e) => /tokens never go in a plan/.test(e.message)), JSON.stringify(inline));
+    assert.ok(
+      inline.some((e) => /tokens never go in a plan/.test(e.message)),
+      JSON.stringify(inline),
+    );
   });
 
   test('respectPodDisruptionBudgets at its default leaves existing revisions as they were; false is another revision', () => {
     assert.equal(load(MINIMAL).revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
-    const withField = (line: string) => load(MINIMAL.replace('waves: [1, "10%", "100%"]', `waves: [1, "10%", "100%"]\n    ${line}`));
+    const withField = (line: string) =>
+      load(MINIMAL.replace('waves: [1, "10%", "100%"]', `waves: [1, "10%", "100%"]\n    ${line}`));
     assert.equal(withField('respectPodDisruptionBudgets: true').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
     assert.equal(withField('respectPodDisruptionBudgets: true').strategy.respectPodDisruptionBudgets, true);
-    assert.notEqual(withField('respectPodDisruptionBudgets: false').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+    assert.notEqual(
+      withField('respectPodDisruptionBudgets: false').revision,
+      MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES,
+    );
   });
 
   test('dryRun, consecutiveSuccessLimit and owners at their defaults leave the revision of plans written before them as it was', () => {
     assert.equal(load(MINIMAL_GATED).revision, MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS);
-    const explicit = MINIMAL_GATED.replace('count: 3 }', 'count: 3, dryRun: false, consecutiveSuccessLimit: 0 }') + '  owners: warn\n';
+    const explicit =
+      MINIMAL_GATED.replace('count: 3 }', 'count: 3, dryRun: false, consecutiveSuccessLimit: 0 }') + '  owners: warn\n';
     assert.equal(load(explicit).revision, MINIMAL_GATED_REVISION_BEFORE_DRY_RUN_AND_OWNERS);
     for (const changed of [
       MINIMAL_GATED.replace('count: 3 }', 'count: 3, dryRun: true }'),
@@ -264,9 +345,14 @@ describe('revision', () => {
   });
 
   test('prePull at its default leaves existing revisions as they were; prePullConcurrency stays out of the revision', () => {
-    const withField = (line: string) => load(MINIMAL.replace('waves: [1, "10%", "100%"]', `waves: [1, "10%", "100%"]\n    ${line}`));
+    const withField = (line: string) =>
+      load(MINIMAL.replace('waves: [1, "10%", "100%"]', `waves: [1, "10%", "100%"]\n    ${line}`));
     assert.equal(withField('prePull: false').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
-    assert.equal(withField('prePullConcurrency: 20').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES, 'how many nodes pull at once is how fast, not what');
+    assert.equal(
+      withField('prePullConcurrency: 20').revision,
+      MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES,
+      'how many nodes pull at once is how fast, not what',
+    );
     assert.equal(withField('prePullConcurrency: 20').strategy.prePullConcurrency, 20);
     assert.notEqual(withField('prePull: true').revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
   });
@@ -274,7 +360,10 @@ describe('revision', () => {
   test('does not change with the order of containers or selector values', () => {
     const a = fullPlan();
     const b = fullPlan();
-    const spec = b.spec as { update: { containers: unknown[] }; target: { selector: { matchExpressions: { values: string[] }[] } } };
+    const spec = b.spec as {
+      update: { containers: unknown[] };
+      target: { selector: { matchExpressions: { values: string[] }[] } };
+    };
     spec.update.containers.reverse();
     spec.target.selector.matchExpressions[0]?.values.reverse();
     assert.equal(load(stringify(a)).revision, load(stringify(b)).revision);

@@ -6,7 +6,10 @@ import { formatPath } from '../../../src/plan/path.js';
 describe('paths', () => {
   test('dotted paths with indices and quoted odd keys', () => {
     assert.equal(formatPath(['spec', 'gates', 0, 'name']), 'spec.gates[0].name');
-    assert.equal(formatPath(['spec', 'target', 'selector', 'matchLabels', 'app.kubernetes.io/name']), 'spec.target.selector.matchLabels["app.kubernetes.io/name"]');
+    assert.equal(
+      formatPath(['spec', 'target', 'selector', 'matchLabels', 'app.kubernetes.io/name']),
+      'spec.target.selector.matchLabels["app.kubernetes.io/name"]',
+    );
     assert.equal(formatPath([]), '');
   });
 });

@@ -77,7 +77,8 @@ describe('example plans', () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
 
   test('the four plans of the issue are there', () => {
-    for (const f of ['demo.yaml', 'canary-prometheus.yaml', 'fleet-nightly.yaml', 'multi-container.yaml']) assert.ok(files.includes(f), f);
+    for (const f of ['demo.yaml', 'canary-prometheus.yaml', 'fleet-nightly.yaml', 'multi-container.yaml'])
+      assert.ok(files.includes(f), f);
   });
 
   for (const f of files) {

@@ -13,7 +13,7 @@ describe('the precompiled plan schema', () => {
     assert.equal(SCHEMA_SHA256, createHash('sha256').update(readFileSync(PLAN_SCHEMA_URL, 'utf8')).digest('hex'));
   });
 
-  test('loading and validating a plan never loads ajv\'s compiler', () => {
+  test("loading and validating a plan never loads ajv's compiler", () => {
     const script = `
       import { createRequire } from 'node:module';
       const { loadPlanFile } = await import('./dist/plan/load.js');
@@ -25,6 +25,10 @@ describe('the precompiled plan schema', () => {
     assert.equal(run.status, 0, run.stderr);
     const loaded = JSON.parse(run.stdout) as string[];
     assert.ok(loaded.length > 0, 'the runtime helpers of the generated validator are ajv files');
-    assert.deepEqual(loaded.filter((k) => !k.includes('/ajv/dist/runtime/')), [], 'only ajv/dist/runtime/* is loaded');
+    assert.deepEqual(
+      loaded.filter((k) => !k.includes('/ajv/dist/runtime/')),
+      [],
+      'only ajv/dist/runtime/* is loaded',
+    );
   });
 });

@@ -20,7 +20,12 @@ import { decodeRecord, encodeRecordData, recordConfigMap } from '../../../src/re
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
 
 const RUNNER = 'ci@runner-7 pid 12 #a1b2c3';
-const req = (action: ControlAction, n = 0, revision = 'rev1'): ControlRequest => ({ action, by: 'kwave-admin (alice@laptop)', at: `2026-12-01T12:00:0${n}.000Z`, revision });
+const req = (action: ControlAction, n = 0, revision = 'rev1'): ControlRequest => ({
+  action,
+  by: 'kwave-admin (alice@laptop)',
+  at: `2026-12-01T12:00:0${n}.000Z`,
+  revision,
+});
 
 /** Applies a request that must change the state; fails the test otherwise. */
 function apply(state: ControlState, r: ControlRequest, runner: string | undefined = RUNNER): ControlState {
@@ -36,7 +41,10 @@ describe('requestControl', () => {
     assert.equal(up.message, `aborted: the runner (${RUNNER}) halts and applies the plan's rollback policy`);
     const back = requestControl(emptyControl(), req('abort', 1), { runner: RUNNER, direction: 'rollback' });
     assert.ok(back.ok && back.changed);
-    assert.equal(back.message, `aborted: the runner (${RUNNER}) stops rolling back: no more pods are reverted, pods in flight finish, it exits 3; run kwave rollback again to finish`);
+    assert.equal(
+      back.message,
+      `aborted: the runner (${RUNNER}) stops rolling back: no more pods are reverted, pods in flight finish, it exits 3; run kwave rollback again to finish`,
+    );
     assert.deepEqual(back.state, up.state, 'the request itself is the same');
   });
   test('pause, then resume: the state follows, each request is in the history with who and when', () => {
@@ -50,8 +58,16 @@ describe('requestControl', () => {
   test('pause and resume are idempotent: a second pause keeps the first (and says whose); resume when not paused changes nothing', () => {
     const paused = apply(emptyControl(), req('pause', 1));
     const again = requestControl(paused, { ...req('pause', 2), by: 'bob@desk' }, { runner: RUNNER });
-    assert.deepEqual(again, { ok: true, changed: false, message: 'already paused by kwave-admin (alice@laptop) at 2026-12-01T12:00:01.000Z' });
-    assert.deepEqual(requestControl(emptyControl(), req('resume'), {}), { ok: true, changed: false, message: 'not paused: nothing to resume' });
+    assert.deepEqual(again, {
+      ok: true,
+      changed: false,
+      message: 'already paused by kwave-admin (alice@laptop) at 2026-12-01T12:00:01.000Z',
+    });
+    assert.deepEqual(requestControl(emptyControl(), req('resume'), {}), {
+      ok: true,
+      changed: false,
+      message: 'not paused: nothing to resume',
+    });
   });
 
   test('a pause of another revision is replaced by a pause of this one', () => {
@@ -101,7 +117,11 @@ describe('controlFor (what a runner is told)', () => {
     assert.deepEqual(controlFor(state, 'rev2', RUNNER), {});
     const aborted = apply(emptyControl(), req('abort', 2));
     assert.deepEqual(controlFor(aborted, 'rev1', RUNNER), { abort: aborted.abort });
-    assert.deepEqual(controlFor(aborted, 'rev1', 'someone@else pid 1 #000000'), {}, 'an abort of an earlier run does not stop the next one');
+    assert.deepEqual(
+      controlFor(aborted, 'rev1', 'someone@else pid 1 #000000'),
+      {},
+      'an abort of an earlier run does not stop the next one',
+    );
     assert.deepEqual(controlFor(undefined, 'rev1', RUNNER), {});
   });
 });
@@ -116,7 +136,13 @@ describe('control.json', () => {
   });
 
   test('the record reads it from its own key and the runner never writes it', () => {
-    const record = newRecord({ plan: 'web', revision: 'rev1', planText: 'x', holder: RUNNER, now: '2026-12-01T12:00:00.000Z' });
+    const record = newRecord({
+      plan: 'web',
+      revision: 'rev1',
+      planText: 'x',
+      holder: RUNNER,
+      now: '2026-12-01T12:00:00.000Z',
+    });
     const cm = recordConfigMap('default', record);
     const control = apply(emptyControl(), req('pause'));
     cm.data = { ...cm.data, [CONTROL_KEY]: encodeControl(control) };
@@ -128,28 +154,75 @@ describe('control.json', () => {
 });
 
 describe('the runner events paused and resumed in the record', () => {
-  const ev = (body: RolloutEventBody, s: number): RolloutEvent => ({ time: `2026-12-01T12:00:${String(s).padStart(2, '0')}.000Z`, plan: 'web', ...body }) as RolloutEvent;
+  const ev = (body: RolloutEventBody, s: number): RolloutEvent =>
+    ({ time: `2026-12-01T12:00:${String(s).padStart(2, '0')}.000Z`, plan: 'web', ...body }) as RolloutEvent;
   test('paused: phase Paused, waiting for resume with who; resumed: Progressing again; both in the history with who and when', () => {
-    let r = newRecord({ plan: 'web', revision: 'rev1', planText: 'x', holder: RUNNER, now: '2026-12-01T12:00:00.000Z' });
-    r = applyEvent(r, ev({ event: 'rollout-start', revision: 'rev1', direction: 'upgrade', selected: 4, alreadyDone: 0, waves: 2, deferred: 0, budget: 1, concurrency: 1, resumed: false }, 1));
-    r = applyEvent(r, ev({ event: 'paused', wave: 1, by: 'kwave-admin (alice@laptop)', at: '2026-12-01T12:00:01.500Z', inFlight: 2 }, 2));
+    let r = newRecord({
+      plan: 'web',
+      revision: 'rev1',
+      planText: 'x',
+      holder: RUNNER,
+      now: '2026-12-01T12:00:00.000Z',
+    });
+    r = applyEvent(
+      r,
+      ev(
+        {
+          event: 'rollout-start',
+          revision: 'rev1',
+          direction: 'upgrade',
+          selected: 4,
+          alreadyDone: 0,
+          waves: 2,
+          deferred: 0,
+          budget: 1,
+          concurrency: 1,
+          resumed: false,
+        },
+        1,
+      ),
+    );
+    r = applyEvent(
+      r,
+      ev(
+        { event: 'paused', wave: 1, by: 'kwave-admin (alice@laptop)', at: '2026-12-01T12:00:01.500Z', inFlight: 2 },
+        2,
+      ),
+    );
     assert.equal(r.phase, 'Paused');
-    assert.deepEqual(r.waiting, { kind: 'paused', wave: 1, since: '2026-12-01T12:00:02.000Z', by: 'kwave-admin (alice@laptop)' });
-    assert.equal(r.history.at(-1)!.message, 'paused by kwave-admin (alice@laptop) (kwave pause at 2026-12-01T12:00:01.500Z): no new pod starts; 2 pods in flight finish');
+    assert.deepEqual(r.waiting, {
+      kind: 'paused',
+      wave: 1,
+      since: '2026-12-01T12:00:02.000Z',
+      by: 'kwave-admin (alice@laptop)',
+    });
+    assert.equal(
+      r.history.at(-1)!.message,
+      'paused by kwave-admin (alice@laptop) (kwave pause at 2026-12-01T12:00:01.500Z): no new pod starts; 2 pods in flight finish',
+    );
     r = applyEvent(r, ev({ event: 'resumed', wave: 1, by: 'bob@desk', at: '2026-12-01T12:00:09.000Z' }, 10));
     assert.equal(r.phase, 'Progressing');
     assert.equal(r.waiting, undefined);
     assert.equal(r.history.at(-1)!.message, 'resumed by bob@desk (kwave resume at 2026-12-01T12:00:09.000Z)');
     // The record still decodes (the new waiting kind is valid).
-    const back = decodeRecord(recordConfigMap('default', applyEvent(r, ev({ event: 'paused', wave: 1, by: 'x', at: 'y', inFlight: 0 }, 11))));
+    const back = decodeRecord(
+      recordConfigMap('default', applyEvent(r, ev({ event: 'paused', wave: 1, by: 'x', at: 'y', inFlight: 0 }, 11))),
+    );
     assert.ok(back.ok, JSON.stringify(back));
   });
 });
 
 describe('a pause outranks the waits of gates', () => {
   test('a gate approval wait after the pause keeps waiting = paused (the gate is still listed as waiting-approval)', () => {
-    const ev = (body: RolloutEventBody, s: number): RolloutEvent => ({ time: `2026-12-01T12:01:${String(s).padStart(2, '0')}.000Z`, plan: 'web', ...body }) as RolloutEvent;
-    let r = newRecord({ plan: 'web', revision: 'rev1', planText: 'x', holder: RUNNER, now: '2026-12-01T12:00:00.000Z' });
+    const ev = (body: RolloutEventBody, s: number): RolloutEvent =>
+      ({ time: `2026-12-01T12:01:${String(s).padStart(2, '0')}.000Z`, plan: 'web', ...body }) as RolloutEvent;
+    let r = newRecord({
+      plan: 'web',
+      revision: 'rev1',
+      planText: 'x',
+      holder: RUNNER,
+      now: '2026-12-01T12:00:00.000Z',
+    });
     r = applyEvent(r, ev({ event: 'paused', wave: 1, by: 'alice', at: 'a', inFlight: 1 }, 1));
     r = applyEvent(r, ev({ event: 'gate-approval-wait', wave: 1, gate: 'sign-off' }, 2));
     assert.equal(r.waiting?.kind, 'paused');

@@ -16,17 +16,61 @@ describe('renewalPolicy', () => {
 describe('renewalStep', () => {
   const cases: { name: string; state: RenewalState; step: ReturnType<typeof renewalStep> }[] = [
     { name: 'just renewed: wait', state: { nowMs: 1000, renewedAtMs: 0, inFlight: false }, step: 'wait' },
-    { name: 'a fifth of the duration since: renew', state: { nowMs: 3000, renewedAtMs: 0, inFlight: false }, step: 'renew' },
-    { name: 'due but a renewal is in flight: wait for it', state: { nowMs: 7000, renewedAtMs: 0, inFlight: true }, step: 'wait' },
-    { name: 'failed 1 s ago: wait for the retry period', state: { nowMs: 6000, renewedAtMs: 0, inFlight: false, failedAtMs: 5000 }, step: 'wait' },
-    { name: 'failed 2 s ago: retry', state: { nowMs: 7000, renewedAtMs: 0, inFlight: false, failedAtMs: 5000 }, step: 'renew' },
-    { name: 'just before the renew deadline, failed 2 s ago: retry', state: { nowMs: 11_000, renewedAtMs: 0, inFlight: false, failedAtMs: 9000 }, step: 'renew' },
-    { name: 'the renew deadline, nothing in flight: in doubt', state: { nowMs: 12_000, renewedAtMs: 0, inFlight: false, failedAtMs: 11_000 }, step: 'doubt' },
-    { name: 'the renew deadline with a renewal still in flight: in doubt all the same', state: { nowMs: 12_000, renewedAtMs: 0, inFlight: true }, step: 'doubt' },
-    { name: 'in doubt: reclaim at once', state: { nowMs: 12_000, renewedAtMs: 0, inFlight: false, inDoubt: true }, step: 'reclaim' },
-    { name: 'in doubt, a reclaim in flight: wait for it', state: { nowMs: 20_000, renewedAtMs: 0, inFlight: true, inDoubt: true }, step: 'wait' },
-    { name: 'in doubt, the last reclaim failed 1 s ago: wait for the retry period', state: { nowMs: 20_000, renewedAtMs: 0, inFlight: false, failedAtMs: 19_000, inDoubt: true }, step: 'wait' },
-    { name: 'in doubt, the last reclaim failed 2 s ago: reclaim again, however long ago the last renewal', state: { nowMs: 600_000, renewedAtMs: 0, inFlight: false, failedAtMs: 598_000, inDoubt: true }, step: 'reclaim' },
+    {
+      name: 'a fifth of the duration since: renew',
+      state: { nowMs: 3000, renewedAtMs: 0, inFlight: false },
+      step: 'renew',
+    },
+    {
+      name: 'due but a renewal is in flight: wait for it',
+      state: { nowMs: 7000, renewedAtMs: 0, inFlight: true },
+      step: 'wait',
+    },
+    {
+      name: 'failed 1 s ago: wait for the retry period',
+      state: { nowMs: 6000, renewedAtMs: 0, inFlight: false, failedAtMs: 5000 },
+      step: 'wait',
+    },
+    {
+      name: 'failed 2 s ago: retry',
+      state: { nowMs: 7000, renewedAtMs: 0, inFlight: false, failedAtMs: 5000 },
+      step: 'renew',
+    },
+    {
+      name: 'just before the renew deadline, failed 2 s ago: retry',
+      state: { nowMs: 11_000, renewedAtMs: 0, inFlight: false, failedAtMs: 9000 },
+      step: 'renew',
+    },
+    {
+      name: 'the renew deadline, nothing in flight: in doubt',
+      state: { nowMs: 12_000, renewedAtMs: 0, inFlight: false, failedAtMs: 11_000 },
+      step: 'doubt',
+    },
+    {
+      name: 'the renew deadline with a renewal still in flight: in doubt all the same',
+      state: { nowMs: 12_000, renewedAtMs: 0, inFlight: true },
+      step: 'doubt',
+    },
+    {
+      name: 'in doubt: reclaim at once',
+      state: { nowMs: 12_000, renewedAtMs: 0, inFlight: false, inDoubt: true },
+      step: 'reclaim',
+    },
+    {
+      name: 'in doubt, a reclaim in flight: wait for it',
+      state: { nowMs: 20_000, renewedAtMs: 0, inFlight: true, inDoubt: true },
+      step: 'wait',
+    },
+    {
+      name: 'in doubt, the last reclaim failed 1 s ago: wait for the retry period',
+      state: { nowMs: 20_000, renewedAtMs: 0, inFlight: false, failedAtMs: 19_000, inDoubt: true },
+      step: 'wait',
+    },
+    {
+      name: 'in doubt, the last reclaim failed 2 s ago: reclaim again, however long ago the last renewal',
+      state: { nowMs: 600_000, renewedAtMs: 0, inFlight: false, failedAtMs: 598_000, inDoubt: true },
+      step: 'reclaim',
+    },
   ];
   for (const c of cases) test(c.name, () => assert.equal(renewalStep(c.state, policy), c.step));
 });

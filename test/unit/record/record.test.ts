@@ -2,9 +2,23 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
-import { LIMITS, PLAN_KEY, STATUS_KEY, newRecord, startRecord, type RolloutRecord } from '../../../src/record/record.js';
+import {
+  LIMITS,
+  PLAN_KEY,
+  STATUS_KEY,
+  newRecord,
+  startRecord,
+  type RolloutRecord,
+} from '../../../src/record/record.js';
 import { applyEvent, isTransition } from '../../../src/record/reducer.js';
-import { approvalKey, decodeApprovals, decodeRecord, encodeApproval, encodeRecordData, recordConfigMap } from '../../../src/record/codec.js';
+import {
+  approvalKey,
+  decodeApprovals,
+  decodeRecord,
+  encodeApproval,
+  encodeRecordData,
+  recordConfigMap,
+} from '../../../src/record/codec.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00.000Z');
 let tick = 0;
@@ -15,7 +29,13 @@ function ev(body: RolloutEventBody, at?: number): RolloutEvent {
 }
 
 function fresh(): RolloutRecord {
-  return newRecord({ plan: 'web', revision: 'abc1234567', planText: 'kind: RolloutPlan\n', holder: 'me@host pid 1', now: new Date(T0).toISOString() });
+  return newRecord({
+    plan: 'web',
+    revision: 'abc1234567',
+    planText: 'kind: RolloutPlan\n',
+    holder: 'me@host pid 1',
+    now: new Date(T0).toISOString(),
+  });
 }
 
 const start = (over: Partial<Extract<RolloutEventBody, { event: 'rollout-start' }>> = {}): RolloutEventBody => ({
@@ -45,17 +65,36 @@ describe('applyEvent', () => {
   });
 
   test('pods move pending → in_progress → their result; in-flight list follows steps', () => {
-    let r = fold([start(), { event: 'wave-start', wave: 1, waves: 3, pods: 3, target: 3 }, { event: 'pod-start', wave: 1, pod: 'ns/a' }, { event: 'pod-start', wave: 1, pod: 'ns/b' }]);
+    let r = fold([
+      start(),
+      { event: 'wave-start', wave: 1, waves: 3, pods: 3, target: 3 },
+      { event: 'pod-start', wave: 1, pod: 'ns/a' },
+      { event: 'pod-start', wave: 1, pod: 'ns/b' },
+    ]);
     assert.equal(r.wave, 1);
     assert.equal(r.counts.pending, 6);
     assert.equal(r.counts.in_progress, 2);
-    assert.deepEqual(r.inFlight.map((p) => [p.pod, p.step]), [['ns/a', 'started'], ['ns/b', 'started']]);
+    assert.deepEqual(
+      r.inFlight.map((p) => [p.pod, p.step]),
+      [
+        ['ns/a', 'started'],
+        ['ns/b', 'started'],
+      ],
+    );
     r = fold([{ event: 'pod-step', wave: 1, pod: 'ns/a', step: 'patched', message: '' }], r);
     assert.equal(r.inFlight.find((p) => p.pod === 'ns/a')?.step, 'patched');
     r = fold(
       [
         { event: 'pod-end', wave: 1, pod: 'ns/a', result: 'upgraded', message: 'ok', durationMs: 10 },
-        { event: 'pod-end', wave: 1, pod: 'ns/b', result: 'failed', reason: 'ErrImagePull', message: 'pull failed', durationMs: 10 },
+        {
+          event: 'pod-end',
+          wave: 1,
+          pod: 'ns/b',
+          result: 'failed',
+          reason: 'ErrImagePull',
+          message: 'pull failed',
+          durationMs: 10,
+        },
         { event: 'pod-start', wave: 1, pod: 'ns/c' },
         { event: 'pod-end', wave: 1, pod: 'ns/c', result: 'vanished', message: 'deleted', durationMs: 1 },
         { event: 'pod-start', wave: 1, pod: 'ns/d' },
@@ -76,7 +115,11 @@ describe('applyEvent', () => {
   });
 
   test('gates: pause sets waiting with an end time; approval wait, then gate-end clears it', () => {
-    let r = fold([start(), { event: 'gate-start', wave: 1, gate: 'soak' }, { event: 'gate-pause', wave: 1, gate: 'soak', msLeft: 30_000 }]);
+    let r = fold([
+      start(),
+      { event: 'gate-start', wave: 1, gate: 'soak' },
+      { event: 'gate-pause', wave: 1, gate: 'soak', msLeft: 30_000 },
+    ]);
     assert.equal(r.waiting?.kind, 'pause');
     assert.equal(Date.parse(r.waiting!.until!) - Date.parse(r.updatedAt), 30_000);
     const since = r.waiting!.since;
@@ -93,7 +136,17 @@ describe('applyEvent', () => {
 
   test('measurements are kept on their gate, bounded', () => {
     const events: RolloutEventBody[] = [{ event: 'gate-start', wave: 2, gate: 'errors' }];
-    for (let i = 1; i <= LIMITS.measurements + 5; i++) events.push({ event: 'gate-measurement', wave: 2, gate: 'errors', index: i, count: 30, value: 0.01, phase: 'successful', message: `m${i}` });
+    for (let i = 1; i <= LIMITS.measurements + 5; i++)
+      events.push({
+        event: 'gate-measurement',
+        wave: 2,
+        gate: 'errors',
+        index: i,
+        count: 30,
+        value: 0.01,
+        phase: 'successful',
+        message: `m${i}`,
+      });
     const r = fold(events);
     const ms = r.gates[0]?.measurements ?? [];
     assert.equal(ms.length, LIMITS.measurements);
@@ -112,7 +165,15 @@ describe('applyEvent', () => {
       start({ alreadyDone: 0, selected: 4 }),
       { event: 'wave-start', wave: 1, waves: 3, pods: 2, target: 2 },
       { event: 'pod-start', wave: 1, pod: 'p1' },
-      { event: 'pod-end', wave: 1, pod: 'p1', result: 'failed', reason: 'CrashLoopBackOff', message: 'crash', durationMs: 5 },
+      {
+        event: 'pod-end',
+        wave: 1,
+        pod: 'p1',
+        result: 'failed',
+        reason: 'CrashLoopBackOff',
+        message: 'crash',
+        durationMs: 5,
+      },
       { event: 'halt', wave: 1, reason: 'failures', message: '1 failed > maxFailed 0' },
       { event: 'rollback-start', pods: 1, scope: 'failed' },
       { event: 'pod-start', wave: 1, pod: 'p1' },
@@ -133,7 +194,15 @@ describe('applyEvent', () => {
       { event: 'halt', wave: 1, reason: 'failures', message: 'halted' },
       { event: 'rollback-start', pods: 2, scope: 'all' },
       { event: 'pod-end', wave: 1, pod: 'p1', result: 'rolled-back', message: 'back', durationMs: 5 },
-      { event: 'pod-end', wave: 0, pod: 'p2', result: 'skipped', reason: 'NothingToRollBack', message: 'this revision of the plan never patched the pod', durationMs: 2 },
+      {
+        event: 'pod-end',
+        wave: 0,
+        pod: 'p2',
+        result: 'skipped',
+        reason: 'NothingToRollBack',
+        message: 'this revision of the plan never patched the pod',
+        durationMs: 2,
+      },
     ]);
     assert.deepEqual(r.rollback, { scope: 'all', pods: 2, done: 2, failed: 0 });
   });
@@ -143,7 +212,14 @@ describe('applyEvent', () => {
       start({ direction: 'rollback', alreadyDone: 0, selected: 1 }),
       { event: 'pod-start', wave: 1, pod: 'p' },
       { event: 'pod-end', wave: 1, pod: 'p', result: 'rolled-back', message: '', durationMs: 1 },
-      { event: 'rollout-end', phase: 'RolledBack', exitCode: 0, message: 'done', waves: [{ wave: 1, pods: 1, upgraded: 1, failed: 0, vanished: 0, durationMs: 5 }], durationMs: 5 },
+      {
+        event: 'rollout-end',
+        phase: 'RolledBack',
+        exitCode: 0,
+        message: 'done',
+        waves: [{ wave: 1, pods: 1, upgraded: 1, failed: 0, vanished: 0, durationMs: 5 }],
+        durationMs: 5,
+      },
     ]);
     assert.equal(r.counts.upgraded, 1);
     assert.equal(r.phase, 'RolledBack');
@@ -154,15 +230,32 @@ describe('applyEvent', () => {
     const events: RolloutEventBody[] = [start()];
     for (let i = 0; i < 10; i++) events.push({ event: 'budget-wait', wave: 1, unavailable: 2, budget: 2, holders: [] });
     for (let i = 0; i < 300; i++) {
-      events.push({ event: 'pod-start', wave: 1, pod: `p${i}` }, { event: 'pod-step', wave: 1, pod: `p${i}`, step: 's', message: '' });
-      events.push({ event: 'pod-end', wave: 1, pod: `p${i}`, result: i % 2 ? 'upgraded' : 'failed', reason: 'X', message: 'm', durationMs: 1 });
+      events.push(
+        { event: 'pod-start', wave: 1, pod: `p${i}` },
+        { event: 'pod-step', wave: 1, pod: `p${i}`, step: 's', message: '' },
+      );
+      events.push({
+        event: 'pod-end',
+        wave: 1,
+        pod: `p${i}`,
+        result: i % 2 ? 'upgraded' : 'failed',
+        reason: 'X',
+        message: 'm',
+        durationMs: 1,
+      });
     }
     const r = fold(events);
     assert.equal(r.history.length, LIMITS.history);
     assert.ok(r.history.every((h) => h.event !== 'pod-start' && h.event !== 'pod-step'));
     assert.equal(r.failures.length, LIMITS.failures);
     assert.equal(r.failuresTotal, 150);
-    const fewer = fold([start(), ...Array.from({ length: 5 }, () => ({ event: 'budget-wait', wave: 1, unavailable: 2, budget: 2, holders: [] }) as RolloutEventBody)]);
+    const fewer = fold([
+      start(),
+      ...Array.from(
+        { length: 5 },
+        () => ({ event: 'budget-wait', wave: 1, unavailable: 2, budget: 2, holders: [] }) as RolloutEventBody,
+      ),
+    ]);
     assert.equal(fewer.history.filter((h) => h.event === 'budget-wait').length, 1);
   });
 
@@ -176,15 +269,27 @@ describe('applyEvent', () => {
   test('transitions flush; pod progress does not', () => {
     assert.equal(isTransition(ev({ event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 })), true);
     assert.equal(isTransition(ev({ event: 'pod-step', wave: 1, pod: 'p', step: 's', message: '' })), false);
-    assert.equal(isTransition(ev({ event: 'pod-end', wave: 1, pod: 'p', result: 'upgraded', message: '', durationMs: 1 })), false);
-    assert.equal(isTransition(ev({ event: 'pod-end', wave: 1, pod: 'p', result: 'failed', message: '', durationMs: 1 })), true);
+    assert.equal(
+      isTransition(ev({ event: 'pod-end', wave: 1, pod: 'p', result: 'upgraded', message: '', durationMs: 1 })),
+      false,
+    );
+    assert.equal(
+      isTransition(ev({ event: 'pod-end', wave: 1, pod: 'p', result: 'failed', message: '', durationMs: 1 })),
+      true,
+    );
   });
 });
 
 describe('startRecord', () => {
   test('same revision continues the stored record; another starts fresh but keeps history', () => {
     const stored = fold([start(), { event: 'wave-start', wave: 1, waves: 3, pods: 1, target: 1 }]);
-    const input = { plan: 'web', revision: 'abc1234567', planText: 'new text', holder: 'other', now: new Date(T0 + 99_000).toISOString() };
+    const input = {
+      plan: 'web',
+      revision: 'abc1234567',
+      planText: 'new text',
+      holder: 'other',
+      now: new Date(T0 + 99_000).toISOString(),
+    };
     const same = startRecord(stored, input);
     assert.equal(same.wave, 1);
     assert.equal(same.holder, 'other');
@@ -198,7 +303,11 @@ describe('startRecord', () => {
 
 describe('encoding', () => {
   test('round trip: ConfigMap data back to the same record; plan text under its own key', () => {
-    const r = fold([start(), { event: 'gate-start', wave: 1, gate: 'g' }, { event: 'gate-pause', wave: 1, gate: 'g', msLeft: 1000 }]);
+    const r = fold([
+      start(),
+      { event: 'gate-start', wave: 1, gate: 'g' },
+      { event: 'gate-pause', wave: 1, gate: 'g', msLeft: 1000 },
+    ]);
     const cm = recordConfigMap('web', r);
     assert.equal(cm.metadata?.name, 'kwave-web');
     assert.deepEqual(cm.metadata?.labels, { 'app.kubernetes.io/managed-by': 'kwave', 'kwave.dev/plan': 'web' });
@@ -223,7 +332,10 @@ describe('encoding', () => {
     };
     const decoded = decodeRecord({ data });
     assert.ok(decoded.ok);
-    if (decoded.ok) assert.deepEqual(decoded.record.approvals, { 2: { by: 'alice@laptop', at: '2025-03-01T10:05:00.000Z', revision: 'abc1234567' } });
+    if (decoded.ok)
+      assert.deepEqual(decoded.record.approvals, {
+        2: { by: 'alice@laptop', at: '2025-03-01T10:05:00.000Z', revision: 'abc1234567' },
+      });
     assert.deepEqual(Object.keys(decodeApprovals(data)), ['2']);
   });
 
@@ -236,7 +348,11 @@ describe('encoding', () => {
       ['an array', { [STATUS_KEY]: '[]' }, /JSON object/],
       ['wrong schema', { [STATUS_KEY]: JSON.stringify({ ...status, schema: 'v0' }) }, /schema/],
       ['bad phase', { [STATUS_KEY]: JSON.stringify({ ...status, phase: 'Running' }) }, /phase/],
-      ['negative count', { [STATUS_KEY]: JSON.stringify({ ...status, counts: { ...(status.counts as object), failed: -1 } }) }, /counts/],
+      [
+        'negative count',
+        { [STATUS_KEY]: JSON.stringify({ ...status, counts: { ...(status.counts as object), failed: -1 } }) },
+        /counts/,
+      ],
       ['bad in-flight', { [STATUS_KEY]: JSON.stringify({ ...status, inFlight: [{ pod: 1 }] }) }, /inFlight/],
       ['bad waiting', { [STATUS_KEY]: JSON.stringify({ ...status, waiting: { kind: 'nap' } }) }, /waiting/],
     ];

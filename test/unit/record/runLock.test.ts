@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../../src/errors.js';
-import { RunLock, acquireWaiting, describeHolder, leaseView, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
+import {
+  RunLock,
+  acquireWaiting,
+  describeHolder,
+  leaseView,
+  type LeaseApi,
+  type LockTimers,
+} from '../../../src/record/runLock.js';
 import { holderGone } from '../../../src/record/runnerIdentity.js';
 
 class FakeLeases {
@@ -17,7 +24,9 @@ class FakeLeases {
   limits: (number | undefined)[] = [];
   private put(body: V1Lease): V1Lease {
     // Stored as JSON, as a server sees it: times as the strings the client serialised.
-    this.lease = JSON.parse(JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } })) as V1Lease;
+    this.lease = JSON.parse(
+      JSON.stringify({ ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } }),
+    ) as V1Lease;
     return JSON.parse(JSON.stringify(this.lease)) as V1Lease;
   }
   api(): LeaseApi {
@@ -27,7 +36,8 @@ class FakeLeases {
         return JSON.parse(JSON.stringify(this.lease)) as V1Lease;
       },
       createLease: async (_ns, body) => {
-        if (this.lease) throw new KubeError(409, 'AlreadyExists', 'leases.coordination.k8s.io "kwave-web" already exists');
+        if (this.lease)
+          throw new KubeError(409, 'AlreadyExists', 'leases.coordination.k8s.io "kwave-web" already exists');
         return this.put(body);
       },
       updateLease: async (_ns, body, options) => {
@@ -40,8 +50,10 @@ class FakeLeases {
           this.put(body);
           throw new KubeError(409, 'Conflict', 'modified');
         }
-        if (!body.metadata?.resourceVersion) throw new KubeError(422, 'Invalid', 'metadata.resourceVersion: must be specified for an update');
-        if (body.metadata.resourceVersion !== this.lease?.metadata?.resourceVersion) throw new KubeError(409, 'Conflict', 'modified');
+        if (!body.metadata?.resourceVersion)
+          throw new KubeError(422, 'Invalid', 'metadata.resourceVersion: must be specified for an update');
+        if (body.metadata.resourceVersion !== this.lease?.metadata?.resourceVersion)
+          throw new KubeError(409, 'Conflict', 'modified');
         return this.put(body);
       },
     };
@@ -73,7 +85,15 @@ class Clock implements LockTimers {
 
 function lock(server: FakeLeases, clock: Clock, identity: string, onLost?: (m: string) => void, told?: string[]) {
   const tell = told ? (m: string) => void told.push(m) : undefined;
-  return new RunLock(server.api(), { namespace: 'ns', plan: 'web', identity, durationSeconds: 15, timers: clock, onLost, ...(tell ? { onDoubt: tell, onConfirmed: tell } : {}) });
+  return new RunLock(server.api(), {
+    namespace: 'ns',
+    plan: 'web',
+    identity,
+    durationSeconds: 15,
+    timers: clock,
+    onLost,
+    ...(tell ? { onDoubt: tell, onConfirmed: tell } : {}),
+  });
 }
 
 /** Whether `p` has settled, and with what, after the microtasks now queued. */
@@ -103,10 +123,12 @@ describe('RunLock', () => {
     const clock = new Clock();
     await lock(server, clock, 'alice@h pid 1').acquire();
     clock.t += 3000;
-    const err = await lock(server, clock, 'bob@h pid 2').acquire().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await lock(server, clock, 'bob@h pid 2')
+      .acquire()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     assert.ok(err instanceof KwaveError);
     assert.equal(err.code, 'LOCKED');
     assert.equal(err.exitCode, 2);
@@ -138,7 +160,11 @@ describe('RunLock', () => {
     assert.equal(server.updates, 1);
     assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t);
     // Someone else writes the lease (as after a long stall of ours).
-    server.lease = { ...server.lease!, spec: { ...server.lease!.spec, holderIdentity: 'bob' }, metadata: { ...server.lease!.metadata, resourceVersion: '99' } };
+    server.lease = {
+      ...server.lease!,
+      spec: { ...server.lease!.spec, holderIdentity: 'bob' },
+      metadata: { ...server.lease!.metadata, resourceVersion: '99' },
+    };
     await clock.tick(5000);
     await clock.tick(5000);
     assert.equal(lost.length, 1);
@@ -165,7 +191,10 @@ describe('RunLock', () => {
     assert.equal(a.held, false);
     assert.equal(lost.length, 0, 'in doubt is not lost');
     assert.equal(a.lost, undefined);
-    assert.match(told[0]!, /could not renew the lease ns\/kwave-web within 12s: no answer; pod and record writes wait until it is confirmed ours again \(another runner may take it over 15s after the last renewal\)/);
+    assert.match(
+      told[0]!,
+      /could not renew the lease ns\/kwave-web within 12s: no answer; pod and record writes wait until it is confirmed ours again \(another runner may take it over 15s after the last renewal\)/,
+    );
     assert.equal(await settled(a.confirmed()), undefined, 'a write waits');
   });
 
@@ -191,7 +220,16 @@ describe('RunLock', () => {
         return api.updateLease(ns, body, options);
       },
     };
-    const b = new RunLock(flaky, { namespace: 'ns', plan: 'web', identity: 'alice@h pid 1', durationSeconds: 15, timers: clock, onLost: (m) => lost.push(m), onDoubt: (m) => told.push(m), onConfirmed: (m) => told.push(m) });
+    const b = new RunLock(flaky, {
+      namespace: 'ns',
+      plan: 'web',
+      identity: 'alice@h pid 1',
+      durationSeconds: 15,
+      timers: clock,
+      onLost: (m) => lost.push(m),
+      onDoubt: (m) => told.push(m),
+      onConfirmed: (m) => told.push(m),
+    });
     await b.acquire();
     assert.deepEqual(await settled(b.confirmed()), { value: true });
     up = false;
@@ -207,11 +245,18 @@ describe('RunLock', () => {
     assert.deepEqual(await settled(waiting), { value: true }, 'the waiting write goes on');
     assert.ok(b.held);
     assert.equal(lost.length, 0);
-    assert.match(told[1]!, /the lease ns\/kwave-web is confirmed ours again after \d+s in doubt \(nobody took it over\); writes go on/);
+    assert.match(
+      told[1]!,
+      /the lease ns\/kwave-web is confirmed ours again after \d+s in doubt \(nobody took it over\); writes go on/,
+    );
     assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t, 'renewed by the reclaim');
     assert.equal(leaseView(server.lease!, clock.now()).holder, 'alice@h pid 1');
     await clock.tick(3000);
-    assert.equal(leaseView(server.lease!, clock.now()).renewedAt?.getTime(), clock.t, 'and renewed on schedule after it');
+    assert.equal(
+      leaseView(server.lease!, clock.now()).renewedAt?.getTime(),
+      clock.t,
+      'and renewed on schedule after it',
+    );
   });
 
   test('in doubt, and another runner took the lease over meanwhile: lost, waiting writes refused, the lease left alone', async () => {
@@ -231,7 +276,10 @@ describe('RunLock', () => {
     await clock.tick(1000);
     assert.deepEqual(await settled(waiting), { value: false }, 'the waiting write is refused');
     assert.equal(lost.length, 1);
-    assert.match(lost[0]!, /lost the lease ns\/kwave-web while it could not be renewed: another runner took it over \(it names bob@h pid 2 now\)/);
+    assert.match(
+      lost[0]!,
+      /lost the lease ns\/kwave-web while it could not be renewed: another runner took it over \(it names bob@h pid 2 now\)/,
+    );
     assert.deepEqual(await settled(a.confirmed()), { value: false });
     await a.release();
     assert.equal(server.lease?.spec?.holderIdentity, 'bob@h pid 2', "release leaves bob's lease alone");
@@ -263,7 +311,10 @@ describe('RunLock', () => {
     const lost: string[] = [];
     const a = lock(server, clock, 'alice@h pid 1', (m) => lost.push(m));
     await a.acquire();
-    server.next.push(new KubeError(503, 'ServiceUnavailable', 'busy'), new KubeError(503, 'ServiceUnavailable', 'busy'));
+    server.next.push(
+      new KubeError(503, 'ServiceUnavailable', 'busy'),
+      new KubeError(503, 'ServiceUnavailable', 'busy'),
+    );
     for (let s = 1; s <= 7; s++) await clock.tick(1000);
     assert.equal(server.updates, 3, 'at 3, 5 and 7 s');
     assert.deepEqual(server.limits, [9000, 7000, 5000]);
@@ -329,17 +380,35 @@ describe('holderGone', () => {
     const alive = (pid: number) => pid === 42;
     assert.equal(holderGone('alice@box pid 7 pidns 11 #ab12cd', 'box', alive, '11'), true);
     assert.equal(holderGone('alice@box pid 42 pidns 11 #ab12cd', 'box', alive, '11'), false);
-    assert.equal(holderGone('alice@other pid 7 pidns 11 #ab12cd', 'box', alive, '11'), false, 'another host cannot be checked');
-    assert.equal(holderGone('alice@box pid 7 pidns 12 #ab12cd', 'box', alive, '11'), false, 'a pid of another PID namespace (a container) cannot be checked');
+    assert.equal(
+      holderGone('alice@other pid 7 pidns 11 #ab12cd', 'box', alive, '11'),
+      false,
+      'another host cannot be checked',
+    );
+    assert.equal(
+      holderGone('alice@box pid 7 pidns 12 #ab12cd', 'box', alive, '11'),
+      false,
+      'a pid of another PID namespace (a container) cannot be checked',
+    );
     assert.equal(holderGone('some-controller', 'box', alive, '11'), false);
-    assert.equal(holderGone(`me@box pid ${process.pid} pidns 11 #ab12cd`, 'box', () => false, '11'), false, 'never ourselves');
+    assert.equal(
+      holderGone(`me@box pid ${process.pid} pidns 11 #ab12cd`, 'box', () => false, '11'),
+      false,
+      'never ourselves',
+    );
   });
 
   test('a lease of a killed runner on this host is taken over before it expires', async () => {
     const server = new FakeLeases();
     const clock = new Clock();
     await lock(server, clock, 'alice@box pid 7').acquire();
-    const b = new RunLock(server.api(), { namespace: 'ns', plan: 'web', identity: 'bob@box pid 8', timers: clock, holderGone: (id) => id === 'alice@box pid 7' });
+    const b = new RunLock(server.api(), {
+      namespace: 'ns',
+      plan: 'web',
+      identity: 'bob@box pid 8',
+      timers: clock,
+      holderGone: (id) => id === 'alice@box pid 7',
+    });
     await b.acquire();
     assert.equal(server.lease?.spec?.holderIdentity, 'bob@box pid 8');
     assert.equal(server.lease?.spec?.leaseTransitions, 1);
@@ -348,32 +417,77 @@ describe('holderGone', () => {
 
 describe('leaseView', () => {
   test('expiry is renewTime + leaseDurationSeconds', () => {
-    const lease: V1Lease = { spec: { holderIdentity: 'x', leaseDurationSeconds: 10, renewTime: '2025-03-01T10:00:00.000000Z' as never } };
+    const lease: V1Lease = {
+      spec: { holderIdentity: 'x', leaseDurationSeconds: 10, renewTime: '2025-03-01T10:00:00.000000Z' as never },
+    };
     assert.equal(leaseView(lease, new Date('2025-03-01T10:00:09Z')).expired, false);
     assert.equal(leaseView(lease, new Date('2025-03-01T10:00:11Z')).expired, true);
     assert.equal(leaseView({ spec: {} }, new Date()).free, true);
-    assert.match(describeHolder(leaseView(lease, new Date('2025-03-01T10:00:11Z')), new Date('2025-03-01T10:00:11Z')), /^x \(renewed 11s ago.*expired/);
+    assert.match(
+      describeHolder(leaseView(lease, new Date('2025-03-01T10:00:11Z')), new Date('2025-03-01T10:00:11Z')),
+      /^x \(renewed 11s ago.*expired/,
+    );
   });
 });
 
 describe('acquireWaiting (--lease-wait)', () => {
-  const locked = () => new KwaveError('LOCKED', 'plan "p" is already being run by x. Wait for that run to end', ExitCode.BAD_INPUT);
+  const locked = () =>
+    new KwaveError('LOCKED', 'plan "p" is already being run by x. Wait for that run to end', ExitCode.BAD_INPUT);
   test('retries while the lease is held, until it is free', async () => {
     let t = 0;
     let attempts = 0;
     const said: string[] = [];
-    await acquireWaiting({ acquire: async () => { if (++attempts < 4) throw locked(); } }, { waitMs: 60_000, now: () => t, sleep: async (ms) => void (t += ms), onWait: (m) => said.push(m) });
+    await acquireWaiting(
+      {
+        acquire: async () => {
+          if (++attempts < 4) throw locked();
+        },
+      },
+      { waitMs: 60_000, now: () => t, sleep: async (ms) => void (t += ms), onWait: (m) => said.push(m) },
+    );
     assert.equal(attempts, 4);
     assert.deepEqual(said, ['plan "p" is already being run by x; waiting up to 60s for it (--lease-wait)']);
   });
   test('refuses once the wait is over, and at once for other errors or no wait', async () => {
     let t = 0;
-    await assert.rejects(acquireWaiting({ acquire: async () => { throw locked(); } }, { waitMs: 10_000, now: () => t, sleep: async (ms) => void (t += ms) }), /already being run/);
+    await assert.rejects(
+      acquireWaiting(
+        {
+          acquire: async () => {
+            throw locked();
+          },
+        },
+        { waitMs: 10_000, now: () => t, sleep: async (ms) => void (t += ms) },
+      ),
+      /already being run/,
+    );
     assert.ok(t >= 10_000 && t < 12_000);
     let attempts = 0;
-    await assert.rejects(acquireWaiting({ acquire: async () => { attempts++; throw locked(); } }, { waitMs: 0 }), /already being run/);
+    await assert.rejects(
+      acquireWaiting(
+        {
+          acquire: async () => {
+            attempts++;
+            throw locked();
+          },
+        },
+        { waitMs: 0 },
+      ),
+      /already being run/,
+    );
     assert.equal(attempts, 1);
-    await assert.rejects(acquireWaiting({ acquire: async () => { attempts++; throw new Error('boom'); } }, { waitMs: 60_000 }), /boom/);
+    await assert.rejects(
+      acquireWaiting(
+        {
+          acquire: async () => {
+            attempts++;
+            throw new Error('boom');
+          },
+        },
+        { waitMs: 60_000 },
+      ),
+      /boom/,
+    );
     assert.equal(attempts, 2);
   });
 });

@@ -20,7 +20,10 @@ class FakeConfigMaps {
     return `${ns}/${name}`;
   }
   put(ns: string, cm: V1ConfigMap): V1ConfigMap {
-    const stored = structuredClone({ ...cm, metadata: { ...cm.metadata, namespace: ns, resourceVersion: String(++this.rv) } });
+    const stored = structuredClone({
+      ...cm,
+      metadata: { ...cm.metadata, namespace: ns, resourceVersion: String(++this.rv) },
+    });
     this.objects.set(this.key(ns, cm.metadata!.name!), stored);
     return structuredClone(stored);
   }
@@ -52,7 +55,8 @@ class FakeConfigMaps {
         hook?.();
         const cur = this.objects.get(this.key(ns, body.metadata!.name!));
         if (!cur) throw new KubeError(404, 'NotFound', 'not found');
-        if (body.metadata?.resourceVersion !== cur.metadata?.resourceVersion) throw new KubeError(409, 'Conflict', 'the object has been modified');
+        if (body.metadata?.resourceVersion !== cur.metadata?.resourceVersion)
+          throw new KubeError(409, 'Conflict', 'the object has been modified');
         return this.put(ns, body);
       },
     };
@@ -89,14 +93,23 @@ class FakeTimers implements Timers {
 const settle = () => new Promise<void>((r) => setImmediate(r));
 
 function record(wave = 0): RolloutRecord {
-  return { ...newRecord({ plan: 'web', revision: 'r1', planText: 'plan', holder: 'me', now: '2025-01-01T00:00:00.000Z' }), wave };
+  return {
+    ...newRecord({ plan: 'web', revision: 'r1', planText: 'plan', holder: 'me', now: '2025-01-01T00:00:00.000Z' }),
+    wave,
+  };
 }
 
 function setup(throttleMs = 1000) {
   const server = new FakeConfigMaps();
   const timers = new FakeTimers();
   const errors: KubeError[] = [];
-  const store = new RecordStore(server.api(), { namespace: 'ns', plan: 'web', throttleMs, timers, onError: (e) => errors.push(e) });
+  const store = new RecordStore(server.api(), {
+    namespace: 'ns',
+    plan: 'web',
+    throttleMs,
+    timers,
+    onError: (e) => errors.push(e),
+  });
   const stored = () => {
     const d = decodeRecord(server.objects.get('ns/kwave-web')!);
     assert.ok(d.ok);
@@ -145,7 +158,8 @@ describe('RecordStore', () => {
   test('an approval written between two runner writes survives (409, re-read, re-apply only status.json)', async () => {
     const { store, server, stored } = setup(0);
     await store.create(record(1));
-    server.beforeUpdate = () => server.mergeData('ns', 'kwave-web', { [approvalKey(1)]: encodeApproval({ by: 'alice', at: 'now' }) });
+    server.beforeUpdate = () =>
+      server.mergeData('ns', 'kwave-web', { [approvalKey(1)]: encodeApproval({ by: 'alice', at: 'now' }) });
     await store.save(record(2), { flush: true });
     assert.deepEqual(server.calls, ['create', 'update', 'get', 'update']);
     const cm = server.objects.get('ns/kwave-web')!;
@@ -156,7 +170,10 @@ describe('RecordStore', () => {
 
   test('create finds the ConfigMap already there (an earlier run): it updates instead', async () => {
     const { store, server, stored } = setup();
-    server.put('ns', { metadata: { name: 'kwave-web' }, data: { [approvalKey(3)]: encodeApproval({ by: 'bob', at: 'then' }), [STATUS_KEY]: 'old' } });
+    server.put('ns', {
+      metadata: { name: 'kwave-web' },
+      data: { [approvalKey(3)]: encodeApproval({ by: 'bob', at: 'then' }), [STATUS_KEY]: 'old' },
+    });
     await store.create(record(4));
     assert.deepEqual(server.calls, ['create', 'get', 'update']);
     assert.equal(stored().wave, 4);
@@ -166,7 +183,15 @@ describe('RecordStore', () => {
   test('apply folds events and flushes transitions', async () => {
     const { store, stored } = setup(60_000);
     await store.create(record(0));
-    await store.apply({ time: '2025-01-01T00:00:01.000Z', plan: 'web', event: 'wave-start', wave: 1, waves: 2, pods: 1, target: 1 });
+    await store.apply({
+      time: '2025-01-01T00:00:01.000Z',
+      plan: 'web',
+      event: 'wave-start',
+      wave: 1,
+      waves: 2,
+      pods: 1,
+      target: 1,
+    });
     assert.equal(stored().wave, 1, 'wave-start written at once');
     await store.apply({ time: '2025-01-01T00:00:02.000Z', plan: 'web', event: 'pod-start', wave: 1, pod: 'ns/p' });
     assert.equal(stored().inFlight.length, 0, 'pod-start waits for the throttle');
@@ -181,9 +206,22 @@ describe('RecordStore', () => {
     store.feed({ time: at(1), plan: 'web', event: 'wave-start', wave: 1, waves: 2, pods: 2, target: 2 });
     store.feed({ time: at(2), plan: 'web', event: 'pod-start', wave: 1, pod: 'ns/a' });
     store.feed({ time: at(3), plan: 'web', event: 'pod-start', wave: 1, pod: 'ns/b' });
-    store.feed({ time: at(4), plan: 'web', event: 'pod-end', wave: 1, pod: 'ns/a', result: 'failed', reason: 'X', message: 'm', durationMs: 1 });
+    store.feed({
+      time: at(4),
+      plan: 'web',
+      event: 'pod-end',
+      wave: 1,
+      pod: 'ns/a',
+      result: 'failed',
+      reason: 'X',
+      message: 'm',
+      durationMs: 1,
+    });
     await store.flush();
-    assert.deepEqual(stored().inFlight.map((p) => p.pod), ['ns/b']);
+    assert.deepEqual(
+      stored().inFlight.map((p) => p.pod),
+      ['ns/b'],
+    );
     assert.equal(stored().failures[0]?.pod, 'ns/a');
     assert.equal(stored().wave, 1);
   });

@@ -44,21 +44,61 @@ describe('resolveMaxFailed / exceedsMaxFailed', () => {
 
 describe('canStart', () => {
   const rows: { name: string; req: StartRequest; want: ReturnType<typeof startBlocker> }[] = [
-    { name: 'idle fleet, budget 1: one pod may start', req: { unreadyNotInFlight: 0, inFlight: 0, budget: 1, concurrency: 1 }, want: undefined },
-    { name: 'one in flight fills budget 1', req: { unreadyNotInFlight: 0, inFlight: 1, budget: 1, concurrency: 5 }, want: 'budget' },
-    { name: 'concurrency reached first', req: { unreadyNotInFlight: 0, inFlight: 2, budget: 10, concurrency: 2 }, want: 'concurrency' },
-    { name: 'budget 3, 1 crashing elsewhere, 1 in flight: 1+1+1 = 3 → start', req: { unreadyNotInFlight: 1, inFlight: 1, budget: 3, concurrency: 10 }, want: undefined },
-    { name: 'budget 3, 2 crashing elsewhere, 1 in flight: 4 > 3 → wait', req: { unreadyNotInFlight: 2, inFlight: 1, budget: 3, concurrency: 10 }, want: 'budget' },
-    { name: 'budget 3, 3 unready before the rollout: nothing starts', req: { unreadyNotInFlight: 3, inFlight: 0, budget: 3, concurrency: 10 }, want: 'budget' },
-    { name: 'budget 5, 3 unready before, none in flight: one starts', req: { unreadyNotInFlight: 3, inFlight: 0, budget: 5, concurrency: 10 }, want: undefined },
-    { name: 'budget below concurrency caps the parallelism', req: { unreadyNotInFlight: 0, inFlight: 2, budget: 2, concurrency: 10 }, want: 'budget' },
+    {
+      name: 'idle fleet, budget 1: one pod may start',
+      req: { unreadyNotInFlight: 0, inFlight: 0, budget: 1, concurrency: 1 },
+      want: undefined,
+    },
+    {
+      name: 'one in flight fills budget 1',
+      req: { unreadyNotInFlight: 0, inFlight: 1, budget: 1, concurrency: 5 },
+      want: 'budget',
+    },
+    {
+      name: 'concurrency reached first',
+      req: { unreadyNotInFlight: 0, inFlight: 2, budget: 10, concurrency: 2 },
+      want: 'concurrency',
+    },
+    {
+      name: 'budget 3, 1 crashing elsewhere, 1 in flight: 1+1+1 = 3 → start',
+      req: { unreadyNotInFlight: 1, inFlight: 1, budget: 3, concurrency: 10 },
+      want: undefined,
+    },
+    {
+      name: 'budget 3, 2 crashing elsewhere, 1 in flight: 4 > 3 → wait',
+      req: { unreadyNotInFlight: 2, inFlight: 1, budget: 3, concurrency: 10 },
+      want: 'budget',
+    },
+    {
+      name: 'budget 3, 3 unready before the rollout: nothing starts',
+      req: { unreadyNotInFlight: 3, inFlight: 0, budget: 3, concurrency: 10 },
+      want: 'budget',
+    },
+    {
+      name: 'budget 5, 3 unready before, none in flight: one starts',
+      req: { unreadyNotInFlight: 3, inFlight: 0, budget: 5, concurrency: 10 },
+      want: undefined,
+    },
+    {
+      name: 'budget below concurrency caps the parallelism',
+      req: { unreadyNotInFlight: 0, inFlight: 2, budget: 2, concurrency: 10 },
+      want: 'budget',
+    },
     {
       name: 'budget 2, the candidate and 2 others drained by an earlier run: it starts (no more pods unavailable)',
       req: { unreadyNotInFlight: 2, inFlight: 0, budget: 2, concurrency: 2, candidateUnready: true },
       want: undefined,
     },
-    { name: 'the same candidate Ready: wait for the budget', req: { unreadyNotInFlight: 2, inFlight: 0, budget: 2, concurrency: 2, candidateUnready: false }, want: 'budget' },
-    { name: 'a candidate not Ready still waits for the concurrency', req: { unreadyNotInFlight: 2, inFlight: 2, budget: 2, concurrency: 2, candidateUnready: true }, want: 'concurrency' },
+    {
+      name: 'the same candidate Ready: wait for the budget',
+      req: { unreadyNotInFlight: 2, inFlight: 0, budget: 2, concurrency: 2, candidateUnready: false },
+      want: 'budget',
+    },
+    {
+      name: 'a candidate not Ready still waits for the concurrency',
+      req: { unreadyNotInFlight: 2, inFlight: 2, budget: 2, concurrency: 2, candidateUnready: true },
+      want: 'concurrency',
+    },
   ];
   for (const r of rows) {
     test(r.name, () => {
@@ -69,38 +109,57 @@ describe('canStart', () => {
 
   test('property: starting pods one by one never exceeds the budget or the concurrency', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 20 }), (unready, budget, concurrency) => {
-        let inFlight = 0;
-        while (canStart({ unreadyNotInFlight: unready, inFlight, budget, concurrency })) inFlight++;
-        assert.ok(inFlight <= concurrency);
-        if (inFlight > 0) assert.ok(unready + inFlight <= budget);
-        assert.equal(inFlight, Math.max(0, Math.min(concurrency, budget - unready)));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 20 }),
+        (unready, budget, concurrency) => {
+          let inFlight = 0;
+          while (canStart({ unreadyNotInFlight: unready, inFlight, budget, concurrency })) inFlight++;
+          assert.ok(inFlight <= concurrency);
+          if (inFlight > 0) assert.ok(unready + inFlight <= budget);
+          assert.equal(inFlight, Math.max(0, Math.min(concurrency, budget - unready)));
+        },
+      ),
     );
   });
 
   test('property: starting pods that are not Ready already never adds an unavailable pod', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 20 }), (unready, ready, budget, concurrency) => {
-        // `unready` pods not Ready (drained, crashing), `ready` Ready ones: the unready start first, then the ready ones while the budget allows.
-        let unavailable = unready;
-        let inFlight = 0;
-        let unreadyLeft = unready;
-        while (unreadyLeft > 0 && canStart({ unreadyNotInFlight: unreadyLeft - 1, inFlight, budget, concurrency, candidateUnready: true })) {
-          unreadyLeft--;
-          inFlight++;
-        }
-        assert.equal(unreadyLeft + inFlight, unavailable, 'none of those starts made a pod unavailable');
-        let readyLeft = ready;
-        while (readyLeft > 0 && canStart({ unreadyNotInFlight: unreadyLeft, inFlight, budget, concurrency, candidateUnready: false })) {
-          readyLeft--;
-          inFlight++;
-          unavailable++;
-        }
-        assert.ok(inFlight <= concurrency);
-        assert.ok(unavailable <= Math.max(budget, unready), `unavailable ${unavailable}: never beyond the budget, or beyond what was unavailable already`);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 20 }),
+        (unready, ready, budget, concurrency) => {
+          // `unready` pods not Ready (drained, crashing), `ready` Ready ones: the unready start first, then the ready ones while the budget allows.
+          let unavailable = unready;
+          let inFlight = 0;
+          let unreadyLeft = unready;
+          while (
+            unreadyLeft > 0 &&
+            canStart({ unreadyNotInFlight: unreadyLeft - 1, inFlight, budget, concurrency, candidateUnready: true })
+          ) {
+            unreadyLeft--;
+            inFlight++;
+          }
+          assert.equal(unreadyLeft + inFlight, unavailable, 'none of those starts made a pod unavailable');
+          let readyLeft = ready;
+          while (
+            readyLeft > 0 &&
+            canStart({ unreadyNotInFlight: unreadyLeft, inFlight, budget, concurrency, candidateUnready: false })
+          ) {
+            readyLeft--;
+            inFlight++;
+            unavailable++;
+          }
+          assert.ok(inFlight <= concurrency);
+          assert.ok(
+            unavailable <= Math.max(budget, unready),
+            `unavailable ${unavailable}: never beyond the budget, or beyond what was unavailable already`,
+          );
+        },
+      ),
     );
   });
 });
-

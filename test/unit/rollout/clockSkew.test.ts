@@ -21,12 +21,19 @@ class Leases {
       },
       createLease: async (_ns, body) => {
         if (this.lease) throw new KubeError(409, 'AlreadyExists', 'exists');
-        this.lease = { ...JSON.parse(JSON.stringify(body)), metadata: { ...body.metadata, resourceVersion: String(++this.rv) } };
+        this.lease = {
+          ...JSON.parse(JSON.stringify(body)),
+          metadata: { ...body.metadata, resourceVersion: String(++this.rv) },
+        };
         return copy();
       },
       updateLease: async (_ns, body) => {
-        if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) throw new KubeError(409, 'Conflict', 'modified');
-        this.lease = { ...JSON.parse(JSON.stringify(body)), metadata: { ...body.metadata, resourceVersion: String(++this.rv) } };
+        if (body.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion)
+          throw new KubeError(409, 'Conflict', 'modified');
+        this.lease = {
+          ...JSON.parse(JSON.stringify(body)),
+          metadata: { ...body.metadata, resourceVersion: String(++this.rv) },
+        };
         return copy();
       },
     };
@@ -57,7 +64,14 @@ class SkewedClock implements LockTimers {
   };
 }
 
-const opts = (identity: string, timers: LockTimers) => ({ namespace: 'ns', plan: 'web', identity, durationSeconds: 15, timers, holderGone: () => false });
+const opts = (identity: string, timers: LockTimers) => ({
+  namespace: 'ns',
+  plan: 'web',
+  identity,
+  durationSeconds: 15,
+  timers,
+  holderGone: () => false,
+});
 
 test('a runner two minutes ahead does not take over a lease its holder keeps renewing', async () => {
   const leases = new Leases();
@@ -71,7 +85,10 @@ test('a runner two minutes ahead does not take over a lease its holder keeps ren
     await new Promise<void>((r) => setImmediate(r));
   };
   const ahead = new RunLock(leases.api(), opts('bob@b pid 2', new SkewedClock(time, 120_000, renewals)));
-  await assert.rejects(ahead.acquire(), (err) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@a pid 1/.test(err.message));
+  await assert.rejects(
+    ahead.acquire(),
+    (err) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@a pid 1/.test(err.message),
+  );
   assert.equal(leases.lease?.spec?.holderIdentity, 'alice@a pid 1');
   assert.ok(holder.held);
 });
@@ -104,7 +121,10 @@ test('a runner two minutes ahead that started while the holder ran is refused ev
       }),
     ),
   );
-  await assert.rejects(ahead.acquire(), (err) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@a pid 1/.test(err.message));
+  await assert.rejects(
+    ahead.acquire(),
+    (err) => err instanceof KwaveError && err.code === 'LOCKED' && /alice@a pid 1/.test(err.message),
+  );
 });
 
 test('a runner two minutes behind sees a live lease as live', async () => {
@@ -124,18 +144,64 @@ test('a runner whose clock is two minutes behind the kubelet counts a Ready pod 
   const oldID = `docker.io/library/nginx@sha256:${'a'.repeat(64)}`;
   const newID = `docker.io/library/nginx@sha256:${'b'.repeat(64)}`;
   const at = (ms: number) => new Date(ms).toISOString();
-  const state = { plan: 'web', revision: 'r', wave: 1, startedAt: at(runner - 5_000), direction: 'upgrade' as const, containers: { nginx: { fromImage: 'nginx:1.14.2', fromImageID: oldID, fromContainerID: 'containerd://1', fromRestartCount: 0, toImage: 'nginx:1.25.3' } } };
+  const state = {
+    plan: 'web',
+    revision: 'r',
+    wave: 1,
+    startedAt: at(runner - 5_000),
+    direction: 'upgrade' as const,
+    containers: {
+      nginx: {
+        fromImage: 'nginx:1.14.2',
+        fromImageID: oldID,
+        fromContainerID: 'containerd://1',
+        fromRestartCount: 0,
+        toImage: 'nginx:1.25.3',
+      },
+    },
+  };
   const pod = {
-    metadata: { name: 'web-0', namespace: 'ns', uid: 'u', resourceVersion: '9', annotations: { [STATE_ANNOTATION]: encodeState(state) } },
-    spec: { containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }] },
+    metadata: {
+      name: 'web-0',
+      namespace: 'ns',
+      uid: 'u',
+      resourceVersion: '9',
+      annotations: { [STATE_ANNOTATION]: encodeState(state) },
+    },
+    spec: {
+      containers: [{ name: 'nginx', image: 'nginx:1.25.3' }],
+      readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }],
+    },
     status: {
       conditions: [
         { type: 'kwave.dev/in-place-ready', status: 'True', lastTransitionTime: at(runner - 1_000) },
         { type: 'Ready', status: 'True', lastTransitionTime: at(kubelet) },
       ],
-      containerStatuses: [{ name: 'nginx', image: 'docker.io/library/nginx:1.25.3', imageID: newID, containerID: 'containerd://2', restartCount: 1, ready: true, started: true, state: { running: { startedAt: at(kubelet - 500) } } }],
+      containerStatuses: [
+        {
+          name: 'nginx',
+          image: 'docker.io/library/nginx:1.25.3',
+          imageID: newID,
+          containerID: 'containerd://2',
+          restartCount: 1,
+          ready: true,
+          started: true,
+          state: { running: { startedAt: at(kubelet - 500) } },
+        },
+      ],
     },
   };
-  const ctx = { plan: 'web', revision: 'r', wave: 1, direction: 'upgrade' as const, containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], gate: { conditionType: 'kwave.dev/in-place-ready', required: true }, nowMs: runner, drainMs: 0, podTimeoutMs: 300_000, minReadyMs: 0 };
+  const ctx = {
+    plan: 'web',
+    revision: 'r',
+    wave: 1,
+    direction: 'upgrade' as const,
+    containers: [{ name: 'nginx', image: 'nginx:1.25.3' }],
+    gate: { conditionType: 'kwave.dev/in-place-ready', required: true },
+    nowMs: runner,
+    drainMs: 0,
+    podTimeoutMs: 300_000,
+    minReadyMs: 0,
+  };
   assert.equal(decide(pod as never, ctx).kind, 'done');
 });

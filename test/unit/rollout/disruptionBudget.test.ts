@@ -7,16 +7,30 @@ import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { pdbArithmetic, pdbBlocker, pdbSelects, pdbStalls, scaledUp } from '../../../src/rollout/disruptionBudget.js';
 import { makePod } from '../inplace/fixtures.js';
 
-function pods(n: number, options: { notReady?: number[]; app?: string; prefix?: string; namespace?: string } = {}): V1Pod[] {
+function pods(
+  n: number,
+  options: { notReady?: number[]; app?: string; prefix?: string; namespace?: string } = {},
+): V1Pod[] {
   return Array.from({ length: n }, (_, i) => {
-    const p = makePod({ name: `${options.prefix ?? 'web'}-${i}`, namespace: options.namespace ?? 'web', ready: !(options.notReady ?? []).includes(i) });
+    const p = makePod({
+      name: `${options.prefix ?? 'web'}-${i}`,
+      namespace: options.namespace ?? 'web',
+      ready: !(options.notReady ?? []).includes(i),
+    });
     p.metadata!.labels = { app: options.app ?? 'web' };
     return p;
   });
 }
 
-function pdb(spec: Partial<V1PodDisruptionBudget['spec']> & object, extra: Partial<V1PodDisruptionBudget> = {}): V1PodDisruptionBudget {
-  return { metadata: { name: 'web-pdb', namespace: 'web', generation: 1 }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec }, ...extra };
+function pdb(
+  spec: Partial<V1PodDisruptionBudget['spec']> & object,
+  extra: Partial<V1PodDisruptionBudget> = {},
+): V1PodDisruptionBudget {
+  return {
+    metadata: { name: 'web-pdb', namespace: 'web', generation: 1 },
+    spec: { selector: { matchLabels: { app: 'web' } }, ...spec },
+    ...extra,
+  };
 }
 
 const keys = (...names: string[]) => new Set(names.map((n) => `web/${n}`));
@@ -47,7 +61,13 @@ describe('pdbArithmetic', () => {
     assert.deepEqual([a.expected, a.desiredHealthy, a.healthy.length], [5, 3, 3]);
   });
   test("a maintained status's expectedPods (the owners' scale) counts a replica missing right now", () => {
-    const status = { observedGeneration: 1, expectedPods: 10, disruptionsAllowed: 0, currentHealthy: 9, desiredHealthy: 9 };
+    const status = {
+      observedGeneration: 1,
+      expectedPods: 10,
+      disruptionsAllowed: 0,
+      currentHealthy: 9,
+      desiredHealthy: 9,
+    };
     const a = pdbArithmetic(pdb({ maxUnavailable: 1 }, { status }), pods(9));
     assert.deepEqual([a.expected, a.desiredHealthy], [10, 9]);
   });
@@ -56,7 +76,11 @@ describe('pdbArithmetic', () => {
     const db = pods(2, { app: 'db', prefix: 'db' });
     assert.equal(pdbArithmetic(pdb({ maxUnavailable: 1 }), [...pods(3), ...other, ...db]).selected.length, 3);
     assert.equal(pdbSelects({ metadata: { name: 'x', namespace: 'web' }, spec: {} }, pods(1)[0]!), false);
-    assert.equal(pdbSelects({ metadata: { name: 'x', namespace: 'web' }, spec: { selector: {} } }, db[0]!), true, 'an empty selector selects every pod');
+    assert.equal(
+      pdbSelects({ metadata: { name: 'x', namespace: 'web' }, spec: { selector: {} } }, db[0]!),
+      true,
+      'an empty selector selects every pod',
+    );
   });
 });
 
@@ -69,7 +93,10 @@ describe('pdbBlocker: may one more pod be drained?', () => {
   test('maxUnavailable 1, one pod in flight (even while still Ready): the next waits, naming the PDB', () => {
     const block = pdbBlocker(fleet[1]!, [rule], fleet, keys('web-0'));
     assert.equal(block?.pdb, 'web/web-pdb');
-    assert.match(block!.message, /PodDisruptionBudget web\/web-pdb \(maxUnavailable 1\): 10 of 10 pods healthy, 1 in flight; draining web-1 would leave 8, it needs 9/);
+    assert.match(
+      block!.message,
+      /PodDisruptionBudget web\/web-pdb \(maxUnavailable 1\): 10 of 10 pods healthy, 1 in flight; draining web-1 would leave 8, it needs 9/,
+    );
   });
   test('counts pods the plan does not select: another pod not Ready holds the PDB', () => {
     const ps = pods(10, { notReady: [9] });
@@ -85,25 +112,62 @@ describe('pdbBlocker: may one more pod be drained?', () => {
     assert.equal(pdbBlocker(ps[3]!, [rule], ps, keys('web-0')), undefined);
   });
   test('a maintained status with disruptionsAllowed 0 is a second opinion while none of its pods is in flight', () => {
-    const status = { observedGeneration: 1, expectedPods: 10, disruptionsAllowed: 0, currentHealthy: 9, desiredHealthy: 9 };
+    const status = {
+      observedGeneration: 1,
+      expectedPods: 10,
+      disruptionsAllowed: 0,
+      currentHealthy: 9,
+      desiredHealthy: 9,
+    };
     const block = pdbBlocker(fleet[0]!, [pdb({ maxUnavailable: 1 }, { status })], fleet, new Set());
     assert.match(block!.message, /status\.disruptionsAllowed 0/);
   });
   test('a status that is stale (older generation), empty (no expected pods) or failed is no opinion', () => {
-    const stale = { observedGeneration: 1, expectedPods: 10, disruptionsAllowed: 0, currentHealthy: 9, desiredHealthy: 9 };
+    const stale = {
+      observedGeneration: 1,
+      expectedPods: 10,
+      disruptionsAllowed: 0,
+      currentHealthy: 9,
+      desiredHealthy: 9,
+    };
     const gen2 = pdb({ maxUnavailable: 1 }, { status: stale });
     gen2.metadata!.generation = 2;
     assert.equal(pdbBlocker(fleet[0]!, [gen2], fleet, new Set()), undefined);
     const unmanaged = pdb({ maxUnavailable: 1 }, { status: { ...stale, expectedPods: 0 } });
-    assert.equal(pdbBlocker(fleet[0]!, [unmanaged], fleet, new Set()), undefined, 'bare pods: the controller expects none');
-    const failed = pdb({ maxUnavailable: 1 }, { status: { ...stale, conditions: [{ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'found no controllers', lastTransitionTime: new Date() }] } });
+    assert.equal(
+      pdbBlocker(fleet[0]!, [unmanaged], fleet, new Set()),
+      undefined,
+      'bare pods: the controller expects none',
+    );
+    const failed = pdb(
+      { maxUnavailable: 1 },
+      {
+        status: {
+          ...stale,
+          conditions: [
+            {
+              type: 'DisruptionAllowed',
+              status: 'False',
+              reason: 'SyncFailed',
+              message: 'found no controllers',
+              lastTransitionTime: new Date(),
+            },
+          ],
+        },
+      },
+    );
     assert.equal(pdbBlocker(fleet[0]!, [failed], fleet, new Set()), undefined);
   });
 });
 
 describe('pdbStalls', () => {
   test('minAvailable 100%, maxUnavailable 0 and minAvailable ≥ pods never allow a disruption', () => {
-    for (const spec of [{ minAvailable: '100%' }, { maxUnavailable: 0 }, { maxUnavailable: '0%' }, { minAvailable: 10 }]) {
+    for (const spec of [
+      { minAvailable: '100%' },
+      { maxUnavailable: 0 },
+      { maxUnavailable: '0%' },
+      { minAvailable: 10 },
+    ]) {
       const [stall] = pdbStalls(pods(10), [pdb(spec)], pods(10));
       assert.equal(stall?.kind, 'never', JSON.stringify(spec));
       assert.match(stall!.message, /never allows one to be drained.*respectPodDisruptionBudgets: false/);

@@ -10,7 +10,8 @@ import { GATE, makePod } from '../inplace/fixtures.js';
 /** An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never pulls. */
 export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
   const pods = new Map<string, V1Pod>();
-  for (let i = 0; i < n; i++) pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10' }));
+  for (let i = 0; i < n; i++)
+    pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10' }));
   const listeners = new Set<(c: { pod: V1Pod; type: 'modified' }) => void>();
   const waiters = new Set<() => void>();
   const writes: string[] = [];
@@ -21,11 +22,13 @@ export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
     change(p);
     const gate = p.status!.conditions!.find((c) => c.type === GATE)!;
     const cs = p.status!.containerStatuses![0]!;
-    p.status!.conditions!.find((c) => c.type === 'Ready')!.status = gate.status === 'True' && cs.ready ? 'True' : 'False';
+    p.status!.conditions!.find((c) => c.type === 'Ready')!.status =
+      gate.status === 'True' && cs.ready ? 'True' : 'False';
     p.metadata!.resourceVersion = String(Number(p.metadata!.resourceVersion) + 1);
     pods.set(key, p);
     const all = [...pods.values()];
-    const count = (type: string, status: string) => all.filter((q) => q.status!.conditions!.find((c) => c.type === type)?.status === status).length;
+    const count = (type: string, status: string) =>
+      all.filter((q) => q.status!.conditions!.find((c) => c.type === type)?.status === status).length;
     most.gateClosed = Math.max(most.gateClosed, count(GATE, 'False'));
     most.notReady = Math.max(most.notReady, count('Ready', 'False'));
     for (const l of listeners) l({ pod: p, type: 'modified' });
@@ -61,13 +64,22 @@ export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
   const writer = {
     patchPodStatus: async (ns: string, name: string, body: object) => {
       writes.push(`status ${name}`);
-      if (name === options.forbidStatusFor) throw new KubeError(403, 'Forbidden', 'pods "x" is forbidden: cannot patch resource "pods/status"');
+      if (name === options.forbidStatusFor)
+        throw new KubeError(403, 'Forbidden', 'pods "x" is forbidden: cannot patch resource "pods/status"');
       const cond = (body as { status: { conditions: { status: string }[] } }).status.conditions[0]!;
-      return update(`${ns}/${name}`, (p) => Object.assign(p.status!.conditions!.find((c) => c.type === GATE)!, cond));
+      return update(`${ns}/${name}`, (p) =>
+        Object.assign(
+          p.status!.conditions!.find((c) => c.type === GATE)!,
+          cond,
+        ),
+      );
     },
     patchPod: async (ns: string, name: string, body: object) => {
       writes.push(`patch ${name}`);
-      const b = body as { metadata: { annotations: Record<string, string> }; spec: { containers: { name: string; image: string }[] } };
+      const b = body as {
+        metadata: { annotations: Record<string, string> };
+        spec: { containers: { name: string; image: string }[] };
+      };
       const image = b.spec.containers[0]!.image;
       // Let the caller see its own write before the kubelet's reaction, as with a real server.
       setTimeout(() =>
@@ -96,7 +108,6 @@ export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
   return { pods, view, writer, writes, most };
 }
 
-
 /** The runner's deps over a fake fleet: events collected into `events`, sleeps instant, never stopped. */
 export const fleetDeps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]): RunnerDeps => ({
   writer: f.writer,
@@ -111,7 +122,12 @@ export function remote() {
   const state: { paused?: ControlNote; aborted?: ControlNote; resumed?: ControlNote } = {};
   const listeners = new Set<() => void>();
   const fire = () => [...listeners].forEach((l) => l());
-  const control: RemoteControl = { paused: () => state.paused, aborted: () => state.aborted, resumed: () => state.resumed, onChange: (l) => (listeners.add(l), () => listeners.delete(l)) };
+  const control: RemoteControl = {
+    paused: () => state.paused,
+    aborted: () => state.aborted,
+    resumed: () => state.resumed,
+    onChange: (l) => (listeners.add(l), () => listeners.delete(l)),
+  };
   return { control, state, fire };
 }
 

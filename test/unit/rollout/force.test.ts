@@ -10,7 +10,12 @@ import { fleet, fleetDeps as deps } from './fakeFleet.js';
 import { testPlan } from '../helpers/plans.js';
 
 function plan(image: string, rollback: string) {
-  return testPlan({ name: 'p', image, strategy: '{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }', failurePolicy: `{ maxFailed: 1, rollback: ${rollback} }` });
+  return testPlan({
+    name: 'p',
+    image,
+    strategy: '{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }',
+    failurePolicy: `{ maxFailed: 1, rollback: ${rollback} }`,
+  });
 }
 
 describe('runRollout with force', () => {
@@ -30,10 +35,15 @@ describe('runRollout with force', () => {
     const kinds = events.map((e) => e.event);
     assert.equal(kinds[0], 'rollback-start');
     assert.ok(events[0]!.event === 'rollback-start' && events[0]!.forced === true);
-    const rolledBack = events.filter((e) => e.event === 'pod-end' && e.result === 'rolled-back').map((e) => (e as { pod: string }).pod);
+    const rolledBack = events
+      .filter((e) => e.event === 'pod-end' && e.result === 'rolled-back')
+      .map((e) => (e as { pod: string }).pod);
     assert.deepEqual(rolledBack.sort(), stuck.map((p) => p.pod).sort());
     const lastRollback = events.findLastIndex((e) => e.event === 'pod-end' && e.result === 'rolled-back');
-    assert.ok(kinds.indexOf('rollout-start') > lastRollback, `the rollout starts after the forced rollbacks: ${kinds.join(' ')}`);
+    assert.ok(
+      kinds.indexOf('rollout-start') > lastRollback,
+      `the rollout starts after the forced rollbacks: ${kinds.join(' ')}`,
+    );
     for (const [key, p] of f.pods) assert.equal(p.spec!.containers[0]!.image, 'nginx:1.25.3', key);
     assert.ok(f.most.notReady <= 2, `budget 2 held, saw ${f.most.notReady}`);
   });

@@ -15,12 +15,23 @@ import { fleet, fleetDeps as deps } from './fakeFleet.js';
 import { testPlan } from '../helpers/plans.js';
 
 function plan(rollback: 'failed' | 'all') {
-  return testPlan({ name: 'p', image: 'nginx:broken', strategy: '{ waves: ["50%", "100%"], concurrency: 2, maxUnavailable: 2 }', failurePolicy: `{ maxFailed: 0, rollback: ${rollback} }` });
+  return testPlan({
+    name: 'p',
+    image: 'nginx:broken',
+    strategy: '{ waves: ["50%", "100%"], concurrency: 2, maxUnavailable: 2 }',
+    failurePolicy: `{ maxFailed: 0, rollback: ${rollback} }`,
+  });
 }
 
 /** The record as the ConfigMap holds it after `events` (a runner killed right after the last one). */
 function recordAfter(events: readonly RolloutEvent[], p: ReturnType<typeof plan>): RolloutRecord {
-  let r = newRecord({ plan: p.name, revision: p.revision, planText: p.source.text, holder: 'first', now: new Date().toISOString() });
+  let r = newRecord({
+    plan: p.name,
+    revision: p.revision,
+    planText: p.source.text,
+    holder: 'first',
+    now: new Date().toISOString(),
+  });
   for (const e of events) r = applyEvent(r, e);
   return r;
 }
@@ -82,7 +93,11 @@ for (const scope of ['failed', 'all'] as const) {
       const running = runRollout(p, { ...deps(f, first), persistHalt: () => stuck });
       // Wait (bounded) until the run sits in persistHalt: halted, both failed pods ended.
       const deadline = Date.now() + 60_000;
-      while (!(first.some((e) => e.event === 'halt') && first.filter((e) => e.event === 'pod-end').length >= 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (
+        !(first.some((e) => e.event === 'halt') && first.filter((e) => e.event === 'pod-end').length >= 2) &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 10));
       const record = recordAfter(first, p);
       assert.equal(record.phase, 'Halted');
       const halt = standingHalt(record, p)?.halt;
@@ -94,7 +109,8 @@ for (const scope of ['failed', 'all'] as const) {
       const writes = f.writes.slice(before);
       assert.equal(upgradePatches(writes), 2, `one rollback patch per failed pod, no upgrade: ${writes.join(', ')}`);
       assert.ok(!writes.some((w) => /web-[23]/.test(w)), 'wave 2 never started');
-      for (const key of ['web/web-0', 'web/web-1']) assert.equal(f.pods.get(key)!.spec!.containers[0]!.image, 'nginx:1.14.2');
+      for (const key of ['web/web-0', 'web/web-1'])
+        assert.equal(f.pods.get(key)!.spec!.containers[0]!.image, 'nginx:1.14.2');
       release();
       await running.catch(() => undefined);
     });
@@ -103,8 +119,23 @@ for (const scope of ['failed', 'all'] as const) {
 
 describe('standingHalt', () => {
   const p = plan('failed');
-  const base = newRecord({ plan: p.name, revision: p.revision, planText: '', holder: 'h', now: '2026-12-01T00:00:00Z' });
-  const halted: RolloutRecord = { ...base, phase: 'Halted', wave: 1, message: 'halted: 1 pod failed', failures: [{ pod: 'web/web-0', wave: 1, reason: 'ImagePullFailed', message: 'x', at: base.startedAt }, { pod: 'web/web-9', wave: 1, reason: 'NodeNotReady', message: 'y', at: base.startedAt }] };
+  const base = newRecord({
+    plan: p.name,
+    revision: p.revision,
+    planText: '',
+    holder: 'h',
+    now: '2026-12-01T00:00:00Z',
+  });
+  const halted: RolloutRecord = {
+    ...base,
+    phase: 'Halted',
+    wave: 1,
+    message: 'halted: 1 pod failed',
+    failures: [
+      { pod: 'web/web-0', wave: 1, reason: 'ImagePullFailed', message: 'x', at: base.startedAt },
+      { pod: 'web/web-9', wave: 1, reason: 'NodeNotReady', message: 'y', at: base.startedAt },
+    ],
+  };
   const ended: RolloutRecord = { ...halted, phase: 'RolledBack', endedAt: '2026-12-01T00:01:00Z', exitCode: 3 };
   const halt = { message: 'halted: 1 pod failed', wave: 1, failed: ['web/web-0'] };
   test('a halted record of this revision that never ended stands, naming its failed pods; --retry does not lift it', () => {

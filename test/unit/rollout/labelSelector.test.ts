@@ -13,17 +13,57 @@ describe('matchesSelector', () => {
     { name: 'matchLabels equal', selector: { matchLabels: { app: 'web' } }, want: true },
     { name: 'matchLabels differing value', selector: { matchLabels: { app: 'api' } }, want: false },
     { name: 'matchLabels absent key', selector: { matchLabels: { team: 'x' } }, want: false },
-    { name: 'In with the value', selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back', 'front'] }] }, want: true },
-    { name: 'In without the value', selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] }, want: false },
-    { name: 'In on an absent key', selector: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }, want: false },
-    { name: 'NotIn with the value', selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] }, want: false },
-    { name: 'NotIn on an absent key matches', selector: { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, want: true },
+    {
+      name: 'In with the value',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back', 'front'] }] },
+      want: true,
+    },
+    {
+      name: 'In without the value',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] },
+      want: false,
+    },
+    {
+      name: 'In on an absent key',
+      selector: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
+      want: false,
+    },
+    {
+      name: 'NotIn with the value',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] },
+      want: false,
+    },
+    {
+      name: 'NotIn on an absent key matches',
+      selector: { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] },
+      want: true,
+    },
     { name: 'Exists', selector: { matchExpressions: [{ key: 'canary', operator: 'Exists' }] }, want: true },
-    { name: 'Exists on an absent key', selector: { matchExpressions: [{ key: 'zone', operator: 'Exists' }] }, want: false },
-    { name: 'DoesNotExist on a present key', selector: { matchExpressions: [{ key: 'canary', operator: 'DoesNotExist' }] }, want: false },
-    { name: 'DoesNotExist on an absent key', selector: { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }, want: true },
-    { name: 'labels and expressions are ANDed', selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] }, want: false },
-    { name: 'In with no values matches nothing', selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: [] }] }, want: false },
+    {
+      name: 'Exists on an absent key',
+      selector: { matchExpressions: [{ key: 'zone', operator: 'Exists' }] },
+      want: false,
+    },
+    {
+      name: 'DoesNotExist on a present key',
+      selector: { matchExpressions: [{ key: 'canary', operator: 'DoesNotExist' }] },
+      want: false,
+    },
+    {
+      name: 'DoesNotExist on an absent key',
+      selector: { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] },
+      want: true,
+    },
+    {
+      name: 'labels and expressions are ANDed',
+      selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] },
+      want: false,
+    },
+    {
+      name: 'In with no values matches nothing',
+      selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: [] }] },
+      want: false,
+    },
   ];
   for (const r of rows) test(r.name, () => assert.equal(matchesSelector(r.selector, labels), r.want));
   test('a pod without labels matches only selectors that ask for no label', () => {
@@ -55,7 +95,10 @@ describe('renderSelector', () => {
 });
 
 describe('isAtTarget', () => {
-  const plan = { update: { containers: [{ name: 'nginx', image: NEW }] }, readinessGate: { conditionType: GATE, required: true } };
+  const plan = {
+    update: { containers: [{ name: 'nginx', image: NEW }] },
+    readinessGate: { conditionType: GATE, required: true },
+  };
   const at = (pod: V1Pod) => isAtTarget(pod, plan);
 
   test('spec and running container on the target: at target', () => {
@@ -66,11 +109,14 @@ describe('isAtTarget', () => {
   });
   test('spec says the target but the kubelet still runs the old container: in flight, not done', () => {
     const pod = makePod({ containers: [{ name: 'nginx', image: OLD }] });
-    (pod.spec!.containers[0]!).image = NEW;
+    pod.spec!.containers[0]!.image = NEW;
     assert.equal(at(pod), false);
   });
   test('target image but not running (crash loop): not at target', () => {
-    assert.equal(at(makePod({ containers: [{ name: 'nginx', image: NEW, waiting: { reason: 'CrashLoopBackOff' } }] })), false);
+    assert.equal(
+      at(makePod({ containers: [{ name: 'nginx', image: NEW, waiting: { reason: 'CrashLoopBackOff' } }] })),
+      false,
+    );
   });
   test('at target but the gate still False: mid-flight, not done', () => {
     assert.equal(at(makePod({ containers: [{ name: 'nginx', image: NEW }], gate: 'False' })), false);
@@ -84,9 +130,39 @@ describe('isAtTarget', () => {
     assert.equal(isAtTarget(wrong, pinned), false);
   });
   test('two containers: both must be at target', () => {
-    const two = { ...plan, update: { containers: [{ name: 'nginx', image: NEW }, { name: 'sidecar', image: 'envoy:1.30' }] } };
-    assert.equal(isAtTarget(makePod({ containers: [{ name: 'nginx', image: NEW }, { name: 'sidecar', image: 'envoy:1.29' }] }), two), false);
-    assert.equal(isAtTarget(makePod({ containers: [{ name: 'nginx', image: NEW }, { name: 'sidecar', image: 'envoy:1.30' }] }), two), true);
+    const two = {
+      ...plan,
+      update: {
+        containers: [
+          { name: 'nginx', image: NEW },
+          { name: 'sidecar', image: 'envoy:1.30' },
+        ],
+      },
+    };
+    assert.equal(
+      isAtTarget(
+        makePod({
+          containers: [
+            { name: 'nginx', image: NEW },
+            { name: 'sidecar', image: 'envoy:1.29' },
+          ],
+        }),
+        two,
+      ),
+      false,
+    );
+    assert.equal(
+      isAtTarget(
+        makePod({
+          containers: [
+            { name: 'nginx', image: NEW },
+            { name: 'sidecar', image: 'envoy:1.30' },
+          ],
+        }),
+        two,
+      ),
+      true,
+    );
   });
   test('a missing container: not at target', () => {
     assert.equal(at(makePod({ containers: [{ name: 'app', image: NEW }] })), false);

@@ -4,11 +4,22 @@ import fc from 'fast-check';
 import { naturalCompare, naturalCompareInPlace, orderPods, type PodPlacement } from '../../../src/rollout/order.js';
 
 const names = (pods: PodPlacement[]) => pods.map((p) => `${p.namespace}/${p.name}`);
-const pod = (name: string, node?: string, zone?: string, namespace = 'default'): PodPlacement => ({ namespace, name, node, zone });
+const pod = (name: string, node?: string, zone?: string, namespace = 'default'): PodPlacement => ({
+  namespace,
+  name,
+  node,
+  zone,
+});
 
 describe('naturalCompare', () => {
   test('web-2 sorts before web-10', () => {
-    assert.deepEqual(['web-10', 'web-2', 'web-1', 'web-10a', 'web'].sort(naturalCompare), ['web', 'web-1', 'web-2', 'web-10', 'web-10a']);
+    assert.deepEqual(['web-10', 'web-2', 'web-1', 'web-10a', 'web'].sort(naturalCompare), [
+      'web',
+      'web-1',
+      'web-2',
+      'web-10',
+      'web-10a',
+    ]);
   });
   test('numbers longer than a double compare by value', () => {
     assert.ok(naturalCompare('n-99999999999999999999', 'n-100000000000000000000') < 0);
@@ -19,10 +30,14 @@ describe('naturalCompare', () => {
   });
   test('is antisymmetric and zero only for equal strings', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', 'b', '-', '0', '1', '9') }), fc.string({ unit: fc.constantFrom('a', 'b', '-', '0', '1', '9') }), (a, b) => {
-        assert.equal(Math.sign(naturalCompare(a, b)) + Math.sign(naturalCompare(b, a)), 0);
-        assert.equal(naturalCompare(a, b) === 0, a === b);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', '-', '0', '1', '9') }),
+        fc.string({ unit: fc.constantFrom('a', 'b', '-', '0', '1', '9') }),
+        (a, b) => {
+          assert.equal(Math.sign(naturalCompare(a, b)) + Math.sign(naturalCompare(b, a)), 0);
+          assert.equal(naturalCompare(a, b) === 0, a === b);
+        },
+      ),
     );
   });
 });
@@ -30,7 +45,10 @@ describe('naturalCompare', () => {
 describe('naturalCompareInPlace', () => {
   const sign = (n: number) => Math.sign(n);
   test('orders every pair as naturalCompare does', () => {
-    const unit = fc.oneof(fc.constantFrom('a', 'b', '-', '0', '00', '1', '9', '10', '99999999999999999999'), fc.string({ unit: 'binary', maxLength: 2 }));
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'b', '-', '0', '00', '1', '9', '10', '99999999999999999999'),
+      fc.string({ unit: 'binary', maxLength: 2 }),
+    );
     const text = fc.array(unit, { maxLength: 6 }).map((u) => u.join(''));
     fc.assert(
       fc.property(text, text, (a, b) => {
@@ -41,7 +59,17 @@ describe('naturalCompareInPlace', () => {
     );
   });
   test('the cases worked in naturalCompare', () => {
-    for (const [a, b] of [['web-2', 'web-10'], ['web-10', 'web-10a'], ['web-01', 'web-1'], ['n-99999999999999999999', 'n-100000000000000000000'], ['', 'a'], ['a', ''], ['demo-9', 'demo-10'], ['x1', 'x01'], ['1a', 'a1']] as const) {
+    for (const [a, b] of [
+      ['web-2', 'web-10'],
+      ['web-10', 'web-10a'],
+      ['web-01', 'web-1'],
+      ['n-99999999999999999999', 'n-100000000000000000000'],
+      ['', 'a'],
+      ['a', ''],
+      ['demo-9', 'demo-10'],
+      ['x1', 'x01'],
+      ['1a', 'a1'],
+    ] as const) {
       assert.equal(sign(naturalCompareInPlace(a, b)), sign(naturalCompare(a, b)), `${a} vs ${b}`);
     }
   });
@@ -59,14 +87,26 @@ describe('orderPods', () => {
   ];
 
   test('name: namespace, then natural name order', () => {
-    assert.deepEqual(names(orderPods(fleet, 'name')), ['api/api-1', 'default/web-1', 'default/web-2', 'default/web-3', 'default/web-4', 'default/web-5', 'default/web-10']);
+    assert.deepEqual(names(orderPods(fleet, 'name')), [
+      'api/api-1',
+      'default/web-1',
+      'default/web-2',
+      'default/web-3',
+      'default/web-4',
+      'default/web-5',
+      'default/web-10',
+    ]);
   });
 
   test('spread-nodes: one pod per node per round, nodes in name order', () => {
     // n1: api-1, web-1, web-2; n2: web-4, web-10; n3: web-3, web-5
     assert.deepEqual(names(orderPods(fleet, 'spread-nodes')), [
-      'api/api-1', 'default/web-4', 'default/web-3',
-      'default/web-1', 'default/web-10', 'default/web-5',
+      'api/api-1',
+      'default/web-4',
+      'default/web-3',
+      'default/web-1',
+      'default/web-10',
+      'default/web-5',
       'default/web-2',
     ]);
   });
@@ -78,7 +118,12 @@ describe('orderPods', () => {
 
   test('pods without a node come last, in name order', () => {
     const pods = [pod('p-2'), pod('p-1', 'n1'), pod('p-3'), pod('p-0', 'n2')];
-    assert.deepEqual(names(orderPods(pods, 'spread-nodes')), ['default/p-1', 'default/p-0', 'default/p-2', 'default/p-3']);
+    assert.deepEqual(names(orderPods(pods, 'spread-nodes')), [
+      'default/p-1',
+      'default/p-0',
+      'default/p-2',
+      'default/p-3',
+    ]);
   });
 
   const arbPods = fc.uniqueArray(

@@ -45,10 +45,17 @@ describe('kwave rollback under remote control', () => {
     const r = await rollbackRollout(p, { ...base, sink, control: rc.control });
     assert.equal(r.phase, 'RolledBack');
     assert.equal(r.exitCode, 0);
-    assert.deepEqual(imagesWhilePaused, ['nginx:1.25.3', 'nginx:1.25.3', 'nginx:1.25.3', 'nginx:1.25.3'], 'nothing reverted while paused');
+    assert.deepEqual(
+      imagesWhilePaused,
+      ['nginx:1.25.3', 'nginx:1.25.3', 'nginx:1.25.3', 'nginx:1.25.3'],
+      'nothing reverted while paused',
+    );
     const kinds = events.map((e) => e.event);
     assert.ok(kinds.indexOf('paused') < kinds.indexOf('resumed'));
-    assert.ok(kinds.indexOf('resumed') < kinds.indexOf('pod-start'), `no revert started before resume: ${kinds.join(', ')}`);
+    assert.ok(
+      kinds.indexOf('resumed') < kinds.indexOf('pod-start'),
+      `no revert started before resume: ${kinds.join(', ')}`,
+    );
     assert.deepEqual(images(f), ['nginx:1.14.2', 'nginx:1.14.2', 'nginx:1.14.2', 'nginx:1.14.2']);
   });
 
@@ -60,11 +67,18 @@ describe('kwave rollback under remote control', () => {
     const r = await rollbackRollout(p, { ...base, sink, control: rc.control });
     assert.equal(r.exitCode, 3);
     assert.equal(r.phase, 'Halted');
-    assert.match(r.message, /^rollback halted: aborted by ops@ci \(kwave abort at 2026-12-01T12:00:00\.000Z\); 1 pod rolled back, the rest still run the new image; run kwave rollback again to finish$/);
+    assert.match(
+      r.message,
+      /^rollback halted: aborted by ops@ci \(kwave abort at 2026-12-01T12:00:00\.000Z\); 1 pod rolled back, the rest still run the new image; run kwave rollback again to finish$/,
+    );
     const halt = events.find((e) => e.event === 'halt');
     assert.equal(halt?.event === 'halt' && halt.reason, 'aborted');
     assert.equal(events.filter((e) => e.event === 'pod-start').length, 1);
-    assert.deepEqual(images(f).sort(), ['nginx:1.14.2', 'nginx:1.25.3', 'nginx:1.25.3', 'nginx:1.25.3'], 'the pod in flight was reverted, and only it');
+    assert.deepEqual(
+      images(f).sort(),
+      ['nginx:1.14.2', 'nginx:1.25.3', 'nginx:1.25.3', 'nginx:1.25.3'],
+      'the pod in flight was reverted, and only it',
+    );
     // The rest are reverted by the next kwave rollback.
     const again = await rollbackRollout(p, { ...base, sink: () => undefined });
     assert.equal(again.phase, 'RolledBack');

@@ -17,14 +17,27 @@ const plan: Parameters<typeof upgradedByRevision>[1] = {
   target: { namespaces: ['default'], selector: { matchLabels: { app: 'demo' } } },
 };
 
-function pod(name: string, gate: { status: 'True' | 'False'; reason: string; message: string }, extra: { deleting?: boolean; namespace?: string } = {}): V1Pod {
+function pod(
+  name: string,
+  gate: { status: 'True' | 'False'; reason: string; message: string },
+  extra: { deleting?: boolean; namespace?: string } = {},
+): V1Pod {
   return {
-    metadata: { name, namespace: extra.namespace ?? 'default', uid: `uid-${name}`, ...(extra.deleting ? { deletionTimestamp: new Date() } : {}) },
+    metadata: {
+      name,
+      namespace: extra.namespace ?? 'default',
+      uid: `uid-${name}`,
+      ...(extra.deleting ? { deletionTimestamp: new Date() } : {}),
+    },
     status: { conditions: [{ type: GATE, ...gate }] },
   };
 }
 
-const drainedBy = (direction: 'upgrade' | 'rollback', planName = 'web', revision = 'r1') => ({ status: 'False' as const, reason: GATE_CLOSED_REASON, message: gateMessage(direction, planName, revision) });
+const drainedBy = (direction: 'upgrade' | 'rollback', planName = 'web', revision = 'r1') => ({
+  status: 'False' as const,
+  reason: GATE_CLOSED_REASON,
+  message: gateMessage(direction, planName, revision),
+});
 
 describe('upgradedByRevision (kwave rollback targets)', () => {
   test('a pod this revision drained but never patched is reverted (its gate reopened), after the patched ones', () => {
@@ -34,11 +47,24 @@ describe('upgradedByRevision (kwave rollback targets)', () => {
       wave: 2,
       startedAt: '2026-12-01T00:00:00Z',
       direction: 'upgrade',
-      containers: { nginx: { fromImage: 'nginx:1.14.2', fromImageID: 'docker.io/library/nginx@sha256:aa', fromContainerID: 'containerd://1', fromRestartCount: 0, toImage: 'nginx:1.25.3' } },
+      containers: {
+        nginx: {
+          fromImage: 'nginx:1.14.2',
+          fromImageID: 'docker.io/library/nginx@sha256:aa',
+          fromContainerID: 'containerd://1',
+          fromRestartCount: 0,
+          toImage: 'nginx:1.25.3',
+        },
+      },
     });
     const base = pod('demo-1', drainedBy('upgrade'));
-    const patched: V1Pod = { ...base, metadata: { ...base.metadata, annotations: { 'kwave.dev/in-place-state': state } } };
-    const targets = upgradedByRevision([pod('demo-0', drainedBy('upgrade')), patched], plan).map((t) => `${t.name}@${t.wave}`);
+    const patched: V1Pod = {
+      ...base,
+      metadata: { ...base.metadata, annotations: { 'kwave.dev/in-place-state': state } },
+    };
+    const targets = upgradedByRevision([pod('demo-0', drainedBy('upgrade')), patched], plan).map(
+      (t) => `${t.name}@${t.wave}`,
+    );
     assert.deepEqual(targets, ['demo-1@2', 'demo-0@0']);
   });
 

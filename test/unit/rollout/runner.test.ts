@@ -36,29 +36,55 @@ describe('runRollout', () => {
     assert.ok(f.most.notReady <= 2, `at most 2 pods not Ready at once (maxUnavailable), saw ${f.most.notReady}`);
     assert.equal(f.most.notReady, 2, 'the budget was used to the full (so the bound above could have been broken)');
     assert.equal(f.writes.length, 36);
-    assert.deepEqual(r.waves.map((w) => w.pods), [1, 5, 6]);
+    assert.deepEqual(
+      r.waves.map((w) => w.pods),
+      [1, 5, 6],
+    );
   });
 
   test('an unexpected API error in one flow fails the run, and no pod starts after it', async () => {
     const f = fleet(6, { forbidStatusFor: 'web-0' });
     const events: RolloutEvent[] = [];
-    await assert.rejects(runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 6 }'), deps(f, events)), /forbidden/);
+    await assert.rejects(
+      runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 6 }'), deps(f, events)),
+      /forbidden/,
+    );
     const started = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
     assert.ok(started.length <= 2, `only the first two had started: ${started.join(', ')}`);
     // Wait for the other started flow to end (a finished flow is what would free a slot for the
     // next pod), then for the turn of the event loop in which a new flow would make its first write.
     const others = started.filter((p) => !p.endsWith('web-0'));
     const deadline = Date.now() + 10_000;
-    while (!others.every((p) => events.some((e) => e.event === 'pod-end' && (e as { pod: string }).pod === p)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    assert.ok(others.every((p) => events.some((e) => e.event === 'pod-end' && (e as { pod: string }).pod === p)), `the other started flows ended: ${JSON.stringify(events.map((e) => e.event))}`);
+    while (
+      !others.every((p) => events.some((e) => e.event === 'pod-end' && (e as { pod: string }).pod === p)) &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 5));
+    assert.ok(
+      others.every((p) => events.some((e) => e.event === 'pod-end' && (e as { pod: string }).pod === p)),
+      `the other started flows ended: ${JSON.stringify(events.map((e) => e.event))}`,
+    );
     await new Promise((r) => setImmediate(r));
-    assert.ok(!f.writes.some((w) => /web-[2-5]/.test(w)), `nothing written to pods that had not started: ${f.writes.join(', ')}`);
-    assert.ok(!events.some((e) => e.event === 'pod-start' && !started.includes((e as { pod: string }).pod)), 'no pod started after the error');
+    assert.ok(
+      !f.writes.some((w) => /web-[2-5]/.test(w)),
+      `nothing written to pods that had not started: ${f.writes.join(', ')}`,
+    );
+    assert.ok(
+      !events.some((e) => e.event === 'pod-start' && !started.includes((e as { pod: string }).pod)),
+      'no pod started after the error',
+    );
   });
 
   test('tolerated failures that hold the whole budget halt the run instead of waiting forever', async () => {
     const f = fleet(4);
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 1, rollback: none }', 'nginx:broken'), deps(f));
+    const r = await runRollout(
+      plan(
+        '{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }',
+        '{ maxFailed: 1, rollback: none }',
+        'nginx:broken',
+      ),
+      deps(f),
+    );
     assert.equal(r.phase, 'Halted');
     assert.equal(r.exitCode, 3);
     assert.match(r.message, /budget of 1 is held by pods that failed \(web\/web-0\)/);
@@ -66,7 +92,14 @@ describe('runRollout', () => {
 
   test('a halt with rollback: failed reopens the failed pod on its old image', async () => {
     const f = fleet(3);
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }', 'nginx:broken'), deps(f));
+    const r = await runRollout(
+      plan(
+        '{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }',
+        '{ maxFailed: 0, rollback: failed }',
+        'nginx:broken',
+      ),
+      deps(f),
+    );
     assert.equal(r.phase, 'Halted');
     assert.match(r.message, /rolled back the failed pods/);
     const p = f.pods.get('web/web-0')!;
@@ -89,17 +122,28 @@ describe('runRollout', () => {
       }
     };
     const writesBefore: string[] = [];
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }', 'nginx:broken'), {
-      ...deps(f),
-      writer: holderPodWriter(f.writer, lock),
-      sink: (e) => (e.event === 'rollback-start' && writesBefore.push(...f.writes), sink(e)),
-      abort: lostLease.signal,
-    });
+    const r = await runRollout(
+      plan(
+        '{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }',
+        '{ maxFailed: 0, rollback: failed }',
+        'nginx:broken',
+      ),
+      {
+        ...deps(f),
+        writer: holderPodWriter(f.writer, lock),
+        sink: (e) => (e.event === 'rollback-start' && writesBefore.push(...f.writes), sink(e)),
+        abort: lostLease.signal,
+      },
+    );
     assert.equal(r.exitCode, 4);
     assert.equal(r.phase, 'Paused');
     assert.equal(r.message, `interrupted: ${why}; no pod was written after that; run the same plan again to resume`);
     assert.deepEqual(f.writes, writesBefore, 'no write after the loss');
-    assert.equal(f.pods.get('web/web-0')!.spec!.containers[0]!.image, 'nginx:broken', 'the failed pod is left for the next holder');
+    assert.equal(
+      f.pods.get('web/web-0')!.spec!.containers[0]!.image,
+      'nginx:broken',
+      'the failed pod is left for the next holder',
+    );
     const end = events.find((e) => e.event === 'rollout-end');
     assert.equal(end && 'exitCode' in end ? end.exitCode : undefined, 4, 'rollout-end says the same');
   });
@@ -111,7 +155,21 @@ function nodes(f: ReturnType<typeof fleet>, count: number) {
   const state = new Map<string, NodeSighting>();
   const listeners = new Set<(name: string) => void>();
   const set = (name: string, ready: boolean) => {
-    state.set(name, { node: { metadata: { name }, status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'Unknown', reason: ready ? 'KubeletReady' : 'NodeStatusUnknown', lastTransitionTime: new Date(Date.now() - 12_000) }] } } });
+    state.set(name, {
+      node: {
+        metadata: { name },
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'Unknown',
+              reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+              lastTransitionTime: new Date(Date.now() - 12_000),
+            },
+          ],
+        },
+      },
+    });
     for (const l of listeners) l(name);
   };
   for (let i = 0; i < count; i++) set(`n${i}`, true);
@@ -129,16 +187,22 @@ describe('runRollout with a PodDisruptionBudget', () => {
   test('maxUnavailable 1 holds a plan with maxUnavailable 5 to one pod not Ready at a time, and says which PDB holds it', async () => {
     const f = fleet(10);
     const events: RolloutEvent[] = [];
-    const pdb = { metadata: { name: 'web-pdb', namespace: 'web', generation: 1 }, spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 } };
+    const pdb = {
+      metadata: { name: 'web-pdb', namespace: 'web', generation: 1 },
+      spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 },
+    };
     const disruptionBudgets = { pdbs: () => [pdb], pods: () => f.view.list(), onChange: () => () => undefined };
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 5, maxUnavailable: 5 }'), { ...deps(f, events), disruptionBudgets });
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 5, maxUnavailable: 5 }'), {
+      ...deps(f, events),
+      disruptionBudgets,
+    });
     assert.equal(r.phase, 'Completed');
     assert.equal(f.most.notReady, 1, `at most one pod not Ready at once, counted on the fleet; saw ${f.most.notReady}`);
     const held = events.filter((e) => e.event === 'pdb-wait');
     assert.ok(held.length > 0 && held.every((e) => e.event === 'pdb-wait' && e.pdb === 'web/web-pdb'));
   });
 
-  test('respectPodDisruptionBudgets: false (no view given) lets the plan\'s own budget decide', async () => {
+  test("respectPodDisruptionBudgets: false (no view given) lets the plan's own budget decide", async () => {
     const f = fleet(10);
     await runRollout(plan('{ waves: ["100%"], concurrency: 5, maxUnavailable: 5 }'), deps(f));
     assert.ok(f.most.notReady > 1, `saw ${f.most.notReady}`);
@@ -151,14 +215,25 @@ describe('runRollout with a node that cannot act', () => {
     const n = nodes(f, 3);
     n.down('n1');
     const events: RolloutEvent[] = [];
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 3 }'), { ...deps(f, events), nodes: n.view });
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 3 }'), {
+      ...deps(f, events),
+      nodes: n.view,
+    });
     assert.equal(r.phase, 'Partial');
     assert.equal(r.exitCode, 5);
     assert.match(r.message, /web\/web-1 \(node n1 is NotReady since 1\ds\)/);
     assert.ok(!f.writes.some((w) => w.endsWith('web-1')), f.writes.join(', '));
-    assert.deepEqual(events.filter((e) => e.event === 'pod-end').map((e) => (e as { pod: string }).pod).sort(), ['web/web-0', 'web/web-2']);
+    assert.deepEqual(
+      events
+        .filter((e) => e.event === 'pod-end')
+        .map((e) => (e as { pod: string }).pod)
+        .sort(),
+      ['web/web-0', 'web/web-2'],
+    );
     const end = events.find((e) => e.event === 'rollout-end');
-    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]) : [], [['web/web-1', 'n1']]);
+    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]) : [], [
+      ['web/web-1', 'n1'],
+    ]);
   });
 
   test('it starts once its node is back, even with every concurrency slot of its wave taken meanwhile', async () => {
@@ -176,7 +251,13 @@ describe('runRollout with a node that cannot act', () => {
     const order = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
     assert.deepEqual(order.slice(0, 2), ['web/web-1', 'web/web-3'], 'the healthy node first');
     assert.deepEqual(order.slice(2).sort(), ['web/web-0', 'web/web-2']);
-    assert.deepEqual(events.filter((e) => e.event === 'pod-waiting').map((e) => (e as { pod: string }).pod).sort(), ['web/web-0', 'web/web-2']);
+    assert.deepEqual(
+      events
+        .filter((e) => e.event === 'pod-waiting')
+        .map((e) => (e as { pod: string }).pod)
+        .sort(),
+      ['web/web-0', 'web/web-2'],
+    );
   });
 
   /** Two pods on nodes n0 and n1; n0 stops acting as web-0's gate closes. */
@@ -194,14 +275,20 @@ describe('runRollout with a node that cannot act', () => {
 
   test('lost mid-flight: NodeNotReady, not counted toward maxFailed 0, no halt; Partial, exit 5', async () => {
     const { f, n, events, d } = losingN0AsWeb0Closes();
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view });
+    const r = await runRollout(
+      plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'),
+      { ...d, nodes: n.view },
+    );
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
     assert.ok(!events.some((e) => e.event === 'halt'));
     const end0 = events.find((e) => e.event === 'pod-end' && e.pod === 'web/web-0');
     assert.ok(end0 && end0.event === 'pod-end');
     assert.equal(end0.reason, 'NodeNotReady');
-    assert.match(end0.message, /^node n0 is NotReady since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(Ready=Unknown \(NodeStatusUnknown\)\); left as it stands/);
+    assert.match(
+      end0.message,
+      /^node n0 is NotReady since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(Ready=Unknown \(NodeStatusUnknown\)\); left as it stands/,
+    );
     assert.ok(!f.writes.includes('patch web-0'), 'no patch after the node was lost');
   });
 
@@ -213,14 +300,25 @@ describe('runRollout with a node that cannot act', () => {
       // web-1 could start only because web-0 gave up its one slot while it waited.
       if (e.event === 'pod-end' && e.pod === 'web/web-1') n.up('n0');
     };
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view });
+    const r = await runRollout(
+      plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'),
+      { ...d, nodes: n.view },
+    );
     assert.equal(r.phase, 'Completed', r.message);
     assert.equal(r.exitCode, 0);
     const of0 = (kind: string) => events.filter((e) => e.event === kind && 'pod' in e && e.pod === 'web/web-0');
     assert.equal(of0('pod-start').length, 1, 'one start: the flow went on');
-    assert.ok(of0('pod-step').some((e) => e.event === 'pod-step' && e.step === 'wait-node' && /^node n0 is NotReady/.test(e.message)), JSON.stringify(of0('pod-step')));
+    assert.ok(
+      of0('pod-step').some(
+        (e) => e.event === 'pod-step' && e.step === 'wait-node' && /^node n0 is NotReady/.test(e.message),
+      ),
+      JSON.stringify(of0('pod-step')),
+    );
     const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
-    assert.deepEqual(ends, [['web/web-1', 'upgraded'], ['web/web-0', 'upgraded']]);
+    assert.deepEqual(ends, [
+      ['web/web-1', 'upgraded'],
+      ['web/web-0', 'upgraded'],
+    ]);
     assert.equal(f.writes.filter((w) => w === 'patch web-0').length, 1, f.writes.join(', '));
   });
 
@@ -230,8 +328,18 @@ describe('runRollout with a node that cannot act', () => {
     // the real control plane: kube-apiserver down past the node grace period (rollout-lease-doubt).
     const { n, events, d } = losingN0AsWeb0Closes();
     const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'), { ...d, nodes: n.view }), bound]);
-    assert.notEqual(r, 'deadlock', `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`);
+    const r = await Promise.race([
+      runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'), {
+        ...d,
+        nodes: n.view,
+      }),
+      bound,
+    ]);
+    assert.notEqual(
+      r,
+      'deadlock',
+      `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`,
+    );
     if (r === 'deadlock') return;
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
@@ -240,9 +348,18 @@ describe('runRollout with a node that cannot act', () => {
     const waiting = events.find((e) => e.event === 'pod-waiting' && e.pod === 'web/web-1');
     assert.ok(waiting && waiting.event === 'pod-waiting', JSON.stringify(events));
     assert.equal(waiting.node, 'n0', "it waits for web-0's node");
-    assert.match(waiting.message, /^the unavailability budget of 1 is held by web\/web-0, left for its node: node n0 is NotReady since \d+s$/);
+    assert.match(
+      waiting.message,
+      /^the unavailability budget of 1 is held by web\/web-0, left for its node: node n0 is NotReady since \d+s$/,
+    );
     const end = events.find((e) => e.event === 'rollout-end');
-    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [], [['web/web-0', 'n0'], ['web/web-1', 'n0']]);
+    assert.deepEqual(
+      end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [],
+      [
+        ['web/web-0', 'n0'],
+        ['web/web-1', 'n0'],
+      ],
+    );
   });
 
   test('a budget held by a pod parked for its node (the lifecycle controller marked it not Ready): the others are left for that node, not waited for ever', async () => {
@@ -252,17 +369,31 @@ describe('runRollout with a node that cannot act', () => {
     f.pods.get('web/web-0')!.status!.conditions!.find((c) => c.type === 'Ready')!.status = 'False';
     const events: RolloutEvent[] = [];
     const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 1 }'), { ...deps(f, events), nodes: n.view }), bound]);
-    assert.notEqual(r, 'deadlock', `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`);
+    const r = await Promise.race([
+      runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 1 }'), { ...deps(f, events), nodes: n.view }),
+      bound,
+    ]);
+    assert.notEqual(
+      r,
+      'deadlock',
+      `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`,
+    );
     if (r === 'deadlock') return;
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
     assert.equal(f.writes.length, 0, `nothing written: ${f.writes.join(', ')}`);
     const end = events.find((e) => e.event === 'rollout-end');
-    assert.deepEqual(end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [], [['web/web-0', 'n0'], ['web/web-1', 'n0'], ['web/web-2', 'n0']]);
+    assert.deepEqual(
+      end && end.event === 'rollout-end' ? end.waitingForNodes?.map((w) => [w.pod, w.node]).sort() : [],
+      [
+        ['web/web-0', 'n0'],
+        ['web/web-1', 'n0'],
+        ['web/web-2', 'n0'],
+      ],
+    );
   });
 
-  test('a node that flaps mid-flight (down, then back before the flow has stopped): the flow goes on from the pod\'s state; Completed', async () => {
+  test("a node that flaps mid-flight (down, then back before the flow has stopped): the flow goes on from the pod's state; Completed", async () => {
     const f = fleet(2);
     const n = nodes(f, 2);
     const events: RolloutEvent[] = [];
@@ -280,19 +411,36 @@ describe('runRollout with a node that cannot act', () => {
     assert.equal(r.phase, 'Completed', r.message);
     assert.ok(flapped);
     const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
-    assert.deepEqual(ends, [['web/web-0', 'upgraded'], ['web/web-1', 'upgraded']]);
+    assert.deepEqual(ends, [
+      ['web/web-0', 'upgraded'],
+      ['web/web-1', 'upgraded'],
+    ]);
     assert.equal(f.writes.filter((w) => w === 'patch web-0').length, 1, `one image patch: ${f.writes.join(', ')}`);
-    for (const pod of f.pods.values()) assert.equal(pod.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', `${pod.metadata!.name} back in service`);
+    for (const pod of f.pods.values())
+      assert.equal(
+        pod.status!.conditions!.find((c) => c.type === GATE)!.status,
+        'True',
+        `${pod.metadata!.name} back in service`,
+      );
   });
 
   test('lost mid-flight with countNodeFailures: counted, halts; its rollback is left pending', async () => {
     const { n, events, d } = losingN0AsWeb0Closes();
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed, countNodeFailures: true }'), { ...d, nodes: n.view });
+    const r = await runRollout(
+      plan(
+        '{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }',
+        '{ maxFailed: 0, rollback: failed, countNodeFailures: true }',
+      ),
+      { ...d, nodes: n.view },
+    );
     assert.equal(r.phase, 'Halted', r.message);
     assert.equal(r.exitCode, 3);
     assert.match(r.message, /web\/web-0 \(NodeNotReady\)/);
     assert.match(r.message, /rollback pending, run again once the node is back: web\/web-0/);
-    assert.ok(!events.some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'), 'nothing new starts after the halt');
+    assert.ok(
+      !events.some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'),
+      'nothing new starts after the halt',
+    );
   });
 });
 
@@ -303,16 +451,35 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     // A killed run drained web-0 (wave 1, left for its NotReady node) and went on to drain web-1
     // and web-2 (wave 2): three pods out of service against a budget of 2 (real chaos seed 2634132944).
     for (const i of [0, 1, 2]) {
-      f.pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10', gate: 'False', gateReason: 'InPlaceUpdate', gateMessage: gateMessage('upgrade', 'p', p.revision) }));
+      f.pods.set(
+        `web/web-${i}`,
+        makePod({
+          name: `web-${i}`,
+          namespace: 'web',
+          uid: `u${i}`,
+          rv: '10',
+          gate: 'False',
+          gateReason: 'InPlaceUpdate',
+          gateMessage: gateMessage('upgrade', 'p', p.revision),
+        }),
+      );
     }
     const events: RolloutEvent[] = [];
     const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
     const r = await Promise.race([runRollout(p, deps(f, events)), bound]);
-    assert.notEqual(r, 'deadlock', `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`);
+    assert.notEqual(
+      r,
+      'deadlock',
+      `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`,
+    );
     assert.equal(r === 'deadlock' ? undefined : r.phase, 'Completed');
     for (const pod of f.pods.values()) {
       assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
-      assert.equal(pod.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', `${pod.metadata!.name} back in service`);
+      assert.equal(
+        pod.status!.conditions!.find((c) => c.type === GATE)!.status,
+        'True',
+        `${pod.metadata!.name} back in service`,
+      );
     }
     assert.ok(f.most.notReady <= 3, `never more pods out than the three already out: ${f.most.notReady}`);
   });
@@ -322,12 +489,26 @@ describe('runRollout outside its window', () => {
   test('finishes the pods an earlier run left drained, then waits for the window', async () => {
     const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 3) % 7];
     const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }');
-    const withWindow = loadPlanText(p.source.text + `  window: { timezone: UTC, allow: ["${day} 01:00-02:00"] }\n`, 'w.yaml');
+    const withWindow = loadPlanText(
+      p.source.text + `  window: { timezone: UTC, allow: ["${day} 01:00-02:00"] }\n`,
+      'w.yaml',
+    );
     assert.ok(withWindow.ok);
     const wp = withWindow.plan;
     const f = fleet(3);
     // web-1 was drained by this plan's revision, then the runner died before the patch.
-    f.pods.set('web/web-1', makePod({ name: 'web-1', namespace: 'web', uid: 'u1', rv: '10', gate: 'False', gateReason: 'InPlaceUpdate', gateMessage: gateMessage('upgrade', 'p', wp.revision) }));
+    f.pods.set(
+      'web/web-1',
+      makePod({
+        name: 'web-1',
+        namespace: 'web',
+        uid: 'u1',
+        rv: '10',
+        gate: 'False',
+        gateReason: 'InPlaceUpdate',
+        gateMessage: gateMessage('upgrade', 'p', wp.revision),
+      }),
+    );
     const stop = new AbortController();
     const events: RolloutEvent[] = [];
     const r = await runRollout(wp, {
@@ -343,7 +524,11 @@ describe('runRollout outside its window', () => {
     const web1 = f.pods.get('web/web-1')!;
     assert.equal(web1.spec!.containers[0]!.image, 'nginx:1.25.3');
     assert.equal(web1.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', 'not left drained');
-    assert.deepEqual(f.writes.filter((w) => !w.endsWith('web-1')), [], 'the others wait for the window');
+    assert.deepEqual(
+      f.writes.filter((w) => !w.endsWith('web-1')),
+      [],
+      'the others wait for the window',
+    );
   });
 });
 
@@ -356,13 +541,31 @@ describe('runRollout under remote control', () => {
     const sink = (e: RolloutEvent) => {
       events.push(e);
       // Resumed a turn later: had the pause not held, the pods would have started in between.
-      if (e.event === 'paused') setImmediate(() => ((rc.state.paused = undefined), (rc.state.resumed = { by: 'bob@desk', at: '2026-12-01T12:00:05.000Z' }), rc.fire()));
+      if (e.event === 'paused')
+        setImmediate(
+          () => (
+            (rc.state.paused = undefined),
+            (rc.state.resumed = { by: 'bob@desk', at: '2026-12-01T12:00:05.000Z' }),
+            rc.fire()
+          ),
+        );
     };
-    const r = await runRollout(plan('{ waves: [1, "100%"], concurrency: 2, maxUnavailable: 2 }'), { ...deps(f), sink, control: rc.control });
+    const r = await runRollout(plan('{ waves: [1, "100%"], concurrency: 2, maxUnavailable: 2 }'), {
+      ...deps(f),
+      sink,
+      control: rc.control,
+    });
     assert.equal(r.phase, 'Completed');
     const kinds = events.map((e) => e.event);
     assert.deepEqual(kinds.slice(0, 3), ['rollout-start', 'paused', 'resumed']);
-    assert.deepEqual(events[2], { time: events[2]!.time, plan: 'p', event: 'resumed', wave: 0, by: 'bob@desk', at: '2026-12-01T12:00:05.000Z' });
+    assert.deepEqual(events[2], {
+      time: events[2]!.time,
+      plan: 'p',
+      event: 'resumed',
+      wave: 0,
+      by: 'bob@desk',
+      at: '2026-12-01T12:00:05.000Z',
+    });
     assert.equal(kinds.filter((k) => k === 'pod-start').length, 4);
   });
 
@@ -371,11 +574,21 @@ describe('runRollout under remote control', () => {
     const events: RolloutEvent[] = [];
     const rc = remote();
     const sink = abortAtFirstPodStart(rc, events);
-    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: all }'), { ...deps(f), sink, control: rc.control });
+    const r = await runRollout(
+      plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: all }'),
+      { ...deps(f), sink, control: rc.control },
+    );
     assert.equal(r.exitCode, 3);
     assert.equal(r.phase, 'RolledBack');
     const halt = events.find((e) => e.event === 'halt');
-    assert.deepEqual(halt && { ...halt, time: '' }, { time: '', plan: 'p', event: 'halt', wave: 1, reason: 'aborted', message: 'aborted by ops@ci (kwave abort at 2026-12-01T12:00:00.000Z)' });
+    assert.deepEqual(halt && { ...halt, time: '' }, {
+      time: '',
+      plan: 'p',
+      event: 'halt',
+      wave: 1,
+      reason: 'aborted',
+      message: 'aborted by ops@ci (kwave abort at 2026-12-01T12:00:00.000Z)',
+    });
     assert.equal(events.filter((e) => e.event === 'pod-start').length, 2, 'the pod in flight, then its rollback');
     for (const p of f.pods.values()) assert.equal(p.spec!.containers[0]!.image, 'nginx:1.14.2');
   });

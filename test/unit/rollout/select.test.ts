@@ -9,7 +9,10 @@ import { selectFleet, zonesOf } from '../../../src/rollout/select.js';
 import { testPlan } from '../helpers/plans.js';
 import { makePod, NEW, OLD, T0 } from '../inplace/fixtures.js';
 
-const plan = testPlan({ strategy: '{ waves: [1, "100%"], concurrency: 2, maxUnavailable: "50%" }', failurePolicy: '{ maxFailed: "25%" }' });
+const plan = testPlan({
+  strategy: '{ waves: [1, "100%"], concurrency: 2, maxUnavailable: "50%" }',
+  failurePolicy: '{ maxFailed: "25%" }',
+});
 
 /** Pod `name` in namespace web, running `image`. */
 function pod(name: string, image = OLD, extra: Parameters<typeof makePod>[0] = {}): V1Pod {
@@ -30,7 +33,12 @@ function stateOf(planName: string, revision: string): InPlaceState {
 
 /** A pod mid-flight under `planName`/`revision`: the gate closed by that flow, its state written. */
 function midFlight(name: string, planName: string, revision: string): V1Pod {
-  return pod(name, OLD, { gate: 'False', gateReason: GATE_CLOSED_REASON, gateMessage: gateMessage('upgrade', planName, revision), state: stateOf(planName, revision) });
+  return pod(name, OLD, {
+    gate: 'False',
+    gateReason: GATE_CLOSED_REASON,
+    gateMessage: gateMessage('upgrade', planName, revision),
+    state: stateOf(planName, revision),
+  });
 }
 
 const keys = (pods: readonly { namespace: string; name: string }[]) => pods.map((p) => `${p.namespace}/${p.name}`);
@@ -49,12 +57,16 @@ describe('selectFleet: which pods', () => {
   test('a pod being deleted is left out, with a warning', () => {
     const s = selectFleet(plan, [pod('web-0'), pod('web-1', OLD, { deleting: true })]);
     assert.deepEqual(keys(s.selected), ['web/web-0']);
-    assert.deepEqual(s.problems, [{ kind: 'terminating', pod: 'web/web-1', severity: 'warning', message: 'web/web-1 is being deleted; left out' }]);
+    assert.deepEqual(s.problems, [
+      { kind: 'terminating', pod: 'web/web-1', severity: 'warning', message: 'web/web-1 is being deleted; left out' },
+    ]);
   });
 
   test('nothing matching is an error naming the namespaces', () => {
     const one = selectFleet(plan, [makePod({ name: 'x', namespace: 'default' })]);
-    assert.deepEqual(one.problems, [{ kind: 'empty-selection', severity: 'error', message: 'no pod in namespace web matches the selector' }]);
+    assert.deepEqual(one.problems, [
+      { kind: 'empty-selection', severity: 'error', message: 'no pod in namespace web matches the selector' },
+    ]);
     const many = selectFleet({ ...plan, target: { ...plan.target, namespaces: ['web', 'api'] } }, []);
     assert.equal(many.problems[0]!.message, 'no pod in namespaces web, api matches the selector');
   });
@@ -89,7 +101,7 @@ describe('selectFleet: done, to do, resumed, waves and limits', () => {
     assert.deepEqual(keys(s.todo), ['web/web-1', 'web/web-2', 'web/web-3']);
     assert.deepEqual(s.resumed, []);
     // waves [1, 100%] of 4 pods, one already done: the done pod meets wave 1's target of 1.
-    assert.deepEqual(s.partition.satisfied, [1], "wave 1 (numbered from 1)");
+    assert.deepEqual(s.partition.satisfied, [1], 'wave 1 (numbered from 1)');
     assert.deepEqual(
       s.partition.waves.map((w) => keys(w.pods)),
       [['web/web-1', 'web/web-2', 'web/web-3']],
@@ -107,7 +119,11 @@ describe('selectFleet: done, to do, resumed, waves and limits', () => {
   });
 
   test('a pod whose gate this revision closed, before any state was written, is resumed too', () => {
-    const drained = pod('web-1', OLD, { gate: 'False', gateReason: GATE_CLOSED_REASON, gateMessage: gateMessage('upgrade', plan.name, plan.revision) });
+    const drained = pod('web-1', OLD, {
+      gate: 'False',
+      gateReason: GATE_CLOSED_REASON,
+      gateMessage: gateMessage('upgrade', plan.name, plan.revision),
+    });
     assert.deepEqual(keys(selectFleet(plan, [pod('web-0'), drained]).resumed), ['web/web-1']);
   });
 });
@@ -115,16 +131,40 @@ describe('selectFleet: done, to do, resumed, waves and limits', () => {
 describe('selectFleet: problems of a pod', () => {
   test('a pod without the readiness gate: an error, or a warning when the gate is not required', () => {
     const bare = pod('web-0', OLD, { declaresGate: false });
-    assert.deepEqual(selectFleet(plan, [bare]).problems, [{ kind: 'gate-missing', pod: 'web/web-0', severity: 'error', message: 'web/web-0 does not declare the readiness gate kwave.dev/in-place-ready' }]);
+    assert.deepEqual(selectFleet(plan, [bare]).problems, [
+      {
+        kind: 'gate-missing',
+        pod: 'web/web-0',
+        severity: 'error',
+        message: 'web/web-0 does not declare the readiness gate kwave.dev/in-place-ready',
+      },
+    ]);
     const optional = testPlan({ extra: '  readinessGate: { required: false }\n' });
     assert.deepEqual(selectFleet(optional, [bare]).problems, [
-      { kind: 'gate-missing', pod: 'web/web-0', severity: 'warning', message: 'web/web-0 does not declare the readiness gate kwave.dev/in-place-ready: it will be upgraded without draining' },
+      {
+        kind: 'gate-missing',
+        pod: 'web/web-0',
+        severity: 'warning',
+        message:
+          'web/web-0 does not declare the readiness gate kwave.dev/in-place-ready: it will be upgraded without draining',
+      },
     ]);
   });
 
   test('a pod without the container the plan updates is an error', () => {
-    const sidecarOnly = makePod({ name: 'web-0', namespace: 'web', containers: [{ name: 'envoy', image: 'envoy:1.29' }] });
-    assert.deepEqual(selectFleet(plan, [sidecarOnly]).problems, [{ kind: 'container-missing', pod: 'web/web-0', severity: 'error', message: 'web/web-0 has no container named nginx' }]);
+    const sidecarOnly = makePod({
+      name: 'web-0',
+      namespace: 'web',
+      containers: [{ name: 'envoy', image: 'envoy:1.29' }],
+    });
+    assert.deepEqual(selectFleet(plan, [sidecarOnly]).problems, [
+      {
+        kind: 'container-missing',
+        pod: 'web/web-0',
+        severity: 'error',
+        message: 'web/web-0 has no container named nginx',
+      },
+    ]);
   });
 
   test('a pod mid-flight under another revision of this plan names that revision; under another plan, the plan', () => {

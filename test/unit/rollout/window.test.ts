@@ -42,7 +42,10 @@ describe('maintenance windows', () => {
 });
 
 describe('maintenance windows across a daylight-saving change (Europe/Berlin, 2026)', () => {
-  const sunday = (start: string, end: string): Window => ({ timezone: 'Europe/Berlin', allow: [entry([0], start, end)] });
+  const sunday = (start: string, end: string): Window => ({
+    timezone: 'Europe/Berlin',
+    allow: [entry([0], start, end)],
+  });
   const sampled = (w: Window, fromMs: number, toMs: number) => {
     // Open minutes, counted in UTC: what the window gives on the day.
     let open = 0;
@@ -52,8 +55,14 @@ describe('maintenance windows across a daylight-saving change (Europe/Berlin, 20
 
   test('spring forward (29 March, 02:00 CET → 03:00 CEST): "Sun 02:00-05:00" opens at 03:00 CEST = 01:00 UTC and gives 2 hours', () => {
     const w = sunday('02:00', '05:00');
-    assert.deepEqual(windowState(w, Date.UTC(2026, 2, 28, 12, 0)), { open: false, opensAtMs: Date.UTC(2026, 2, 29, 1, 0) });
-    assert.deepEqual(windowState(w, Date.UTC(2026, 2, 29, 0, 59)), { open: false, opensAtMs: Date.UTC(2026, 2, 29, 1, 0) });
+    assert.deepEqual(windowState(w, Date.UTC(2026, 2, 28, 12, 0)), {
+      open: false,
+      opensAtMs: Date.UTC(2026, 2, 29, 1, 0),
+    });
+    assert.deepEqual(windowState(w, Date.UTC(2026, 2, 29, 0, 59)), {
+      open: false,
+      opensAtMs: Date.UTC(2026, 2, 29, 1, 0),
+    });
     assert.equal(windowState(w, Date.UTC(2026, 2, 29, 2, 59)).open, true);
     assert.equal(windowState(w, Date.UTC(2026, 2, 29, 3, 0)).open, false, 'closed at 05:00 CEST = 03:00 UTC');
     assert.equal(sampled(w, Date.UTC(2026, 2, 28, 22, 0), Date.UTC(2026, 2, 29, 6, 0)), 120);
@@ -62,12 +71,18 @@ describe('maintenance windows across a daylight-saving change (Europe/Berlin, 20
   test('spring forward: a window inside the skipped hour ("Sun 02:30-02:45") does not exist that day; it opens the next Sunday', () => {
     const w = sunday('02:30', '02:45');
     // 5 April is CEST: 02:30 local = 00:30 UTC.
-    assert.deepEqual(windowState(w, Date.UTC(2026, 2, 28, 12, 0)), { open: false, opensAtMs: Date.UTC(2026, 3, 5, 0, 30) });
+    assert.deepEqual(windowState(w, Date.UTC(2026, 2, 28, 12, 0)), {
+      open: false,
+      opensAtMs: Date.UTC(2026, 3, 5, 0, 30),
+    });
   });
 
   test('fall back (25 October, 03:00 CEST → 02:00 CET): "Sun 02:00-05:00" opens at 02:00 CEST = 00:00 UTC and gives 4 hours (02:00-03:00 twice)', () => {
     const w = sunday('02:00', '05:00');
-    assert.deepEqual(windowState(w, Date.UTC(2026, 9, 24, 12, 0)), { open: false, opensAtMs: Date.UTC(2026, 9, 25, 0, 0) });
+    assert.deepEqual(windowState(w, Date.UTC(2026, 9, 24, 12, 0)), {
+      open: false,
+      opensAtMs: Date.UTC(2026, 9, 25, 0, 0),
+    });
     assert.equal(windowState(w, Date.UTC(2026, 9, 25, 1, 30)).open, true, '02:30 CET, the second 02:30 of the night');
     assert.equal(windowState(w, Date.UTC(2026, 9, 25, 3, 59)).open, true, '04:59 CET');
     assert.equal(windowState(w, Date.UTC(2026, 9, 25, 4, 0)).open, false, 'closed at 05:00 CET = 04:00 UTC');

@@ -12,23 +12,40 @@ function pod(name: string, ready: boolean, owner?: { kind: string; name: string;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'web', labels: { app: 'web' }, ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }] } : {}) },
+    metadata: {
+      name,
+      namespace: 'web',
+      labels: { app: 'web' },
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', ...owner, controller: true }] } : {}),
+    },
     status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
   };
 }
 
 function pdb(spec: Record<string, unknown>, generation = 1): KubeObject {
-  return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p', namespace: 'web', generation }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec } };
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'p', namespace: 'web', generation },
+    spec: { selector: { matchLabels: { app: 'web' } }, ...spec },
+  };
 }
 
-const fleet = (n: number, notReady = 0, owner?: { kind: string; name: string; uid: string }) => Array.from({ length: n }, (_, i) => pod(`web-${i}`, i >= notReady, owner));
+const fleet = (n: number, notReady = 0, owner?: { kind: string; name: string; uid: string }) =>
+  Array.from({ length: n }, (_, i) => pod(`web-${i}`, i >= notReady, owner));
 const none = () => undefined;
 
 describe('disruptionStatus', () => {
   test('integer minAvailable counts the selected pods: 10 pods, minAvailable 8 → 2 allowed, SufficientPods', () => {
     const s = disruptionStatus(pdb({ minAvailable: 8 }), fleet(10), none, NOW);
-    assert.deepEqual([s.expectedPods, s.desiredHealthy, s.currentHealthy, s.disruptionsAllowed, s.observedGeneration], [10, 8, 10, 2, 1]);
-    assert.deepEqual(s.conditions.map((c) => [c.type, c.status, c.reason]), [['DisruptionAllowed', 'True', 'SufficientPods']]);
+    assert.deepEqual(
+      [s.expectedPods, s.desiredHealthy, s.currentHealthy, s.disruptionsAllowed, s.observedGeneration],
+      [10, 8, 10, 2, 1],
+    );
+    assert.deepEqual(
+      s.conditions.map((c) => [c.type, c.status, c.reason]),
+      [['DisruptionAllowed', 'True', 'SufficientPods']],
+    );
   });
   test('maxUnavailable over pods without a controller: unmanaged, nothing expected, no disruption (InsufficientPods)', () => {
     const s = disruptionStatus(pdb({ maxUnavailable: 1 }), fleet(10), none, NOW);
@@ -41,9 +58,17 @@ describe('disruptionStatus', () => {
     assert.deepEqual([s.expectedPods, s.desiredHealthy, s.currentHealthy, s.disruptionsAllowed], [12, 10, 9, 0]);
   });
   test('a controller that cannot be found fails the sync: disruptionsAllowed 0, SyncFailed with the reason', () => {
-    const s = disruptionStatus(pdb({ maxUnavailable: 1 }), fleet(3, 0, { kind: 'ReplicaSet', name: 'gone', uid: 'x' }), none, NOW);
+    const s = disruptionStatus(
+      pdb({ maxUnavailable: 1 }),
+      fleet(3, 0, { kind: 'ReplicaSet', name: 'gone', uid: 'x' }),
+      none,
+      NOW,
+    );
     assert.equal(s.disruptionsAllowed, 0);
-    assert.deepEqual([s.conditions[0]!.reason, s.conditions[0]!.message], ['SyncFailed', 'found no controllers for pod "web-0"']);
+    assert.deepEqual(
+      [s.conditions[0]!.reason, s.conditions[0]!.message],
+      ['SyncFailed', 'found no controllers for pod "web-0"'],
+    );
   });
 });
 
@@ -55,7 +80,8 @@ describe('runDisruptionController', () => {
     const stop = runDisruptionController(store, none, () => NOW);
     const settled = () => new Promise((r) => setImmediate(r));
     await settled();
-    const status = () => store.get('poddisruptionbudgets', 'web', 'p')!.status as { disruptionsAllowed: number; currentHealthy: number };
+    const status = () =>
+      store.get('poddisruptionbudgets', 'web', 'p')!.status as { disruptionsAllowed: number; currentHealthy: number };
     assert.deepEqual([status().currentHealthy, status().disruptionsAllowed], [4, 1]);
     const version = store.get('poddisruptionbudgets', 'web', 'p')!.metadata.resourceVersion;
     store.update('pods', pod('web-0', false));
@@ -64,7 +90,10 @@ describe('runDisruptionController', () => {
     assert.notEqual(store.get('poddisruptionbudgets', 'web', 'p')!.metadata.resourceVersion, version);
     const after = store.get('poddisruptionbudgets', 'web', 'p')!.metadata.resourceVersion;
     store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'web' } });
-    store.update('pods', { ...pod('web-0', false), metadata: { ...pod('web-0', false).metadata, labels: { app: 'web', extra: 'y' } } });
+    store.update('pods', {
+      ...pod('web-0', false),
+      metadata: { ...pod('web-0', false).metadata, labels: { app: 'web', extra: 'y' } },
+    });
     await settled();
     assert.equal(store.get('poddisruptionbudgets', 'web', 'p')!.metadata.resourceVersion, after, 'no change, no write');
     stop();

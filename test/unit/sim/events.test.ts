@@ -37,6 +37,9 @@ describe('event recorder', () => {
       { reason: 'e', count: 1 },
     ]);
     for (const r of ['f', 'g', 'h']) record(r);
-    assert.deepEqual(recorded(store).map((e) => e.reason), ['f', 'g', 'h']);
+    assert.deepEqual(
+      recorded(store).map((e) => e.reason),
+      ['f', 'g', 'h'],
+    );
   });
 });

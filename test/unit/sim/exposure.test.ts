@@ -41,7 +41,18 @@ describe('simulator exposure', () => {
     try {
       for (const host of ['0.0.0.0', '::', '192.0.2.1']) {
         await assert.rejects(
-          startAdminServer({ control: embeddedControl({ store: sim.store, stats: sim.stats, faults: sim.faults, admission: new Admission(), traffic: sim.traffic, images: sim.images, kubelet: sim.kubelet }), host }),
+          startAdminServer({
+            control: embeddedControl({
+              store: sim.store,
+              stats: sim.stats,
+              faults: sim.faults,
+              admission: new Admission(),
+              traffic: sim.traffic,
+              images: sim.images,
+              kubelet: sim.kubelet,
+            }),
+            host,
+          }),
           /binds to loopback only/,
         );
       }

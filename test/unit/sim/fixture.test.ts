@@ -38,7 +38,8 @@ describe('image references', () => {
   });
 
   test('invalid names are refused', () => {
-    for (const ref of ['NGINX:1', 'nginx:', 'nginx:bad tag', 'nginx@sha256:xyz', '', 'a//b']) assert.ok('error' in parseImageRef(ref), ref);
+    for (const ref of ['NGINX:1', 'nginx:', 'nginx:bad tag', 'nginx@sha256:xyz', '', 'a//b'])
+      assert.ok('error' in parseImageRef(ref), ref);
   });
 
   test('the default table: sha256 of the name, a retag with the same digest, failure modes', () => {
@@ -77,7 +78,10 @@ describe('fixture files', () => {
 
   test('an empty fixture is the default nodes and images, with no workloads', () => {
     const f = parseFixture('{}\n');
-    assert.deepEqual(f.nodes.map((n) => n.zone), ['zone-a', 'zone-b', 'zone-c']);
+    assert.deepEqual(
+      f.nodes.map((n) => n.zone),
+      ['zone-a', 'zone-b', 'zone-c'],
+    );
     assert.ok('nginx:1.25.3' in f.images);
     assert.deepEqual(f.workloads, []);
   });
@@ -89,30 +93,60 @@ describe('fixture files', () => {
   });
 
   test('a wrong type names the path and what was expected', () => {
-    const err = fixtureError('workloads:\n  - name: web\n    replicas: many\n    containers: [{ name: c, image: nginx }]\n');
+    const err = fixtureError(
+      'workloads:\n  - name: web\n    replicas: many\n    containers: [{ name: c, image: nginx }]\n',
+    );
     assert.equal(err.pos?.line, 3);
     assert.equal(err.pos?.col, 15);
     assert.match(err.message, /workloads\.0\.replicas: expected an integer/);
   });
 
   test('a misspelt readiness gate field is reported as such, not as "expected false"', () => {
-    const err = fixtureError('workloads:\n  - name: web\n    replicas: 1\n    containers: [{ name: c, image: nginx }]\n    readinessGate: { conditon: "True" }\n');
+    const err = fixtureError(
+      'workloads:\n  - name: web\n    replicas: 1\n    containers: [{ name: c, image: nginx }]\n    readinessGate: { conditon: "True" }\n',
+    );
     assert.match(err.message, /^unknown field "conditon"/);
     assert.equal(err.pos?.line, 5);
   });
 
   test('workload kinds: a DaemonSet has no replicas, others need them; owner and updateStrategy only where they mean something', () => {
     const c = 'containers: [{ name: c, image: nginx }]';
-    assert.match(fixtureError(`workloads:\n  - name: ds\n    kind: DaemonSet\n    replicas: 2\n    ${c}\n`).message, /a DaemonSet runs one pod per node: leave replicas out/);
-    assert.match(fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    ${c}\n`).message, /workload "d" needs replicas/);
-    assert.match(fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    replicas: 1\n    owner: { kind: ReplicaSet }\n    ${c}\n`).message, /a Deployment owns its pods itself: owner is for kind Pods only/);
-    assert.match(fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    replicas: 1\n    updateStrategy: OnDelete\n    ${c}\n`).message, /updateStrategy is for a StatefulSet or a DaemonSet, not Deployment/);
-    const f = parseFixture(`nodes: [{ name: a }, { name: b }]\nworkloads:\n  - name: ds\n    kind: DaemonSet\n    ${c}\n  - name: s\n    kind: StatefulSet\n    replicas: 2\n    ${c}\n`);
-    assert.deepEqual(f.workloads.map((w) => [w.kind, w.replicas, w.updateStrategy]), [['DaemonSet', 2, 'RollingUpdate'], ['StatefulSet', 2, 'RollingUpdate']]);
+    assert.match(
+      fixtureError(`workloads:\n  - name: ds\n    kind: DaemonSet\n    replicas: 2\n    ${c}\n`).message,
+      /a DaemonSet runs one pod per node: leave replicas out/,
+    );
+    assert.match(
+      fixtureError(`workloads:\n  - name: d\n    kind: Deployment\n    ${c}\n`).message,
+      /workload "d" needs replicas/,
+    );
+    assert.match(
+      fixtureError(
+        `workloads:\n  - name: d\n    kind: Deployment\n    replicas: 1\n    owner: { kind: ReplicaSet }\n    ${c}\n`,
+      ).message,
+      /a Deployment owns its pods itself: owner is for kind Pods only/,
+    );
+    assert.match(
+      fixtureError(
+        `workloads:\n  - name: d\n    kind: Deployment\n    replicas: 1\n    updateStrategy: OnDelete\n    ${c}\n`,
+      ).message,
+      /updateStrategy is for a StatefulSet or a DaemonSet, not Deployment/,
+    );
+    const f = parseFixture(
+      `nodes: [{ name: a }, { name: b }]\nworkloads:\n  - name: ds\n    kind: DaemonSet\n    ${c}\n  - name: s\n    kind: StatefulSet\n    replicas: 2\n    ${c}\n`,
+    );
+    assert.deepEqual(
+      f.workloads.map((w) => [w.kind, w.replicas, w.updateStrategy]),
+      [
+        ['DaemonSet', 2, 'RollingUpdate'],
+        ['StatefulSet', 2, 'RollingUpdate'],
+      ],
+    );
   });
 
   test('every problem is listed, the first with its position', () => {
-    const err = fixtureError('nodes:\n  - name: n1\n  - name: n1\nworkloads:\n  - name: w\n    replicas: 1\n    nodes: [zz]\n    containers: [{ name: c, image: nginx }]\n');
+    const err = fixtureError(
+      'nodes:\n  - name: n1\n  - name: n1\nworkloads:\n  - name: w\n    replicas: 1\n    nodes: [zz]\n    containers: [{ name: c, image: nginx }]\n',
+    );
     assert.deepEqual([err.pos?.line, err.pos?.col], [3, 11]);
     assert.match(err.message, /node "n1" is declared twice/);
     assert.match(err.message, /f\.yaml:7:13 node "zz" is not declared in nodes/);
@@ -133,8 +167,12 @@ describe('fixture files', () => {
 
   test('PodDisruptionBudgets: the example declares one; both rules at once, a bad percentage or a duplicate are refused with their position', async () => {
     const f = await loadFixture(EXAMPLE);
-    assert.deepEqual(f.podDisruptionBudgets, [{ namespace: 'web', name: 'web-pdb', selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 }]);
-    const both = fixtureError('podDisruptionBudgets:\n  - { name: p, selector: {}, minAvailable: 1, maxUnavailable: 1 }\n');
+    assert.deepEqual(f.podDisruptionBudgets, [
+      { namespace: 'web', name: 'web-pdb', selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 },
+    ]);
+    const both = fixtureError(
+      'podDisruptionBudgets:\n  - { name: p, selector: {}, minAvailable: 1, maxUnavailable: 1 }\n',
+    );
     assert.equal(both.pos?.line, 2);
     const over = fixtureError('podDisruptionBudgets:\n  - name: p\n    selector: {}\n    minAvailable: "120%"\n');
     assert.match(over.message, /120%: must not be greater than 100%/);
@@ -146,7 +184,10 @@ describe('fixture files', () => {
   });
 
   test('a missing file is a FIXTURE error too', async () => {
-    await assert.rejects(loadFixture('test/fixtures/sim/no-such-file.yaml'), (err: unknown) => err instanceof KwaveError && err.code === 'FIXTURE');
+    await assert.rejects(
+      loadFixture('test/fixtures/sim/no-such-file.yaml'),
+      (err: unknown) => err instanceof KwaveError && err.code === 'FIXTURE',
+    );
   });
 });
 
@@ -172,11 +213,23 @@ describe('the world built from a fixture', () => {
       const api = store.get('pods', 'api', 'api-2')!;
       assert.equal((api.spec as { readinessGates?: unknown }).readinessGates, undefined);
       assert.equal((api.spec as { nodeName: string }).nodeName, 'node-a1');
-      assert.equal(containerStatus(api, 'api').imageID, `registry.example.com/team/api@sha256:${'0123456789abcdef'.repeat(4)}`);
+      assert.equal(
+        containerStatus(api, 'api').imageID,
+        `registry.example.com/team/api@sha256:${'0123456789abcdef'.repeat(4)}`,
+      );
       assert.equal(condition(api, 'Ready')?.status, 'True');
-      const canary = await waitForPod(store, 'api', 'canary-0', (p) => containerStatus(p, 'api').state.waiting?.reason === 'ErrImagePull');
+      const canary = await waitForPod(
+        store,
+        'api',
+        'canary-0',
+        (p) => containerStatus(p, 'api').state.waiting?.reason === 'ErrImagePull',
+      );
       assert.equal((canary.status as { phase: string }).phase, 'Pending');
-      assert.ok(((canary.status as { conditions: PodCondition[] }).conditions ?? []).some((c) => c.type === 'PodScheduled' && c.status === 'True'));
+      assert.ok(
+        ((canary.status as { conditions: PodCondition[] }).conditions ?? []).some(
+          (c) => c.type === 'PodScheduled' && c.status === 'True',
+        ),
+      );
     } finally {
       h.close();
     }

@@ -3,7 +3,16 @@ import { describe, test } from 'node:test';
 import { defaultFixture } from '../../../src/sim/fixture.js';
 import { defaultDigest } from '../../../src/sim/images.js';
 import { Scheduler } from '../../../src/sim/scheduler.js';
-import { condition, containerStatus, eventsFor, harness, patchImage, setCondition, waitForGone, waitForPod } from './kubeletHelpers.js';
+import {
+  condition,
+  containerStatus,
+  eventsFor,
+  harness,
+  patchImage,
+  setCondition,
+  waitForGone,
+  waitForPod,
+} from './kubeletHelpers.js';
 
 const GATE = 'kwave.dev/in-place-ready';
 const digestOf = (name: string) => defaultDigest(`docker.io/library/${name}`);
@@ -38,7 +47,12 @@ describe('kubelet: a changed image', () => {
     try {
       const before = containerStatus(h.store.get('pods', 'default', 'demo-0')!);
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:1.25.3');
-      const pod = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).image.endsWith(':1.25.3') && containerStatus(p).ready);
+      const pod = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).image.endsWith(':1.25.3') && containerStatus(p).ready,
+      );
       const after = containerStatus(pod);
       assert.equal(after.imageID, `docker.io/library/nginx@${digestOf('nginx:1.25.3')}`);
       assert.notEqual(after.containerID, before.containerID);
@@ -54,7 +68,10 @@ describe('kubelet: a changed image', () => {
       assert.deepEqual(reasons, ['Killing', 'Pulling', 'Pulled', 'Created', 'Started']);
       assert.equal(events[0]!.message, 'Container nginx definition changed, will be restarted');
       assert.equal(events[1]!.message, 'Pulling image "nginx:1.25.3"');
-      assert.match(events[2]!.message, /^Successfully pulled image "nginx:1\.25\.3" in [\d.]+m?s \([\d.]+m?s including waiting\)\. Image size: \d+ bytes\.$/);
+      assert.match(
+        events[2]!.message,
+        /^Successfully pulled image "nginx:1\.25\.3" in [\d.]+m?s \([\d.]+m?s including waiting\)\. Image size: \d+ bytes\.$/,
+      );
       // The spec is never the kubelet's to change.
       assert.equal((pod.spec as { containers: { image: string }[] }).containers[0]!.image, 'nginx:1.25.3');
     } finally {
@@ -67,7 +84,12 @@ describe('kubelet: a changed image', () => {
     try {
       const before = containerStatus(h.store.get('pods', 'default', 'demo-0')!);
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:1.14.2-retag');
-      const pod = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).image.endsWith('-retag') && containerStatus(p).ready);
+      const pod = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).image.endsWith('-retag') && containerStatus(p).ready,
+      );
       const after = containerStatus(pod);
       assert.equal(after.imageID, before.imageID);
       assert.notEqual(after.containerID, before.containerID);
@@ -87,7 +109,12 @@ describe('kubelet: a changed image', () => {
         if (status && seen[seen.length - 1] !== status) seen.push(status);
       });
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:1.25.3');
-      await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).image.endsWith(':1.25.3') && containerStatus(p).ready);
+      await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).image.endsWith(':1.25.3') && containerStatus(p).ready,
+      );
       unsubscribe();
       assert.deepEqual(seen, ['True', 'False', 'True']);
     } finally {
@@ -101,17 +128,34 @@ describe('kubelet: images that fail', () => {
     const h = harness(1);
     try {
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:broken');
-      const failed = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).state.waiting?.reason === 'ErrImagePull');
-      assert.match(containerStatus(failed).state.waiting!.message!, /failed to pull and unpack image "docker\.io\/library\/nginx:broken": .*not found/);
+      const failed = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).state.waiting?.reason === 'ErrImagePull',
+      );
+      assert.match(
+        containerStatus(failed).state.waiting!.message!,
+        /failed to pull and unpack image "docker\.io\/library\/nginx:broken": .*not found/,
+      );
       assert.equal(condition(failed, 'Ready')?.status, 'False');
       assert.equal(condition(failed, 'ContainersReady')?.message, 'containers with unready status: [nginx]');
       // The old container's termination is kept: the pod does not fall back to Pending.
       assert.equal((failed.status as { phase: string }).phase, 'Running');
-      const backOff = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).state.waiting?.reason === 'ImagePullBackOff');
+      const backOff = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).state.waiting?.reason === 'ImagePullBackOff',
+      );
       assert.equal(containerStatus(backOff).state.waiting!.message, 'Back-off pulling image "nginx:broken"');
       // After the (scaled) 10 s back-off it pulls again and fails again.
-      await waitForPod(h.store, 'default', 'demo-0', () => eventsFor(h.store, 'default', 'demo-0').some((e) => e.reason === 'Pulling' && e.count >= 2));
-      const warnings = eventsFor(h.store, 'default', 'demo-0').filter((e) => e.type === 'Warning').map((e) => e.message);
+      await waitForPod(h.store, 'default', 'demo-0', () =>
+        eventsFor(h.store, 'default', 'demo-0').some((e) => e.reason === 'Pulling' && e.count >= 2),
+      );
+      const warnings = eventsFor(h.store, 'default', 'demo-0')
+        .filter((e) => e.type === 'Warning')
+        .map((e) => e.message);
       assert.ok(warnings.some((m) => m.startsWith('Failed to pull image "nginx:broken": rpc error: code = NotFound')));
       assert.ok(warnings.includes('Error: ErrImagePull'));
       assert.ok(warnings.includes('Error: ImagePullBackOff'));
@@ -124,7 +168,12 @@ describe('kubelet: images that fail', () => {
     const h = harness(1);
     try {
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:9.9.9');
-      await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).state.waiting?.reason === 'ErrImagePull');
+      await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).state.waiting?.reason === 'ErrImagePull',
+      );
     } finally {
       h.close();
     }
@@ -134,7 +183,12 @@ describe('kubelet: images that fail', () => {
     const h = harness(1);
     try {
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'NGINX:Bad Tag');
-      const pod = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).state.waiting?.reason === 'InvalidImageName');
+      const pod = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).state.waiting?.reason === 'InvalidImageName',
+      );
       assert.match(containerStatus(pod).state.waiting!.message!, /invalid reference format/);
     } finally {
       h.close();
@@ -145,20 +199,30 @@ describe('kubelet: images that fail', () => {
     const h = harness(1);
     try {
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:crash');
-      const pod = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).state.waiting?.reason === 'CrashLoopBackOff');
+      const pod = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).state.waiting?.reason === 'CrashLoopBackOff',
+      );
       const s = containerStatus(pod);
       assert.equal(s.lastState.terminated?.exitCode, 1);
       assert.equal(s.lastState.terminated?.reason, 'Error');
       assert.equal(s.ready, false);
       const uid = pod.metadata.uid;
-      assert.equal(s.state.waiting!.message, `back-off 10s restarting failed container=nginx pod=demo-0_default(${uid})`);
+      assert.equal(
+        s.state.waiting!.message,
+        `back-off 10s restarting failed container=nginx pod=demo-0_default(${uid})`,
+      );
       const later = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).restartCount >= 4);
       assert.equal(condition(later, 'Ready')?.status, 'False');
       const backOffs = eventsFor(h.store, 'default', 'demo-0').filter((e) => e.reason === 'BackOff');
       assert.equal(backOffs[0]?.message, `Back-off restarting failed container nginx in pod demo-0_default(${uid})`);
       assert.ok(backOffs[0]!.count >= 2, 'the BackOff event repeats with a growing count');
       // A later crash waits longer: the message names the doubled back-off.
-      const doubled = await waitForPod(h.store, 'default', 'demo-0', (p) => /back-off 40s/.test(containerStatus(p).state.waiting?.message ?? ''));
+      const doubled = await waitForPod(h.store, 'default', 'demo-0', (p) =>
+        /back-off 40s/.test(containerStatus(p).state.waiting?.message ?? ''),
+      );
       assert.ok(containerStatus(doubled).restartCount >= 3);
     } finally {
       h.close();
@@ -169,7 +233,12 @@ describe('kubelet: images that fail', () => {
     const h = harness(1);
     try {
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:crash');
-      await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).state.waiting?.reason === 'CrashLoopBackOff');
+      await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).state.waiting?.reason === 'CrashLoopBackOff',
+      );
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:1.14.2');
       const pod = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).ready, 2_000);
       assert.equal(containerStatus(pod).image, 'docker.io/library/nginx:1.14.2');
@@ -183,7 +252,12 @@ describe('kubelet: images that fail', () => {
     const h = harness(1);
     try {
       patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:slow');
-      const running = await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).image.endsWith(':slow') && !!containerStatus(p).state.running);
+      const running = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) => containerStatus(p).image.endsWith(':slow') && !!containerStatus(p).state.running,
+      );
       assert.equal(containerStatus(running).ready, false);
       await waitForPod(h.store, 'default', 'demo-0', (p) => containerStatus(p).ready);
     } finally {
@@ -199,7 +273,10 @@ describe('kubelet: readiness gates', () => {
       setCondition(h.store, 'default', 'demo-0', GATE, 'False');
       const drained = await waitForPod(h.store, 'default', 'demo-0', (p) => condition(p, 'Ready')?.status === 'False');
       assert.equal(condition(drained, 'Ready')?.reason, 'ReadinessGatesNotReady');
-      assert.equal(condition(drained, 'Ready')?.message, `the status of pod readiness gate "${GATE}" is not "True", but False`);
+      assert.equal(
+        condition(drained, 'Ready')?.message,
+        `the status of pod readiness gate "${GATE}" is not "True", but False`,
+      );
       assert.equal(condition(drained, 'ContainersReady')?.status, 'True');
       setCondition(h.store, 'default', 'demo-0', GATE, 'True');
       const back = await waitForPod(h.store, 'default', 'demo-0', (p) => condition(p, 'Ready')?.status === 'True');
@@ -216,7 +293,10 @@ describe('kubelet: readiness gates', () => {
     try {
       const pod = h.store.get('pods', 'default', 'demo-0')!;
       assert.equal(condition(pod, 'Ready')?.status, 'False');
-      assert.equal(condition(pod, 'Ready')?.message, `corresponding condition of pod readiness gate "${GATE}" does not exist.`);
+      assert.equal(
+        condition(pod, 'Ready')?.message,
+        `corresponding condition of pod readiness gate "${GATE}" does not exist.`,
+      );
       assert.equal(condition(pod, 'ContainersReady')?.status, 'True');
     } finally {
       h.close();
@@ -253,7 +333,14 @@ describe('kubelet: deletion and nodes', () => {
       });
       const now = new Date();
       // What the API server does on DELETE of a bound pod (K8S-FACTS §8).
-      h.store.update('pods', { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(now.getTime() + 30_000).toISOString().replace(/\.\d+Z$/, 'Z'), deletionGracePeriodSeconds: 30 } });
+      h.store.update('pods', {
+        ...pod,
+        metadata: {
+          ...pod.metadata,
+          deletionTimestamp: new Date(now.getTime() + 30_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+          deletionGracePeriodSeconds: 30,
+        },
+      });
       await waitForGone(h.store, 'default', 'demo-0');
       unsubscribe();
       assert.deepEqual(phases.slice(-2), ['MODIFIED Succeeded', 'DELETED Succeeded']);
@@ -272,10 +359,19 @@ describe('kubelet: deletion and nodes', () => {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: 'fresh', namespace: 'default', labels: { app: 'demo' } },
-        spec: { nodeName: 'sim-node-1', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }], readinessGates: [{ conditionType: GATE }] },
+        spec: {
+          nodeName: 'sim-node-1',
+          containers: [{ name: 'nginx', image: 'nginx:1.25.3' }],
+          readinessGates: [{ conditionType: GATE }],
+        },
         status: { phase: 'Pending' },
       });
-      const waiting = await waitForPod(h.store, 'default', 'fresh', (p) => containerStatus(p).state.waiting?.reason === 'ContainerCreating');
+      const waiting = await waitForPod(
+        h.store,
+        'default',
+        'fresh',
+        (p) => containerStatus(p).state.waiting?.reason === 'ContainerCreating',
+      );
       assert.equal((waiting.status as { phase: string }).phase, 'Pending');
       const running = await waitForPod(h.store, 'default', 'fresh', (p) => containerStatus(p).ready);
       assert.equal(containerStatus(running).restartCount, 0);
@@ -296,11 +392,19 @@ describe('kubelet: deletion and nodes', () => {
     try {
       h.kubelet.setNodeReady('sim-node-1', false);
       const node = h.store.get('nodes', undefined, 'sim-node-1')!;
-      const ready = (node.status as { conditions: { type: string; status: string }[] }).conditions.find((c) => c.type === 'Ready');
+      const ready = (node.status as { conditions: { type: string; status: string }[] }).conditions.find(
+        (c) => c.type === 'Ready',
+      );
       assert.equal(ready?.status, 'Unknown');
-      assert.ok((node.spec as { taints: { key: string }[] }).taints.some((t) => t.key === 'node.kubernetes.io/unreachable'));
+      assert.ok(
+        (node.spec as { taints: { key: string }[] }).taints.some((t) => t.key === 'node.kubernetes.io/unreachable'),
+      );
       await waitForPod(h.store, 'default', 'demo-0', (p) => condition(p, 'Ready')?.status === 'False');
-      assert.equal(condition(h.store.get('pods', 'default', 'demo-1')!, 'Ready')?.status, 'True', 'pods on other nodes stay Ready');
+      assert.equal(
+        condition(h.store.get('pods', 'default', 'demo-1')!, 'Ready')?.status,
+        'True',
+        'pods on other nodes stay Ready',
+      );
       h.kubelet.setNodeReady('sim-node-1', true);
       await waitForPod(h.store, 'default', 'demo-0', (p) => condition(p, 'Ready')?.status === 'True');
       assert.equal((h.store.get('nodes', undefined, 'sim-node-1')!.spec as { taints?: unknown[] }).taints, undefined);
@@ -313,7 +417,10 @@ describe('kubelet: deletion and nodes', () => {
     const a = harness(2);
     const b = harness(2);
     try {
-      assert.equal(containerStatus(a.store.get('pods', 'default', 'demo-1')!).containerID, containerStatus(b.store.get('pods', 'default', 'demo-1')!).containerID);
+      assert.equal(
+        containerStatus(a.store.get('pods', 'default', 'demo-1')!).containerID,
+        containerStatus(b.store.get('pods', 'default', 'demo-1')!).containerID,
+      );
     } finally {
       a.close();
       b.close();
@@ -339,7 +446,11 @@ describe('scheduler', () => {
       // sim-node-1 and -2 have one pod each; -3 is NotReady; ties go to the first.
       assert.equal((pod.spec as { nodeName: string }).nodeName, 'sim-node-1');
       assert.equal(condition(pod, 'PodScheduled')?.status, 'True');
-      assert.ok(eventsFor(h.store, 'default', 'loose').some((e) => e.reason === 'Scheduled' && e.message === 'Successfully assigned default/loose to sim-node-1'));
+      assert.ok(
+        eventsFor(h.store, 'default', 'loose').some(
+          (e) => e.reason === 'Scheduled' && e.message === 'Successfully assigned default/loose to sim-node-1',
+        ),
+      );
     } finally {
       scheduler.stop();
       h.close();
@@ -358,7 +469,12 @@ describe('scheduler', () => {
         spec: { nodeSelector: { disk: 'ssd' }, containers: [{ name: 'nginx', image: 'nginx:1.25.3' }] },
         status: { phase: 'Pending' },
       });
-      const pod = await waitForPod(h.store, 'default', 'picky', (p) => condition(p, 'PodScheduled')?.status === 'False');
+      const pod = await waitForPod(
+        h.store,
+        'default',
+        'picky',
+        (p) => condition(p, 'PodScheduled')?.status === 'False',
+      );
       assert.equal(condition(pod, 'PodScheduled')?.reason, 'Unschedulable');
       assert.equal((pod.spec as { nodeName?: string }).nodeName, undefined);
     } finally {
@@ -381,7 +497,12 @@ describe('kubelet: work per change', () => {
       setCondition(h.store, 'default', 'demo-7', GATE, 'False');
       await waitForPod(h.store, 'default', 'demo-7', (p) => condition(p, 'Ready')?.status === 'False');
       unsubscribe();
-      assert.deepEqual(changes, ['MODIFIED pods demo-1234', 'MODIFIED pods demo-1234', 'MODIFIED pods demo-7', 'MODIFIED pods demo-7']);
+      assert.deepEqual(changes, [
+        'MODIFIED pods demo-1234',
+        'MODIFIED pods demo-1234',
+        'MODIFIED pods demo-7',
+        'MODIFIED pods demo-7',
+      ]);
     } finally {
       h.close();
     }

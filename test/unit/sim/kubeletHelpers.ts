@@ -35,12 +35,22 @@ export function condition(pod: KubeObject, type: string): PodCondition | undefin
 }
 
 /** Resolves with the pod once `predicate` holds for it (or `undefined` once it is gone, if `gone`). */
-export function waitForPod(store: Store, namespace: string, name: string, predicate: (pod: KubeObject) => boolean, timeoutMs = 10_000): Promise<KubeObject> {
+export function waitForPod(
+  store: Store,
+  namespace: string,
+  name: string,
+  predicate: (pod: KubeObject) => boolean,
+  timeoutMs = 10_000,
+): Promise<KubeObject> {
   return new Promise((resolve, reject) => {
     let unsubscribe = () => {};
     const timer = setTimeout(() => {
       unsubscribe();
-      reject(new Error(`timed out waiting for pod ${namespace}/${name}; status now: ${JSON.stringify(store.get('pods', namespace, name)?.status)}`));
+      reject(
+        new Error(
+          `timed out waiting for pod ${namespace}/${name}; status now: ${JSON.stringify(store.get('pods', namespace, name)?.status)}`,
+        ),
+      );
     }, timeoutMs);
     const check = () => {
       const pod = store.get('pods', namespace, name);
@@ -84,23 +94,53 @@ export function waitForGone(store: Store, namespace: string, name: string, timeo
 }
 
 /** What the API server stores for an image patch of one container (spec changes only). */
-export function patchImage(store: Store, namespace: string, name: string, container: string, image: string): KubeObject {
+export function patchImage(
+  store: Store,
+  namespace: string,
+  name: string,
+  container: string,
+  image: string,
+): KubeObject {
   const pod = store.get('pods', namespace, name)!;
   const spec = pod.spec as { containers: { name: string; image: string }[] };
-  return store.update('pods', { ...pod, spec: { ...spec, containers: spec.containers.map((c) => (c.name === container ? { ...c, image } : c)) } });
+  return store.update('pods', {
+    ...pod,
+    spec: { ...spec, containers: spec.containers.map((c) => (c.name === container ? { ...c, image } : c)) },
+  });
 }
 
 /** What a client's pods/status write of one condition does. */
-export function setCondition(store: Store, namespace: string, name: string, type: string, status: 'True' | 'False'): KubeObject {
+export function setCondition(
+  store: Store,
+  namespace: string,
+  name: string,
+  type: string,
+  status: 'True' | 'False',
+): KubeObject {
   const pod = store.get('pods', namespace, name)!;
   const conditions = ((pod.status as { conditions?: PodCondition[] }).conditions ?? []).filter((c) => c.type !== type);
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  return store.update('pods', { ...pod, status: { ...(pod.status as object), conditions: [{ type, status, lastProbeTime: null, lastTransitionTime: now }, ...conditions] } });
+  return store.update('pods', {
+    ...pod,
+    status: {
+      ...(pod.status as object),
+      conditions: [{ type, status, lastProbeTime: null, lastTransitionTime: now }, ...conditions],
+    },
+  });
 }
 
-export function eventsFor(store: Store, namespace: string, name: string): { reason: string; message: string; type: string; count: number }[] {
+export function eventsFor(
+  store: Store,
+  namespace: string,
+  name: string,
+): { reason: string; message: string; type: string; count: number }[] {
   return store
     .list('events', namespace)
     .filter((e) => (e.involvedObject as { name: string }).name === name)
-    .map((e) => ({ reason: e.reason as string, message: e.message as string, type: e.type as string, count: e.count as number }));
+    .map((e) => ({
+      reason: e.reason as string,
+      message: e.message as string,
+      type: e.type as string,
+      count: e.count as number,
+    }));
 }

@@ -26,7 +26,11 @@ function fakePod(name: string, image: string): KubeObject {
 describe('app traffic', () => {
   test('counts requests only while Ready, with the image errorRate as the 500 share', () => {
     let now = 0;
-    const traffic = new AppTraffic({ images: new ImageTable(defaultFixture(1).images), requestsPerSecond: 10, now: () => now });
+    const traffic = new AppTraffic({
+      images: new ImageTable(defaultFixture(1).images),
+      requestsPerSecond: 10,
+      now: () => now,
+    });
     traffic.onReadiness(fakePod('a', 'docker.io/library/nginx:1.14.2'), true);
     traffic.onReadiness(fakePod('b', 'docker.io/library/nginx:errors'), true);
     now = 10_000;
@@ -51,11 +55,18 @@ describe('readiness in /sim/stats', () => {
   test('not-Ready pods are counted per namespace, with the most seen at once', async () => {
     const h = harness(3);
     const stats = new SimStats();
-    const stop = watchPodReadiness(h.store, (pod, ready) => stats.setPodReady(pod.metadata.namespace!, pod.metadata.name, ready ?? true));
+    const stop = watchPodReadiness(h.store, (pod, ready) =>
+      stats.setPodReady(pod.metadata.namespace!, pod.metadata.name, ready ?? true),
+    );
     try {
       assert.deepEqual(stats.snapshot().notReady, { default: 0 });
       // The kubelet turns each pod's Ready on its own timer: wait for both, in whatever order they come.
-      const both = (status: string) => Promise.all(['demo-0', 'demo-1'].map((name) => waitForPod(h.store, 'default', name, (p) => condition(p, 'Ready')?.status === status)));
+      const both = (status: string) =>
+        Promise.all(
+          ['demo-0', 'demo-1'].map((name) =>
+            waitForPod(h.store, 'default', name, (p) => condition(p, 'Ready')?.status === status),
+          ),
+        );
       setCondition(h.store, 'default', 'demo-0', GATE, 'False');
       setCondition(h.store, 'default', 'demo-1', GATE, 'False');
       await both('False');
@@ -69,7 +80,13 @@ describe('readiness in /sim/stats', () => {
       patchImage(h.store, 'default', 'demo-2', 'nginx', 'nginx:broken');
       await waitForPod(h.store, 'default', 'demo-2', (p) => condition(p, 'Ready')?.status === 'False');
       const { unreadySeconds, ...counts } = stats.snapshot();
-      assert.deepEqual(counts, { requests: {}, refused: {}, maxNotReady: { default: 2 }, notReady: { default: 1 }, maxNotReadyTotal: 2 });
+      assert.deepEqual(counts, {
+        requests: {},
+        refused: {},
+        maxNotReady: { default: 2 },
+        notReady: { default: 1 },
+        maxNotReadyTotal: 2,
+      });
       // Three pods were not Ready for a while; /sim/stats measures real time.
       assert.ok(unreadySeconds.default!.max >= 0.005, `max ${unreadySeconds.default!.max}`);
       assert.ok(unreadySeconds.default!.p50 <= unreadySeconds.default!.max);

@@ -35,13 +35,31 @@ describe('sim: a node whose registry mirror lacks an image', () => {
       // The short spelling of the same image is missing too.
       patchImage(store, 'default', 'web-0', 'nginx', 'nginx:1.25.3');
       patchImage(store, 'default', 'web-1', 'nginx', 'nginx:1.25.3');
-      const ok = await waitForPod(store, 'default', 'web-0', (p) => containerStatus(p).image.endsWith(':1.25.3') && containerStatus(p).ready);
+      const ok = await waitForPod(
+        store,
+        'default',
+        'web-0',
+        (p) => containerStatus(p).image.endsWith(':1.25.3') && containerStatus(p).ready,
+      );
       assert.equal(containerStatus(ok).restartCount, 1);
-      const failed = await waitForPod(store, 'default', 'web-1', (p) => containerStatus(p).state.waiting?.reason === 'ErrImagePull');
-      assert.match(containerStatus(failed).state.waiting!.message!, /failed to pull and unpack image "docker\.io\/library\/nginx:1\.25\.3": .*not found/);
+      const failed = await waitForPod(
+        store,
+        'default',
+        'web-1',
+        (p) => containerStatus(p).state.waiting?.reason === 'ErrImagePull',
+      );
+      assert.match(
+        containerStatus(failed).state.waiting!.message!,
+        /failed to pull and unpack image "docker\.io\/library\/nginx:1\.25\.3": .*not found/,
+      );
       // Back to an image the node has: it runs again.
       patchImage(store, 'default', 'web-1', 'nginx', 'nginx:1.14.2');
-      await waitForPod(store, 'default', 'web-1', (p) => containerStatus(p).image.endsWith(':1.14.2') && containerStatus(p).ready);
+      await waitForPod(
+        store,
+        'default',
+        'web-1',
+        (p) => containerStatus(p).image.endsWith(':1.14.2') && containerStatus(p).ready,
+      );
     } finally {
       kubelet.stop();
     }
@@ -50,7 +68,11 @@ describe('sim: a node whose registry mirror lacks an image', () => {
   test('a name that is no image reference is a fixture error with its place', () => {
     assert.throws(
       () => parseFixture('nodes:\n  - { name: n1, missingImages: ["Not An Image"] }\n', 'f.yaml'),
-      (err: unknown) => err instanceof KwaveError && err.code === 'FIXTURE' && /invalid reference format/.test(err.message) && err.pos?.line === 2,
+      (err: unknown) =>
+        err instanceof KwaveError &&
+        err.code === 'FIXTURE' &&
+        /invalid reference format/.test(err.message) &&
+        err.pos?.line === 2,
     );
   });
 });

@@ -6,7 +6,11 @@ import { mergePatch } from './merge.js';
 import { patchSchemaFor } from './schema.js';
 import { strategicMerge } from './strategic.js';
 
-export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;
+export const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
 
 /** The patch type of a Content-Type header (parameters such as charset ignored), or a 415. */

@@ -19,17 +19,21 @@ export function decodeJsonPatch(body: unknown): Operation[] {
   return body.map((raw, i) => {
     if (!isObject(raw)) throw badRequest(`invalid JSON patch: operation ${i} is not an object`);
     const { op, path, from } = raw;
-    if (typeof op !== 'string' || !OPS.has(op)) throw badRequest(`invalid JSON patch: operation ${i}: unsupported op ${JSON.stringify(op ?? null)}`);
+    if (typeof op !== 'string' || !OPS.has(op))
+      throw badRequest(`invalid JSON patch: operation ${i}: unsupported op ${JSON.stringify(op ?? null)}`);
     if (typeof path !== 'string') throw badRequest(`invalid JSON patch: operation ${i} (${op}): missing path`);
-    if ((op === 'move' || op === 'copy') && typeof from !== 'string') throw badRequest(`invalid JSON patch: operation ${i} (${op}): missing from`);
-    if ((op === 'add' || op === 'replace' || op === 'test') && !('value' in raw)) throw badRequest(`invalid JSON patch: operation ${i} (${op}): missing value`);
+    if ((op === 'move' || op === 'copy') && typeof from !== 'string')
+      throw badRequest(`invalid JSON patch: operation ${i} (${op}): missing from`);
+    if ((op === 'add' || op === 'replace' || op === 'test') && !('value' in raw))
+      throw badRequest(`invalid JSON patch: operation ${i} (${op}): missing value`);
     return raw as unknown as Operation;
   });
 }
 
 function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw unprocessable(`invalid JSON pointer ${JSON.stringify(pointer)}: must start with /`);
+  if (!pointer.startsWith('/'))
+    throw unprocessable(`invalid JSON pointer ${JSON.stringify(pointer)}: must start with /`);
   return pointer
     .slice(1)
     .split('/')
@@ -49,12 +53,14 @@ function locate(doc: Json, tokens: string[], pointer: string, op: string): { par
       cur = cur[t]!;
     } else throw unprocessable(`${op} operation does not apply: doc is missing path: ${pointer}`);
   }
-  if (!Array.isArray(cur) && !isObject(cur)) throw unprocessable(`${op} operation does not apply: doc is missing path: ${pointer}`);
+  if (!Array.isArray(cur) && !isObject(cur))
+    throw unprocessable(`${op} operation does not apply: doc is missing path: ${pointer}`);
   return { parent: cur, key: tokens[tokens.length - 1]! };
 }
 
 function arrayIndex(token: string, max: number, pointer: string, op: string): number {
-  if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) > max) throw unprocessable(`${op} operation does not apply: index out of bounds in path: ${pointer}`);
+  if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) > max)
+    throw unprocessable(`${op} operation does not apply: index out of bounds in path: ${pointer}`);
   return Number(token);
 }
 
@@ -63,7 +69,8 @@ function getAt(doc: Json, pointer: string, op: string): Json {
   if (tokens.length === 0) return doc;
   const { parent, key } = locate(doc, tokens, pointer, op);
   if (Array.isArray(parent)) return parent[arrayIndex(key, parent.length - 1, pointer, op)]!;
-  if (!Object.prototype.hasOwnProperty.call(parent, key)) throw unprocessable(`${op} operation does not apply: doc is missing key: ${pointer}`);
+  if (!Object.prototype.hasOwnProperty.call(parent, key))
+    throw unprocessable(`${op} operation does not apply: doc is missing key: ${pointer}`);
   return parent[key]!;
 }
 
@@ -84,7 +91,8 @@ function removeAt(doc: Json, pointer: string, op: string): Json {
   const { parent, key } = locate(doc, tokens, pointer, op);
   if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length - 1, pointer, op), 1);
   else {
-    if (!Object.prototype.hasOwnProperty.call(parent, key)) throw unprocessable(`${op} operation does not apply: doc is missing key: ${pointer}`);
+    if (!Object.prototype.hasOwnProperty.call(parent, key))
+      throw unprocessable(`${op} operation does not apply: doc is missing key: ${pointer}`);
     delete parent[key];
   }
   return doc;
@@ -103,11 +111,15 @@ export function applyJsonPatch(doc: Json, operations: Operation[]): Json {
         break;
       case 'replace':
         getAt(out, o.path, o.op); // must exist
-        out = parsePointer(o.path).length === 0 ? clone(o.value!) : addAt(removeAt(out, o.path, o.op), o.path, clone(o.value!), o.op);
+        out =
+          parsePointer(o.path).length === 0
+            ? clone(o.value!)
+            : addAt(removeAt(out, o.path, o.op), o.path, clone(o.value!), o.op);
         break;
       case 'move': {
         const value = getAt(out, o.from!, o.op);
-        if (o.path !== o.from && o.path.startsWith(`${o.from}/`)) throw unprocessable(`move operation does not apply: cannot move ${o.from} into its own child ${o.path}`);
+        if (o.path !== o.from && o.path.startsWith(`${o.from}/`))
+          throw unprocessable(`move operation does not apply: cannot move ${o.from} into its own child ${o.path}`);
         out = addAt(removeAt(out, o.from!, o.op), o.path, value, o.op);
         break;
       }

@@ -13,7 +13,11 @@ export interface PatchSchema {
   items?: PatchSchema;
 }
 
-const keyed = (mergeKey: string, items?: PatchSchema): PatchSchema => ({ strategy: 'merge', mergeKey, ...(items ? { items } : {}) });
+const keyed = (mergeKey: string, items?: PatchSchema): PatchSchema => ({
+  strategy: 'merge',
+  mergeKey,
+  ...(items ? { items } : {}),
+});
 const set: PatchSchema = { strategy: 'merge' };
 
 const container: PatchSchema = {

@@ -21,7 +21,8 @@ const DELETE = Symbol('delete');
 function directiveOf(map: JsonObject): string | undefined {
   const d = map.$patch;
   if (d === undefined) return undefined;
-  if (d !== 'replace' && d !== 'delete' && d !== 'merge') throw unknownInternal(`unknown patch type: ${goFormat(d)} in map: ${goFormat(map)}`);
+  if (d !== 'replace' && d !== 'delete' && d !== 'merge')
+    throw unknownInternal(`unknown patch type: ${goFormat(d)} in map: ${goFormat(map)}`);
   return d;
 }
 
@@ -35,7 +36,11 @@ function withoutDirectives(map: JsonObject): JsonObject {
   return out;
 }
 
-function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined): JsonObject | typeof DELETE {
+function mergeMap(
+  original: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema | undefined,
+): JsonObject | typeof DELETE {
   const directive = directiveOf(patch);
   if (directive === 'delete') return DELETE;
   if (directive === 'replace') return withoutDirectives(patch);
@@ -79,7 +84,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
   }
   const retain = patch.$retainKeys;
   if (retain !== undefined) {
-    if (!Array.isArray(retain) || retain.some((x) => typeof x !== 'string')) throw badRequest('invalid patch: $retainKeys must be a list of strings');
+    if (!Array.isArray(retain) || retain.some((x) => typeof x !== 'string'))
+      throw badRequest('invalid patch: $retainKeys must be a list of strings');
     for (const k of Object.keys(result)) if (!retain.includes(k)) delete result[k];
   }
   return result;
@@ -94,11 +100,14 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema): Json[]
     return out;
   }
   if (patch.some((item) => isObject(item) && item.$patch === 'replace')) {
-    return patch.filter((item) => !(isObject(item) && item.$patch === 'replace')).map((item) => (isObject(item) ? withoutDirectives(item) : item));
+    return patch
+      .filter((item) => !(isObject(item) && item.$patch === 'replace'))
+      .map((item) => (isObject(item) ? withoutDirectives(item) : item));
   }
   let out = [...original];
   for (const item of patch) {
-    if (!isObject(item)) throw unknownInternal(`cannot merge a non-map item ${goFormat(item)} into a list merged by key ${mergeKey}`);
+    if (!isObject(item))
+      throw unknownInternal(`cannot merge a non-map item ${goFormat(item)} into a list merged by key ${mergeKey}`);
     const directive = directiveOf(item);
     if (!Object.prototype.hasOwnProperty.call(item, mergeKey)) {
       throw unknownInternal(`map: ${goFormat(item)} does not contain declared merge key: ${mergeKey}`);

@@ -6,7 +6,11 @@ import type { Table, TableRow } from './types.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-const PRINTERS: Readonly<Record<string, Printer>> = { ...OTHER_PRINTERS, ...APPS_PRINTERS, pods: { columns: POD_COLUMNS, cells: podCells } };
+const PRINTERS: Readonly<Record<string, Printer>> = {
+  ...OTHER_PRINTERS,
+  ...APPS_PRINTERS,
+  pods: { columns: POD_COLUMNS, cells: podCells },
+};
 
 function rowObject(obj: KubeObject, include: IncludeObject, tableApiVersion: string): unknown {
   if (include === 'None') return undefined;
@@ -23,7 +27,12 @@ export interface TableOptions {
   now: Date;
 }
 
-export function toTable(resource: Resource, objects: readonly KubeObject[], meta: Table['metadata'], opts: TableOptions): Table {
+export function toTable(
+  resource: Resource,
+  objects: readonly KubeObject[],
+  meta: Table['metadata'],
+  opts: TableOptions,
+): Table {
   const printer = PRINTERS[resource]!;
   const rows: TableRow[] = objects.map((o) => {
     const row: TableRow = { cells: printer.cells(o, opts.now) };
@@ -31,5 +40,11 @@ export function toTable(resource: Resource, objects: readonly KubeObject[], meta
     if (object !== undefined) row.object = object;
     return row;
   });
-  return { kind: 'Table', apiVersion: opts.apiVersion, metadata: meta, columnDefinitions: opts.withColumns ? printer.columns : null, rows };
+  return {
+    kind: 'Table',
+    apiVersion: opts.apiVersion,
+    metadata: meta,
+    columnDefinitions: opts.withColumns ? printer.columns : null,
+    rows,
+  };
 }

@@ -7,15 +7,51 @@ import { ageOf } from './duration.js';
 import type { ColumnDefinition } from './types.js';
 
 export const POD_COLUMNS: ColumnDefinition[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name of the object, unique within its namespace.', priority: 0 },
-  { name: 'Ready', type: 'string', format: '', description: 'Containers ready out of containers in the pod.', priority: 0 },
-  { name: 'Status', type: 'string', format: '', description: 'The pod phase, or the reason a container is not running.', priority: 0 },
-  { name: 'Restarts', type: 'string', format: '', description: 'Container restarts, with the time since the last one.', priority: 0 },
+  {
+    name: 'Name',
+    type: 'string',
+    format: 'name',
+    description: 'Name of the object, unique within its namespace.',
+    priority: 0,
+  },
+  {
+    name: 'Ready',
+    type: 'string',
+    format: '',
+    description: 'Containers ready out of containers in the pod.',
+    priority: 0,
+  },
+  {
+    name: 'Status',
+    type: 'string',
+    format: '',
+    description: 'The pod phase, or the reason a container is not running.',
+    priority: 0,
+  },
+  {
+    name: 'Restarts',
+    type: 'string',
+    format: '',
+    description: 'Container restarts, with the time since the last one.',
+    priority: 0,
+  },
   { name: 'Age', type: 'string', format: '', description: 'Time since the object was created.', priority: 0 },
   { name: 'IP', type: 'string', format: '', description: 'The pod IP address.', priority: 1 },
   { name: 'Node', type: 'string', format: '', description: 'The node the pod is bound to.', priority: 1 },
-  { name: 'Nominated Node', type: 'string', format: '', description: 'The node the scheduler nominated for a preemption.', priority: 1 },
-  { name: 'Readiness Gates', type: 'string', format: '', description: 'Readiness gate conditions that are True out of those declared.', priority: 1 },
+  {
+    name: 'Nominated Node',
+    type: 'string',
+    format: '',
+    description: 'The node the scheduler nominated for a preemption.',
+    priority: 1,
+  },
+  {
+    name: 'Readiness Gates',
+    type: 'string',
+    format: '',
+    description: 'Readiness gate conditions that are True out of those declared.',
+    priority: 1,
+  },
 ];
 
 const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
@@ -51,7 +87,8 @@ export function podCells(pod: KubeObject, now: Date): (string | number)[] {
     if (isObject(terminated) && terminated.exitCode === 0) return;
     initializing = true;
     if (isObject(terminated)) reason = terminationText(terminated, 'Init:');
-    else if (isObject(waiting) && text(waiting.reason) && waiting.reason !== 'PodInitializing') reason = `Init:${text(waiting.reason)}`;
+    else if (isObject(waiting) && text(waiting.reason) && waiting.reason !== 'PodInitializing')
+      reason = `Init:${text(waiting.reason)}`;
     else reason = `Init:${i}/${initContainers.length}`;
   });
 
@@ -77,7 +114,10 @@ export function podCells(pod: KubeObject, now: Date): (string | number)[] {
   }
   if (pod.metadata.deletionTimestamp) reason = status.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
 
-  const restartText = lastRestart > 0 && restarts > 0 ? `${restarts} (${ageOf(new Date(lastRestart).toISOString(), now)} ago)` : String(restarts);
+  const restartText =
+    lastRestart > 0 && restarts > 0
+      ? `${restarts} (${ageOf(new Date(lastRestart).toISOString(), now)} ago)`
+      : String(restarts);
   const gates = objects(spec.readinessGates);
   const conditions = objects(status.conditions);
   const gatesText = gates.length

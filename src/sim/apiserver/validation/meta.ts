@@ -3,9 +3,15 @@
 import type { FieldError } from '../status.js';
 import { dns1123LabelError, dns1123SubdomainError, labelValueError, qualifiedNameError } from './names.js';
 
-export function validateName(name: string | undefined, generateName: string | undefined, nameRule: 'subdomain' | 'label'): FieldError[] {
+export function validateName(
+  name: string | undefined,
+  generateName: string | undefined,
+  nameRule: 'subdomain' | 'label',
+): FieldError[] {
   if (!name) {
-    return generateName ? [] : [{ type: 'Required', field: 'metadata.name', detail: 'name or generateName is required' }];
+    return generateName
+      ? []
+      : [{ type: 'Required', field: 'metadata.name', detail: 'name or generateName is required' }];
   }
   const err = nameRule === 'label' ? dns1123LabelError(name) : dns1123SubdomainError(name);
   return err ? [{ type: 'Invalid', field: 'metadata.name', value: name, detail: err }] : [];
@@ -17,7 +23,8 @@ export function validateLabelsAndAnnotations(meta: { labels?: unknown; annotatio
   for (const [k, v] of Object.entries(labels)) {
     const keyErr = qualifiedNameError(k);
     if (keyErr) errors.push({ type: 'Invalid', field: 'metadata.labels', value: k, detail: keyErr });
-    if (typeof v !== 'string') errors.push({ type: 'Invalid', field: `metadata.labels`, value: v, detail: 'must be a string' });
+    if (typeof v !== 'string')
+      errors.push({ type: 'Invalid', field: `metadata.labels`, value: v, detail: 'must be a string' });
     else {
       const valueErr = labelValueError(v);
       if (valueErr) errors.push({ type: 'Invalid', field: 'metadata.labels', value: v, detail: valueErr });
@@ -28,9 +35,11 @@ export function validateLabelsAndAnnotations(meta: { labels?: unknown; annotatio
   for (const [k, v] of Object.entries(annotations)) {
     const keyErr = qualifiedNameError(k.toLowerCase());
     if (keyErr) errors.push({ type: 'Invalid', field: 'metadata.annotations', value: k, detail: keyErr });
-    if (typeof v !== 'string') errors.push({ type: 'Invalid', field: `metadata.annotations`, value: v, detail: 'must be a string' });
+    if (typeof v !== 'string')
+      errors.push({ type: 'Invalid', field: `metadata.annotations`, value: v, detail: 'must be a string' });
     size += k.length + (typeof v === 'string' ? v.length : 0);
   }
-  if (size > 256 * 1024) errors.push({ type: 'TooLong', field: 'metadata.annotations', detail: 'may not be more than 262144 bytes' });
+  if (size > 256 * 1024)
+    errors.push({ type: 'TooLong', field: 'metadata.annotations', detail: 'may not be more than 262144 bytes' });
   return errors;
 }

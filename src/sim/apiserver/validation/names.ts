@@ -6,9 +6,9 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
-const LABEL_REGEX_TEXT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const SUBDOMAIN_REGEX_TEXT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const NAME_PART_REGEX_TEXT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_REGEX_TEXT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const SUBDOMAIN_REGEX_TEXT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+const NAME_PART_REGEX_TEXT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 
 export function dns1123LabelError(value: string): string | undefined {
   if (value.length > 63) return 'must be no more than 63 characters';

@@ -14,7 +14,8 @@ export const POD_UPDATE_FORBIDDEN =
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
 const MAX_INT32 = 2 ** 31 - 1;
 
-const listOf = (spec: JsonObject, name: string): JsonObject[] => (Array.isArray(spec[name]) ? (spec[name] as unknown[]).filter(isObject) : []);
+const listOf = (spec: JsonObject, name: string): JsonObject[] =>
+  Array.isArray(spec[name]) ? (spec[name] as unknown[]).filter(isObject) : [];
 
 export function validatePodCreate(pod: JsonObject): FieldError[] {
   const spec = isObject(pod.spec) ? pod.spec : {};
@@ -32,7 +33,8 @@ export function validatePodCreate(pod: JsonObject): FieldError[] {
         else if (seen.has(name)) errors.push({ type: 'Duplicate', field: `${path}.name`, value: name });
         seen.add(name);
       }
-      if (typeof c.image !== 'string' || c.image.trim() === '') errors.push({ type: 'Required', field: `${path}.image`, detail: '' });
+      if (typeof c.image !== 'string' || c.image.trim() === '')
+        errors.push({ type: 'Required', field: `${path}.image`, detail: '' });
     });
   }
   listOf(spec, 'readinessGates').forEach((g, i) => {
@@ -48,7 +50,14 @@ function onlyAddedTolerations(oldSpec: JsonObject, newSpec: JsonObject): FieldEr
   const newer = listOf(newSpec, 'tolerations');
   for (const old of listOf(oldSpec, 'tolerations')) {
     const found = newer.some((n) => deepEqual({ ...old, tolerationSeconds: n.tolerationSeconds }, n));
-    if (!found) return [{ type: 'Forbidden', field: 'spec.tolerations', detail: 'existing toleration can not be modified except its tolerationSeconds' }];
+    if (!found)
+      return [
+        {
+          type: 'Forbidden',
+          field: 'spec.tolerations',
+          detail: 'existing toleration can not be modified except its tolerationSeconds',
+        },
+      ];
   }
   return [];
 }
@@ -61,7 +70,8 @@ function activeDeadlineErrors(oldSpec: JsonObject, newSpec: JsonObject): FieldEr
     if (typeof next !== 'number' || next < 0 || next > MAX_INT32) {
       return [{ type: 'Invalid', field, value: next, detail: `must be between 0 and ${MAX_INT32}, inclusive` }];
     }
-    if (typeof prev === 'number' && prev < next) return [{ type: 'Invalid', field, value: next, detail: 'must be less than or equal to previous value' }];
+    if (typeof prev === 'number' && prev < next)
+      return [{ type: 'Invalid', field, value: next, detail: 'must be less than or equal to previous value' }];
   } else if (prev !== undefined && prev !== null) {
     return [{ type: 'Invalid', field, value: null, detail: 'must not update from a positive integer to nil value' }];
   }
@@ -79,14 +89,21 @@ export function validatePodUpdate(oldPod: JsonObject, newPod: JsonObject): Field
   for (const list of CONTAINER_LISTS) {
     if (listOf(oldSpec, list).length !== listOf(newSpec, list).length) {
       // A pod must keep at least one container: kube-apiserver says so first.
-      const required: FieldError[] = list === 'containers' && listOf(newSpec, list).length === 0 ? [{ type: 'Required', field: 'spec.containers', detail: '' }] : [];
-      return [...required, { type: 'Forbidden', field: `spec.${list}`, detail: 'pod updates may not add or remove containers' }];
+      const required: FieldError[] =
+        list === 'containers' && listOf(newSpec, list).length === 0
+          ? [{ type: 'Required', field: 'spec.containers', detail: '' }]
+          : [];
+      return [
+        ...required,
+        { type: 'Forbidden', field: `spec.${list}`, detail: 'pod updates may not add or remove containers' },
+      ];
     }
   }
   const errors: FieldError[] = [];
   for (const list of CONTAINER_LISTS) {
     listOf(newSpec, list).forEach((c, i) => {
-      if (typeof c.image !== 'string' || c.image === '') errors.push({ type: 'Required', field: `spec.${list}[${i}].image`, detail: '' });
+      if (typeof c.image !== 'string' || c.image === '')
+        errors.push({ type: 'Required', field: `spec.${list}[${i}].image`, detail: '' });
     });
   }
   errors.push(...activeDeadlineErrors(oldSpec, newSpec));
@@ -107,12 +124,17 @@ export function validatePodUpdate(oldPod: JsonObject, newPod: JsonObject): Field
     else munged[field] = clone(oldSpec[field]!);
   }
   const oldGrace = oldSpec.terminationGracePeriodSeconds;
-  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
+  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1)
+    munged.terminationGracePeriodSeconds = oldGrace;
 
   const before = defaultPodSpec(oldSpec);
   const after = defaultPodSpec(munged);
   if (!deepEqual(before, after)) {
-    errors.push({ type: 'Forbidden', field: 'spec', detail: `${POD_UPDATE_FORBIDDEN}\n${describeDiff(before, after, 'spec')}` });
+    errors.push({
+      type: 'Forbidden',
+      field: 'spec',
+      detail: `${POD_UPDATE_FORBIDDEN}\n${describeDiff(before, after, 'spec')}`,
+    });
   }
   return errors;
 }

@@ -18,7 +18,12 @@ describe('classifyForAdoption', () => {
     const leaving = lacking('web-5');
     leaving.metadata!.deletionTimestamp = new Date();
     const a = classifyForAdoption([lacking('web-10'), present, undeclared, leaving, lacking('web-2')], GATE);
-    assert.deepEqual(a, { adopt: ['web-2', 'web-10'], present: [{ name: 'web-3', status: 'False' }], notDeclared: ['web-4'], terminating: ['web-5'] });
+    assert.deepEqual(a, {
+      adopt: ['web-2', 'web-10'],
+      present: [{ name: 'web-3', status: 'False' }],
+      notDeclared: ['web-4'],
+      terminating: ['web-5'],
+    });
   });
 });
 

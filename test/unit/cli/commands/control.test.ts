@@ -15,7 +15,14 @@ test('the cluster user, then the local user and host', async () => {
 test('a cluster that does not tell (or refuses to) leaves the local user and host', async () => {
   assert.equal(await whoIsAsking({ whoAmI: async () => undefined }, env), `alice@${hostname()}`);
   assert.equal(
-    await whoIsAsking({ whoAmI: async () => { throw new KubeError(403, 'Forbidden', 'selfsubjectreviews is forbidden'); } }, env),
+    await whoIsAsking(
+      {
+        whoAmI: async () => {
+          throw new KubeError(403, 'Forbidden', 'selfsubjectreviews is forbidden');
+        },
+      },
+      env,
+    ),
     `alice@${hostname()}`,
   );
 });

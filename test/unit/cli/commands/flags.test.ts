@@ -16,7 +16,11 @@ describe('parseDurationFlag', () => {
     for (const bad of ['10', 'soon', '', true, 5]) {
       assert.throws(
         () => parseDurationFlag(bad, '--wait'),
-        (err: unknown) => err instanceof KwaveError && err.code === 'USAGE' && err.exitCode === 2 && err.message === `--wait: expected a duration like "10s" or "0s", found "${String(bad)}"`,
+        (err: unknown) =>
+          err instanceof KwaveError &&
+          err.code === 'USAGE' &&
+          err.exitCode === 2 &&
+          err.message === `--wait: expected a duration like "10s" or "0s", found "${String(bad)}"`,
         String(bad),
       );
     }

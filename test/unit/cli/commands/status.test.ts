@@ -23,16 +23,28 @@ describe('the record of a plan', () => {
   });
 
   test('read back from its ConfigMap as the runner wrote it', () => {
-    const record = newRecord({ plan: 'web', revision: plan.revision, planText: plan.source.text, holder: 'alice@laptop', now: '2025-01-01T00:00:00.000Z' });
+    const record = newRecord({
+      plan: 'web',
+      revision: plan.revision,
+      planText: plan.source.text,
+      holder: 'alice@laptop',
+      now: '2025-01-01T00:00:00.000Z',
+    });
     assert.deepEqual(recordOf(plan, recordConfigMap('shop', record)), record);
   });
 
   test('damaged: an internal error (exit 1) naming the ConfigMap and what is wrong', () => {
-    const cm = recordConfigMap('shop', newRecord({ plan: 'web', revision: plan.revision, planText: '', holder: 'h', now: '2025-01-01T00:00:00.000Z' }));
+    const cm = recordConfigMap(
+      'shop',
+      newRecord({ plan: 'web', revision: plan.revision, planText: '', holder: 'h', now: '2025-01-01T00:00:00.000Z' }),
+    );
     cm.data!['status.json'] = '{not json';
     assert.throws(
       () => recordOf(plan, cm),
-      (err: unknown) => err instanceof KwaveError && err.exitCode === 1 && err.message === 'the rollout record ConfigMap shop/kwave-web is damaged: status.json is not valid JSON',
+      (err: unknown) =>
+        err instanceof KwaveError &&
+        err.exitCode === 1 &&
+        err.message === 'the rollout record ConfigMap shop/kwave-web is damaged: status.json is not valid JSON',
     );
   });
 });

@@ -27,7 +27,11 @@ describe('node agent: the pods/status patch', () => {
       { type: 'PodReadyToStartContainers', status: 'True' },
       { type: 'Ready', status: 'True' },
     ]);
-    assert.deepEqual(patch.status['$setElementOrder/conditions'], [{ type: 'kwave.dev/in-place-ready' }, { type: 'PodReadyToStartContainers' }, { type: 'Ready' }]);
+    assert.deepEqual(patch.status['$setElementOrder/conditions'], [
+      { type: 'kwave.dev/in-place-ready' },
+      { type: 'PodReadyToStartContainers' },
+      { type: 'Ready' },
+    ]);
     assert.equal(patch.status.phase, 'Running');
     assert.deepEqual(patch.status.containerStatuses, [{ name: 'nginx' }]);
     assert.equal(patch.status.qosClass, undefined, 'the API server owns qosClass');

@@ -17,5 +17,9 @@ test('skip lets the first matching writes answer at once; the next one is held u
   assert.equal(a.release(), 1);
   await second;
   assert.equal(answered, true);
-  assert.deepEqual(a.current, { rules: [{ verb: 'patch', resource: 'pods/status', name: 'demo-1', hold: true, skip: 0, times: 0 }], held: 0, heldTotal: 1 });
+  assert.deepEqual(a.current, {
+    rules: [{ verb: 'patch', resource: 'pods/status', name: 'demo-1', hold: true, skip: 0, times: 0 }],
+    held: 0,
+    heldTotal: 1,
+  });
 });

@@ -6,7 +6,13 @@ import { RESOURCES } from '../../../../src/sim/apiserver/resources.js';
 import type { KubeObject } from '../../../../src/sim/store.js';
 
 const pods = RESOURCES.pods;
-const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'web' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } };
+const pod: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'a', namespace: 'web' },
+  spec: { nodeName: 'n1' },
+  status: { phase: 'Running' },
+};
 const matches = (s: string) => matchesFields(parseFieldSelector(s, pods.fields), pod, pods.fields);
 
 describe('field selectors', () => {
@@ -21,7 +27,10 @@ describe('field selectors', () => {
   });
 
   test('an unsupported field is refused with the real message', () => {
-    assert.throws(() => parseFieldSelector('spec.containers=x', pods.fields), (e: unknown) => e instanceof SelectorParseError && e.message === 'field label not supported: spec.containers');
+    assert.throws(
+      () => parseFieldSelector('spec.containers=x', pods.fields),
+      (e: unknown) => e instanceof SelectorParseError && e.message === 'field label not supported: spec.containers',
+    );
   });
 
   test('escaped commas and equals signs are part of the value', () => {

@@ -6,7 +6,10 @@ import { applyPatch, patchTypeOf } from '../../../../src/sim/apiserver/patch/ind
 import { ApiError } from '../../../../src/sim/apiserver/status.js';
 import type { Json } from '../../../../src/sim/apiserver/json.js';
 
-const doc = (): Json => ({ metadata: { labels: { a: '1' }, resourceVersion: '5' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } });
+const doc = (): Json => ({
+  metadata: { labels: { a: '1' }, resourceVersion: '5' },
+  spec: { containers: [{ name: 'c', image: 'x:1' }] },
+});
 const jp = (ops: unknown, d: Json = doc()) => applyJsonPatch(d, decodeJsonPatch(ops));
 const code = (fn: () => unknown) => {
   try {
@@ -28,7 +31,10 @@ describe('JSON patch (RFC 6902)', () => {
   });
 
   test('a failed test is 422', () => {
-    assert.equal(code(() => jp([{ op: 'test', path: '/metadata/resourceVersion', value: '4' }])), 422);
+    assert.equal(
+      code(() => jp([{ op: 'test', path: '/metadata/resourceVersion', value: '4' }])),
+      422,
+    );
   });
 
   test('add, remove, move, copy; ~1 escapes a slash', () => {
@@ -40,25 +46,48 @@ describe('JSON patch (RFC 6902)', () => {
     ]);
     assert.deepEqual(out, {
       metadata: { resourceVersion: '5', moved: { 'kwave.dev/wave': '2' } },
-      spec: { containers: [{ name: 'c', image: 'x:1' }, { name: 'c', image: 'x:1' }] },
+      spec: {
+        containers: [
+          { name: 'c', image: 'x:1' },
+          { name: 'c', image: 'x:1' },
+        ],
+      },
     });
   });
 
   test('replace or remove of a missing path is 422', () => {
-    assert.equal(code(() => jp([{ op: 'replace', path: '/spec/missing', value: 1 }])), 422);
-    assert.equal(code(() => jp([{ op: 'remove', path: '/spec/containers/5' }])), 422);
+    assert.equal(
+      code(() => jp([{ op: 'replace', path: '/spec/missing', value: 1 }])),
+      422,
+    );
+    assert.equal(
+      code(() => jp([{ op: 'remove', path: '/spec/containers/5' }])),
+      422,
+    );
   });
 
   test('a body that is not a patch is 400', () => {
-    assert.equal(code(() => decodeJsonPatch({ op: 'add' })), 400);
-    assert.equal(code(() => decodeJsonPatch([{ op: 'frobnicate', path: '/a' }])), 400);
-    assert.equal(code(() => decodeJsonPatch([{ op: 'add', path: '/a' }])), 400);
+    assert.equal(
+      code(() => decodeJsonPatch({ op: 'add' })),
+      400,
+    );
+    assert.equal(
+      code(() => decodeJsonPatch([{ op: 'frobnicate', path: '/a' }])),
+      400,
+    );
+    assert.equal(
+      code(() => decodeJsonPatch([{ op: 'add', path: '/a' }])),
+      400,
+    );
   });
 });
 
 describe('JSON merge patch (RFC 7386)', () => {
   test('maps merge, null deletes, lists replace', () => {
-    assert.deepEqual(mergePatch({ a: { b: 1, c: 2 }, l: [1, 2] }, { a: { b: null, d: 3 }, l: [3] }), { a: { c: 2, d: 3 }, l: [3] });
+    assert.deepEqual(mergePatch({ a: { b: 1, c: 2 }, l: [1, 2] }, { a: { b: null, d: 3 }, l: [3] }), {
+      a: { c: 2, d: 3 },
+      l: [3],
+    });
   });
 });
 
@@ -68,11 +97,23 @@ describe('patch content types', () => {
     assert.equal(patchTypeOf('application/strategic-merge-patch+json'), 'application/strategic-merge-patch+json');
   });
   test('anything else is 415', () => {
-    assert.equal(code(() => patchTypeOf('application/json')), 415);
-    assert.equal(code(() => patchTypeOf('application/apply-patch+yaml')), 415);
-    assert.equal(code(() => patchTypeOf(undefined)), 415);
+    assert.equal(
+      code(() => patchTypeOf('application/json')),
+      415,
+    );
+    assert.equal(
+      code(() => patchTypeOf('application/apply-patch+yaml')),
+      415,
+    );
+    assert.equal(
+      code(() => patchTypeOf(undefined)),
+      415,
+    );
   });
   test('a body that is not JSON is 400', () => {
-    assert.equal(code(() => applyPatch('application/merge-patch+json', { kind: 'Pod' }, '{nope')), 400);
+    assert.equal(
+      code(() => applyPatch('application/merge-patch+json', { kind: 'Pod' }, '{nope')),
+      400,
+    );
   });
 });

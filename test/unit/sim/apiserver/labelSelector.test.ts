@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { matchesLabels, parseLabelSelector, SelectorParseError } from '../../../../src/sim/apiserver/labelSelector.js';
 
-const matches = (selector: string, labels: Record<string, string>) => matchesLabels(parseLabelSelector(selector), labels);
+const matches = (selector: string, labels: Record<string, string>) =>
+  matchesLabels(parseLabelSelector(selector), labels);
 
 describe('label selectors', () => {
   const web = { app: 'web', tier: 'front', version: '3' };
@@ -40,7 +41,16 @@ describe('label selectors', () => {
     assert.equal(matchesLabels(parseLabelSelector('a'), undefined), false);
   });
 
-  for (const bad of ['app in web', 'app in ()', '=x', 'app=(x)', 'version>x', 'bad key!=1x', 'app=has space', 'x/y/z=1']) {
+  for (const bad of [
+    'app in web',
+    'app in ()',
+    '=x',
+    'app=(x)',
+    'version>x',
+    'bad key!=1x',
+    'app=has space',
+    'x/y/z=1',
+  ]) {
     test(`"${bad}" is refused`, () => {
       assert.throws(() => parseLabelSelector(bad), SelectorParseError);
     });

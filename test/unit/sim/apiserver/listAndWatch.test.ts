@@ -9,13 +9,20 @@ import { eventFor } from '../../../../src/sim/apiserver/watch.js';
 import { Store, type Change } from '../../../../src/sim/store.js';
 
 const pods = RESOURCES.pods;
-const pod = (namespace: string, name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels }, spec: {} });
+const pod = (namespace: string, name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace, labels },
+  spec: {},
+});
 
 function fill(store: Store): void {
-  for (const ns of ['b', 'a']) for (let i = 9; i >= 0; i--) store.create('pods', pod(ns, `p${i}`, { app: i % 2 ? 'odd' : 'even' }));
+  for (const ns of ['b', 'a'])
+    for (let i = 9; i >= 0; i--) store.create('pods', pod(ns, `p${i}`, { app: i % 2 ? 'odd' : 'even' }));
 }
 const q = (s: string) => new URLSearchParams(s);
-const page = (store: Store, cache: ListCache, ns: string | undefined, query: string) => listPage(store, cache, pods, buildPredicate(pods, ns, q(query)), q(query));
+const page = (store: Store, cache: ListCache, ns: string | undefined, query: string) =>
+  listPage(store, cache, pods, buildPredicate(pods, ns, q(query)), q(query));
 
 describe('list', () => {
   test('items come sorted by namespace then name, with the store version', () => {
@@ -36,13 +43,19 @@ describe('list', () => {
     fill(store);
     const cache = new ListCache(store);
     const first = page(store, cache, 'a', 'limit=4&labelSelector=app%3Deven');
-    assert.deepEqual(first.items.map((p) => p.metadata.name), ['p0', 'p2', 'p4', 'p6']);
+    assert.deepEqual(
+      first.items.map((p) => p.metadata.name),
+      ['p0', 'p2', 'p4', 'p6'],
+    );
     assert.ok(first.continue);
     assert.equal(first.remainingItemCount, undefined, 'no count with a selector');
     store.remove('pods', 'a', 'p8');
     store.create('pods', pod('a', 'p99', { app: 'even' }));
     const second = page(store, cache, 'a', `limit=4&labelSelector=app%3Deven&continue=${first.continue}`);
-    assert.deepEqual(second.items.map((p) => p.metadata.name), ['p8']);
+    assert.deepEqual(
+      second.items.map((p) => p.metadata.name),
+      ['p8'],
+    );
     assert.equal(second.rv, first.rv);
     assert.equal(second.continue, undefined);
     cache.close();
@@ -77,7 +90,10 @@ describe('list', () => {
     assert.equal(page(store, cache, undefined, 'resourceVersion=0&limit=3').items.length, 20);
     assert.equal(refusal(() => page(store, cache, undefined, 'resourceVersion=99999')).code, 504);
     const first = page(store, cache, undefined, 'limit=3');
-    assert.equal(refusal(() => page(store, cache, undefined, `resourceVersion=1&continue=${first.continue}`)).code, 400);
+    assert.equal(
+      refusal(() => page(store, cache, undefined, `resourceVersion=1&continue=${first.continue}`)).code,
+      400,
+    );
     assert.equal(refusal(() => page(store, cache, undefined, 'continue=garbage')).code, 400);
     cache.close();
   });
@@ -104,7 +120,10 @@ describe('watch events through a selector', () => {
   const events = changes.map((ch) => eventFor(ch, predicate));
 
   test('ADDED, MODIFIED, DELETED when it stops matching, ADDED when it matches again, DELETED', () => {
-    assert.deepEqual(events.map((e) => e?.type), ['ADDED', 'MODIFIED', 'DELETED', 'ADDED', 'DELETED']);
+    assert.deepEqual(
+      events.map((e) => e?.type),
+      ['ADDED', 'MODIFIED', 'DELETED', 'ADDED', 'DELETED'],
+    );
   });
 
   test('the DELETED of an object that stopped matching carries its previous content and the new version', () => {

@@ -42,14 +42,19 @@ describe('create', () => {
     assert.equal(dup.message, 'pods "a" already exists');
     const bad = refusal(() => ops.create(pods, 'default', podBody('Bad_Name'), write));
     assert.equal(bad.code, 422);
-    assert.match(bad.message!, /^Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    assert.match(
+      bad.message!,
+      /^Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
     const nons = refusal(() => ops.create(pods, 'nowhere', podBody('a'), write));
     assert.equal(nons.message, 'namespaces "nowhere" not found');
   });
 
   test('a namespace mismatch between body and URL is 400', () => {
     const { ops } = world();
-    const s = refusal(() => ops.create(pods, 'default', { ...podBody('a'), metadata: { name: 'a', namespace: 'other' } }, write));
+    const s = refusal(() =>
+      ops.create(pods, 'default', { ...podBody('a'), metadata: { name: 'a', namespace: 'other' } }, write),
+    );
     assert.equal(s.code, 400);
   });
 });
@@ -58,18 +63,39 @@ describe('update', () => {
   test('a stale resourceVersion is the real 409 Conflict', () => {
     const { ops } = world();
     const p = ops.create(pods, 'default', podBody('a'), write);
-    ops.patch(pods, 'default', 'a', undefined, 'application/merge-patch+json', '{"metadata":{"labels":{"x":"1"}}}', write);
+    ops.patch(
+      pods,
+      'default',
+      'a',
+      undefined,
+      'application/merge-patch+json',
+      '{"metadata":{"labels":{"x":"1"}}}',
+      write,
+    );
     const s = refusal(() => ops.update(pods, 'default', 'a', undefined, p, write));
     assert.equal(s.code, 409);
     assert.equal(s.reason, 'Conflict');
-    assert.equal(s.message, 'Operation cannot be fulfilled on pods "a": the object has been modified; please apply your changes to the latest version and try again');
+    assert.equal(
+      s.message,
+      'Operation cannot be fulfilled on pods "a": the object has been modified; please apply your changes to the latest version and try again',
+    );
     assert.deepEqual(s.details, { name: 'a', kind: 'pods' });
   });
 
   test('a resourceVersion inside a patch is a precondition', () => {
     const { ops } = world();
     ops.create(pods, 'default', podBody('a'), write);
-    const s = refusal(() => ops.patch(pods, 'default', 'a', undefined, 'application/merge-patch+json', '{"metadata":{"resourceVersion":"1","labels":{"x":"1"}}}', write));
+    const s = refusal(() =>
+      ops.patch(
+        pods,
+        'default',
+        'a',
+        undefined,
+        'application/merge-patch+json',
+        '{"metadata":{"resourceVersion":"1","labels":{"x":"1"}}}',
+        write,
+      ),
+    );
     assert.equal(s.code, 409);
   });
 
@@ -77,7 +103,15 @@ describe('update', () => {
     const { ops, changes } = world();
     const p = ops.create(pods, 'default', podBody('a'), write);
     changes.length = 0;
-    const same = ops.patch(pods, 'default', 'a', undefined, 'application/merge-patch+json', '{"metadata":{"labels":null}}', write);
+    const same = ops.patch(
+      pods,
+      'default',
+      'a',
+      undefined,
+      'application/merge-patch+json',
+      '{"metadata":{"labels":null}}',
+      write,
+    );
     assert.equal(same.metadata.resourceVersion, p.metadata.resourceVersion);
     assert.equal(changes.length, 0);
   });
@@ -85,26 +119,55 @@ describe('update', () => {
   test('status sent to pods is ignored; spec sent to pods/status is ignored', () => {
     const { ops } = world();
     ops.create(pods, 'default', podBody('a'), write);
-    const main = ops.patch(pods, 'default', 'a', undefined, 'application/merge-patch+json', '{"status":{"phase":"Running"},"metadata":{"labels":{"l":"1"}}}', write);
+    const main = ops.patch(
+      pods,
+      'default',
+      'a',
+      undefined,
+      'application/merge-patch+json',
+      '{"status":{"phase":"Running"},"metadata":{"labels":{"l":"1"}}}',
+      write,
+    );
     assert.equal((main.status as Record<string, unknown>).phase, 'Pending');
     assert.equal(main.metadata.labels?.l, '1');
     const st = ops.patch(
-      pods, 'default', 'a', 'status', 'application/strategic-merge-patch+json',
+      pods,
+      'default',
+      'a',
+      'status',
+      'application/strategic-merge-patch+json',
       '{"spec":{"containers":[{"name":"nginx","image":"nginx:9"}]},"status":{"conditions":[{"type":"kwave.dev/in-place-ready","status":"True"}]},"metadata":{"labels":{"s":"1"}}}',
       write,
     );
-    assert.equal(((st.spec as Record<string, unknown>).containers as Record<string, unknown>[])[0]!.image, 'nginx:1.14.2');
-    assert.deepEqual((st.status as Record<string, unknown>).conditions, [{ type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }]); // unset metav1.Time: null, as the real server encodes it
+    assert.equal(
+      ((st.spec as Record<string, unknown>).containers as Record<string, unknown>[])[0]!.image,
+      'nginx:1.14.2',
+    );
+    assert.deepEqual((st.status as Record<string, unknown>).conditions, [
+      { type: 'kwave.dev/in-place-ready', status: 'True', lastProbeTime: null, lastTransitionTime: null },
+    ]); // unset metav1.Time: null, as the real server encodes it
     assert.equal(st.metadata.labels?.s, '1', 'labels are persisted through /status');
   });
 
   test('a forbidden pod change is 422 Invalid with a FieldValueForbidden cause', () => {
     const { ops } = world();
     ops.create(pods, 'default', podBody('a'), write);
-    const s = refusal(() => ops.patch(pods, 'default', 'a', undefined, 'application/json-patch+json', '[{"op":"add","path":"/spec/nodeName","value":"n9"}]', write));
+    const s = refusal(() =>
+      ops.patch(
+        pods,
+        'default',
+        'a',
+        undefined,
+        'application/json-patch+json',
+        '[{"op":"add","path":"/spec/nodeName","value":"n9"}]',
+        write,
+      ),
+    );
     assert.equal(s.code, 422);
     assert.equal(s.reason, 'Invalid');
-    assert.ok(s.message!.startsWith('Pod "a" is invalid: spec: Forbidden: pod updates may not change fields other than'));
+    assert.ok(
+      s.message!.startsWith('Pod "a" is invalid: spec: Forbidden: pod updates may not change fields other than'),
+    );
     assert.equal(s.details?.kind, 'Pod');
     assert.equal(s.details?.causes?.[0]?.reason, 'FieldValueForbidden');
     assert.equal(s.details?.causes?.[0]?.field, 'spec');
@@ -117,7 +180,10 @@ describe('update', () => {
     assert.equal(created.kind, 'Lease');
     const s = refusal(() => ops.update(leases, 'default', 'l', undefined, body, write));
     assert.equal(s.code, 422);
-    assert.equal(s.message, 'leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+    assert.equal(
+      s.message,
+      'leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+    );
   });
 
   test('PUT of an absent ConfigMap is 404', () => {
@@ -137,7 +203,10 @@ describe('delete', () => {
     assert.equal(out.metadata.deletionGracePeriodSeconds, 30);
     assert.ok(store.get('pods', 'default', 'a'));
     // A second delete with a longer grace changes nothing; grace 0 finishes it.
-    assert.equal((ops.delete(pods, 'default', 'a', { ...write, gracePeriodSeconds: 60 }) as KubeObject).metadata.resourceVersion, out.metadata.resourceVersion);
+    assert.equal(
+      (ops.delete(pods, 'default', 'a', { ...write, gracePeriodSeconds: 60 }) as KubeObject).metadata.resourceVersion,
+      out.metadata.resourceVersion,
+    );
     ops.delete(pods, 'default', 'a', { ...write, gracePeriodSeconds: 0 });
     assert.equal(store.get('pods', 'default', 'a'), undefined);
   });
@@ -147,7 +216,10 @@ describe('delete', () => {
     ops.create(pods, 'default', podBody('a'), write);
     changes.length = 0;
     ops.delete(pods, 'default', 'a', write);
-    assert.deepEqual(changes.map((c) => c.type), ['MODIFIED', 'DELETED']);
+    assert.deepEqual(
+      changes.map((c) => c.type),
+      ['MODIFIED', 'DELETED'],
+    );
     assert.equal(store.get('pods', 'default', 'a'), undefined);
   });
 
@@ -169,7 +241,15 @@ describe('delete', () => {
     const held = ops.delete(configmaps, 'default', 'f', write) as KubeObject;
     assert.ok(held.metadata.deletionTimestamp);
     assert.ok(store.get('configmaps', 'default', 'f'));
-    ops.patch(configmaps, 'default', 'f', undefined, 'application/merge-patch+json', '{"metadata":{"finalizers":null}}', write);
+    ops.patch(
+      configmaps,
+      'default',
+      'f',
+      undefined,
+      'application/merge-patch+json',
+      '{"metadata":{"finalizers":null}}',
+      write,
+    );
     assert.equal(store.get('configmaps', 'default', 'f'), undefined);
   });
 

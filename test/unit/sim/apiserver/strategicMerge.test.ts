@@ -11,14 +11,27 @@ const pod = (): JsonObject => ({
   metadata: { name: 'p', labels: { app: 'web', tier: 'front' }, finalizers: ['a'] },
   spec: {
     containers: [
-      { name: 'app', image: 'app:1', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80 }] },
+      {
+        name: 'app',
+        image: 'app:1',
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'B', value: '2' },
+        ],
+        ports: [{ containerPort: 80 }],
+      },
       { name: 'sidecar', image: 'side:1' },
     ],
     tolerations: [{ key: 'k', operator: 'Exists' }],
     readinessGates: [{ conditionType: 'kwave.dev/in-place-ready' }],
     volumes: [{ name: 'v', emptyDir: {} }],
   },
-  status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'kwave.dev/in-place-ready', status: 'True' }] },
+  status: {
+    conditions: [
+      { type: 'Ready', status: 'True' },
+      { type: 'kwave.dev/in-place-ready', status: 'True' },
+    ],
+  },
 });
 const smp = (patch: unknown, original = pod()) => strategicMerge(original, patch, patchSchemaFor('Pod'));
 const containers = (o: JsonObject) => (o.spec as JsonObject).containers as JsonObject[];
@@ -26,20 +39,46 @@ const containers = (o: JsonObject) => (o.spec as JsonObject).containers as JsonO
 describe('strategic merge patch', () => {
   test('a container image is merged by name, the other containers kept', () => {
     const out = smp({ spec: { containers: [{ name: 'sidecar', image: 'side:2' }] } });
-    assert.deepEqual(containers(out).map((c) => [c.name, c.image]), [['app', 'app:1'], ['sidecar', 'side:2']]);
+    assert.deepEqual(
+      containers(out).map((c) => [c.name, c.image]),
+      [
+        ['app', 'app:1'],
+        ['sidecar', 'side:2'],
+      ],
+    );
     assert.equal((containers(out)[0]!.env as unknown[]).length, 2);
   });
 
   test('env is merged by name and ports by containerPort', () => {
-    const out = smp({ spec: { containers: [{ name: 'app', env: [{ name: 'B', value: '3' }, { name: 'C', value: '4' }], ports: [{ containerPort: 81 }] }] } });
+    const out = smp({
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            env: [
+              { name: 'B', value: '3' },
+              { name: 'C', value: '4' },
+            ],
+            ports: [{ containerPort: 81 }],
+          },
+        ],
+      },
+    });
     const app = containers(out)[0]!;
-    assert.deepEqual(app.env, [{ name: 'A', value: '1' }, { name: 'B', value: '3' }, { name: 'C', value: '4' }]);
+    assert.deepEqual(app.env, [
+      { name: 'A', value: '1' },
+      { name: 'B', value: '3' },
+      { name: 'C', value: '4' },
+    ]);
     assert.deepEqual(app.ports, [{ containerPort: 80 }, { containerPort: 81 }]);
   });
 
   test('conditions are merged by type', () => {
     const out = smp({ status: { conditions: [{ type: 'kwave.dev/in-place-ready', status: 'False' }] } });
-    assert.deepEqual((out.status as JsonObject).conditions, [{ type: 'Ready', status: 'True' }, { type: 'kwave.dev/in-place-ready', status: 'False' }]);
+    assert.deepEqual((out.status as JsonObject).conditions, [
+      { type: 'Ready', status: 'True' },
+      { type: 'kwave.dev/in-place-ready', status: 'False' },
+    ]);
   });
 
   test('atomic lists (tolerations, readinessGates) are replaced whole', () => {
@@ -55,7 +94,10 @@ describe('strategic merge patch', () => {
 
   test('$patch: delete removes a keyed list item', () => {
     const out = smp({ spec: { containers: [{ name: 'sidecar', $patch: 'delete' }] } });
-    assert.deepEqual(containers(out).map((c) => c.name), ['app']);
+    assert.deepEqual(
+      containers(out).map((c) => c.name),
+      ['app'],
+    );
   });
 
   test('$patch: replace on a list item replaces the list', () => {
@@ -74,8 +116,17 @@ describe('strategic merge patch', () => {
   });
 
   test('$setElementOrder reorders the named items', () => {
-    const out = smp({ $setElementOrder: undefined, spec: { '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'app' }], containers: [{ name: 'app', image: 'app:2' }] } });
-    assert.deepEqual(containers(out).map((c) => `${c.name}=${c.image}`), ['sidecar=side:1', 'app=app:2']);
+    const out = smp({
+      $setElementOrder: undefined,
+      spec: {
+        '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'app' }],
+        containers: [{ name: 'app', image: 'app:2' }],
+      },
+    });
+    assert.deepEqual(
+      containers(out).map((c) => `${c.name}=${c.image}`),
+      ['sidecar=side:1', 'app=app:2'],
+    );
   });
 
   test('$deleteFromPrimitiveList removes finalizers; a merged primitive list is a union', () => {
@@ -86,14 +137,20 @@ describe('strategic merge patch', () => {
   });
 
   test('$retainKeys keeps only the named members', () => {
-    const out = smp({ spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'hostPath'], hostPath: { path: '/x' } }] } });
+    const out = smp({
+      spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'hostPath'], hostPath: { path: '/x' } }] },
+    });
     assert.deepEqual((out.spec as JsonObject).volumes, [{ name: 'v', hostPath: { path: '/x' } }]);
   });
 
   test('a keyed list item without its merge key is the real 500', () => {
     assert.throws(
       () => smp({ spec: { containers: [{ image: 'i' }] } }),
-      (e: unknown) => e instanceof ApiError && e.status.code === 500 && e.status.message === 'map: map[image:i] does not contain declared merge key: name' && e.status.reason === undefined,
+      (e: unknown) =>
+        e instanceof ApiError &&
+        e.status.code === 500 &&
+        e.status.message === 'map: map[image:i] does not contain declared merge key: name' &&
+        e.status.reason === undefined,
     );
   });
 
@@ -102,7 +159,10 @@ describe('strategic merge patch', () => {
   });
 
   test('a non-object body is a 400', () => {
-    assert.throws(() => smp([1, 2]), (e: unknown) => e instanceof ApiError && e.status.code === 400);
+    assert.throws(
+      () => smp([1, 2]),
+      (e: unknown) => e instanceof ApiError && e.status.code === 400,
+    );
   });
 
   test('the original is not changed', () => {
@@ -113,7 +173,11 @@ describe('strategic merge patch', () => {
   });
 
   test('kinds without a schema merge maps and replace lists', () => {
-    const out = strategicMerge({ kind: 'ConfigMap', data: { a: '1' }, list: [1, 2] }, { data: { b: '2' }, list: [3] }, patchSchemaFor('ConfigMap'));
+    const out = strategicMerge(
+      { kind: 'ConfigMap', data: { a: '1' }, list: [1, 2] },
+      { data: { b: '2' }, list: [3] },
+      patchSchemaFor('ConfigMap'),
+    );
     assert.deepEqual(out, { kind: 'ConfigMap', data: { a: '1', b: '2' }, list: [3] });
   });
 });

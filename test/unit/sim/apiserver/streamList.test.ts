@@ -18,7 +18,11 @@ describe('streamJsonList', () => {
     try {
       const { port } = server.address() as AddressInfo;
       const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
-      assert.deepEqual(JSON.parse(body), { kind: 'PodList', metadata: { continue: 'next' }, items: [{ i: 0 }, { i: 1 }, { i: 2 }] });
+      assert.deepEqual(JSON.parse(body), {
+        kind: 'PodList',
+        metadata: { continue: 'next' },
+        items: [{ i: 0 }, { i: 1 }, { i: 2 }],
+      });
       assert.deepEqual(atFirstItem, { corked: 0, pending: 0 }, 'nothing held back in the socket when the items start');
     } finally {
       server.close();

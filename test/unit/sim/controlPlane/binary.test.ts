@@ -3,12 +3,21 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRecipe, controlPlaneCacheRoot, controlPlaneHash, controlPlaneSourceDir, findControlPlaneBinary, kubernetesVersion } from '../../../../src/sim/controlPlane/binary.js';
+import {
+  buildRecipe,
+  controlPlaneCacheRoot,
+  controlPlaneHash,
+  controlPlaneSourceDir,
+  findControlPlaneBinary,
+  kubernetesVersion,
+} from '../../../../src/sim/controlPlane/binary.js';
 
 test('the module builds a Kubernetes 1.33 release and stamps that version', () => {
   const v = kubernetesVersion();
   assert.match(v, /^v1\.33\.\d+$/);
-  assert.ok(buildRecipe(v).args.some((a) => a.includes(`version.gitVersion=${v}`) && a.includes('version.gitMinor=33')));
+  assert.ok(
+    buildRecipe(v).args.some((a) => a.includes(`version.gitVersion=${v}`) && a.includes('version.gitMinor=33')),
+  );
 });
 
 test('the cache key changes with any source and with the recipe, and only then', () => {

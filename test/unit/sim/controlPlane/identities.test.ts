@@ -4,14 +4,17 @@ import { identities, renderTokenFile } from '../../../../src/sim/controlPlane/id
 
 test('built-in identities plus extra users, each with its own fresh token', () => {
   const ids = identities([{ name: 'viewer' }, { name: 'ops', groups: ['team-a', 'team-b'] }]);
-  assert.deepEqual(ids.map((i) => `${i.user} [${i.groups.join(',')}]`), [
-    'kwave-admin [system:masters]',
-    'kwave-node-agent [system:masters]',
-    'system:kube-controller-manager []',
-    'system:kube-scheduler []',
-    'viewer []',
-    'ops [team-a,team-b]',
-  ]);
+  assert.deepEqual(
+    ids.map((i) => `${i.user} [${i.groups.join(',')}]`),
+    [
+      'kwave-admin [system:masters]',
+      'kwave-node-agent [system:masters]',
+      'system:kube-controller-manager []',
+      'system:kube-scheduler []',
+      'viewer []',
+      'ops [team-a,team-b]',
+    ],
+  );
   assert.equal(new Set(ids.map((i) => i.token)).size, ids.length);
   assert.notEqual(identities()[0]?.token, ids[0]?.token, 'a new start, new tokens');
 });
