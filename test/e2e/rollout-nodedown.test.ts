@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { endOf, exitOf, planYaml, startFleet, type Fleet, type RunningKwave } from './helpers/rolloutCli.js';
 import { NEW_ID, OLD_ID } from './helpers/images.js';
 
-/** The exit code of a run that ends Partial with pods left waiting for their nodes (README). */
+/** The exit code of a run that ends Partial with pods left waiting for their nodes (docs/cli.md). */
 const EXIT_NODES_DOWN = 5;
 
 const PLAN = { waves: '["100%"]', concurrency: 3, podTimeout: '5s', maxFailed: 0, rollback: 'failed' as const };
