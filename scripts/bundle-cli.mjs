@@ -59,8 +59,8 @@ const { metafile } = await build({
 // V8 keeps each loaded chunk's source text for as long as the process runs (functions are
 // compiled lazily, from it), and holds it in two bytes a character if any character is not
 // Latin-1. esbuild writes code in ASCII, escaping the rest, but keeps some comments as they are
-// (an em dash or a "−" in a JSDoc of client-node's or ours): `kwave run` held its 2.9 MB of
-// sources as 5.8 MB. Escaping those characters too changes no code (in a comment it is text, in a
+// (an em dash or a "−" in a JSDoc of client-node's or ours), and `kwave run`'s 2.9 MB of
+// sources would take 5.8 MB. Escaping those characters too changes no code (in a comment it is text, in a
 // string, regular expression or identifier the same character) and keeps the sources in one byte.
 // Only the files this build wrote: dist/cli also holds tsc's output, which the bundle replaces.
 for (const file of Object.keys(metafile.outputs)) {

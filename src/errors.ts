@@ -1,4 +1,4 @@
-/** Exit codes of DESIGN.md, by name. */
+/** Exit codes (docs/cli.md, "Exit codes"), by name. */
 export const ExitCode = {
   OK: 0,
   INTERNAL: 1,
@@ -20,8 +20,8 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  * - LEASE_LOST: a write only the lease's holder may make was not sent: the lease was lost.
  *
  * An invalid plan is not thrown: loading a plan returns its `PlanError`s (plan/planError.ts),
- * every problem with file, line, column and path, and `formatPlanError` renders them (STYLE.md
- * sketches plan codes on KwaveError with `pos`; a list reports every problem at once). A halted or
+ * every problem with file, line, column and path, and `formatPlanError` renders them (a list, so
+ * that every problem is reported at once). A halted or
  * interrupted rollout is not an error either: it is the run's result (phase and exit code).
  */
 export type KwaveErrorCode = 'FIXTURE' | 'USAGE' | 'REFUSED' | 'LOCKED' | 'KUBE' | 'LEASE_LOST';

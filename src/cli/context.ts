@@ -7,7 +7,7 @@ export interface CliIO {
 
 export type OutputFormat = 'text' | 'json';
 
-/** Flags every command accepts (DESIGN.md, "Common flags"). */
+/** Flags every command accepts (docs/cli.md, "Common flags"). */
 export interface CommonOptions {
   kubeconfig?: string;
   context?: string;

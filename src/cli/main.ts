@@ -18,7 +18,7 @@ interface Honours {
 }
 
 /**
- * The common flags (DESIGN.md). Every command accepts them all, so one set of flags can be passed
+ * The common flags (docs/cli.md). Every command accepts them all, so one set of flags can be passed
  * to any command, but its --help lists only those it acts on.
  */
 function commonOptions(cmd: Command, honours: Honours): Command {
@@ -97,7 +97,7 @@ function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO):
   };
 }
 
-/** Declares every command of DESIGN.md; `load` imports the module that carries it out. */
+/** Declares every command (docs/cli.md); `load` imports the module that carries it out. */
 export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void): Command {
   const program = new Command('kwave')
     .description('Upgrade container images of running Kubernetes pods in place, in waves, from a YAML plan.')

@@ -9,10 +9,10 @@ import type { ServedCluster, SimWorkerCommand, SimWorkerMessage, SimWorkerReques
 /**
  * The young generation of the simulator's thread, in MB: V8 makes it of three semi-spaces, so
  * semi-spaces of 64 MB where Node's default is 16. In a rollout most of the simulator's garbage
- * (requests, versions, watch lines) lives about as long as a pod's step; the small generation
- * copied and promoted much of it. Measured with `npm run bench` (bench/README.md, session 18):
- * the simulator's CPU at 50,000 pods 56.9 → 49.7 s, its peak RSS 797 → 901 MB; at 10,000 pods
- * semi-spaces of 32 MB saved a third of what 64 MB did, 128 MB no more.
+ * (requests, versions, watch lines) lives about as long as a pod's step; a small generation
+ * would copy and promote much of it. Under `npm run bench` at 50,000 pods this saves about an
+ * eighth of the simulator's CPU for ~100 MB more peak RSS (docs/sim.md, "Scale"); semi-spaces of
+ * 32 MB save a third as much, 128 MB no more.
  */
 const SIM_YOUNG_GENERATION_MB = 192;
 

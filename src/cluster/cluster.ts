@@ -57,7 +57,7 @@ import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { realSleep } from '../sleep.js';
 import { DEFAULT_RETRY_POLICY, type RetryDeps, type RetryPolicy } from './retry.js';
 
-// Callers import these from here, as before they had a file of their own.
+// The request shapes, re-exported: callers import them from here.
 export type * from './requestShapes.js';
 
 export interface ClusterDeps extends RetryDeps {

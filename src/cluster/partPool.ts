@@ -1,10 +1,10 @@
 // One frozen copy of each pod part that repeats across pods: a condition, the conditions of pods
 // whose transitions fell in the same seconds, a node's tolerations, a template's containers, the
 // labels of a ReplicaSet's pods. JSON.parse makes new objects for every pod and every version;
-// held in the pod cache they were much of its heap (at the start of a 50,000-pod run, conditions
-// 17 MB and small arrays 20 MB of 130 MB), and each young-generation collection moved the new
-// copies of the pods in flight (its pauses fell 15 % at 10,000 pods). decode.ts builds a part,
-// then asks the pool for the copy it holds: the new one dies young.
+// held in the pod cache as they come, they would be much of its heap (at the start of a 50,000-pod
+// run, conditions 17 MB and small arrays 20 MB of 130 MB), and each young-generation collection
+// would move the new copies of the pods in flight (pooling takes 15 % off its pauses at 10,000
+// pods). decode.ts builds a part, then asks the pool for the copy it holds: the new one dies young.
 //
 // Parts are found by their content through a tree of Maps, one level a member (field name, then
 // value; or item): no key to build and hash, and the values are mostly pooled strings whose

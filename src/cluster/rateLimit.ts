@@ -53,8 +53,8 @@ export class TokenBucket {
  * kwave's default: high enough that the benchmark's largest wave (concurrency 500 at the
  * simulator's 0.5 s a pod: 3 writes a pod, about 3,000 a second, in bursts of up to 1,000 when a
  * round starts) does not wait on it,
- * low enough that a runaway loop cannot send more than this to a real API server. See README,
- * "API request rate".
+ * low enough that a runaway loop cannot send more than this to a real API server. See
+ * docs/operating.md, "API request rate".
  */
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ qps: 5000, burst: 10000 });
 

@@ -1,7 +1,7 @@
 // Plain HTTPS to the API server for every request kwave makes: the body is parsed once with
 // JSON.parse and handed back as wire JSON, for decode.ts to pick from. client-node's typed calls
 // would run every pod through its ObjectSerializer and an Observable chain on top (at fleet scale
-// that was most of kwave's CPU), and loading their generated API and models cost 24 MB and 0.08 s
+// that would be most of kwave's CPU), and loading their generated API and models cost 24 MB and 0.08 s
 // at every start. Connection and auth stay client-node's: each request takes its TLS options,
 // headers (bearer token, exec plugins, …) and agent from KubeConfig.applyToHTTPSOptions, exactly
 // as its own requests do.
@@ -9,7 +9,7 @@
 // The requests go through undici's connection pool (the HTTP client under Node's fetch), with
 // client-node's TLS options: it costs less than half the CPU of Node's https.request per
 // request (a ClientRequest, an IncomingMessage and their streams each time), which at three
-// writes a pod was a fifth of kwave's CPU. A proxy agent from the kubeconfig (a subclass of
+// writes a pod would be a fifth of kwave's CPU. A proxy agent from the kubeconfig (a subclass of
 // https.Agent), or keep-alive turned off, takes Node's https.request with that agent instead.
 //
 // One request costs no AbortController and no listener on a shared signal: the timeout is the
@@ -140,7 +140,7 @@ const userAgent = () => `kwave/${kwaveVersion()} (${process.platform}/${process.
  * timeout=` hint, as Node's servers send, wins). kube-apiserver sends none and closes idle
  * connections after 90 s, as client-go's transport does; undici's own default, 4 s, closed them
  * in every lull of a rollout: a 2,000-pod run against the real control plane opened 294 TLS
- * connections, each a full handshake on both sides (bench/README.md).
+ * connections with it, each a full handshake on both sides, against 135 with this.
  */
 const IDLE_CONNECTION_MS = 60_000;
 

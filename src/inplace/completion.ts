@@ -1,4 +1,4 @@
-// The completion rule of DESIGN.md, per container and per pod: has the kubelet really replaced
+// The completion rule (docs/rollout.md, "Per pod", step 3), per container and per pod: has the kubelet really replaced
 // the container with the target image, and is it running and ready? Proven by image ID, never by
 // the spec (the spec says what was asked, the status says what runs).
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';

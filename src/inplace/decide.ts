@@ -1,4 +1,4 @@
-// The per-pod flow of DESIGN.md as a pure state machine: from one observation of a pod (spec,
+// The per-pod flow (docs/rollout.md, "Per pod") as a pure state machine: from one observation of a pod (spec,
 // status, state annotation, gate condition) and the rollout's context, the next step. No memory
 // between calls: a process that starts fresh, or one that crashed after any write, decides the
 // same next step from the same pod, which is what makes resume safe (no second patch, no second

@@ -1,4 +1,4 @@
-// The thin driver of one pod's in-place flow (STYLE.md's "thin executor"; the fleet's driver is
+// The thin driver of one pod's in-place flow (the fleet's driver is
 // rollout/runner.ts): observe, `decide`, act, repeat. All judgement lives
 // in decide.ts; this file only sends the bodies decide built, waits on the watch-backed cache
 // (never polls), and turns the final step into an outcome. A 409 is not retried: the pod is read

@@ -85,7 +85,7 @@ export function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step 
 
 /**
  * The flow's guarded gate patch. Like the image patch it carries the resourceVersion this decision
- * saw (STYLE.md asks it of the image patch only): a pod that changed since answers 409 and is
+ * saw: a pod that changed since answers 409 and is
  * decided again, so not even a gate write lands on a pod the decision did not see.
  */
 function gatePatch(

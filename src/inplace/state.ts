@@ -1,4 +1,4 @@
-// The `kwave.dev/in-place-state` annotation (DESIGN.md "Pod protocol"): written in the same
+// The `kwave.dev/in-place-state` annotation (docs/rollout.md, "Per pod"): written in the same
 // guarded patch as the new images, it lets any later run tell from the pod alone where its
 // upgrade (or rollback) stands. Decoding never throws: a damaged annotation is reported as data.
 import type { V1Pod } from '@kubernetes/client-node';

@@ -71,8 +71,9 @@ export type Step =
   | { kind: 'done'; state?: InPlaceState; message: string }
   /**
    * `reclose`: the gate patch to send before ending, when the pod failed with its gate open (its
-   * new container crashed while turning Ready). A failed pod keeps its gate False (DESIGN.md),
-   * closed in this flow's name so that a rollback or a re-run recognizes it. Unguarded (no
+   * new container crashed while turning Ready). A failed pod keeps its gate False
+   * (docs/plan-reference.md, `failurePolicy`), closed in this flow's name so that a rollback or a
+   * re-run recognizes it. Unguarded (no
    * resourceVersion): the pod has failed whatever changed since, and its gate must end False.
    */
   | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; reclose?: ConditionPatchBody };

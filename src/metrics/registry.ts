@@ -1,4 +1,4 @@
-// kwave's own Prometheus metrics (DESIGN.md, "Metrics"), on a registry of their own so that
+// kwave's own Prometheus metrics (docs/metrics.md), on a registry of their own so that
 // embedding programs keep their global registry untouched. Methods are named for rollout events;
 // the executor calls them and never touches prom-client directly.
 import { FAILURE_REASONS } from '../inplace/completion.js';

@@ -17,7 +17,7 @@ export const PLAN_DEFAULTS = {
     prePull: false,
     prePullConcurrency: 5,
   },
-  /** The waves of a plan without `strategy` (DESIGN.md): one wave of every selected pod. */
+  /** The waves of a plan without `strategy` (docs/plan-reference.md): one wave of every selected pod. */
   waves: ['100%'],
   failurePolicy: { maxFailed: 0, rollback: 'failed', countNodeFailures: false },
   owners: 'warn',

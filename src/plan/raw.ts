@@ -42,7 +42,7 @@ export interface RawGate {
   webhook?: RawWebhook;
 }
 
-/** The events a notification target can ask for (DESIGN.md, "Plan additions"). */
+/** The events a notification target can ask for (docs/plan-reference.md, `spec.notify`). */
 export type NotifyOn = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
 
 export interface RawNotify {

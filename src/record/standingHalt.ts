@@ -1,7 +1,8 @@
 // Whether a halt still stands for a plan revision, so that a run of it upgrades nothing. Pure:
 // from the rollout record and the lease alone.
 //
-// A halted revision stays halted (DESIGN: no pod is patched twice): a later `kwave run` of it —
+// A halted revision stays halted (no pod is patched twice; docs/rollout.md, "Re-runs and halted
+// revisions"): a later `kwave run` of it —
 // a restart of a killed run, a Job's retry, a second runner that started late, tonight's CronJob —
 // carries the halt on: pods the halt left in flight finish, its rollback is completed, nothing is
 // upgraded, exit 3. Only `kwave run --retry` upgrades the failed pods of a halt that ended again.

@@ -1,7 +1,7 @@
 // The unavailability budget and the failure limit: how many selected pods may be not Ready at
 // once, and how many may fail before the rollout halts. Pure; the runner only asks.
-// (STYLE.md sketches `canStart(unready, inFlight, budget)`; it takes one StartRequest, which also
-// holds the concurrency, so that `startBlocker` says why not from the very same inputs.)
+// A start is judged from one StartRequest, which also holds the concurrency, so that `startBlocker`
+// says why not from the very same inputs.
 import type { Amount } from '../plan/types.js';
 import { resolveAmount } from './amount.js';
 
@@ -87,8 +87,8 @@ export function canStart(req: StartRequest): boolean {
 
 /**
  * Whether the budget can never free up: nothing is in flight and every pod holding it failed.
- * Failed pods keep their gate closed (DESIGN.md), so they hold their share for good; waiting
- * would wait forever, and the rollout halts instead. `holders` are the not-Ready selected pods
+ * Failed pods keep their gate closed (docs/plan-reference.md, `failurePolicy`), so they hold their
+ * share for good; waiting would wait forever, and the rollout halts instead. `holders` are the not-Ready selected pods
  * counted against the budget (see `StartRequest.unreadyNotInFlight`).
  */
 export function heldOnlyByFailures(holders: readonly string[], inFlight: number, failed: ReadonlySet<string>): boolean {

@@ -1,4 +1,4 @@
-// Partition of an ordered list of pods into waves. Pure; see DESIGN.md "Plan format" (waves).
+// Partition of an ordered list of pods into waves. Pure; see docs/plan-reference.md, `spec.strategy` (waves).
 import type { WaveSpec } from '../plan/types.js';
 import { resolveAmount } from './amount.js';
 

@@ -14,7 +14,7 @@ let lastText = '';
 export function rfc3339(d: Date): string {
   const second = Math.floor(d.getTime() / 1000);
   if (second !== lastSecond) {
-    lastText = flatString(d.toISOString().replace(/\.\d+Z$/, 'Z')); // an invalid date throws here, as before
+    lastText = flatString(d.toISOString().replace(/\.\d+Z$/, 'Z')); // an invalid date throws here (toISOString)
     lastSecond = second;
   }
   return lastText;

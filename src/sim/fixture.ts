@@ -1,7 +1,7 @@
 // The fixture: a YAML file declaring the simulated cluster's nodes and zones, its image table,
 // its workloads, its timing and its faults (schemas/fixture.schema.json). Parsing is pure:
 // text in, a normalized Fixture or a KwaveError pointing at file:line:col out. Without a file,
-// `defaultFixture(pods)` is the default world of DESIGN.md.
+// `defaultFixture(pods)` is the default world of docs/sim.md.
 import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -47,7 +47,7 @@ export function defaultImages(): Record<string, ImageDecl> {
   };
 }
 
-/** DESIGN.md's default world: `pods` pods demo-0… of nginx:1.14.2 in `default`, gate declared and True. */
+/** The default world (docs/sim.md): `pods` pods demo-0… of nginx:1.14.2 in `default`, gate declared and True. */
 export function defaultFixture(pods: number): Fixture {
   return {
     nodes: DEFAULT_NODES.map((n) => ({ ...n })),

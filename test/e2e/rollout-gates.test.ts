@@ -98,7 +98,7 @@ describe('kwave run: gates and continuations', () => {
       }
       assert.equal((await fleet.stats()).requests['patch pods'], 20);
 
-      // Rollback reverts what this plan's revision upgraded (DESIGN: `kwave rollback PLAN`): the 18
+      // Rollback reverts what this plan's revision upgraded (docs/cli.md: `kwave rollback PLAN`): the 18
       // of the wider plan; the 2 of the partial plan's revision are reverted by rolling that back.
       await fleet.resetStats();
       const back = fleet.start(['rollback', wider]);

@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { endOf, exitOf, planYaml, startFleet, type Fleet, type RunningKwave } from './helpers/rolloutCli.js';
 import { NEW_ID, OLD_ID } from './helpers/images.js';
 
-/** The exit code of a run that ends Partial with pods left waiting for their nodes (README). */
+/** The exit code of a run that ends Partial with pods left waiting for their nodes (docs/cli.md). */
 const EXIT_NODES_DOWN = 5;
 
 const PLAN = { waves: '["100%"]', concurrency: 3, podTimeout: '5s', maxFailed: 0, rollback: 'failed' as const };
@@ -204,8 +204,8 @@ describe('a node lost after the image patch and back while the run goes on: the 
   });
   after(async () => fleet?.close());
 
-  // The real 10,000-pod bench (bench/README.md, session 20): a node's heartbeat came ~5 s late as
-  // a wave began, and its pods in flight were left drained until a re-run, 250 s of run later.
+  // On a busy real control plane a node's heartbeat can come a few seconds late as a wave begins;
+  // its pods in flight must wait for it in the same run, not be left drained for a re-run.
   test('demo-1 waits for its node (step wait-node), then is upgraded: Completed, exit 0, nothing left', async () => {
     const before = await fleet.pods();
     // One pod at a time: demo-2 starts only once demo-1 waits apart, and its upgrade (a 2 s pull)

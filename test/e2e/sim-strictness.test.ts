@@ -1,4 +1,5 @@
-// The simulated kube-apiserver is as strict as the real one where kwave writes (K8S-FACTS.md §10):
+// The simulated kube-apiserver is as strict as the real one where kwave writes (docs/sim-api.md,
+// "Pods: what may change"):
 // pod status is decoded into its type (wrong JSON types and bad times refused, unknown fields
 // dropped, metav1.Time cut to whole seconds) and a changed uid is refused, not restored. Every
 // request goes over HTTPS with the kubeconfig's token, and every claim is read back through the

@@ -44,7 +44,7 @@ export function runFor(action: ControlAction) {
     const plan = await loadPlanOrReport(ctx, args[0]!);
     if (!plan) return ExitCode.BAD_INPUT;
     const targets = chooseClusters(plan, { cluster: opts.cluster, context: ctx.common.context });
-    // A plan of one cluster: its error is the command's (as before there were clusters).
+    // A plan of one cluster: its error is the command's, as for any one-cluster command.
     if (targets.length === 1 && targets[0]!.name === undefined) return requestIn(ctx, plan, action, targets[0]!);
     let exitCode: number = ExitCode.OK;
     for (const target of targets) {

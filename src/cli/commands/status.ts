@@ -17,7 +17,7 @@ import { readLease, type LeaseView } from '../../record/runLock.js';
 import type { CommandContext } from '../context.js';
 import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
 
-/** The record's namespace: the plan's first target namespace (DESIGN "Pod protocol"). */
+/** The record's namespace: the plan's first target namespace (docs/record.md). */
 export function recordNamespace(plan: Plan): string {
   return plan.target.namespaces[0]!;
 }

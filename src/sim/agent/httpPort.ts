@@ -2,7 +2,7 @@
 // a kubelet's status manager sends them (a strategic-merge PATCH of pods/status with the pod's
 // uid as precondition, carrying only what the kubelet owns, so conditions others set — readiness
 // gates — are never overwritten), Events POSTed, and the final DELETE with grace 0 and a uid
-// precondition once the containers of a deleted pod stopped (K8S-FACTS §8).
+// precondition once the containers of a deleted pod stopped, as a real kubelet does (docs/sim-api.md).
 import type { KubeletEventInput, KubeletPort } from '../kubelet/port.js';
 import { StaleWrite } from '../kubelet/port.js';
 import { KUBELET_CONDITIONS, type PodCondition } from '../podStatus.js';

@@ -87,8 +87,8 @@ export function drained(res: ServerResponse): Promise<void> {
  * metadata, with its continue token) goes out at once, before any item is encoded, as
  * kube-apiserver's streaming list encoding sends it (KEP-5116, on by default since 1.33): a
  * client that reads the token there asks for the next page while this one is still being
- * encoded. Held back with the items, the token came only with the whole page, and a paged list
- * of 50,000 pods waited ~4 ms a page for it (bench/README.md).
+ * encoded. Held back with the items, the token would come only with the whole page, and a paged
+ * list of 50,000 pods would wait ~4 ms a page for it.
  */
 export async function streamJsonList(
   res: ServerResponse,

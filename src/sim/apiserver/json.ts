@@ -67,8 +67,8 @@ const specJson = new RecentMap<object, string>(4096);
  * kept a short while for the others that send the same version (recentJson), and a new snapshot
  * reuses the text of the spec it shares with the one before. A list's items are encoded anew each
  * time and not kept, as kube-apiserver does: keeping every listed pod's text until it changed
- * cost the simulator ~190 MB at 50,000 pods listed once, and its first list twice the CPU (1.8
- * s against 0.9 s), more than it saved the lists after it (0.85 -> 0.6 s) (bench/README.md).
+ * would cost the simulator ~190 MB at 50,000 pods listed once and double its first list's CPU
+ * (1.8 s against 0.9 s), more than it would save on each later list (about 0.25 s).
  */
 export function frozenJson(obj: object, sent: 'list' | 'other' = 'other'): string {
   if (!Object.isFrozen(obj) || Array.isArray(obj)) return JSON.stringify(obj);

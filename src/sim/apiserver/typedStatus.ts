@@ -1,8 +1,8 @@
 // A pod's `status` decoded the way kube-apiserver decodes every body into its typed structs
-// before anything else looks at it (K8S-FACTS.md §10): a value of the wrong JSON type (a
+// before anything else looks at it (docs/sim-api.md, "Pods: what may change"): a value of the wrong JSON type (a
 // condition `status` of `true`, a `restartCount` of "1") or a time that is not RFC 3339 is
 // refused; a field the type does not have is dropped; a metav1.Time keeps whole seconds only
-// (the fraction is cut, not rounded). Without this the simulator stored what kwave wrote, and a
+// (the fraction is cut, not rounded). Without it the simulator would store what kwave wrote, and a
 // test could pass against leniency a real cluster does not have.
 //
 // Only `status` is typed here: it is where kwave (and the kubelet) write free-form values;

@@ -93,8 +93,8 @@ export function apiserverArgs(l: Layout): string[] {
     // completes, so a test reads its own request right after it; batch would buffer.
     '--audit-log-mode=blocking',
     // Never rotated: /sim/stats reads this one file as it grows. 0 is not "unlimited" but the log
-    // library's default, 100 MB, which a 10,000-pod bench passes mid-run: its counts lost the
-    // rotated part (bench/README.md, session 20). So a size no run reaches, in MB.
+    // library's default, 100 MB, which a 10,000-pod bench passes mid-run, and the rotated part
+    // would be lost to the counts. So a size no run reaches, in MB.
     '--audit-log-maxbackup=0',
     '--audit-log-maxsize=1048576',
     '--allow-privileged=true',

@@ -9,7 +9,7 @@ function value(text: string, series: string): number | undefined {
 }
 
 describe('KwaveMetrics', () => {
-  test('every DESIGN.md metric is there with its type, and every kwave_ sample has the plan label', async () => {
+  test('every metric of docs/metrics.md is there with its type, and every kwave_ sample has the plan label', async () => {
     const m = new KwaveMetrics({ plan: 'web' });
     m.declareWaves(2);
     m.declareGates(['error-rate']);

@@ -1,4 +1,4 @@
-// A plan without `strategy` takes the defaults DESIGN.md gives it (one wave of 100%, concurrency
+// A plan without `strategy` takes the defaults docs/plan-reference.md gives it (one wave of 100%, concurrency
 // 1, maxUnavailable = concurrency), and a missing field is reported at the key of the mapping
 // that lacks it.
 import { describe, test } from 'node:test';

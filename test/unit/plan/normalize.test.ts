@@ -98,7 +98,7 @@ function shuffleKeys(value: unknown, seed: number): unknown {
 }
 
 describe('defaults', () => {
-  test('a minimal plan gets every default of DESIGN.md', () => {
+  test('a minimal plan gets every default of docs/plan-reference.md', () => {
     const plan = load(MINIMAL);
     assert.deepEqual(plan.target, { namespaces: ['web'], selector: { matchLabels: { app: 'web' } } });
     assert.deepEqual(plan.readinessGate, { conditionType: 'kwave.dev/in-place-ready', required: true });

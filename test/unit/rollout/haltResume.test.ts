@@ -72,7 +72,7 @@ for (const scope of ['failed', 'all'] as const) {
     });
 
     test('without the halt carried on, the same restart upgrades the rolled-back pods again (the double patch)', async () => {
-      // The behaviour kept for a deliberate re-run of a halted plan that ended (README): shown
+      // The behaviour kept for a deliberate re-run of a halted plan that ended (docs/rollout.md): shown
       // here so the test above is known to be able to fail.
       const p = plan(scope);
       const f = fleet(4);

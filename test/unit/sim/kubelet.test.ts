@@ -332,7 +332,7 @@ describe('kubelet: deletion and nodes', () => {
         if (c.resource === 'pods') phases.push(`${c.type} ${(c.object.status as { phase: string }).phase}`);
       });
       const now = new Date();
-      // What the API server does on DELETE of a bound pod (K8S-FACTS §8).
+      // What the API server does on DELETE of a bound pod (docs/sim-api.md: graceful delete).
       h.store.update('pods', {
         ...pod,
         metadata: {

@@ -87,7 +87,7 @@ describe('structural sharing of writes', () => {
     });
   });
 
-  test('a stored status with a fraction of a second is decoded on the next status patch, as before', () => {
+  test('a stored status with a fraction of a second is decoded on the next status patch', () => {
     const { store, ops, pod } = world();
     // The embedded kubelet writes the store directly, so its status has not been decoded.
     const raw = store.update(
