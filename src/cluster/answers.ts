@@ -3,7 +3,7 @@
 import { KubeError } from './kubeError.js';
 import type { ListPage } from './pagedList.js';
 import type { CountedRequest, LaneOptions, Requester } from './requester.js';
-import type { WireRequest } from './wire.js';
+import type { WireRequest } from './wireRequest.js';
 
 /** A request answered with one object (refused as BadResponse if the answer is none), as wire JSON. */
 export async function objectAnswer(

@@ -9,7 +9,7 @@ import { continueTokenAhead, type FetchPage } from './pagedList.js';
 import { podPath, podsPath } from './paths.js';
 import type { CountedRequest, Requester } from './requester.js';
 import type { ListPodsOptions, PodWatchEvent, WatchHandle, WatchPodsQuery } from './requestShapes.js';
-import type { WireRequest } from './wire.js';
+import type { WireRequest } from './wireRequest.js';
 
 /** How a pod list's pages are asked for (wire JSON) and decoded (refused if an item cannot be a pod). */
 export function podPages(
