@@ -1,5 +1,5 @@
 // kwave's version, from its package.json: what `kwave --version` prints and what every request
-// kwave sends names itself with (cluster/wire.ts).
+// kwave sends names itself with (cluster/wireConnection.ts).
 import { readFileSync } from 'node:fs';
 import { packagePath } from './packageRoot.js';
 

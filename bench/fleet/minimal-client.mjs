@@ -15,8 +15,8 @@ import tls from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import YAML from 'yaml';
-// kwave's own line cutter and version peek (plain functions over bytes, nothing else of its module).
-import { lineSplitter, peekResourceVersion } from '../../dist/cluster/wire.js';
+// kwave's own line cutter and version peek (plain functions over bytes, in a file that imports nothing).
+import { lineSplitter, peekResourceVersion } from '../../dist/cluster/wireBytes.js';
 import { report, throughWaves } from './clientWaves.mjs';
 
 const [kubeconfig, concurrencyArg, image, ...waveArgs] = process.argv.slice(2);

@@ -6,7 +6,8 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ExitCode, KwaveError } from '../errors.js';
-import { Cluster, type ClusterOptions } from './cluster.js';
+import { Cluster } from './cluster.js';
+import type { ClusterOptions } from './clusterOptions.js';
 import { loadInClusterConfig, serviceAccountDir, type InClusterEnv } from './inCluster.js';
 
 export type ConfigSource =

@@ -12,9 +12,6 @@ export {
   Cluster,
   type AccessAnswer,
   type AccessQuestion,
-  realClusterDeps,
-  type ClusterDeps,
-  type ClusterOptions,
   type ConfigMapMergePatch,
   type ListPodsOptions,
   type NodeList,
@@ -25,6 +22,7 @@ export {
   type WatchHandle,
   type WatchPodsQuery,
 } from './cluster.js';
+export { realClusterDeps, type ClusterDeps, type ClusterOptions } from './clusterOptions.js';
 export type { PageSink } from './pagedList.js';
 export {
   loadInClusterConfig,

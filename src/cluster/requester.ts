@@ -20,7 +20,8 @@ import { TokenBucket, type RateLimit } from './rateLimit.js';
 import type { KubeResource, KubeVerb, RequestCounter } from './requestCounter.js';
 import type { WatchHandle, WatchPodsQuery } from './requestShapes.js';
 import { withRetry, type RetryDeps, type RetryPolicy } from './retry.js';
-import { WireClient, type WireRequest } from './wire.js';
+import { WireClient } from './wire.js';
+import type { WireRequest } from './wireRequest.js';
 
 export interface RequesterOptions {
   deps: RetryDeps;

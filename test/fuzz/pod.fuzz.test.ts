@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { PodObserver, PodWatchEvent, WatchPodsQuery } from '../../src/cluster/cluster.js';
+import type { PodWatchEvent, WatchPodsQuery } from '../../src/cluster/cluster.js';
+import type { PodObserver } from '../../src/cluster/clusterOptions.js';
 import { checkedPod, podShapeProblem, watchEvent } from '../../src/cluster/decode.js';
 
 /** The pod kwave keeps, or why it refused the body. */

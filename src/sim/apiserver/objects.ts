@@ -4,15 +4,15 @@
 // ApiError.
 import { randomBytes } from 'node:crypto';
 import { StoreError, type KubeObject, type Store } from '../store.js';
-import { clone, deepEqual, getPath, isObject, type Json, type JsonObject } from './json.js';
+import { checkedBody, checkName, checkNamespaceOpen } from './bodyChecks.js';
+import { decodeBody, decodePatched } from './bodyDecoding.js';
+import { clone, deepEqual, getPath, isObject, type JsonObject } from './json.js';
 import { applyPatch, type PatchType } from './patch/index.js';
 import { RESOURCES, apiVersionOf, type ResourceInfo } from './resources.js';
 import {
   alreadyExists,
-  ApiError,
   badRequest,
   conflict,
-  failure,
   invalid,
   notFound,
   success,
@@ -21,7 +21,6 @@ import {
 } from './status.js';
 import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './strategy.js';
 import { rfc3339 } from '../clock.js';
-import { decodePodStatus, TypeMismatch } from './typedStatus.js';
 
 export interface WriteOptions {
   /** `dryRun=All`: everything but the write. */
@@ -45,49 +44,6 @@ function withoutVersion(obj: JsonObject): JsonObject {
   return { ...obj, metadata: meta };
 }
 
-/** A create or replace body, decoded into the kind's type: 400 when it does not fit. */
-function decodeBody(info: ResourceInfo, obj: JsonObject): JsonObject {
-  if (info.resource !== 'pods') return obj;
-  try {
-    return decodePodStatus(obj);
-  } catch (err) {
-    if (err instanceof TypeMismatch)
-      throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${err.message}`);
-    throw err;
-  }
-}
-
-/**
- * A patched object, decoded into the kind's type: 422 on the field `patch` (no kind, no name)
- * when it does not fit. The value shown is what the real server failed to decode: for a
- * strategic merge patch the patch itself (printed as a Go map), for the others the patched object.
- */
-function decodePatched(info: ResourceInfo, type: PatchType, patched: JsonObject, bodyText: string): JsonObject {
-  if (info.resource !== 'pods') return patched;
-  try {
-    return decodePodStatus(patched);
-  } catch (err) {
-    if (!(err instanceof TypeMismatch)) throw err;
-    const strategic = type === 'application/strategic-merge-patch+json';
-    const value = strategic ? goPrint(JSON.parse(bodyText) as Json) : JSON.stringify(patched);
-    throw invalid('', '', '', [
-      { type: 'Invalid', field: 'patch', value, detail: strategic ? err.converter : err.json },
-    ]);
-  }
-}
-
-/** A decoded JSON value as Go's `%+v` prints it: `map[k:v]` with sorted keys, `[a b]`, `<nil>`. */
-function goPrint(value: Json): string {
-  if (value === null) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goPrint).join(' ')}]`;
-  if (isObject(value))
-    return `map[${Object.keys(value)
-      .sort()
-      .map((k) => `${k}:${goPrint(value[k]!)}`)
-      .join(' ')}]`;
-  return String(value);
-}
-
 export class ObjectOps {
   /** Timers of namespaces being emptied after a delete. */
   private readonly pending = new Set<NodeJS.Timeout>();
@@ -104,7 +60,7 @@ export class ObjectOps {
   }
 
   create(info: ResourceInfo, namespace: string | undefined, body: unknown, opts: WriteOptions): KubeObject {
-    const obj = decodeBody(info, this.checkBody(info, namespace, body));
+    const obj = decodeBody(info, checkedBody(info, namespace, body));
     const meta = obj.metadata as JsonObject;
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
       throw unknownInternal('resourceVersion should not be set on objects to be created');
@@ -112,7 +68,7 @@ export class ObjectOps {
     delete meta.resourceVersion;
     if (!meta.name && typeof meta.generateName === 'string' && meta.generateName)
       meta.name = `${meta.generateName}${nameSuffix()}`;
-    if (info.namespaced) this.checkNamespaceOpen(info, namespace!, String(meta.name ?? ''));
+    if (info.namespaced) checkNamespaceOpen(this.store, info, namespace!, String(meta.name ?? ''));
     const prepared = prepareCreate(info, obj);
     const errors = validateCreate(info, prepared);
     if (errors.length) throw invalid(info.kind, info.group, String(meta.name ?? meta.generateName ?? ''), errors);
@@ -137,8 +93,8 @@ export class ObjectOps {
     body: unknown,
     opts: WriteOptions,
   ): KubeObject {
-    const obj = decodeBody(info, this.checkBody(info, namespace, body));
-    this.checkName(obj, name);
+    const obj = decodeBody(info, checkedBody(info, namespace, body));
+    checkName(obj, name);
     const current = this.store.get(info.resource, namespace, name);
     if (!current) {
       if (!info.createOnUpdate || subresource) throw notFound(info, name);
@@ -180,7 +136,7 @@ export class ObjectOps {
     const current = this.get(info, namespace, name);
     const patched = decodePatched(info, type, applyPatch(type, current as unknown as JsonObject, bodyText), bodyText);
     if (!isObject(patched.metadata)) throw badRequest('metadata: the patched object has no metadata');
-    this.checkName(patched, name);
+    checkName(patched, name);
     if (info.namespaced && patched.metadata.namespace !== namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
@@ -349,62 +305,5 @@ export class ObjectOps {
     }, 50);
     this.pending.add(timer);
     return marked;
-  }
-
-  /** A create/update body: a JSON object of the right kind, its namespace that of the URL. */
-  private checkBody(info: ResourceInfo, namespace: string | undefined, body: unknown): JsonObject {
-    if (!isObject(body)) throw badRequest('the body of the request is not a JSON object');
-    const obj = clone(body);
-    if (obj.kind !== undefined && obj.kind !== info.kind) {
-      throw badRequest(`the kind in the body (${String(obj.kind)}) does not match the expected kind (${info.kind})`);
-    }
-    if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersionOf(info)) {
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(info)})`,
-      );
-    }
-    obj.kind = info.kind;
-    obj.apiVersion = apiVersionOf(info);
-    const meta = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {});
-    if (info.namespaced) {
-      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      }
-      meta.namespace = namespace!;
-    } else delete meta.namespace;
-    return obj;
-  }
-
-  private checkName(obj: JsonObject, name: string): void {
-    const given = (obj.metadata as JsonObject | undefined)?.name;
-    if (given !== name)
-      throw badRequest(`the name of the object (${String(given ?? '')}) does not match the name on the URL (${name})`);
-  }
-
-  /** The NamespaceLifecycle admission check: no new objects in a missing or terminating namespace. */
-  private checkNamespaceOpen(info: ResourceInfo, namespace: string, name: string): void {
-    const ns = this.store.get('namespaces', undefined, namespace);
-    if (!ns) throw notFound(RESOURCES.namespaces, namespace);
-    if (ns.metadata.deletionTimestamp) {
-      throw new ApiError(
-        failure(
-          403,
-          'Forbidden',
-          `${info.group ? `${info.plural}.${info.group}` : info.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-          {
-            name,
-            ...(info.group ? { group: info.group } : {}),
-            kind: info.plural,
-            causes: [
-              {
-                reason: 'NamespaceTerminating',
-                message: `namespace ${namespace} is being terminated`,
-                field: 'metadata.namespace',
-              },
-            ],
-          },
-        ),
-      );
-    }
   }
 }

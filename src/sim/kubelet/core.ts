@@ -7,20 +7,24 @@
 // With an asynchronous port a pod has at most one write in flight; its end brings the pod back
 // for another look, so the status written always follows the latest view.
 import { DEFAULT_TIMING, realClock, seededRandom, SimTime, type Clock, type Timing } from '../clock.js';
-import { parseImageRef, type ImageRef, type ImageTable } from '../images.js';
-import { nodeImageList } from './nodeImages.js';
+import type { ImageTable } from '../images.js';
 import { PodIpam } from '../ipam.js';
 import { jsonEqual, jsonHash } from '../json.js';
 import type { ContainerStatus, PodCondition } from '../podStatus.js';
 import { frozenCopy, type KubeObject } from '../store.js';
 import { ContainerRuntimeModel } from './containers.js';
+import { NodeImageCaches } from './imageCaches.js';
 import {
-  nodeInternalIP,
+  admitContainers,
+  newPodRuntime,
+  runningPodRuntime,
+  type AdmissionContext,
+  type KnownStatus,
+} from './podAdmission.js';
+import {
   nodeNameOf,
-  nodePodCIDR,
   podKey,
   podStatusFor,
-  restartPolicyOf,
   rfc3339,
   specContainers,
   splitKey,
@@ -54,19 +58,15 @@ export class KubeletCore {
   private readonly images: ImageTable;
   private readonly clock: Clock;
   private readonly runtime: ContainerRuntimeModel;
-  private readonly ipam = new PodIpam();
+  private readonly imageCaches: NodeImageCaches;
+  private readonly admission: AdmissionContext;
   private readonly onError: (err: unknown) => void;
   private readonly onWriteError: (err: unknown, pod: string) => void;
 
   private readonly pods = new Map<string, PodRuntime>();
   private readonly podsByNode = new Map<string, Set<string>>();
-  /** Images present on each node (normalized names). */
-  private readonly nodeImages = new Map<string, Set<string>>();
   /** Nodes whose kubelet has lost contact (the NotReady fault): it writes nothing for them. */
   private readonly nodesDown = new Set<string>();
-  private readonly missingImages = new Map<string, Set<string>>();
-  /** Nodes whose image cache changed since it was last reported. */
-  private readonly imagesChanged = new Set<string>();
   /** Per pod key, the uid of the pod this kubelet deleted, until its view sees it gone. */
   private readonly removed = new Map<string, string>();
 
@@ -81,13 +81,9 @@ export class KubeletCore {
     const random = seededRandom(options.seed ?? 1);
     const time = new SimTime(options.timeScale ?? 1, timing.jitter, random);
     this.clock = options.clock ?? realClock;
-    for (const [node, images] of Object.entries(options.missingImages ?? {})) {
-      const names = images
-        .map((i) => parseImageRef(i))
-        .filter((r): r is ImageRef => !('error' in r))
-        .map((r) => r.fullName);
-      this.missingImages.set(node, new Set(names));
-    }
+    this.imageCaches = new NodeImageCaches(this.images, options.missingImages ?? {}, () => {
+      if (!this.flushScheduled && this.unsubscribe) this.flushScheduled = setImmediate(() => this.flush());
+    });
     this.onError =
       options.onError ??
       ((err) =>
@@ -101,13 +97,20 @@ export class KubeletCore {
       time,
       clock: this.clock,
       random,
-      imagesOn: (node) => this.imagesOn(node),
-      addImage: (node, fullName) => this.addImage(node, fullName),
-      lacks: (node, fullName) => this.missingImages.get(node)?.has(fullName) ?? false,
+      imagesOn: (node) => this.imageCaches.imagesOn(node),
+      addImage: (node, fullName) => this.imageCaches.add(node, fullName),
+      lacks: (node, fullName) => this.imageCaches.lacks(node, fullName),
       event: (rt, c, type, reason, message) => this.event(rt, c, type, reason, message),
       changed: (rt) => this.markDirty(rt.key),
       onError: (err) => this.onError(err),
     });
+    this.admission = {
+      images: this.images,
+      runtime: this.runtime,
+      ipam: new PodIpam(),
+      clock: this.clock,
+      addImage: (node, fullName) => this.imageCaches.add(node, fullName),
+    };
   }
 
   /** Starts following the port, and takes up the pods already bound to a node. */
@@ -141,25 +144,7 @@ export class KubeletCore {
    * ready. Every image must be in the table and pull fine. Register it once the pod is stored.
    */
   runningPod(manifest: KubeObject, node: KubeObject): PodRuntime {
-    const nodeName = node.metadata.name;
-    const now = rfc3339(this.clock.now());
-    const containers = new Map<string, ContainerRuntime>();
-    for (const spec of specContainers(manifest)) {
-      const ref = parseImageRef(spec.image);
-      const info = 'error' in ref ? undefined : this.images.resolve(ref);
-      if ('error' in ref || !info || info.pullFails || info.crash)
-        throw new Error(`pod ${manifest.metadata.name}: image "${spec.image}" cannot run`);
-      this.addImage(nodeName, ref.fullName);
-      containers.set(spec.name, {
-        spec,
-        hash: jsonHash(spec),
-        epoch: 0,
-        pullFailures: 0,
-        crashes: 0,
-        status: this.runtime.runningStatus(spec, ref, info, now),
-      });
-    }
-    return this.newRuntime(manifest, node, { startTime: now }, containers);
+    return runningPodRuntime(this.admission, manifest, node);
   }
 
   /** The status a pod has while its runtime `rt` runs it. */
@@ -177,14 +162,17 @@ export class KubeletCore {
     set.add(rt.key);
   }
 
-  /** The NotReady fault: a node down writes nothing (status, Events) until it is back; then its pods are looked at again. */
+  /**
+   * The NotReady fault: a node down writes nothing (status, Events) until it is back; then its
+   * pods are looked at again.
+   */
   setNodeDown(nodeName: string, down: boolean): void {
     if (down) {
       this.nodesDown.add(nodeName);
       return;
     }
     this.nodesDown.delete(nodeName);
-    if (this.imagesChanged.has(nodeName) && !this.flushScheduled && this.unsubscribe)
+    if (this.imageCaches.changedOn(nodeName) && !this.flushScheduled && this.unsubscribe)
       this.flushScheduled = setImmediate(() => this.flush());
     for (const key of this.podsByNode.get(nodeName) ?? []) this.markDirty(key);
     // Pods bound to the node but not yet taken up (e.g. created while it was down) too.
@@ -260,65 +248,12 @@ export class KubeletCore {
     this.writeStatus(rt, pod);
   }
 
-  private newRuntime(
-    pod: KubeObject,
-    node: KubeObject,
-    status: { startTime?: string; podIP?: string },
-    containers: Map<string, ContainerRuntime>,
-  ): PodRuntime {
-    return {
-      key: podKey(pod.metadata.namespace, pod.metadata.name),
-      uid: pod.metadata.uid ?? '',
-      namespace: pod.metadata.namespace ?? 'default',
-      name: pod.metadata.name,
-      node: node.metadata.name,
-      hostIP: nodeInternalIP(node),
-      podIP: status.podIP ?? this.ipam.allocate(node.metadata.name, nodePodCIDR(node)),
-      startTime: status.startTime ?? rfc3339(this.clock.now()),
-      containers,
-      sandboxReady: true,
-      restartPolicy: restartPolicyOf(pod),
-      terminating: false,
-      terminated: false,
-      alive: true,
-    };
-  }
-
   /** A pod newly bound to a node: take up containers already running (per its status), start the others. */
   private admit(pod: KubeObject, node: KubeObject): PodRuntime {
-    const status = (pod.status ?? {}) as { startTime?: string; podIP?: string; containerStatuses?: ContainerStatus[] };
-    const rt = this.newRuntime(pod, node, status, new Map());
+    const status = (pod.status ?? {}) as KnownStatus;
+    const rt = newPodRuntime(this.admission, pod, node, status, new Map());
     this.register(rt, { ...pod, metadata: { ...pod.metadata, resourceVersion: undefined } });
-    for (const spec of specContainers(pod)) {
-      const known = status.containerStatuses?.find((s) => s.name === spec.name);
-      const ref = parseImageRef(spec.image);
-      const c: ContainerRuntime = {
-        spec,
-        hash: jsonHash(spec),
-        epoch: 0,
-        pullFailures: 0,
-        crashes: 0,
-        status: {
-          name: spec.name,
-          state: { waiting: { reason: 'ContainerCreating' } },
-          lastState: {},
-          ready: false,
-          restartCount: 0,
-          image: spec.image,
-          imageID: '',
-          started: false,
-        },
-      };
-      rt.containers.set(spec.name, c);
-      if (known?.state.running && !('error' in ref) && known.image === ref.fullName) {
-        // Already running (the kubelet restarted, or the world made it so): carry on with it.
-        c.status = structuredClone(known);
-        this.addImage(node.metadata.name, ref.fullName);
-        this.runtime.carryOn(rt, c, this.images.resolve(ref));
-      } else if (!pod.metadata.deletionTimestamp) {
-        this.runtime.beginStart(rt, c);
-      }
-    }
+    admitContainers(this.admission, rt, pod, node, status);
     return rt;
   }
 
@@ -426,33 +361,15 @@ export class KubeletCore {
     this.podsByNode.get(rt.node)?.delete(rt.key);
   }
 
-  /** Puts an image in a node's cache; a new one is reported in the node's status.images on the next turn. */
-  private addImage(node: string, fullName: string): void {
-    const set = this.imagesOn(node);
-    if (set.has(fullName)) return;
-    set.add(fullName);
-    this.imagesChanged.add(node);
-    if (!this.flushScheduled && this.unsubscribe) this.flushScheduled = setImmediate(() => this.flush());
-  }
-
-  /** Reports the nodes' image caches that changed (status.images), as the kubelet's node status does; now rather than on the next turn. */
+  /**
+   * Reports the nodes' image caches that changed (status.images), as the kubelet's node status
+   * does; now rather than on the next turn.
+   */
   reportImages(): void {
-    for (const node of [...this.imagesChanged]) {
-      if (this.nodesDown.has(node)) continue; // reported once the node is back
-      this.imagesChanged.delete(node);
-      const result = this.port.reportNodeImages(node, nodeImageList(this.imagesOn(node), this.images));
-      if (result instanceof Promise) {
-        result.catch((err: unknown) => {
-          this.onWriteError(err, `node ${node}`);
-          this.imagesChanged.add(node);
-        });
-      }
-    }
-  }
-
-  private imagesOn(node: string): Set<string> {
-    let set = this.nodeImages.get(node);
-    if (!set) this.nodeImages.set(node, (set = new Set()));
-    return set;
+    this.imageCaches.report(
+      this.port,
+      (node) => this.nodesDown.has(node),
+      (err, what) => this.onWriteError(err, what),
+    );
   }
 }

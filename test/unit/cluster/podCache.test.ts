@@ -5,13 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import type {
-  ListPodsOptions,
-  PodList,
-  PodObserver,
-  PodWatchEvent,
-  WatchPodsQuery,
-} from '../../../src/cluster/cluster.js';
+import type { ListPodsOptions, PodList, PodWatchEvent, WatchPodsQuery } from '../../../src/cluster/cluster.js';
+import type { PodObserver } from '../../../src/cluster/clusterOptions.js';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { PodCache, type PodChange, type PodSource } from '../../../src/cluster/podCache.js';
 

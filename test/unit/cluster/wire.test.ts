@@ -9,7 +9,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { lineSplitter, peekResourceVersion, rawHeaderRecord, WireClient } from '../../../src/cluster/wire.js';
+import { WireClient } from '../../../src/cluster/wire.js';
+import { lineSplitter, peekResourceVersion } from '../../../src/cluster/wireBytes.js';
+import { rawHeaderRecord } from '../../../src/cluster/wireExchange.js';
 import { startSim } from '../../../src/sim/index.js';
 import { kwaveVersion } from '../../../src/version.js';
 
