@@ -13,19 +13,25 @@ import type {
 } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../../cluster/index.js';
-import { connectFor } from '../connectFor.js';
+import { connectFor } from '../../session/connection.js';
 import { decodePodBrief } from '../../cluster/decode.js';
 import { isForbidden } from '../../cluster/kubeError.js';
 import type { Plan } from '../../plan/types.js';
-import { assembleSelection, intakeOf, zonesOf, type FleetIntake, type FleetSelection } from '../../rollout/select.js';
+import { assembleSelection, intakeOf, type FleetIntake, type FleetSelection } from '../../rollout/select.js';
 import { podCondition } from '../../inplace/podView.js';
-import { pdbProblems } from '../../rollout/disruptionBudget.js';
 import { renderSelector } from '../../rollout/labelSelector.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
-import { clusterWorkloadReader, discoverOwners, updatePermissionProblems, type ReadWorkload } from '../owners.js';
-import { ownerProblems, type OwnerEntry } from '../../rollout/owners.js';
-import { planReport, renderPlanText, type PlanReport, type ZoneInfo } from '../planView.js';
+import {
+  clusterWorkloadReader,
+  discoverOwners,
+  updatePermissionProblems,
+  type ReadWorkload,
+} from '../../session/owners.js';
+import type { OwnerEntry } from '../../rollout/owners.js';
+import { assessSelection, type SelectionFindings } from '../../session/assessment.js';
+import { readZones, type ZonesRead } from '../../session/nodes.js';
+import { planReport, renderPlanText, type PlanReport } from '../planView.js';
 import { writeJsonInPieces } from '../output/jsonPieces.js';
 import { KwaveError } from '../../errors.js';
 import { orderSteps } from '../../rollout/clusterOrder.js';
@@ -71,25 +77,6 @@ function clusterSources(cluster: Cluster, plan: Plan): PlanSources {
     readWorkload: clusterWorkloadReader(cluster),
     updatePermissionProblems: (entries) => updatePermissionProblems(cluster, entries),
   };
-}
-
-/** The nodes' zones, or why they are unknown. Forbidden (403) is expected with a namespaced Role. */
-async function readZones(
-  sources: PlanSources,
-  order: Plan['strategy']['order'],
-): Promise<{ zones: Map<string, string>; info: ZoneInfo; nodes?: Map<string, V1Node> }> {
-  try {
-    const nodes = await sources.listNodes();
-    return {
-      zones: zonesOf(nodes),
-      info: { known: true },
-      nodes: new Map(nodes.flatMap((n) => (n.metadata?.name ? [[n.metadata.name, n] as const] : []))),
-    };
-  } catch (err) {
-    if (!isForbidden(err)) throw err;
-    const effect = order === 'spread-zones' ? '; order spread-zones sees every pod as zoneless' : '';
-    return { zones: new Map(), info: { known: false, reason: `listing nodes is forbidden (${err.message})${effect}` } };
-  }
 }
 
 /**
@@ -177,7 +164,7 @@ async function fromEachPage<T>(
 async function readSelection(
   plan: Plan,
   sources: PlanSources,
-): Promise<{ selection: FleetSelection; zones: Awaited<ReturnType<typeof readZones>> }> {
+): Promise<{ selection: FleetSelection; zones: ZonesRead }> {
   const keep = plannedViews();
   const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [
     intakeOf(plan, pods, keep),
@@ -185,7 +172,7 @@ async function readSelection(
   const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
   let zones;
   try {
-    zones = await readZones(sources, plan.strategy.order);
+    zones = await readZones(() => sources.listNodes(), plan.strategy.order);
   } catch (err) {
     if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
     throw err;
@@ -196,12 +183,13 @@ async function readSelection(
 /** Reads the cluster and builds the report; no writes. */
 export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
   const { selection, zones } = await readSelection(plan, sources);
-  if (plan.strategy.respectPodDisruptionBudgets)
-    selection.problems.push(...(await budgetProblems(plan, sources, selection)));
+  const budgets = plan.strategy.respectPodDisruptionBudgets ? await readBudgets(plan, sources, selection) : undefined;
   const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
-  selection.problems.push(...ownerProblems(owners));
-  for (const message of (await sources.updatePermissionProblems?.(owners)) ?? [])
-    selection.problems.push({ kind: 'owner', severity: 'error', message });
+  assessSelection(selection, {
+    ...budgets,
+    owners,
+    ownerPatchRefusals: (await sources.updatePermissionProblems?.(owners)) ?? [],
+  });
   const standing = standingHalt(await sources.readRecord?.(), plan);
   if (standing) {
     const retry = standing.how === 'ended' ? '; `kwave run --retry` would upgrade its failed pods again' : '';
@@ -214,34 +202,36 @@ export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanRepo
   return planReport(plan, selection, zones.info, Date.now(), zones.nodes, owners);
 }
 
-/** PDBs that would make the run stall; a warning instead when they may not be listed. */
-async function budgetProblems(
+/** The PDBs to check the selection against; a warning instead when they may not be listed. */
+async function readBudgets(
   plan: Plan,
   sources: PlanSources,
   selection: FleetSelection,
-): Promise<FleetSelection['problems']> {
-  if (!sources.listPdbs) return [];
+): Promise<Pick<SelectionFindings, 'budgets' | 'readProblems'> | undefined> {
+  if (!sources.listPdbs) return undefined;
   const pdbs: V1PodDisruptionBudget[] = [];
   for (const ns of plan.target.namespaces) {
     try {
       pdbs.push(...(await sources.listPdbs(ns)));
     } catch (err) {
       if (isForbidden(err))
-        return [
-          {
-            kind: 'pdb-unknown',
-            severity: 'warning',
-            message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them`,
-          },
-        ];
+        return {
+          readProblems: [
+            {
+              kind: 'pdb-unknown',
+              severity: 'warning',
+              message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them`,
+            },
+          ],
+        };
       if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing PodDisruptionBudgets in namespace ${ns}`);
       throw err;
     }
   }
-  if (pdbs.length === 0) return [];
+  if (pdbs.length === 0) return undefined;
   // A PDB counts every pod it selects, not only the plan's.
   const everyPod = await fromEachPage(sources, plan.target.namespaces, '', (pods) => pods);
-  return pdbProblems(selection.todo, pdbs, everyPod.length > 0 ? everyPod : selection.selected.map((s) => s.pod));
+  return { budgets: { pdbs, pods: everyPod.length > 0 ? everyPod : selection.selected.map((s) => s.pod) } };
 }
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
