@@ -1,5 +1,5 @@
 // Flat config: typescript-eslint's recommended rules over the TypeScript sources, and the layer
-// order of src/ (see LAYERS below and README, "Layout of the code").
+// order of src/ (see LAYERS below and docs/architecture.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -13,12 +13,17 @@ import tseslint from 'typescript-eslint';
  *   inplace   one pod's flow                               → plan, cluster
  *   rollout   the fleet: selection, waves, budget, runner  → inplace, plan, cluster
  *   gates     checks between waves, plugged into rollout   → rollout, inplace, plan, cluster
- *   record    the rollout record and the run lease        → rollout, inplace, plan, cluster
+ *   record    the rollout record and its control requests  → rollout, inplace, plan, cluster
+ *   lease     the plan's Lease: one runner at a time       → cluster
  *   notify    notifications of rollout events (spec.notify) → gates, rollout, plan
  *   metrics   Prometheus metrics fed by rollout events     → notify, gates, rollout, inplace, plan, cluster
- *   cli       the kwave command                            → everything
+ *   session   a rollout assembled and run: runPlan         → metrics, notify, lease, record, gates, rollout,
+ *             (permissions, lease, PDBs, nodes, pre-pull,     inplace, plan, cluster
+ *             owners, record, pause/abort, the assessment)
+ *   cli       the kwave command: commands, output, views   → everything
  *
- * Nothing imports cli; src/index.ts (the library) imports neither cli nor sim.
+ * Nothing imports cli; only cli imports session; src/index.ts (the library) imports session but
+ * neither cli nor sim.
  */
 export const LAYERS = {
   cluster: [],
@@ -28,9 +33,11 @@ export const LAYERS = {
   rollout: ['inplace', 'plan', 'cluster'],
   gates: ['rollout', 'inplace', 'plan', 'cluster'],
   record: ['rollout', 'inplace', 'plan', 'cluster'],
+  lease: ['cluster'],
   notify: ['gates', 'rollout', 'plan'],
   metrics: ['notify', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
-  cli: ['notify', 'metrics', 'gates', 'record', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
+  session: ['metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
+  cli: ['session', 'metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
 };
 const FOLDERS = Object.keys(LAYERS);
 

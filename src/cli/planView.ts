@@ -11,10 +11,10 @@ import { renderSelector } from '../rollout/labelSelector.js';
 import { windowState } from '../rollout/window.js';
 import { columns, count, formatDuration } from './output/text.js';
 import type { OwnerAction, OwnerEntry } from '../rollout/owners.js';
+import { refusingProblems } from '../session/assessment.js';
+import type { ZoneInfo } from '../session/nodes.js';
 
 /** Whether the zones of the nodes could be read; when not, why. */
-export type ZoneInfo = { known: true } | { known: false; reason: string };
-
 export interface PodRow {
   namespace: string;
   name: string;
@@ -202,7 +202,7 @@ export function planReport(
     problems: sel.problems,
     errors,
     warnings: sel.problems.length - errors,
-    refused: errors > 0,
+    refused: refusingProblems(sel.problems).length > 0,
     ...(window ? { window } : {}),
     owners: owners.map((o) => ({
       kind: o.kind,

@@ -3,7 +3,7 @@
 import type { NodeWait } from '../rollout/events.js';
 import { formatAge, formatDuration } from '../durationText.js';
 import type { GateRecord, RolloutRecord, Waiting } from '../record/record.js';
-import { describeHolder, type LeaseView } from '../record/runLock.js';
+import { describeHolder, type LeaseView } from '../lease/leaseView.js';
 
 export interface StatusInput {
   record: RolloutRecord;

@@ -2,7 +2,7 @@
 // cluster alone. It lives in the ConfigMap `kwave-<plan>` in the plan's first target namespace.
 // This file is the record's shape. reducer.ts folds the runner's events into it, codec.ts encodes
 // it to and decodes (and validates) it from ConfigMap data: all three are pure. store.ts reads and
-// writes the ConfigMap; runLock.ts holds the Lease of the same name.
+// writes the ConfigMap; lease/runLock.ts holds the Lease of the same name.
 //
 // Keys of the ConfigMap's data (one writer per key, so writers never overwrite each other):
 //   plan.yaml        the plan text the runner was started with          (runner)

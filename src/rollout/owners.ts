@@ -1,5 +1,5 @@
 // Owners kept in step (`spec.owners`): which controller would recreate each selected pod, from
-// which template, and what kwave does about it. Pure: the shell (cli/owners.ts) reads the
+// which template, and what kwave does about it. Pure: the shell (session/owners.ts) reads the
 // workloads through cluster/owners.ts and hands them in; this file decides and builds the patches.
 //
 // Why only OnDelete StatefulSets and DaemonSets are updated: their controllers replace a pod only

@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { KubeError, kubeErrorToKwave, type Cluster, type PodConditionPatch } from '../../cluster/index.js';
-import { connectFor } from '../connectFor.js';
+import { connectFor } from '../../session/connection.js';
 import { conditionStatus, declaresGate } from '../../inplace/podView.js';
 import { DNS_LABEL_EXPECTED, dnsLabelProblem } from '../../plan/k8sNames.js';
 import type { CommandContext } from '../context.js';

@@ -7,12 +7,12 @@
 import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters } from '../clusterChoice.js';
 import { hostname } from 'node:os';
-import { connectFor } from '../connectFor.js';
+import { connectFor } from '../../session/connection.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { recordName, type Approval } from '../../record/record.js';
 import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
-import { currentUser } from '../../record/runnerIdentity.js';
+import { currentUser } from '../../lease/runnerIdentity.js';
 import type { CommandContext } from '../context.js';
 import type { Plan } from '../../plan/types.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';

@@ -15,14 +15,14 @@ import { chooseClusters, planIn, type ChosenCluster } from '../clusterChoice.js'
 import { renderError } from '../render.js';
 import { decodeRecord } from '../../record/codec.js';
 import type { Plan } from '../../plan/types.js';
-import { connectFor } from '../connectFor.js';
+import { connectFor } from '../../session/connection.js';
 import type { Cluster } from '../../cluster/cluster.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { requestControl, type ControlAction, type ControlRequest } from '../../record/control.js';
 import { writeControl } from '../../record/controlStore.js';
-import { readLease } from '../../record/runLock.js';
-import { currentUser } from '../../record/runnerIdentity.js';
+import { readLease } from '../../lease/leaseView.js';
+import { currentUser } from '../../lease/runnerIdentity.js';
 import type { CommandContext } from '../context.js';
 import { notRun, recordNamespace } from './status.js';
 

@@ -12,7 +12,7 @@ import { containerStatus } from '../../inplace/podView.js';
 import { loadPlanText } from '../../plan/load.js';
 import { startSim, type Sim } from '../../sim/index.js';
 import type { CommandContext } from '../context.js';
-import { runSession } from '../rolloutSession.js';
+import { runPlanCommand } from '../runPlanCommand.js';
 import { findOnPath, freePort, startPrometheus, type PrometheusServer } from '../prometheusProcess.js';
 
 const DEMO_PODS = 60;
@@ -58,7 +58,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
       `running ${opts.gate ? 'plans/demo-gate.yaml' : 'plans/demo.yaml'}: ${describeWaves(planText)}, ${plan.strategy.concurrency} at a time, at most ${plan.strategy.maxUnavailable.value} unavailable\n`,
     );
 
-    const code = await runSession(
+    const code = await runPlanCommand(
       {
         io,
         common: {

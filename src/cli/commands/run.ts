@@ -2,14 +2,14 @@
 import { ExitCode } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import { loadPlanOrReport } from '../loadPlan.js';
-import { runSession } from '../rolloutSession.js';
+import { runPlanCommand } from '../runPlanCommand.js';
 import { parseDurationFlag, parseLinger } from './flags.js';
 
 export async function run(ctx: CommandContext, args: string[], opts: Record<string, unknown>): Promise<number> {
   const file = args[0]!;
   const plan = await loadPlanOrReport(ctx, file);
   if (!plan) return ExitCode.BAD_INPUT;
-  return runSession(ctx, {
+  return runPlanCommand(ctx, {
     plan,
     planFile: file,
     direction: 'upgrade',

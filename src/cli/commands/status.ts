@@ -7,13 +7,13 @@ import { chooseClusters, type ChosenCluster } from '../clusterChoice.js';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from '../../cluster/cluster.js';
 import { watchConfigMap } from '../../cluster/configMapWatch.js';
-import { connectFor } from '../connectFor.js';
+import { connectFor } from '../../session/connection.js';
 import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import { recordName, type RolloutRecord } from '../../record/record.js';
 import { decodeRecord } from '../../record/codec.js';
-import { readLease, type LeaseView } from '../../record/runLock.js';
+import { readLease, type LeaseView } from '../../lease/leaseView.js';
 import type { CommandContext } from '../context.js';
 import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
 

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
-import { planExitCode } from '../../../src/cli/rolloutSession.js';
+import { planExitCode } from '../../../src/session/runPlan.js';
 import { jsonLine } from '../../../src/cli/output/json.js';
 import { renderMultiKubeconfig } from '../../../src/sim/apiserver/kubeconfig.js';
 

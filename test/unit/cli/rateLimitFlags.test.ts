@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../../src/cli/main.js';
-import { connectFor } from '../../../src/cli/connectFor.js';
+import { connectFor } from '../../../src/session/connection.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 
 function capture() {

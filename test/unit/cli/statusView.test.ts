@@ -5,7 +5,7 @@ import { renderStatus, statusJson } from '../../../src/cli/statusView.js';
 import type { RolloutEvent, RolloutEventBody } from '../../../src/rollout/events.js';
 import { newRecord, type RolloutRecord } from '../../../src/record/record.js';
 import { applyEvent } from '../../../src/record/reducer.js';
-import { leaseView } from '../../../src/record/runLock.js';
+import { leaseView } from '../../../src/lease/leaseView.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00.000Z');
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString();

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Cluster } from '../../../src/cluster/cluster.js';
-import { RunLock, type LockTimers } from '../../../src/record/runLock.js';
+import { RunLock, type LockTimers } from '../../../src/lease/runLock.js';
 import { startSim } from '../../../src/sim/index.js';
 
 describe('Cluster control lane', () => {

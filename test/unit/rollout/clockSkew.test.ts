@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
-import { RunLock, type LeaseApi, type LockTimers } from '../../../src/record/runLock.js';
+import { RunLock, type LockTimers } from '../../../src/lease/runLock.js';
+import type { LeaseApi } from '../../../src/lease/leaseView.js';
 import { KwaveError } from '../../../src/errors.js';
 
 class Leases {

@@ -12,7 +12,7 @@ import { abortAtFirstPodStart, fleet, remote } from './fakeFleet.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import { testPlan } from '../helpers/plans.js';
 import { ExitCode, KwaveError } from '../../../src/errors.js';
-import { holderPodWriter } from '../../../src/record/holderWrites.js';
+import { holderPodWriter } from '../../../src/session/holderWrites.js';
 
 function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none }', image = 'nginx:1.25.3') {
   return testPlan({ name: 'p', strategy, failurePolicy, image });
@@ -112,7 +112,7 @@ describe('runRollout', () => {
     const events: RolloutEvent[] = [];
     const lostLease = new AbortController();
     const why = 'lost the lease web/kwave-p: another runner took it over';
-    // The shell's wiring (clusterSession.ts): pod writes wait for the lease, the abort's reason names the loss.
+    // The shell's wiring (session/clusterRecord.ts): pod writes wait for the lease, the abort's reason names the loss.
     const lock = { confirmed: async () => !lostLease.signal.aborted, lost: undefined as string | undefined };
     const sink = (e: RolloutEvent) => {
       events.push(e);

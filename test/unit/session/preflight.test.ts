@@ -2,8 +2,8 @@
 // denied required ones refused with what grants them, the optional ones warned about.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rolloutAccessNeeds } from '../../../src/cli/accessNeeds.js';
-import { accessRefusal, accessWarning, checkAccess } from '../../../src/cli/preflight.js';
+import { rolloutAccessNeeds } from '../../../src/session/accessNeeds.js';
+import { accessRefusal, accessWarning, checkAccess } from '../../../src/session/preflight.js';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { testPlan } from '../helpers/plans.js';
 

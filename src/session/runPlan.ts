@@ -1,10 +1,12 @@
-// The imperative shell around a rollout, shared by `kwave run`, `kwave rollback` and the demo:
-// serve metrics, wire signals, open each cluster (clusterSession.ts: connect, lease, caches,
-// record), run, and then close everything in the right order. A multi-cluster plan opens every
-// cluster before any pod is touched (a refusal in one runs none), then runs one runner per
-// cluster, taking turns by the plan's clusterOrder (rollout/clusterTurns.ts); a halt in one halts
-// all. All decisions are the runners' and below; this file only assembles and tears down.
-import { ExitCode, KwaveError } from '../errors.js';
+// A rollout from start to end, for `kwave run`, `kwave rollback`, the demo and library users:
+// serve metrics, wire signals, open each cluster (openCluster.ts: connect, permissions, lease,
+// caches, the assessment; clusterRecord.ts: the record), run, keep the owners in step, and then
+// close everything in the right order. A multi-cluster plan opens every cluster before any pod is
+// touched (a refusal in one runs none), then runs one runner per cluster, taking turns by the
+// plan's clusterOrder (rollout/clusterTurns.ts); a halt in one halts all. All decisions are the
+// runners' and below; this file only assembles and tears down. It shows no progress itself: the
+// caller's sinks do (the CLI's terminal reporter), and its warnings go to `io.stderr`.
+import { ExitCode } from '../errors.js';
 import { KubeError, kubeErrorToKwave } from '../cluster/index.js';
 import { MetricsPusher } from '../metrics/push.js';
 import { Notifier } from '../notify/notifier.js';
@@ -12,32 +14,56 @@ import { KwaveMetrics } from '../metrics/registry.js';
 import { parseMetricsAddress } from '../metrics/address.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import type { Plan } from '../plan/types.js';
-import type { EventSink } from '../rollout/events.js';
-import { runnerIdentity } from '../record/runnerIdentity.js';
+import type { EventSink, RolloutPhase } from '../rollout/events.js';
+import { runnerIdentity } from '../lease/runnerIdentity.js';
 import { ClusterTurns } from '../rollout/clusterTurns.js';
 import { rollbackRollout, runRollout, type RunResult } from '../rollout/runner.js';
+import { startClusterRecord, type ReadyCluster } from './clusterRecord.js';
+import type { ConnectionOptions } from './connection.js';
 import {
   openCluster,
-  startClusterRecord,
   type Closer,
   type ClusterOpenOptions,
   type ClusterTarget,
   type OpenCluster,
-  type ReadyCluster,
-} from './clusterSession.js';
-import type { CommandContext } from './context.js';
-import { createReporter, type Reporter } from './output/index.js';
-import { keepOwnersInStep } from './ownerSteps.js';
+  type SessionIO,
+} from './openCluster.js';
+import { keepOwnersInStep } from './owners.js';
 
-export interface SessionOptions {
-  plan: Plan;
-  /** The plan file as the user named it (for hints in the output). */
-  planFile: string;
+/** Where one cluster's events go besides the record, the metrics and the notifications. */
+export interface EventOutput {
+  sink: EventSink;
+  /** Writes what is still held, before something else writes to the same stream. */
+  flush?(): void;
+  /** The run is over (or a second signal ends it): stop drawing, write what is held. */
+  close?(): void;
+}
+
+/** One cluster's end; `cluster` is undefined for a plan of one cluster. */
+export interface ClusterEnd {
+  cluster: string | undefined;
+  phase: RolloutPhase;
+  exitCode: number;
+  message: string;
+}
+
+export interface RunPlanOptions {
+  /** The kubeconfig and rate limit; its context is the cluster of a plan of one (spec.clusters name their own). */
+  connection: ConnectionOptions;
+  io: SessionIO;
+  /** Each cluster's output (the CLI's terminal reporter); `cluster` is undefined for a plan of one cluster. */
+  sinks?: (cluster: string | undefined) => EventOutput;
+  /** Told every cluster's end, and the plan's exit code, before anything is closed. */
+  onEnd?: (clusters: ClusterEnd[], exitCode: number) => void;
   direction: 'upgrade' | 'rollback';
   /** Finish or roll back pods another revision of this plan left mid-flight, instead of refusing. */
   force?: boolean;
   /** `--retry`: run a revision whose last run halted again (its failed pods are upgraded anew). */
   retry?: boolean;
+  /** Where to serve metrics (`HOST:PORT` or `off`, as --metrics-address); default off. */
+  metricsAddress?: string;
+  /** Push metrics to this Pushgateway at wave ends (over the plan's spec.metrics.pushgateway). */
+  pushgateway?: string;
   /** Keep serving metrics this long after the end unless scraped first (`--metrics-linger`). */
   metricsLingerMs?: number;
   /** When another runner holds the lease, wait up to this long for it (`--lease-wait`); default 0. */
@@ -48,20 +74,18 @@ export interface SessionOptions {
   onMetricsUrl?: (url: string) => void;
 }
 
-/** Runs (or rolls back) a plan against the cluster the common flags name, or the plan's clusters; returns the exit code. */
-export async function runSession(ctx: CommandContext, options: SessionOptions): Promise<number> {
-  const { io, common } = ctx;
-  const { plan } = options;
-  const address = parseMetricsAddress(common.metricsAddress);
+/**
+ * Runs (or rolls back) a plan against the cluster `connection` names, or the plan's clusters;
+ * returns the exit code. A run that may not start throws KwaveError (exit 2: refused, locked,
+ * forbidden).
+ */
+export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<number> {
+  const { io } = options;
+  const address = parseMetricsAddress(options.metricsAddress ?? 'off');
   const multi = plan.clusters;
-  if (multi && common.context !== undefined)
-    throw new KwaveError(
-      'USAGE',
-      `--context: the plan names its clusters' contexts (spec.clusters: ${multi.list.map((c) => c.context).join(', ')}); leave --context out`,
-    );
   const targets: ClusterTarget[] = multi
     ? multi.list.map((c) => ({ name: c.name, context: c.context }))
-    : [{ name: undefined, context: common.context }];
+    : [{ name: undefined, context: options.connection.context }];
   const metrics = new KwaveMetrics(
     multi ? { plan: plan.name, clusters: multi.list.map((c) => c.name) } : { plan: plan.name },
   );
@@ -73,7 +97,6 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
 
   const stop = new AbortController();
   const abort = new AbortController();
-  const tty = common.output === 'text' && io.stdout.isTTY === true && !multi;
   // Notifications go out in the background; at the end they get a short, bounded flush. One
   // notifier per cluster: each cluster's rollout reports its own events (they carry `cluster`).
   const notifiers = targets.map(
@@ -91,16 +114,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
   const flushNotifiers = async (ms: number) => {
     await Promise.all(notifiers.map((n) => n.flush(ms)));
   };
-  const reporters: Reporter[] = targets.map((t) =>
-    createReporter({
-      io,
-      format: common.output,
-      tty,
-      plan: plan.name,
-      planFile: options.planFile,
-      ...(t.name === undefined ? {} : { cluster: t.name }),
-    }),
-  );
+  const outputs: EventOutput[] = targets.map((t) => options.sinks?.(t.name) ?? { sink: () => undefined });
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
@@ -111,7 +125,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
       // Nothing is lost: every pod's state is on the pod, and the record says Progressing.
       io.stderr.write(`kwave: ${sig} again: exiting now; run the same plan again to resume\n`);
       abort.abort();
-      for (const r of reporters) r.close();
+      for (const r of outputs) r.close?.();
       // The last notifications get a moment (bounded), then the process leaves as promised.
       void flushNotifiers(NOTIFY_EXIT_FLUSH_MS).finally(() => process.exit(ExitCode.INTERRUPTED));
     }
@@ -143,7 +157,7 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
         process.once(s, endLinger);
       }
     });
-    const pushUrl = common.pushgateway ?? plan.metrics.pushgateway;
+    const pushUrl = options.pushgateway ?? plan.metrics.pushgateway;
     const pusher = pushUrl ? new MetricsPusher(metrics, pushUrl) : undefined;
     const push = async () => {
       const r = await pusher?.push();
@@ -151,7 +165,8 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
     };
 
     const openOptions = targets.map((target): ClusterOpenOptions => ({
-      ctx,
+      io,
+      connection: options.connection,
       plan,
       target,
       direction: options.direction,
@@ -188,13 +203,13 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
         await startClusterRecord(
           o,
           opened[i]!,
-          [reporters[i]!.sink, notifiers[i]!.sink, ...(onEvent ? [onEvent] : [])],
+          [outputs[i]!.sink, notifiers[i]!.sink, ...(onEvent ? [onEvent] : [])],
           push,
         ),
       );
     }
     closers.push(() => {
-      for (const r of reporters) r.close();
+      for (const r of outputs) r.close?.();
     });
 
     ran = true;
@@ -222,11 +237,16 @@ export async function runSession(ctx: CommandContext, options: SessionOptions): 
           );
     }
     await push();
-    if (multi) {
-      for (const r of reporters) r.flush();
-      writePlanEnd(ctx, plan, targets, results);
-    }
     const exitCode = planExitCode(results.map((r) => r.exitCode));
+    options.onEnd?.(
+      targets.map((t, i) => ({
+        cluster: t.name,
+        phase: results[i]!.phase,
+        exitCode: results[i]!.exitCode,
+        message: results[i]!.message,
+      })),
+      exitCode,
+    );
     if (ownersFailed && exitCode === ExitCode.OK)
       return ownersFailed === 'forbidden' ? ExitCode.BAD_INPUT : ExitCode.INTERNAL;
     return exitCode;
@@ -297,37 +317,4 @@ export function planExitCode(codes: readonly number[]): number {
   ])
     if (codes.includes(code)) return code;
   return codes.find((c) => c !== ExitCode.OK) ?? ExitCode.OK;
-}
-
-/** The last line(s) of a multi-cluster run: every cluster's phase and message. */
-function writePlanEnd(
-  ctx: CommandContext,
-  plan: Plan,
-  targets: readonly ClusterTarget[],
-  results: readonly RunResult[],
-): void {
-  const clusters = targets.map((t, i) => ({
-    cluster: t.name!,
-    phase: results[i]!.phase,
-    exitCode: results[i]!.exitCode,
-    message: results[i]!.message,
-  }));
-  const exitCode = planExitCode(results.map((r) => r.exitCode));
-  if (ctx.common.output === 'json') {
-    ctx.io.stdout.write(
-      JSON.stringify({
-        time: new Date().toISOString(),
-        plan: plan.name,
-        event: 'plan-end',
-        clusterOrder: plan.clusters!.order,
-        exitCode,
-        clusters,
-      }) + '\n',
-    );
-    return;
-  }
-  const lines = clusters.map((c) => `  ${c.cluster}: ${c.phase}: ${c.message}`);
-  ctx.io.stdout.write(
-    `plan ${plan.name} across ${clusters.length} clusters (${plan.clusters!.order}), exit ${exitCode}:\n${lines.join('\n')}\n`,
-  );
 }

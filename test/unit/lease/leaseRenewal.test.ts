@@ -3,7 +3,7 @@
 // then reclaim every retry period.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renewalPolicy, renewalStep, renewalTimeLimit, type RenewalState } from '../../../src/record/leaseRenewal.js';
+import { renewalPolicy, renewalStep, renewalTimeLimit, type RenewalState } from '../../../src/lease/leaseRenewal.js';
 
 const policy = renewalPolicy(15);
 

@@ -1,7 +1,7 @@
 // The shell of `spec.owners` for `kwave plan`, `kwave run` and `kwave rollback`: reads each
 // selected pod's owner (ReplicaSet → Deployment, StatefulSet, DaemonSet) through cluster/, lets
-// rollout/owners.ts decide, and after the rollout patches (or, after a rollback, reverts) the
-// templates of OnDelete owners. Touches: GET of the owners; with owners: update, a dry-run PATCH
+// rollout/owners.ts decide (what would refuse the run is assessment.ts's), and after the rollout
+// patches (or, after a rollback, reverts) the templates of OnDelete owners. Touches: GET of the owners; with owners: update, a dry-run PATCH
 // before the run (to know it is allowed) and the template PATCH after it.
 import {
   checkWorkloadPatch,
@@ -15,9 +15,12 @@ import {
   type WorkloadKind,
   type WorkloadView,
 } from '../cluster/index.js';
+import { ExitCode } from '../errors.js';
 import type { Plan } from '../plan/types.js';
+import type { FleetSelection } from '../rollout/select.js';
 import {
   controllerOf,
+  OWNER_STATE_ANNOTATION,
   decideOwners,
   type ControllerRef,
   revertPatch,
@@ -229,4 +232,60 @@ export async function revertOwners(
     }
   }
   return result;
+}
+
+/**
+ * The owners of the pods a run touches and, for an upgrade (`selection` given), the owner patches
+ * these credentials may not make. A rollback reverts what it finds: refusing it for an owner's
+ * kind would help nobody.
+ */
+export async function readOwners(
+  cluster: Cluster,
+  plan: Plan,
+  selection: FleetSelection | undefined,
+  cached: readonly V1Pod[],
+  /** Workload resources whose `get` the permission preflight found missing: not asked for. */
+  unreadable: ReadonlySet<string> = new Set(),
+): Promise<{ entries: OwnerEntry[]; patchRefusals: string[] }> {
+  const pods = selection
+    ? selection.selected
+    : cached.map((pod) => ({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', pod }));
+  const entries = await discoverOwners(clusterWorkloadReader(cluster), plan, pods, unreadable);
+  if (!selection) return { entries, patchRefusals: [] };
+  return { entries, patchRefusals: await updatePermissionProblems(cluster, entries) };
+}
+
+/** After the run: owners' templates set (an upgrade that ended 0 or 5) or put back (a rollback). */
+export async function keepOwnersInStep(
+  cluster: Cluster,
+  plan: Plan,
+  direction: 'upgrade' | 'rollback',
+  entries: readonly OwnerEntry[],
+  exitCode: number,
+  current: (key: string) => V1Pod | undefined,
+): Promise<OwnerStepResult> {
+  if (direction === 'rollback') {
+    // Only once the pods are back: a template reverted under pods still at the new image would bring replacements back on the old one.
+    if (exitCode === ExitCode.OK) return revertOwners(cluster, entries, plan);
+    const kept = entries.filter((e) => e.workload && e.workload.annotations[OWNER_STATE_ANNOTATION] !== undefined);
+    return {
+      lines: kept.map(
+        (e) =>
+          `owner ${e.kind} ${e.namespace}/${e.name}: template left at the new images: the rollback did not complete`,
+      ),
+      failed: 0,
+      forbidden: false,
+    };
+  }
+  if (exitCode !== ExitCode.OK && exitCode !== ExitCode.NODES_DOWN) {
+    const held = entries.filter((e) => e.action === 'update');
+    return {
+      lines: held.map(
+        (e) => `owner ${e.kind} ${e.namespace}/${e.name}: template left as it was: the rollout did not complete`,
+      ),
+      failed: 0,
+      forbidden: false,
+    };
+  }
+  return applyOwnerUpdates(cluster, entries, current, plan);
 }

@@ -7,74 +7,24 @@
 // the resourceVersion last seen (the API requires it for leases), so two runners can never both
 // believe they hold it: the loser gets 409.
 //
-// The pure part (`leaseView`, `describeHolder`) says who holds a lease and whether it has
-// expired; `kwave status` uses it too.
+// Who holds a lease and whether it has expired is leaseView.ts; waiting for a held lease,
+// acquireWaiting.ts.
 import { hostname } from 'node:os';
 import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
-import type { Cluster } from '../cluster/cluster.js';
 import { KubeError, toKubeError } from '../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../errors.js';
-import { formatAge } from '../durationText.js';
 import { realSleep, type Sleep } from '../sleep.js';
-import { recordName } from './record.js';
+import {
+  DEFAULT_LEASE_SECONDS,
+  describeHolder,
+  leaseName,
+  leaseView,
+  toDate,
+  type LeaseApi,
+  type LeaseView,
+} from './leaseView.js';
 import { holderGone } from './runnerIdentity.js';
 import { renewalPolicy, renewalStep, renewalTimeLimit, type RenewalPolicy } from './leaseRenewal.js';
-
-export const DEFAULT_LEASE_SECONDS = 15;
-
-/** Who holds a lease, as seen at `now`. */
-export interface LeaseView {
-  holder?: string;
-  acquiredAt?: Date;
-  renewedAt?: Date;
-  durationSeconds: number;
-  transitions: number;
-  /** No holder, or the holder stopped renewing (renewTime + leaseDurationSeconds < now). */
-  free: boolean;
-  expired: boolean;
-}
-
-/** A plain Date (V1MicroTime would print microseconds) from whatever the client handed over. */
-const toDate = (t: unknown): Date | undefined => {
-  if (t instanceof Date) return Number.isNaN(t.getTime()) ? undefined : new Date(t.getTime());
-  if (typeof t === 'string') {
-    const d = new Date(t);
-    return Number.isNaN(d.getTime()) ? undefined : d;
-  }
-  return undefined;
-};
-
-export function leaseView(lease: V1Lease, now: Date): LeaseView {
-  const spec = lease.spec ?? {};
-  const holder = spec.holderIdentity || undefined;
-  const durationSeconds =
-    spec.leaseDurationSeconds && spec.leaseDurationSeconds > 0 ? spec.leaseDurationSeconds : DEFAULT_LEASE_SECONDS;
-  const renewedAt = toDate(spec.renewTime) ?? toDate(spec.acquireTime);
-  const expired =
-    holder !== undefined && (renewedAt === undefined || renewedAt.getTime() + durationSeconds * 1000 < now.getTime());
-  return {
-    ...(holder === undefined ? {} : { holder }),
-    ...(toDate(spec.acquireTime) ? { acquiredAt: toDate(spec.acquireTime) } : {}),
-    ...(renewedAt ? { renewedAt } : {}),
-    durationSeconds,
-    transitions: spec.leaseTransitions ?? 0,
-    free: holder === undefined || expired,
-    expired,
-  };
-}
-
-/** `alice@laptop pid 1234 (renewed 3s ago, expires after 15s without renewal)`. */
-export function describeHolder(view: LeaseView, now: Date): string {
-  if (!view.holder) return 'nobody';
-  const ago = view.renewedAt ? `${formatAge(now.getTime() - view.renewedAt.getTime())} ago` : 'never';
-  const tail = view.expired
-    ? `expired: not renewed for more than ${view.durationSeconds}s`
-    : `expires after ${view.durationSeconds}s without renewal`;
-  return `${view.holder} (renewed ${ago}${view.renewedAt ? ` at ${view.renewedAt.toISOString()}` : ''}; ${tail})`;
-}
-
-/** The slice of Cluster the lock needs (tests pass a fake). */
-export type LeaseApi = Pick<Cluster, 'getLease' | 'createLease' | 'updateLease'>;
 
 export interface LockTimers {
   now: () => Date;
@@ -143,7 +93,7 @@ export class RunLock {
     private readonly cluster: LeaseApi,
     private readonly options: RunLockOptions,
   ) {
-    this.name = recordName(options.plan);
+    this.name = leaseName(options.plan);
     this.durationSeconds = options.durationSeconds ?? DEFAULT_LEASE_SECONDS;
     this.policy = renewalPolicy(this.durationSeconds);
     this.timers = options.timers ?? realTimers;
@@ -415,58 +365,5 @@ export class RunLock {
   private stopRenewing(): void {
     if (this.renewer !== undefined) this.timers.clearInterval(this.renewer);
     this.renewer = undefined;
-  }
-}
-
-export interface AcquireWait {
-  /** How long to keep trying while another runner holds the lease; 0 refuses at once. */
-  waitMs: number;
-  /** Between attempts; default 2 s. */
-  everyMs?: number;
-  signal?: AbortSignal;
-  /** Told once, when the first attempt finds the lease held. */
-  onWait?: (message: string) => void;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/**
- * `lock.acquire()`, retried while another runner holds the lease, for up to `waitMs`: a Job's
- * next pod, started after its predecessor died with the lease held, takes it over once it expires
- * instead of being refused as a second runner. Other failures are thrown at once.
- */
-export async function acquireWaiting(lock: Pick<RunLock, 'acquire'>, wait: AcquireWait): Promise<void> {
-  const now = wait.now ?? Date.now;
-  const sleep = wait.sleep ?? realSleep;
-  const deadline = now() + wait.waitMs;
-  let told = false;
-  for (;;) {
-    try {
-      return await lock.acquire();
-    } catch (err) {
-      const held = err instanceof KwaveError && err.code === 'LOCKED';
-      if (!held || now() >= deadline || wait.signal?.aborted) throw err;
-      if (!told)
-        wait.onWait?.(
-          `${err.message.split('. ')[0]}; waiting up to ${Math.round(wait.waitMs / 1000)}s for it (--lease-wait)`,
-        );
-      told = true;
-      await sleep(Math.min(wait.everyMs ?? 2000, Math.max(0, deadline - now())));
-    }
-  }
-}
-
-/** Reads the plan's lease for display; undefined when there is none. */
-export async function readLease(
-  cluster: LeaseApi,
-  namespace: string,
-  plan: string,
-  now: Date,
-): Promise<LeaseView | undefined> {
-  try {
-    return leaseView(await cluster.getLease(namespace, recordName(plan)), now);
-  } catch (err) {
-    if (err instanceof KubeError && err.code === 404) return undefined;
-    throw err;
   }
 }

@@ -5,15 +5,10 @@ import assert from 'node:assert/strict';
 import type { V1Lease } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../../src/errors.js';
-import {
-  RunLock,
-  acquireWaiting,
-  describeHolder,
-  leaseView,
-  type LeaseApi,
-  type LockTimers,
-} from '../../../src/record/runLock.js';
-import { holderGone } from '../../../src/record/runnerIdentity.js';
+import { RunLock, type LockTimers } from '../../../src/lease/runLock.js';
+import { acquireWaiting } from '../../../src/lease/acquireWaiting.js';
+import { describeHolder, leaseView, type LeaseApi } from '../../../src/lease/leaseView.js';
+import { holderGone } from '../../../src/lease/runnerIdentity.js';
 
 class FakeLeases {
   lease: V1Lease | undefined;

@@ -1,8 +1,8 @@
 // The permissions a rollout of a plan needs, namespace by namespace, and which of them only degrade it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rolloutAccessNeeds } from '../../../src/cli/accessNeeds.js';
-import { accessWarning } from '../../../src/cli/preflight.js';
+import { rolloutAccessNeeds } from '../../../src/session/accessNeeds.js';
+import { accessWarning } from '../../../src/session/preflight.js';
 import { testPlan } from '../helpers/plans.js';
 
 /** A plan over namespaces a and b, with `gates` (spec lines) if any. */

@@ -2,7 +2,7 @@
 // API server would refuse it), each such owner reported as not read; other kinds read as usual.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { discoverOwners } from '../../../src/cli/owners.js';
+import { discoverOwners } from '../../../src/session/owners.js';
 import type { WorkloadKind, WorkloadView } from '../../../src/cluster/index.js';
 import { makePod } from '../inplace/fixtures.js';
 
