@@ -38,6 +38,7 @@ export {
   toKubeError,
   kubeErrorFromResponse,
   kubeErrorToKwave,
+  wrapKube,
   isForbidden,
   withTarget,
   describeTarget,

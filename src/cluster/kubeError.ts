@@ -190,6 +190,18 @@ export function kubeErrorToKwave(err: KubeError, doing: string): KwaveError {
   return new KwaveError('KUBE', `${doing}: ${err.message} (${what})`, ExitCode.INTERNAL);
 }
 
+/**
+ * Runs `f` for a command: a KubeError it throws leaves as the KwaveError the CLI renders
+ * (kubeErrorToKwave), saying what kwave was `doing`; anything else passes through unchanged.
+ */
+export async function wrapKube<T>(f: () => Promise<T>, doing: string): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw err instanceof KubeError ? kubeErrorToKwave(err, doing) : err;
+  }
+}
+
 /** True when the error says these credentials may not do it (403), as opposed to a broken call. */
 export function isForbidden(err: unknown): err is KubeError {
   return err instanceof KubeError && err.code === 403;

@@ -12,7 +12,7 @@ import type {
   V1PodStatus,
 } from '@kubernetes/client-node';
 import { ExitCode } from '../../errors.js';
-import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../../cluster/index.js';
+import { wrapKube, type Cluster, type PageSink } from '../../cluster/index.js';
 import { connectFor } from '../connectFor.js';
 import { decodePodBrief } from '../../cluster/decode.js';
 import { isForbidden } from '../../cluster/kubeError.js';
@@ -156,15 +156,14 @@ async function fromEachPage<T>(
   const out: T[] = [];
   for (const ns of namespaces) {
     let taken: T[] = [];
-    try {
-      await sources.listPods(ns, labelSelector, (pods, first) => {
-        if (first) taken = [];
-        for (const t of take(pods)) taken.push(t);
-      });
-    } catch (err) {
-      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${ns}`);
-      throw err;
-    }
+    await wrapKube(
+      () =>
+        sources.listPods(ns, labelSelector, (pods, first) => {
+          if (first) taken = [];
+          for (const t of take(pods)) taken.push(t);
+        }),
+      `listing pods in namespace ${ns}`,
+    );
     for (const t of taken) out.push(t);
   }
   return out;
@@ -183,13 +182,7 @@ async function readSelection(
     intakeOf(plan, pods, keep),
   ]);
   const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
-  let zones;
-  try {
-    zones = await readZones(sources, plan.strategy.order);
-  } catch (err) {
-    if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
-    throw err;
-  }
+  const zones = await wrapKube(() => readZones(sources, plan.strategy.order), 'listing nodes');
   return { selection: assembleSelection(plan, intake, zones.zones), zones };
 }
 
@@ -220,23 +213,27 @@ async function budgetProblems(
   sources: PlanSources,
   selection: FleetSelection,
 ): Promise<FleetSelection['problems']> {
-  if (!sources.listPdbs) return [];
+  const listPdbs = sources.listPdbs;
+  if (!listPdbs) return [];
   const pdbs: V1PodDisruptionBudget[] = [];
   for (const ns of plan.target.namespaces) {
-    try {
-      pdbs.push(...(await sources.listPdbs(ns)));
-    } catch (err) {
-      if (isForbidden(err))
-        return [
-          {
-            kind: 'pdb-unknown',
-            severity: 'warning',
-            message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them`,
-          },
-        ];
-      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing PodDisruptionBudgets in namespace ${ns}`);
-      throw err;
-    }
+    const listed = await wrapKube(
+      () =>
+        listPdbs(ns).catch((err: unknown) => {
+          if (isForbidden(err)) return undefined;
+          throw err;
+        }),
+      `listing PodDisruptionBudgets in namespace ${ns}`,
+    );
+    if (listed === undefined)
+      return [
+        {
+          kind: 'pdb-unknown',
+          severity: 'warning',
+          message: `listing PodDisruptionBudgets in namespace ${ns} is forbidden: they are not checked, and kwave run will not respect them`,
+        },
+      ];
+    pdbs.push(...listed);
   }
   if (pdbs.length === 0) return [];
   // A PDB counts every pod it selects, not only the plan's.
