@@ -6,7 +6,7 @@ import type { Plan } from '../../../src/plan/types.js';
 /** The plan of `text`; throws with the loader's messages when it is not a valid plan. */
 export function loadPlan(text: string, file = 'plan.yaml'): Plan {
   const r = loadPlanText(text, file);
-  if (!r.ok) throw new Error(r.errors.map((e) => `${e.line}:${e.col} ${e.message}`).join('; '));
+  if (!r.ok) throw new Error(r.errors.map((e) => `${e.pos.line}:${e.pos.col} ${e.message}`).join('; '));
   return r.plan;
 }
 
