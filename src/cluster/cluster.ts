@@ -65,7 +65,7 @@ export interface ClusterDeps extends RetryDeps {
   date: () => Date;
 }
 
-export const realClusterDeps: ClusterDeps = {
+const realClusterDeps: ClusterDeps = {
   sleep: realSleep,
   random: Math.random,
   now: () => Date.now(),

@@ -64,7 +64,7 @@ export function describeTarget(target: RequestTarget): string {
 }
 
 /** Where the permission comes from, for the refusal message. */
-export const RBAC_SOURCE = 'deploy/rbac.yaml grants it';
+const RBAC_SOURCE = 'deploy/rbac.yaml grants it';
 
 /** `forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it`. */
 export function forbiddenMessage(target: RequestTarget): string {

@@ -120,7 +120,7 @@ export interface WireOptions {
 }
 
 /** `?a=1&b=x` from the defined entries, in the given order. Pure. */
-export function queryString(query: WireRequest['query']): string {
+function queryString(query: WireRequest['query']): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') params.set(k, String(v));
   const s = params.toString();

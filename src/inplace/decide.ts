@@ -37,16 +37,8 @@ import {
 import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord, type InPlaceState } from './state.js';
 import type { DecideContext, ImagePatch, Step } from './step.js';
 
-export { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage, gateOwner } from './gateCondition.js';
-export {
-  DEFAULT_READY_GRACE_MS,
-  type DecideContext,
-  type ForeignReason,
-  type GatePatch,
-  type ImagePatch,
-  type RefuseReason,
-  type Step,
-} from './step.js';
+export { GATE_CLOSED_REASON, gateMessage, gateOwner } from './gateCondition.js';
+export { type DecideContext, type GatePatch, type ImagePatch, type Step } from './step.js';
 
 /**
  * The next step for `pod` (undefined: not found). Pure: the same pod and context always give

@@ -51,8 +51,8 @@ export interface ImagePatch {
   spec: { containers: { name: string; image: string }[] };
 }
 
-export type RefuseReason = 'GateMissing' | 'ContainerMissing';
-export type ForeignReason = 'OtherRollout' | 'MalformedState' | 'UpdatingElsewhere';
+type RefuseReason = 'GateMissing' | 'ContainerMissing';
+type ForeignReason = 'OtherRollout' | 'MalformedState' | 'UpdatingElsewhere';
 
 /**
  * The next step for one pod. Every step carries a one-line `message` for status output. The steps

@@ -143,6 +143,9 @@ describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
   test('a file that does not exist: exit 2, said plainly', async () => {
     const { code, stdout } = await kwave('validate', 'plans/no-such-plan.yaml');
     assert.equal(code, 2);
-    assert.match(stdout, /^plans\/no-such-plan\.yaml PLAN_UNREADABLE expected a readable plan file, found no such file$/m);
+    assert.match(
+      stdout,
+      /^plans\/no-such-plan\.yaml PLAN_UNREADABLE expected a readable plan file, found no such file$/m,
+    );
   });
 });
