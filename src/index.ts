@@ -4,7 +4,8 @@
 export * from './errors.js';
 export type { Plan } from './plan/types.js';
 export { loadPlanFile, loadPlanText, type LoadResult } from './plan/load.js';
-export { formatPlanError } from './plan/formatPlanError.js';
+export { formatError } from './errorText.js';
+export type { PlanError } from './plan/planError.js';
 export { connect, Cluster, PodCache, KubeError } from './cluster/index.js';
 export { decide, type DecideContext, type Step } from './inplace/decide.js';
 export { runPodFlow, type PodOutcome, type FlowContext } from './inplace/executor.js';

@@ -10,7 +10,7 @@ export interface InClusterFacts {
 }
 
 /** The in-cluster metrics address: every interface, so the pod's IP can be scraped. */
-export const IN_CLUSTER_METRICS_ADDRESS = '0.0.0.0:9464';
+const IN_CLUSTER_METRICS_ADDRESS = '0.0.0.0:9464';
 
 /** Overrides of the usual defaults; empty outside a pod. */
 export function inClusterDefaults(f: InClusterFacts): { output?: 'json'; metricsAddress?: string } {

@@ -7,7 +7,7 @@ import { processIO, type CliIO, type CommandContext, type CommonOptions } from '
 import { renderError } from './render.js';
 import { inClusterDefaults } from './inClusterDefaults.js';
 import { configSourceOf } from '../cluster/connect.js';
-import { KubeError, kubeErrorToKwave } from '../cluster/kubeError.js';
+import { wrapKube } from '../cluster/kubeError.js';
 
 type Handler = (ctx: CommandContext, args: string[], opts: Record<string, unknown>) => Promise<number>;
 
@@ -289,15 +289,16 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   let result: Promise<number> | undefined;
   const program = buildProgram(io, (p) => (result = p));
   try {
-    await program.parseAsync(argv, { from: 'user' });
-    return result ? await result : ExitCode.OK;
-  } catch (thrown) {
-    let err = thrown;
+    // A KubeError no command named its doing for still reads as a cluster problem, not a bug.
+    return await wrapKube(async () => {
+      await program.parseAsync(argv, { from: 'user' });
+      return result ? await result : ExitCode.OK;
+    }, 'talking to the cluster');
+  } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
       return err.exitCode === 0 ? ExitCode.OK : ExitCode.BAD_INPUT;
     }
-    if (err instanceof KubeError) err = kubeErrorToKwave(err, 'talking to the cluster');
     if (err instanceof KwaveError) {
       io.stderr.write(renderError(err) + '\n');
       return err.exitCode;

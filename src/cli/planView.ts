@@ -15,7 +15,7 @@ import { refusingProblems } from '../session/assessment.js';
 import type { ZoneInfo } from '../session/nodes.js';
 
 /** Whether the zones of the nodes could be read; when not, why. */
-export interface PodRow {
+interface PodRow {
   namespace: string;
   name: string;
   node?: string;
@@ -32,7 +32,7 @@ export interface GateRow {
   webhook: boolean;
 }
 
-export interface WaveRow {
+interface WaveRow {
   wave: number;
   /** Selected pods at the target once this wave is complete. */
   target: number;
@@ -85,7 +85,7 @@ export interface PlanReport {
   owners: OwnerRow[];
 }
 
-export interface OwnerRow {
+interface OwnerRow {
   kind: string;
   namespace: string;
   name: string;
@@ -97,7 +97,7 @@ export interface OwnerRow {
 }
 
 /** A maintenance window at the time of the dry run; `opensAt` is null for a window that never opens. */
-export type WindowNow = { open: true } | { open: false; opensAt: string | null; msLeft: number | null };
+type WindowNow = { open: true } | { open: false; opensAt: string | null; msLeft: number | null };
 
 function windowNow(plan: Plan, nowMs: number): WindowNow | undefined {
   if (!plan.window) return undefined;

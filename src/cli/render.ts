@@ -1,9 +1,7 @@
-// Renders errors for people, once, at the edge. Library code never prints.
+// Renders errors for people, once, at the edge, after the command's name. Library code never prints.
+import { formatError } from '../errorText.js';
 import type { KwaveError } from '../errors.js';
 
 export function renderError(err: KwaveError): string {
-  const where = err.pos
-    ? `${err.pos.file}:${err.pos.line}:${err.pos.col} ${err.pos.path ? err.pos.path + ': ' : ''}`
-    : '';
-  return `kwave: ${where}${err.message}`;
+  return `kwave: ${formatError(err)}`;
 }

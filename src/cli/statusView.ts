@@ -189,7 +189,7 @@ export function statusJson(input: StatusInput): Record<string, unknown> {
 }
 
 /** `node sim-node-2 is NotReady since 12s`, its age counted to `now` rather than to when it was recorded. */
-export function nodeWaitNow(w: NodeWait, now: number): string {
+function nodeWaitNow(w: NodeWait, now: number): string {
   const since = w.since === undefined ? Number.NaN : Date.parse(w.since);
   return Number.isNaN(since) ? w.message : w.message.replace(/ since \S+$/, ` since ${formatAge(now - since)}`);
 }

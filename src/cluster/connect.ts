@@ -62,7 +62,7 @@ function describeSource(source: ConfigSource): string {
 }
 
 /** Loads the chosen source into a KubeConfig; a missing or unreadable file is a KwaveError (exit 2). */
-export function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process.env): KubeConfig {
+function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process.env): KubeConfig {
   const kc = new KubeConfig();
   if (source.kind === 'none') {
     throw badInput(
@@ -108,7 +108,7 @@ function filterNew(kc: KubeConfig, next: KubeConfig): KubeConfig {
  * Selects `context` (or keeps the current one) and checks that it names a cluster and a user.
  * Returns the namespace the context sets, or 'default'.
  */
-export function selectContext(kc: KubeConfig, context: string | undefined, where: string): string {
+function selectContext(kc: KubeConfig, context: string | undefined, where: string): string {
   const names = kc.getContexts().map((c) => c.name);
   const available = names.length > 0 ? `available: ${names.join(', ')}` : 'it defines no contexts';
   if (context !== undefined) {
@@ -147,7 +147,7 @@ export interface ConnectOptions extends ClusterOptions {
  * The warning for a context that turns TLS verification off (`insecure-skip-tls-verify`), or
  * undefined. kwave never turns it off itself; a kubeconfig may, and then every run says so.
  */
-export function tlsWarning(kc: KubeConfig): string | undefined {
+function tlsWarning(kc: KubeConfig): string | undefined {
   const cluster = kc.getCurrentCluster();
   if (!cluster?.skipTLSVerify) return undefined;
   return `warning: TLS verification of the API server is off for cluster "${cluster.name}" (insecure-skip-tls-verify in the kubeconfig): anyone on the network path can impersonate ${cluster.server} and see kwave's token`;

@@ -15,7 +15,7 @@ import { ExitCode, KwaveError } from '../errors.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Overrides SERVICE_ACCOUNT_DIR (tests, or a token mounted elsewhere). */
-export const SERVICE_ACCOUNT_DIR_ENV = 'KWAVE_SERVICEACCOUNT_DIR';
+const SERVICE_ACCOUNT_DIR_ENV = 'KWAVE_SERVICEACCOUNT_DIR';
 
 /** The auth-provider name of the token-file user below (its config key is `path`: client-node's own
  * file provider claims any user whose config has a `tokenFile`). */

@@ -64,7 +64,7 @@ export function describeTarget(target: RequestTarget): string {
 }
 
 /** Where the permission comes from, for the refusal message. */
-export const RBAC_SOURCE = 'deploy/rbac.yaml grants it';
+const RBAC_SOURCE = 'deploy/rbac.yaml grants it';
 
 /** `forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it`. */
 export function forbiddenMessage(target: RequestTarget): string {
@@ -188,6 +188,18 @@ export function kubeErrorToKwave(err: KubeError, doing: string): KwaveError {
   }
   const what = err.code === 0 ? err.reason : `HTTP ${err.code} ${err.reason}`;
   return new KwaveError('KUBE', `${doing}: ${err.message} (${what})`, ExitCode.INTERNAL);
+}
+
+/**
+ * Runs `f` for a command: a KubeError it throws leaves as the KwaveError the CLI renders
+ * (kubeErrorToKwave), saying what kwave was `doing`; anything else passes through unchanged.
+ */
+export async function wrapKube<T>(f: () => Promise<T>, doing: string): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw err instanceof KubeError ? kubeErrorToKwave(err, doing) : err;
+  }
 }
 
 /** True when the error says these credentials may not do it (403), as opposed to a broken call. */

@@ -16,7 +16,7 @@ export type ObjectWatchEvent<T> =
   | { type: 'ERROR'; error: KubeError };
 
 /** What each watch request of the loop asks for. */
-export interface ResumeQuery {
+interface ResumeQuery {
   resourceVersion: string | undefined;
   timeoutSeconds: number;
   allowWatchBookmarks: true;

@@ -54,7 +54,7 @@ export interface PodCacheOptions extends ListWatchTuning {
   deps?: Partial<PodCacheDeps>;
 }
 
-export type PodChangeType = 'added' | 'modified' | 'deleted';
+type PodChangeType = 'added' | 'modified' | 'deleted';
 
 export interface PodChange {
   type: PodChangeType;

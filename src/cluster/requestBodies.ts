@@ -1,7 +1,7 @@
 // The bodies of kwave's writes, built from a decision and nothing else: minimal patches, never a
 // cached object read, modified and written back (which would overwrite fields others changed).
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 /** One pod condition, as kwave writes it on `pods/status`. */
 export interface PodConditionPatch {
@@ -19,7 +19,7 @@ export function formatTime(d: Date): string {
 }
 
 /** One condition as the body of a `pods/status` patch carries it. */
-export interface ConditionOnWire {
+interface ConditionOnWire {
   type: string;
   status: ConditionStatus;
   lastTransitionTime: string;
@@ -71,7 +71,7 @@ export function conditionPatchBody(
 }
 
 /** The object an Event is about. */
-export interface InvolvedObject {
+interface InvolvedObject {
   apiVersion?: string;
   kind: string;
   name: string;

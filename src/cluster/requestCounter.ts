@@ -23,7 +23,7 @@ export type KubeResource =
 export type WorkloadResource = 'replicasets' | 'deployments' | 'statefulsets' | 'daemonsets';
 
 /** The HTTP status as a string (`"200"`, `"409"`), or `"error"` when no response arrived. */
-export type RequestCode = string;
+type RequestCode = string;
 
 export interface RequestRecord {
   verb: KubeVerb;

@@ -38,7 +38,7 @@ export interface RequesterOptions {
  * Enough for the benchmark's widest wave (3,000 writes a second) at 40 ms a request; few enough
  * that a renewal queued at a slow server behind them is answered well inside its deadline.
  */
-export const MAX_POD_REQUESTS_IN_FLIGHT = 128;
+const MAX_POD_REQUESTS_IN_FLIGHT = 128;
 
 /** What one request does, for its count and, when refused, the message naming the permission. */
 export interface CountedRequest {

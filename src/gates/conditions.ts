@@ -3,7 +3,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { conditionEnvironment } from '../plan/cel.js';
 
-export interface ConditionVars {
+interface ConditionVars {
   result: number | number[];
   results: number[];
 }

@@ -8,22 +8,11 @@ import { realSleep, type Sleep } from '../sleep.js';
 import type { GateCheckResult, GateOutcome, GateResult, Measurement } from './types.js';
 import { callWebhookGate } from './webhook.js';
 
-export type {
-  GateCheckResult,
-  GateOutcome,
-  GateResult,
-  Measurement,
-  MeasurementPhase,
-  MeasuredValue,
-  WouldHave,
-} from './types.js';
-export { realSleep, type Sleep } from '../sleep.js';
-export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
-export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';
+export { realSleep } from '../sleep.js';
 
-export type GateStepKind = 'pause' | 'approval' | 'prometheus' | 'webhook';
+type GateStepKind = 'pause' | 'approval' | 'prometheus' | 'webhook';
 
-export interface GateStep extends GateOutcome {
+interface GateStep extends GateOutcome {
   kind: GateStepKind;
 }
 

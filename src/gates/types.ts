@@ -4,7 +4,7 @@ export const MEASUREMENT_PHASES = ['successful', 'failed', 'inconclusive', 'erro
 export type MeasurementPhase = (typeof MEASUREMENT_PHASES)[number];
 
 /** The value a measurement saw: a number, the list of a vector's values, an HTTP status, or nothing. */
-export type MeasuredValue = number | number[] | null;
+type MeasuredValue = number | number[] | null;
 
 export interface Measurement {
   /** ISO 8601 time the measurement was taken. */

@@ -6,7 +6,7 @@ import { digestOf, sameImage, sameImageID } from './image.js';
 import { containerStatus } from './podView.js';
 import type { ContainerRecord, InPlaceState } from './state.js';
 
-export type CompletionStatus = 'waiting' | 'done' | 'failed';
+type CompletionStatus = 'waiting' | 'done' | 'failed';
 
 export interface ContainerCompletion {
   name: string;

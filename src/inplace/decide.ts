@@ -37,16 +37,8 @@ import {
 import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord, type InPlaceState } from './state.js';
 import type { DecideContext, ImagePatch, Step } from './step.js';
 
-export { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage, gateOwner } from './gateCondition.js';
-export {
-  DEFAULT_READY_GRACE_MS,
-  type DecideContext,
-  type ForeignReason,
-  type GatePatch,
-  type ImagePatch,
-  type RefuseReason,
-  type Step,
-} from './step.js';
+export { GATE_CLOSED_REASON, gateMessage, gateOwner } from './gateCondition.js';
+export { type DecideContext, type GatePatch, type ImagePatch, type Step } from './step.js';
 
 /**
  * The next step for `pod` (undefined: not found). Pure: the same pod and context always give
@@ -105,7 +97,7 @@ function startUpgrade(pod: V1Pod, ctx: DecideContext): Step {
   const missing = ctx.containers.filter((c) => specContainer(pod, c.name) === undefined).map((c) => c.name);
   if (missing.length > 0) {
     return {
-      kind: 'refuse',
+      kind: 'refused',
       reason: 'ContainerMissing',
       message: `the pod has no container named ${missing.join(', ')}`,
     };
@@ -124,10 +116,10 @@ function startUpgrade(pod: V1Pod, ctx: DecideContext): Step {
     return drainThenPatch(pod, ctx, () => upgradePatch(pod, ctx, toChange));
   }
 
-  if (atTarget) return { kind: 'skip', reason: 'AtTarget', message: 'already at the target images' };
+  if (atTarget) return { kind: 'skipped', reason: 'AtTarget', message: 'already at the target images' };
   if (!gated && ctx.gate.required) {
     return {
-      kind: 'refuse',
+      kind: 'refused',
       reason: 'GateMissing',
       message: `the pod does not declare the readiness gate ${gateType} in spec.readinessGates`,
     };
@@ -213,14 +205,14 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
     const owner = gateOwner(pod, gateType);
     const ours = ownedBy(owner, ctx.plan, ctx.revision);
     if (gateFalse && ours) return openGate(pod, ctx, 'drained but never patched; reopening the gate');
-    return { kind: 'skip', reason: 'NothingToRollBack', message: 'this revision of the plan never patched the pod' };
+    return { kind: 'skipped', reason: 'NothingToRollBack', message: 'this revision of the plan never patched the pod' };
   }
 
   const back = Object.entries(upgrade.containers).every(([name, rec]) => isBack(pod, name, rec));
   if (back) {
     if (gated && conditionStatus(pod, gateType) !== 'True')
       return openGate(pod, ctx, 'already back on the recorded images; reopening the gate');
-    return { kind: 'skip', reason: 'AtTarget', message: 'already back on the recorded images' };
+    return { kind: 'skipped', reason: 'AtTarget', message: 'already back on the recorded images' };
   }
   const build = () => rollbackPatch(pod, ctx, upgrade);
   if (!gated) return build();

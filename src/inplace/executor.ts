@@ -49,6 +49,7 @@ export interface PodRef {
   uid?: string;
 }
 
+/** How the flow ended (its `kind` is a FlowEnd, flowEnd.ts; rollout/podEnd.ts holds it to that), with the writes it made. */
 export type PodOutcome =
   | { kind: 'done'; direction: 'upgrade' | 'rollback'; state?: InPlaceState; writes: number; message: string }
   | { kind: 'failed'; reason: string; message: string; state?: InPlaceState; writes: number }
@@ -179,11 +180,9 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
         };
       }
       case 'vanished':
-        return { kind: 'vanished', reason: step.reason, message: step.message, writes };
-      case 'refuse':
-        return { kind: 'refused', reason: step.reason, message: step.message, writes };
-      case 'skip':
-        return { kind: 'skipped', reason: step.reason, message: step.message, writes };
+      case 'refused':
+      case 'skipped':
+        return { kind: step.kind, reason: step.reason, message: step.message, writes };
       case 'foreign':
         return {
           kind: 'foreign',

@@ -51,16 +51,19 @@ export interface ImagePatch {
   spec: { containers: { name: string; image: string }[] };
 }
 
-export type RefuseReason = 'GateMissing' | 'ContainerMissing';
-export type ForeignReason = 'OtherRollout' | 'MalformedState' | 'UpdatingElsewhere';
+type RefuseReason = 'GateMissing' | 'ContainerMissing';
+type ForeignReason = 'OtherRollout' | 'MalformedState' | 'UpdatingElsewhere';
 
-/** The next step for one pod. Every step carries a one-line `message` for status output. */
+/**
+ * The next step for one pod. Every step carries a one-line `message` for status output. The steps
+ * that end the flow are named by how it ends (flowEnd.ts): done, failed, refused, foreign, vanished, skipped.
+ */
 export type Step =
   | { kind: 'vanished'; reason: 'Gone' | 'Replaced' | 'Terminating'; message: string }
-  | { kind: 'refuse'; reason: RefuseReason; message: string }
+  | { kind: 'refused'; reason: RefuseReason; message: string }
   /** The pod is held by another flow (plan, revision or direction) or by something else: the caller decides. */
   | { kind: 'foreign'; reason: ForeignReason; message: string; state?: InPlaceState }
-  | { kind: 'skip'; reason: 'AtTarget' | 'NothingToRollBack'; message: string }
+  | { kind: 'skipped'; reason: 'AtTarget' | 'NothingToRollBack'; message: string }
   | { kind: 'close-gate'; body: GatePatch; message: string }
   /** Wait for the pod to turn not Ready, then for `drainMs`. Re-decide on a pod event or after `retryAfterMs`. */
   | { kind: 'wait-drain'; reason: 'StillReady' | 'Draining'; retryAfterMs: number; message: string }

@@ -18,7 +18,7 @@ export function runnerIdentity(pid = process.pid): string {
 const PROCESS_TOKEN = randomBytes(3).toString('hex');
 
 /** This process's PID namespace (Linux), so a pid is only judged where it means something. */
-export function pidNamespace(): string | undefined {
+function pidNamespace(): string | undefined {
   try {
     return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
   } catch {
@@ -37,7 +37,7 @@ export function currentUser(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** True while a process with this pid exists on this machine. */
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

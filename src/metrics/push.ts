@@ -4,7 +4,7 @@
 import { Pushgateway, type RegistryContentType } from 'prom-client';
 import type { KwaveMetrics } from './registry.js';
 
-export const PUSH_JOB = 'kwave';
+const PUSH_JOB = 'kwave';
 
 export type PushResult = { ok: true; url: string } | { ok: false; url: string; error: string };
 

@@ -15,19 +15,19 @@ export { POD_STATES, ROLLOUT_PHASES };
  * Failure reasons set to zero for every wave up front, so that "failures per wave" has a series
  * to chart even in a clean run. Any other reason string is accepted too; it just appears on first use.
  */
-export const KNOWN_FAILURE_REASONS: readonly string[] = [...FAILURE_REASONS, 'DigestMismatch', 'Timeout'];
+const KNOWN_FAILURE_REASONS: readonly string[] = [...FAILURE_REASONS, 'DigestMismatch', 'Timeout'];
 
-export const ROLLBACK_RESULTS = ['succeeded', 'failed'] as const;
+const ROLLBACK_RESULTS = ['succeeded', 'failed'] as const;
 export type RollbackResult = (typeof ROLLBACK_RESULTS)[number];
 
 /**
  * Upgrade durations run from about a second (cached image, fast start) to the default pod
  * timeout of five minutes and beyond; these edges keep both ends readable for p50/p95.
  */
-export const UPGRADE_DURATION_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200];
+const UPGRADE_DURATION_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200];
 
 /** API latencies: a loaded API server answers writes in milliseconds to seconds (client-go's rest_client buckets, finer at the low end). */
-export const KUBE_REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const KUBE_REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export interface KwaveMetricsOptions {
   /** The plan's name: the `plan` label of every kwave_ series. */

@@ -11,7 +11,7 @@ export interface MetricsSource {
   readonly contentType: string;
 }
 
-export interface CloseOptions {
+interface CloseOptions {
   /** Longest wait for a final scrape, in ms (default 10 000; 0 closes at once). */
   lingerMs?: number;
   /** Stops the wait early (a second Ctrl-C, say). */
@@ -19,7 +19,7 @@ export interface CloseOptions {
 }
 
 /** How close() ended: whether a scrape after close() was served before the server went down. */
-export interface CloseResult {
+interface CloseResult {
   finalScrape: boolean;
   waitedMs: number;
 }
@@ -35,7 +35,7 @@ export interface MetricsServer {
   close(options?: CloseOptions): Promise<CloseResult>;
 }
 
-export const DEFAULT_LINGER_MS = 10_000;
+const DEFAULT_LINGER_MS = 10_000;
 
 /** Starts serving; rejects with a USAGE KwaveError when the address cannot be bound. */
 export async function startMetricsServer(source: MetricsSource, address: ListenAddress): Promise<MetricsServer> {

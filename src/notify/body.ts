@@ -8,7 +8,7 @@
 //        notifications and clients without blocks show.
 import type { Notification } from './notification.js';
 
-export const NOTIFICATION_KIND = 'kwave.dev/notification';
+const NOTIFICATION_KIND = 'kwave.dev/notification';
 
 export interface JsonNotification {
   kind: typeof NOTIFICATION_KIND;

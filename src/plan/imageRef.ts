@@ -8,7 +8,7 @@
 // silently means whatever ":latest" is today.
 import { quoted } from './describe.js';
 
-export interface ImageRef {
+interface ImageRef {
   domain?: string;
   /** Repository path without the domain, e.g. `library/nginx` or `team/app`. */
   path: string;

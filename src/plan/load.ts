@@ -3,6 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Document, LineCounter } from 'yaml';
+import type { PlanErrorCode } from '../errors.js';
 import { describeValue } from './describe.js';
 import { offsetOf } from './locate.js';
 import { normalizePlan } from './normalize.js';
@@ -27,17 +28,17 @@ const STRUCTURAL = new Set(['required', 'additionalProperties', 'oneOf', 'anyOf'
 const fail = (errors: PlanError[], text?: string): LoadResult =>
   text === undefined ? { ok: false, errors } : { ok: false, errors, text };
 
-function wholeFile(file: string, message: string, line = 1): PlanError {
-  return { file, line, col: line === 0 ? 0 : 1, path: '', message };
+function wholeFile(code: PlanErrorCode, file: string, message: string, line = 1): PlanError {
+  return { code, message, pos: { file, line, col: line === 0 ? 0 : 1, path: '' } };
 }
 
 function tooBig(file: string, bytes: number): PlanError {
   const mib = (bytes / MAX_PLAN_BYTES).toFixed(1);
-  return wholeFile(file, `expected a plan file of at most 1 MiB, found ${mib} MiB (${bytes} bytes)`);
+  return wholeFile('PLAN_TOO_LARGE', file, `expected a plan file of at most 1 MiB, found ${mib} MiB (${bytes} bytes)`);
 }
 
 function byPosition(a: PlanError, b: PlanError): number {
-  return a.line - b.line || a.col - b.col;
+  return a.pos.line - b.pos.line || a.pos.col - b.pos.col;
 }
 
 /** Messages quote what they found; a hostile plan's megabyte value must not make a megabyte message. */
@@ -46,27 +47,34 @@ const MAX_MESSAGE = 1000;
 function located(file: string, doc: Document, lineCounter: LineCounter, text: string, iss: Issue): PlanError {
   const { line, col } = lineCounter.linePos(offsetOf(doc, text, iss.path, iss.anchor, iss.offset));
   const message = iss.message.length > MAX_MESSAGE ? `${iss.message.slice(0, MAX_MESSAGE)}…` : iss.message;
-  return { file, line, col, path: formatPath(iss.path), message };
+  return { code: iss.code, message, pos: { file, line, col, path: formatPath(iss.path) } };
 }
 
 /** Loads plan text; `file` names it in errors and in `plan.source`. Pure: no I/O. */
 export function loadPlanText(text: string, file: string): LoadResult {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_PLAN_BYTES) return fail([tooBig(file, bytes)]);
-  if (text.trim() === '') return fail([wholeFile(file, 'expected a RolloutPlan, found an empty file')]);
+  if (text.trim() === '') return fail([wholeFile('PLAN_EMPTY', file, 'expected a RolloutPlan, found an empty file')]);
 
   const parsed = parseYaml(text);
   if (!parsed.ok) {
     const errors = parsed.problems.map(({ offset, path, message }) => {
       const { line, col } = parsed.lineCounter.linePos(offset);
-      return { file, line, col, path: formatPath(path), message };
+      const pos = { file, line, col, path: formatPath(path) };
+      return { code: 'PLAN_YAML', message, pos } satisfies PlanError;
     });
     return fail(errors.sort(byPosition), text);
   }
   const { doc, lineCounter, value } = parsed.source;
   if (value === null || value === undefined) {
     return fail(
-      [wholeFile(file, `expected a RolloutPlan mapping, found ${describeValue(value)} (the file holds only comments)`)],
+      [
+        wholeFile(
+          'PLAN_EMPTY',
+          file,
+          `expected a RolloutPlan mapping, found ${describeValue(value)} (the file holds only comments)`,
+        ),
+      ],
       text,
     );
   }
@@ -89,7 +97,8 @@ export async function loadPlanFile(file: string): Promise<LoadResult> {
   let bytes: Buffer;
   try {
     const info = await stat(file);
-    if (!info.isFile()) return fail([wholeFile(file, 'expected a plan file, found a directory or special file', 0)]);
+    if (!info.isFile())
+      return fail([wholeFile('PLAN_UNREADABLE', file, 'expected a plan file, found a directory or special file', 0)]);
     if (info.size > MAX_PLAN_BYTES) return fail([tooBig(file, info.size)]);
     bytes = await readFile(file);
   } catch (err) {
@@ -102,14 +111,14 @@ export async function loadPlanFile(file: string): Promise<LoadResult> {
           : err instanceof Error
             ? err.message
             : String(err);
-    return fail([wholeFile(file, `expected a readable plan file, found ${why}`, 0)]);
+    return fail([wholeFile('PLAN_UNREADABLE', file, `expected a readable plan file, found ${why}`, 0)]);
   }
   if (bytes.length > MAX_PLAN_BYTES) return fail([tooBig(file, bytes.length)]);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return fail([wholeFile(file, 'expected UTF-8 text, found bytes that are not UTF-8')]);
+    return fail([wholeFile('PLAN_UNREADABLE', file, 'expected UTF-8 text, found bytes that are not UTF-8')]);
   }
   return loadPlanText(text, file);
 }

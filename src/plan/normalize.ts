@@ -95,7 +95,7 @@ function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
   };
 }
 
-export function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
+function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
   const s = spec.strategy ?? { waves: [...D.waves] };
   const concurrency = s.concurrency ?? D.strategy.concurrency;
   const out: PlanSpec = {

@@ -1,17 +1,16 @@
-// The one shape every plan problem takes, from a missing file to a CEL typo.
+// The one shape every plan problem takes, from a missing file to a CEL typo: an error as kwave
+// reports every error (errors.ts), with a plan code and always a place.
+import type { KwaveErrorInfo, PlanErrorCode, SourcePos } from '../errors.js';
 import type { JsonPath } from './path.js';
 
 /**
- * A problem in a plan file. `line` and `col` are 1-based; both are 0 when the problem has no
- * place in the text (an unreadable file). `path` is dotted (`spec.gates[0].name`), '' for the
- * whole document. `message` reads "expected X, found Y".
+ * A problem in a plan file. `pos.line` and `pos.col` are 0 when the problem has no place in the
+ * text (an unreadable file); `pos.path` is dotted (`spec.gates[0].name`), '' for the whole
+ * document. `message` reads "expected X, found Y".
  */
-export interface PlanError {
-  file: string;
-  line: number;
-  col: number;
-  path: string;
-  message: string;
+export interface PlanError extends KwaveErrorInfo {
+  code: PlanErrorCode;
+  pos: SourcePos;
 }
 
 /** Where an issue found before positions are known should point. */
@@ -25,6 +24,7 @@ export type Anchor =
 
 /** A problem found on the JS value, located later in the YAML text. */
 export interface Issue {
+  code: PlanErrorCode;
   path: JsonPath;
   message: string;
   anchor: Anchor;

@@ -1,14 +1,14 @@
 // The plan as written, in the shape the schema guarantees once it passes.
 // Semantic checks run before the whole plan is known to pass, so they see `Partial<…>` of it.
 
-export type RawAmount = number | string;
+type RawAmount = number | string;
 
 export interface RawSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
 }
 
-export interface RawPrometheus {
+interface RawPrometheus {
   address: string;
   query: string;
   successCondition?: string;
@@ -26,7 +26,7 @@ export interface RawPrometheus {
   auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
 }
 
-export interface RawWebhook {
+interface RawWebhook {
   url: string;
   timeout?: string;
   retries?: number;
@@ -43,7 +43,7 @@ export interface RawGate {
 }
 
 /** The events a notification target can ask for (docs/plan-reference.md, `spec.notify`). */
-export type NotifyOn = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
+type NotifyOn = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
 
 export interface RawNotify {
   url: string;

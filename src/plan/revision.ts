@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Plan } from './types.js';
 
 /** JSON with object keys sorted at every level and undefined fields left out. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value)

@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { PLAN_SCHEMA_URL } from './schemaFile.js';
 import { SCHEMA_SHA256, validate } from './schemaValidator.generated.js';
 
-export { MESSAGE_KEYWORDS, PLAN_SCHEMA_URL } from './schemaFile.js';
+export { PLAN_SCHEMA_URL } from './schemaFile.js';
 
 let checked = false;
 

@@ -69,14 +69,21 @@ function translate(err: ErrorObject): Issue | undefined {
   switch (err.keyword) {
     case 'type':
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected ${expected(typeWords(params.type))}, found ${found}${typeHint(err)}`,
       };
     case 'const':
-      return { path, anchor: 'value', message: `expected ${JSON.stringify(params.allowedValue)}, found ${found}` };
+      return {
+        code: 'PLAN_INVALID_VALUE',
+        path,
+        anchor: 'value',
+        message: `expected ${JSON.stringify(params.allowedValue)}, found ${found}`,
+      };
     case 'enum':
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected one of ${oneOfList(params.allowedValues as unknown[])}, found ${found}`,
@@ -84,6 +91,7 @@ function translate(err: ErrorObject): Issue | undefined {
     case 'pattern':
     case 'format':
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected ${expected('a value of the documented form')}, found ${found}`,
@@ -93,24 +101,37 @@ function translate(err: ErrorObject): Issue | undefined {
     case 'maximum':
     case 'exclusiveMaximum': {
       const bound = `${params.comparison as string} ${String(params.limit)}`;
-      return { path, anchor: 'value', message: `expected ${expected(`a number ${bound}`)}, found ${found}` };
+      return {
+        code: 'PLAN_INVALID_VALUE',
+        path,
+        anchor: 'value',
+        message: `expected ${expected(`a number ${bound}`)}, found ${found}`,
+      };
     }
     case 'minLength':
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected ${expected(`at least ${String(params.limit)} characters`)}, found ${found}`,
       };
     case 'maxLength':
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected ${expected(`at most ${String(params.limit)} characters`)}, found ${(err.data as string).length} characters`,
       };
     case 'minItems':
-      return { path, anchor: 'value', message: `expected a list of at least ${items(params.limit)}, found ${found}` };
+      return {
+        code: 'PLAN_INVALID_VALUE',
+        path,
+        anchor: 'value',
+        message: `expected a list of at least ${items(params.limit)}, found ${found}`,
+      };
     case 'maxItems':
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected a list of at most ${items(params.limit)}, found ${items((err.data as unknown[]).length)}`,
@@ -121,6 +142,7 @@ function translate(err: ErrorObject): Issue | undefined {
       const earlier = Math.min(Number(params.i), Number(params.j));
       const item = (err.data as unknown[])[later];
       return {
+        code: 'PLAN_DUPLICATE',
         path: [...path, later],
         anchor: 'value',
         message: `expected no duplicates, found ${describeValue(item)} again (also at [${earlier}])`,
@@ -129,6 +151,7 @@ function translate(err: ErrorObject): Issue | undefined {
     case 'required': {
       const missing = String(params.missingProperty);
       return {
+        code: 'PLAN_MISSING_FIELD',
         path: [...path, missing],
         anchor: 'parent',
         message: `expected the required field "${missing}", found none`,
@@ -142,7 +165,7 @@ function translate(err: ErrorObject): Issue | undefined {
       let message = `expected ${known.length === 1 ? 'the field' : 'one of the fields'} ${known.join(', ')}, found unknown field ${quoted(name)}`;
       if (guess) message += ` (did you mean "${guess}"?)`;
       if (typeof hint === 'string') message += `; ${hint}`;
-      return { path: [...path, name], anchor: 'key', message };
+      return { code: 'PLAN_UNKNOWN_FIELD', path: [...path, name], anchor: 'key', message };
     }
     case 'oneOf':
     case 'anyOf': {
@@ -155,6 +178,7 @@ function translate(err: ErrorObject): Issue | undefined {
         if (present.length > 1) {
           // Point at the second of the clashing keys: the first one was fine on its own.
           return {
+            code: 'PLAN_CONFLICT',
             path: [...path, present[1] as string],
             anchor: 'key',
             message: `expected either ${oneOfList(names)}, found both`,
@@ -162,12 +186,14 @@ function translate(err: ErrorObject): Issue | undefined {
         }
         const quantifier = err.keyword === 'oneOf' ? 'one of' : 'at least one of';
         return {
+          code: 'PLAN_MISSING_FIELD',
           path,
           anchor: 'value',
           message: `expected ${quantifier} the fields ${oneOfList(names)}, found neither`,
         };
       }
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected ${expected('a value of one of the documented forms')}, found ${found}`,
@@ -175,6 +201,7 @@ function translate(err: ErrorObject): Issue | undefined {
     }
     default:
       return {
+        code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
         message: `expected a value the schema allows (${err.message ?? err.keyword}), found ${found}`,

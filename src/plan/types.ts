@@ -4,7 +4,7 @@
 /** A count of pods, either absolute or a share of the selected pods (0..1). */
 export type Amount = { kind: 'count'; value: number } | { kind: 'fraction'; value: number };
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
   values?: string[];
@@ -23,7 +23,7 @@ export interface ContainerUpdate {
 export type Order = 'name' | 'spread-nodes' | 'spread-zones';
 
 /** One cluster of a multi-cluster plan: its name in kwave's output and metrics, and its kubeconfig context. */
-export interface PlanCluster {
+interface PlanCluster {
   name: string;
   context: string;
 }

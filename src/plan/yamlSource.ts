@@ -16,13 +16,13 @@ import { keyText, pathAtOffset } from './locate.js';
 import type { Segment } from './path.js';
 
 /** A problem found in the YAML itself, at an offset in the text. */
-export interface YamlProblem {
+interface YamlProblem {
   offset: number;
   path: Segment[];
   message: string;
 }
 
-export interface YamlSource {
+interface YamlSource {
   doc: Document.Parsed;
   lineCounter: LineCounter;
   value: unknown;
@@ -32,10 +32,10 @@ export type YamlResult =
   { ok: true; source: YamlSource } | { ok: false; lineCounter: LineCounter; problems: YamlProblem[] };
 
 /** Aliases may expand to at most this many nodes in all; plans rarely use aliases at all. */
-export const MAX_ALIAS_COUNT = 100;
+const MAX_ALIAS_COUNT = 100;
 
 /** Plans nest about 8 levels deep; far deeper nesting is refused before anything walks it. */
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
 
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 

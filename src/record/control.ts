@@ -15,7 +15,7 @@
 
 export const CONTROL_KEY = 'control.json';
 
-export const CONTROL_ACTIONS = ['pause', 'resume', 'abort'] as const;
+const CONTROL_ACTIONS = ['pause', 'resume', 'abort'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
 /** Requests kept in the key's history (it only explains; the state is in `paused` and `abort`). */

@@ -44,7 +44,7 @@ export interface Failure {
   at: string;
 }
 
-export type GateResult = 'running' | 'waiting-approval' | 'passed' | 'failed' | 'inconclusive' | 'interrupted';
+type GateResult = 'running' | 'waiting-approval' | 'passed' | 'failed' | 'inconclusive' | 'interrupted';
 
 export interface GateMeasurement {
   index: number;
@@ -83,7 +83,7 @@ export interface Waiting {
 }
 
 /** A pod held back by a PodDisruptionBudget: draining it would break the PDB. */
-export interface PdbHold {
+interface PdbHold {
   pod: string;
   /** `namespace/name` of the PDB. */
   pdb: string;
@@ -108,7 +108,7 @@ export interface HistoryEntry {
 }
 
 /** Pods reverted after a halt (`rollback: failed | all`), kept apart from the counts. */
-export interface RollbackProgress {
+interface RollbackProgress {
   scope: 'failed' | 'all';
   pods: number;
   done: number;

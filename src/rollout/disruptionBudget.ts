@@ -32,8 +32,7 @@ export interface PdbBlock {
 }
 
 /** `namespace/name` of a PDB. */
-export const pdbKey = (pdb: V1PodDisruptionBudget): string =>
-  `${pdb.metadata?.namespace ?? ''}/${pdb.metadata?.name ?? ''}`;
+const pdbKey = (pdb: V1PodDisruptionBudget): string => `${pdb.metadata?.namespace ?? ''}/${pdb.metadata?.name ?? ''}`;
 
 /** Whether `pdb` selects `pod` (same namespace, selector matches). */
 export function pdbSelects(pdb: V1PodDisruptionBudget, pod: V1Pod): boolean {
@@ -62,7 +61,7 @@ function maintainedStatus(
 }
 
 /** `minAvailable 8` / `maxUnavailable 10%`, as the spec says. */
-export function describeRule(pdb: V1PodDisruptionBudget): string {
+function describeRule(pdb: V1PodDisruptionBudget): string {
   const spec = pdb.spec ?? {};
   if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) return `maxUnavailable ${spec.maxUnavailable}`;
   if (spec.minAvailable !== undefined && spec.minAvailable !== null) return `minAvailable ${spec.minAvailable}`;

@@ -8,14 +8,14 @@ import type { Gate } from '../plan/types.js';
 export type GateResult = 'passed' | 'failed' | 'inconclusive' | 'interrupted';
 
 /** One measurement as the runner reports it (`gate-measurement` events). */
-export interface MeasurementReport {
+interface MeasurementReport {
   value: unknown;
   phase: string;
   message: string;
 }
 
 /** What the runner gives a gate check: the wave, the stop signal, approvals and progress callbacks. */
-export interface GateCheckHooks {
+interface GateCheckHooks {
   /** The wave just completed (1-based). */
   wave: number;
   signal: AbortSignal;

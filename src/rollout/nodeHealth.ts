@@ -5,8 +5,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { formatAge } from '../durationText.js';
 
 /** Taints the node lifecycle controller puts on a node whose kubelet is silent or not ready. */
-export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
-export const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 
 /** What the node cache knows of one node: the object, or that it is gone (and since when). */
 export type NodeSighting = { node: V1Node } | { goneSinceMs: number };

@@ -1,28 +1,37 @@
-// How one pod's flow ended, in the three vocabularies that carry different meaning, and the only
-// mappings between them. Pure.
+// How one pod's flow ended, as the rollout reports and counts it, and the only mappings between
+// the words. Pure.
 //
 //   decide.ts Step (terminal)  →  PodOutcome (executor)  →  PodResult (events)  →  PodState (counts)
 //   done                          done                      upgraded | rolled-back  upgraded (see below)
 //   failed                        failed                    failed                  failed
-//   refuse                        refused                   refused                 failed
+//   refused                       refused                   refused                 failed
 //   foreign                       foreign                   foreign                 failed
 //   vanished                      vanished                  vanished                vanished
-//   skip                          skipped                   skipped                 skipped
+//   skipped                       skipped                   skipped                 skipped
 //   (signal or cache closed)      aborted                   aborted                 pending (still to do)
 //
-// - A Step is what decide.ts chose to do next; its terminal kinds end a flow. The executor
-//   (inplace/executor.ts) maps them one to one onto a PodOutcome, adding the writes made.
-// - A PodResult is what the rollout reports: a `done` outcome is named by the flow's direction.
+// - A step that ends a flow and the executor's outcome use one word, FlowEnd (inplace/flowEnd.ts);
+//   the outcome adds the writes made.
+// - A PodResult is what the rollout reports (`pod-end`'s `result`): a `done` outcome is named by
+//   the flow's direction, every other end keeps its word.
 // - A PodState is what is counted (the rollout record's counts, `kwave_rollout_pods{state}`):
 //   every pod that did not reach its target and was not gone is a failure there, as it is for
 //   `maxFailed` and the wave summaries.
 import type { PodOutcome } from '../inplace/executor.js';
+import type { FlowEnd } from '../inplace/flowEnd.js';
 import type { Direction } from '../inplace/state.js';
 
-export type PodResult =
-  'upgraded' | 'rolled-back' | 'failed' | 'vanished' | 'skipped' | 'refused' | 'foreign' | 'aborted';
+export type PodResult = Exclude<FlowEnd, 'done'> | 'upgraded' | 'rolled-back';
 
-export const POD_STATES = ['pending', 'in_progress', 'upgraded', 'failed', 'skipped', 'vanished'] as const;
+/** Still to do, under way, or where a finished pod is counted (a result's word, see countedAs). */
+export const POD_STATES = [
+  'pending',
+  'in_progress',
+  'upgraded',
+  'failed',
+  'skipped',
+  'vanished',
+] as const satisfies readonly ('pending' | 'in_progress' | PodResult)[];
 export type PodState = (typeof POD_STATES)[number];
 export type PodCounts = Record<PodState, number>;
 

@@ -10,7 +10,7 @@ import type { ContainerUpdate } from '../plan/types.js';
 
 export const PRE_PULL_LABEL = 'kwave.dev/pre-pull';
 /** The command a puller's containers run: it exits at once; the pull is what matters. */
-export const PULLER_COMMAND = ['/bin/true'];
+const PULLER_COMMAND = ['/bin/true'];
 
 /** One node to pull on. */
 export interface PullTarget {

@@ -85,7 +85,7 @@ export function zonesOf(
 }
 
 /** A pod the plan targets, read once: what the selection needs of it, before any ordering. */
-export interface ClassifiedPod {
+interface ClassifiedPod {
   namespace: string;
   name: string;
   uid: string;

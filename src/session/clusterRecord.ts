@@ -14,7 +14,8 @@ import type { RunnerDeps } from '../rollout/runner.js';
 import { realSleep } from '../sleep.js';
 import { followRecordControl } from './control.js';
 import { holderPodWriter, holderRecordApi } from './holderWrites.js';
-import { wrapKube, type ClusterOpenOptions, type OpenCluster } from './openCluster.js';
+import { wrapKube } from '../cluster/index.js';
+import type { ClusterOpenOptions, OpenCluster } from './openCluster.js';
 
 export interface ReadyCluster extends OpenCluster {
   records: RecordStore;

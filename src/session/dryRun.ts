@@ -10,7 +10,7 @@ import type {
   V1PodDisruptionBudget,
   V1PodStatus,
 } from '@kubernetes/client-node';
-import { KubeError, kubeErrorToKwave, type Cluster, type PageSink } from '../cluster/index.js';
+import { KubeError, kubeErrorToKwave, wrapKube, type Cluster, type PageSink } from '../cluster/index.js';
 import { decodePodBrief } from '../cluster/decode.js';
 import { isForbidden } from '../cluster/kubeError.js';
 import { podCondition } from '../inplace/podView.js';
@@ -124,15 +124,14 @@ async function fromEachPage<T>(
   const out: T[] = [];
   for (const ns of namespaces) {
     let taken: T[] = [];
-    try {
-      await sources.listPods(ns, labelSelector, (pods, first) => {
-        if (first) taken = [];
-        for (const t of take(pods)) taken.push(t);
-      });
-    } catch (err) {
-      if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${ns}`);
-      throw err;
-    }
+    await wrapKube(
+      () =>
+        sources.listPods(ns, labelSelector, (pods, first) => {
+          if (first) taken = [];
+          for (const t of take(pods)) taken.push(t);
+        }),
+      `listing pods in namespace ${ns}`,
+    );
     for (const t of taken) out.push(t);
   }
   return out;
@@ -151,13 +150,7 @@ async function readSelection(
     intakeOf(plan, pods, keep),
   ]);
   const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
-  let zones;
-  try {
-    zones = await readZones(() => sources.listNodes(), plan.strategy.order);
-  } catch (err) {
-    if (err instanceof KubeError) throw kubeErrorToKwave(err, 'listing nodes');
-    throw err;
-  }
+  const zones = await wrapKube(() => readZones(() => sources.listNodes(), plan.strategy.order), 'listing nodes');
   return { selection: assembleSelection(plan, intake, zones.zones), zones };
 }
 

@@ -4,7 +4,7 @@
 // clusterRecord.ts. A plan of one cluster has one of these; a multi-cluster plan one per cluster
 // (runPlan.ts drives them). Everything it opens is handed to `closers`, to be closed last first.
 import { ExitCode, KwaveError } from '../errors.js';
-import { KubeError, kubeErrorToKwave, NodeCache, PodCache, type Cluster } from '../cluster/index.js';
+import { NodeCache, PodCache, wrapKube, type Cluster } from '../cluster/index.js';
 import type { KwaveMetrics } from '../metrics/registry.js';
 import type { Plan } from '../plan/types.js';
 import type { OwnerEntry } from '../rollout/owners.js';
@@ -176,13 +176,4 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
     );
   const forced = selection && o.force ? forcedRollbacks(selection) : undefined;
   return { target, cluster, lock, cache, nodes, budgets, pullers, zones, forced, owners: owners.entries, where, abort };
-}
-
-export async function wrapKube<T>(f: () => Promise<T>, doing: string): Promise<T> {
-  try {
-    return await f();
-  } catch (err) {
-    if (err instanceof KubeError) throw kubeErrorToKwave(err, doing);
-    throw err;
-  }
 }

@@ -171,7 +171,7 @@ async function patchFresh(
 }
 
 /** After an upgrade: sets the templates of the `update` owners whose selected pods are all at the target. */
-export async function applyOwnerUpdates(
+async function applyOwnerUpdates(
   cluster: Cluster,
   entries: readonly OwnerEntry[],
   current: (key: string) => V1Pod | undefined,
@@ -205,7 +205,7 @@ export async function applyOwnerUpdates(
 }
 
 /** After a rollback: puts back the templates this plan set (only containers still at the image it set). */
-export async function revertOwners(
+async function revertOwners(
   cluster: Cluster,
   entries: readonly OwnerEntry[],
   plan: Plan,

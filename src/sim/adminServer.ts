@@ -16,7 +16,7 @@ import type { StatsSnapshot } from './stats.js';
 import { StoreError } from './store.js';
 
 /** What a deletion through the admin port did. */
-export interface PodDeletion {
+interface PodDeletion {
   namespace: string;
   name: string;
   uid: string | undefined;

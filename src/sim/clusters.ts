@@ -11,7 +11,7 @@ export interface SimClustersOptions extends Omit<SimOptions, 'kubeconfigOut'> {
   kubeconfigOut?: string;
 }
 
-export interface SimCluster {
+interface SimCluster {
   /** The cluster's kubeconfig context: `sim-1` … `sim-N`. */
   name: string;
   sim: Sim;
@@ -26,7 +26,7 @@ export interface SimClusters {
 }
 
 /** The context name of cluster `i` (0-based). */
-export function simClusterName(i: number): string {
+function simClusterName(i: number): string {
   return `sim-${i + 1}`;
 }
 

@@ -31,7 +31,7 @@ interface PdbSpec {
   maxUnavailable?: number | string | null;
 }
 
-export interface PdbCondition {
+interface PdbCondition {
   type: string;
   status: 'True' | 'False';
   reason: string;
@@ -69,7 +69,7 @@ function requirements(selector: MetaSelector | null | undefined): LabelRequireme
 }
 
 /** The pods of its namespace that a PDB selects. */
-export function podsOfPdb(pdb: KubeObject, pods: readonly KubeObject[]): KubeObject[] {
+function podsOfPdb(pdb: KubeObject, pods: readonly KubeObject[]): KubeObject[] {
   const reqs = requirements((pdb.spec as PdbSpec | undefined)?.selector);
   if (!reqs) return [];
   return pods.filter((p) => p.metadata.namespace === pdb.metadata.namespace && matchesLabels(reqs, p.metadata.labels));

@@ -6,7 +6,7 @@ import type { KubeObject, Store } from './store.js';
 import { StoreError } from './store.js';
 import { rfc3339 } from './clock.js';
 
-export interface EventSource {
+interface EventSource {
   component: string;
   host?: string;
 }

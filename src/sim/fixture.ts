@@ -14,18 +14,9 @@ import { problemsOf, toError } from './fixtureProblems.js';
 import type { Fixture, FixtureNode, RawFixture } from './fixtureTypes.js';
 import type { ImageDecl } from './images.js';
 
-export type {
-  Fixture,
-  FixtureContainer,
-  FixtureNode,
-  FixturePdb,
-  FixtureTiming,
-  FixtureWorkload,
-  OwnerKind,
-  WorkloadKind,
-} from './fixtureTypes.js';
+export type { Fixture, FixtureNode, FixturePdb, FixtureWorkload } from './fixtureTypes.js';
 
-export const DEFAULT_GATE = 'kwave.dev/in-place-ready';
+const DEFAULT_GATE = 'kwave.dev/in-place-ready';
 
 /** The default nodes: three, one per zone. */
 export const DEFAULT_NODES: readonly FixtureNode[] = Object.freeze([
@@ -79,7 +70,7 @@ function validator(): ReturnType<Ajv2020['compile']> {
 }
 
 /** Fixtures describe worlds by workload and replica count: anything over 4 MiB is refused unread. */
-export const MAX_FIXTURE_BYTES = 4 * 1024 * 1024;
+const MAX_FIXTURE_BYTES = 4 * 1024 * 1024;
 
 /** Aliases may expand to at most this many nodes in all (an "alias bomb" is refused). */
 const MAX_ALIAS_COUNT = 100;

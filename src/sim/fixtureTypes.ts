@@ -11,7 +11,7 @@ export interface FixtureNode {
   missingImages?: string[];
 }
 
-export interface FixtureContainer {
+interface FixtureContainer {
   name: string;
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
@@ -47,11 +47,11 @@ export interface FixturePdb {
   maxUnavailable?: number | string;
 }
 
-export type WorkloadKind = 'Pods' | 'Deployment' | 'StatefulSet' | 'DaemonSet';
+type WorkloadKind = 'Pods' | 'Deployment' | 'StatefulSet' | 'DaemonSet';
 
-export type OwnerKind = 'ReplicaSet' | 'StatefulSet' | 'DaemonSet' | 'Job';
+type OwnerKind = 'ReplicaSet' | 'StatefulSet' | 'DaemonSet' | 'Job';
 
-export interface FixtureTiming {
+interface FixtureTiming {
   pullSeconds?: number;
   startSeconds?: number;
   readySeconds?: number;
@@ -74,7 +74,7 @@ export interface Fixture {
 }
 
 /** The raw document as the schema allows it. */
-export interface RawWorkload extends Omit<
+interface RawWorkload extends Omit<
   FixtureWorkload,
   'namespace' | 'labels' | 'readinessGate' | 'owner' | 'kind' | 'replicas'
 > {

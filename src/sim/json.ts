@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 
 /** JSON text with object keys sorted, so equal values give equal text whatever their key order. */
-export function stableStringify(value: unknown): string {
+function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)

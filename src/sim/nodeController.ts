@@ -47,7 +47,7 @@ export function nodeConditionsWithReadiness(
 }
 
 /** The node as the node controller leaves it when its kubelet goes silent, or as the kubelet reports it when back. */
-export function nodeWithReadiness(node: KubeObject, ready: boolean, now: string): KubeObject {
+function nodeWithReadiness(node: KubeObject, ready: boolean, now: string): KubeObject {
   const status = (node.status ?? {}) as { conditions?: PodCondition[] };
   const spec = (node.spec ?? {}) as { taints?: { key: string; effect: string; timeAdded?: string }[] };
   const unreachable = 'node.kubernetes.io/unreachable';
@@ -66,7 +66,7 @@ export function nodeWithReadiness(node: KubeObject, ready: boolean, now: string)
 }
 
 /** What the node controller does to the pods of a silent node: Ready → False, nothing else. */
-export function podMarkedNotReady(pod: KubeObject, now: string): KubeObject | undefined {
+function podMarkedNotReady(pod: KubeObject, now: string): KubeObject | undefined {
   const conditions = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []) as PodCondition[];
   if (!conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return undefined;
   const updated = conditions.map((c) =>

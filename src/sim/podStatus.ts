@@ -3,14 +3,14 @@
 // kubelet derives it: containers ready AND every readiness-gate condition True.
 import { sameMembers } from './json.js';
 
-export interface WaitingState {
+interface WaitingState {
   reason: string;
   message?: string;
 }
-export interface RunningState {
+interface RunningState {
   startedAt: string;
 }
-export interface TerminatedState {
+interface TerminatedState {
   exitCode: number;
   reason: string;
   message?: string;
@@ -18,7 +18,7 @@ export interface TerminatedState {
   finishedAt: string;
   containerID?: string;
 }
-export interface ContainerState {
+interface ContainerState {
   waiting?: WaitingState;
   running?: RunningState;
   terminated?: TerminatedState;
@@ -50,7 +50,7 @@ export interface PodCondition {
 }
 
 /** A condition as computed, before its lastTransitionTime is settled. */
-export interface ConditionValue {
+interface ConditionValue {
   type: string;
   status: ConditionStatus;
   reason?: string;
@@ -68,7 +68,7 @@ export const KUBELET_CONDITIONS = [
 const KUBELET_OWNED = new Set<string>(KUBELET_CONDITIONS);
 
 /** ContainersReady: True when every container of the spec reports ready. */
-export function containersReady(specNames: readonly string[], statuses: readonly ContainerStatus[]): ConditionValue {
+function containersReady(specNames: readonly string[], statuses: readonly ContainerStatus[]): ConditionValue {
   const byName = new Map(statuses.map((s) => [s.name, s]));
   const unknown = specNames.filter((n) => !byName.has(n));
   const unready = specNames.filter((n) => byName.has(n) && !byName.get(n)!.ready);
@@ -83,7 +83,7 @@ export function containersReady(specNames: readonly string[], statuses: readonly
  * Ready: a copy of ContainersReady while that is not True; otherwise True only if every
  * readiness gate's condition exists and is True, else False with `ReadinessGatesNotReady`.
  */
-export function readyCondition(
+function readyCondition(
   containers: ConditionValue,
   gates: readonly string[],
   conditions: readonly PodCondition[],
@@ -101,7 +101,7 @@ export function readyCondition(
 }
 
 /** Gives each computed condition its lastTransitionTime: kept from `previous` unless the status changed. */
-export function settle(value: ConditionValue, previous: readonly PodCondition[], now: string): PodCondition {
+function settle(value: ConditionValue, previous: readonly PodCondition[], now: string): PodCondition {
   const prev = previous.find((c) => c.type === value.type);
   const out: PodCondition = { type: value.type, status: value.status, lastProbeTime: null };
   out.lastTransitionTime =

@@ -14,7 +14,7 @@ export type Resource =
 export type AppsResource = 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets';
 export const APPS_RESOURCES: readonly AppsResource[] = ['deployments', 'replicasets', 'statefulsets', 'daemonsets'];
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name: string;
   namespace?: string;
   uid?: string;
@@ -38,7 +38,7 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface Change {
   type: ChangeType;

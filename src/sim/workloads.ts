@@ -24,7 +24,7 @@ const RESOURCE: Record<ControllerKind | 'ReplicaSet', AppsResource> = {
 };
 
 /** The pod template: the workload's labels, annotations, containers and readiness gate; `nodes` as a node affinity. */
-export function podTemplate(w: FixtureWorkload, containers: JsonObject[]): JsonObject {
+function podTemplate(w: FixtureWorkload, containers: JsonObject[]): JsonObject {
   const nodes = w.nodes;
   return {
     metadata: { labels: { ...w.labels }, ...(w.annotations ? { annotations: { ...w.annotations } } : {}) },

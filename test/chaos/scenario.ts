@@ -36,7 +36,7 @@ export interface Scenario {
   real?: RealFaults;
 }
 
-export interface RealFaults {
+interface RealFaults {
   /** kube-apiserver stopped and started again (same port, same etcd). */
   apiserverRestartAtMs?: number;
   /** etcd frozen (SIGSTOP) for `forMs`, then let run on (SIGCONT). */
@@ -45,7 +45,7 @@ export interface RealFaults {
   watchExpiryAtMs?: number;
 }
 
-export const TARGET_GOOD = 'nginx:1.25.3';
+const TARGET_GOOD = 'nginx:1.25.3';
 export const TARGET_BROKEN = 'nginx:broken';
 
 /** Scenario `index` of a run with `seed`: its own seed, so one line replays it. */

@@ -118,21 +118,21 @@ describe(
         assert.equal(unknown.code, 2, `${cmd}: ${unknown.stderr}`);
         assert.match(
           unknown.stderr,
-          /^kwave: --cluster: plan names has no cluster "sim-9" \(its clusters: sim-1, sim-2\)$/m,
+          /^kwave: USAGE --cluster: plan names has no cluster "sim-9" \(its clusters: sim-1, sim-2\)$/m,
           cmd,
         );
         const notMulti = await kwave([cmd, one, '--cluster', 'sim-1']);
         assert.equal(notMulti.code, 2, `${cmd}: ${notMulti.stderr}`);
         assert.match(
           notMulti.stderr,
-          /^kwave: --cluster: plan one lists no clusters \(spec\.clusters\); use --context/m,
+          /^kwave: USAGE --cluster: plan one lists no clusters \(spec\.clusters\); use --context/m,
           cmd,
         );
         const context = await kwave([cmd, multi, '--context', 'sim-1']);
         assert.equal(context.code, 2, `${cmd}: ${context.stderr}`);
         assert.match(
           context.stderr,
-          /^kwave: --context: plan names names its clusters' contexts \(spec\.clusters: sim-1, sim-2\); pass --cluster NAME instead$/m,
+          /^kwave: USAGE --context: plan names names its clusters' contexts \(spec\.clusters: sim-1, sim-2\); pass --cluster NAME instead$/m,
           cmd,
         );
       }
@@ -142,7 +142,10 @@ describe(
       for (const c of CLUSTERS)
         assert.match(
           never.stderr,
-          new RegExp(`^kwave: cluster ${c} \\(context ${c}\\): plan names has not been run in namespace default`, 'm'),
+          new RegExp(
+            `^kwave: REFUSED cluster ${c} \\(context ${c}\\): plan names has not been run in namespace default`,
+            'm',
+          ),
         );
     });
 
@@ -247,7 +250,7 @@ describe(
           assert.match(
             none.stderr,
             new RegExp(
-              `^kwave: cluster ${c} \\(context ${c}\\): abort plan multi in cluster ${c}: no runner holds the lease of this plan: nothing to abort`,
+              `^kwave: REFUSED cluster ${c} \\(context ${c}\\): abort plan multi in cluster ${c}: no runner holds the lease of this plan: nothing to abort`,
               'm',
             ),
           );

@@ -10,6 +10,8 @@ import { BAD_PLANS } from '../fixtures/bad-plans/expected.js';
 import { CHILD_LIMITS, ROOT } from './helpers/kwaveBin.js';
 import { noClusterOnReal } from './helpers/backend.js';
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const BAD = 'test/fixtures/bad-plans';
 
 async function kwave(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -57,6 +59,7 @@ describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
     assert.match(String(objects[0]?.revision), /^[0-9a-f]{10}$/);
     assert.deepEqual(objects.at(-1)?.errors, [
       {
+        code: 'PLAN_INVALID_VALUE',
         line: 23,
         col: 35,
         path: 'spec.gates[0].prometheus.successCondition',
@@ -65,13 +68,16 @@ describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
     ]);
   });
 
-  test('all bad plans at once: exit 2, every error as file:line:col path, with a caret line', async () => {
+  test('all bad plans at once: exit 2, every error as file:line:col CODE path, with a caret line', async () => {
     const { code, stdout } = await kwave('validate', ...badPlans);
     assert.equal(code, 2);
     for (const [file, errors] of Object.entries(BAD_PLANS)) {
       for (const [line, col, path] of errors) {
-        const header = `${BAD}/${file}:${line}:${col} ${path ? path + ': ' : ''}expected `;
-        assert.ok(stdout.includes(header), `no "${header}" in the output`);
+        const place = escapeRegExp(`${BAD}/${file}:${line}:${col} `);
+        assert.match(
+          stdout,
+          new RegExp(`^${place}PLAN_[A-Z_]+ ${escapeRegExp(path ? path + ': ' : '')}expected `, 'm'),
+        );
       }
       assert.match(stdout, new RegExp(`^FAIL ${BAD}/${file} \\(${errors.length} errors?\\)$`, 'm'));
     }
@@ -137,6 +143,9 @@ describe('kwave validate', { concurrency: 2, skip: noClusterOnReal }, () => {
   test('a file that does not exist: exit 2, said plainly', async () => {
     const { code, stdout } = await kwave('validate', 'plans/no-such-plan.yaml');
     assert.equal(code, 2);
-    assert.match(stdout, /^plans\/no-such-plan\.yaml expected a readable plan file, found no such file$/m);
+    assert.match(
+      stdout,
+      /^plans\/no-such-plan\.yaml PLAN_UNREADABLE expected a readable plan file, found no such file$/m,
+    );
   });
 });

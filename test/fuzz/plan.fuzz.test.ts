@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
-import { formatPlanError } from '../../src/plan/formatPlanError.js';
+import { formatError } from '../../src/errorText.js';
 import { loadPlanFile, loadPlanText, MAX_PLAN_BYTES, type LoadResult } from '../../src/plan/load.js';
 import { injection, longFuzz, oddString, params, runs } from './runs.js';
 import { runKwave } from './cli.js';
@@ -25,17 +25,17 @@ function checkResult(r: LoadResult, text: string): void {
   if (r.ok) return;
   assert.ok(r.errors.length > 0, 'an invalid plan has at least one error');
   for (const e of r.errors) {
-    assert.equal(e.file, 'plan.yaml');
+    assert.equal(e.pos.file, 'plan.yaml');
     assert.ok(
-      Number.isInteger(e.line) && e.line >= 0 && Number.isInteger(e.col) && e.col >= 0,
-      `line/col ${e.line}:${e.col}`,
+      Number.isInteger(e.pos.line) && e.pos.line >= 0 && Number.isInteger(e.pos.col) && e.pos.col >= 0,
+      `line/col ${e.pos.line}:${e.pos.col}`,
     );
     assert.ok(
       typeof e.message === 'string' && e.message.length > 0 && e.message.length < 2_000,
       `message of ${e.message.length} chars`,
     );
     assert.doesNotMatch(e.message, /\bundefined\b|\[object Object\]|TypeError|RangeError/, e.message);
-    const shown = formatPlanError(e, r.text ?? text);
+    const shown = formatError(e, r.text ?? text);
     assert.ok(shown.length < 10_000, `formatted error of ${shown.length} chars`);
   }
 }

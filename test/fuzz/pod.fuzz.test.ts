@@ -241,9 +241,9 @@ const hostilePod: fc.Arbitrary<Json> = fc.array(mutation, { minLength: 1, maxLen
 
 const STEP_KINDS = new Set([
   'vanished',
-  'refuse',
+  'refused',
   'foreign',
-  'skip',
+  'skipped',
   'close-gate',
   'wait-drain',
   'patch',

@@ -7,7 +7,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { KubeError, kubeErrorToKwave, type Cluster, type PodConditionPatch } from '../../cluster/index.js';
+import { KubeError, wrapKube, type Cluster, type PodConditionPatch } from '../../cluster/index.js';
 import { connectFor } from '../../session/connection.js';
 import { conditionStatus, declaresGate } from '../../inplace/podView.js';
 import { DNS_LABEL_EXPECTED, dnsLabelProblem } from '../../plan/k8sNames.js';
@@ -145,19 +145,16 @@ export function renderAdoptText(
 }
 
 async function listPods(cluster: Cluster, namespace: string, selector: string): Promise<V1Pod[]> {
-  try {
-    return (await cluster.listPods(namespace, { labelSelector: selector })).items;
-  } catch (err) {
-    if (err instanceof KubeError && err.code === 400) {
+  const list = () =>
+    cluster.listPods(namespace, { labelSelector: selector }).catch((err: unknown) => {
+      if (!(err instanceof KubeError && err.code === 400)) throw err;
       throw new KwaveError(
         'USAGE',
         `-l ${selector}: the API server refused the label selector: ${err.message}`,
         ExitCode.BAD_INPUT,
       );
-    }
-    if (err instanceof KubeError) throw kubeErrorToKwave(err, `listing pods in namespace ${namespace}`);
-    throw err;
-  }
+    });
+  return (await wrapKube(list, `listing pods in namespace ${namespace}`)).items;
 }
 
 export async function run(ctx: CommandContext, _args: string[], opts: Record<string, unknown>): Promise<number> {

@@ -8,7 +8,7 @@ import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters } from '../clusterChoice.js';
 import { hostname } from 'node:os';
 import { connectFor } from '../../session/connection.js';
-import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
+import { KubeError, wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { recordName, type Approval } from '../../record/record.js';
 import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
@@ -108,14 +108,15 @@ async function approveIn(
       at: new Date().toISOString(),
       revision,
     };
-    try {
-      await cluster.patchConfigMap(namespace, name, { data: { [approvalKey(wave)]: encodeApproval(approval) } });
-    } catch (err) {
-      if (err instanceof KubeError && err.code === 404) throw notRun(plan);
-      throw err instanceof KubeError
-        ? kubeErrorToKwave(err, `recording the approval of wave ${wave} of plan ${plan.name}`)
-        : err;
-    }
+    await wrapKube(
+      () =>
+        cluster
+          .patchConfigMap(namespace, name, { data: { [approvalKey(wave)]: encodeApproval(approval) } })
+          .catch((err: unknown) => {
+            throw err instanceof KubeError && err.code === 404 ? notRun(plan) : err;
+          }),
+      `recording the approval of wave ${wave} of plan ${plan.name}`,
+    );
     report(ctx, plan.name, wave, approval, false, clusterName);
     return ExitCode.OK;
   } finally {

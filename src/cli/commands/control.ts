@@ -17,7 +17,7 @@ import { decodeRecord } from '../../record/codec.js';
 import type { Plan } from '../../plan/types.js';
 import { connectFor } from '../../session/connection.js';
 import type { Cluster } from '../../cluster/cluster.js';
-import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
+import { wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { requestControl, type ControlAction, type ControlRequest } from '../../record/control.js';
 import { writeControl } from '../../record/controlStore.js';
@@ -75,45 +75,58 @@ async function requestIn(
   action: ControlAction,
   target: ChosenCluster,
 ): Promise<number> {
-  const namespace = recordNamespace(plan);
   const cluster = connectFor({ ...ctx.common, context: target.context }, ctx.io.env, plan);
   const what = planIn(plan.name, target.name);
   try {
-    const by = await whoIsAsking(cluster, ctx.io.env);
-    let runner: string | undefined;
-    const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
-    const outcome = await writeControl(cluster, namespace, plan.name, async (state, cm) => {
-      // Read per attempt: after a 409 the runner may have come or gone.
-      const lease = await readLease(cluster, namespace, plan.name, new Date());
-      runner = lease && !lease.free ? lease.holder : undefined;
-      const record = decodeRecord(cm);
-      const direction = record.ok ? record.record.direction : undefined;
-      return requestControl(state, request, { ...(runner ? { runner } : {}), ...(direction ? { direction } : {}) });
-    });
-    if (outcome.kind === 'not-run') throw notRun(plan);
-    const { decision } = outcome;
-    if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
-    if (ctx.common.output === 'json') {
-      ctx.io.stdout.write(
-        JSON.stringify({
-          plan: plan.name,
-          ...(target.name === undefined ? {} : { cluster: target.name }),
-          action,
-          changed: decision.changed,
-          by,
-          at: request.at,
-          revision: plan.revision,
-          runner: runner ?? null,
-          message: decision.message,
-        }) + '\n',
-      );
-    } else {
-      ctx.io.stdout.write(`${what}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}\n`);
-    }
-    return ExitCode.OK;
-  } catch (err) {
-    throw err instanceof KubeError ? kubeErrorToKwave(err, `recording ${action} of ${what}`) : err;
+    return await wrapKube(
+      () => writeRequest(ctx, plan, action, cluster, what, target),
+      `recording ${action} of ${what}`,
+    );
   } finally {
     cluster.close();
   }
+}
+
+/** The request written and answered; KubeErrors leave as they came (requestIn wraps them). */
+async function writeRequest(
+  ctx: CommandContext,
+  plan: Plan,
+  action: ControlAction,
+  cluster: Cluster,
+  what: string,
+  target: ChosenCluster,
+): Promise<number> {
+  const namespace = recordNamespace(plan);
+  const by = await whoIsAsking(cluster, ctx.io.env);
+  let runner: string | undefined;
+  const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
+  const outcome = await writeControl(cluster, namespace, plan.name, async (state, cm) => {
+    // Read per attempt: after a 409 the runner may have come or gone.
+    const lease = await readLease(cluster, namespace, plan.name, new Date());
+    runner = lease && !lease.free ? lease.holder : undefined;
+    const record = decodeRecord(cm);
+    const direction = record.ok ? record.record.direction : undefined;
+    return requestControl(state, request, { ...(runner ? { runner } : {}), ...(direction ? { direction } : {}) });
+  });
+  if (outcome.kind === 'not-run') throw notRun(plan);
+  const { decision } = outcome;
+  if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
+  if (ctx.common.output === 'json') {
+    ctx.io.stdout.write(
+      JSON.stringify({
+        plan: plan.name,
+        ...(target.name === undefined ? {} : { cluster: target.name }),
+        action,
+        changed: decision.changed,
+        by,
+        at: request.at,
+        revision: plan.revision,
+        runner: runner ?? null,
+        message: decision.message,
+      }) + '\n',
+    );
+  } else {
+    ctx.io.stdout.write(`${what}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}\n`);
+  }
+  return ExitCode.OK;
 }

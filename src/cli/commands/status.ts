@@ -8,7 +8,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from '../../cluster/cluster.js';
 import { watchConfigMap } from '../../cluster/configMapWatch.js';
 import { connectFor } from '../../session/connection.js';
-import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
+import { KubeError, wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import { recordName, type RolloutRecord } from '../../record/record.js';
@@ -44,12 +44,14 @@ export function recordOf(plan: Plan, cm: V1ConfigMap): RolloutRecord {
 
 /** GET the record's ConfigMap; undefined on 404; other failures as KwaveError. */
 export async function readRecordConfigMap(cluster: Cluster, plan: Plan): Promise<V1ConfigMap | undefined> {
-  try {
-    return await cluster.getConfigMap(recordNamespace(plan), recordName(plan.name));
-  } catch (err) {
-    if (err instanceof KubeError && err.code === 404) return undefined;
-    throw err instanceof KubeError ? kubeErrorToKwave(err, `reading the rollout record of plan ${plan.name}`) : err;
-  }
+  return wrapKube(
+    () =>
+      cluster.getConfigMap(recordNamespace(plan), recordName(plan.name)).catch((err: unknown) => {
+        if (err instanceof KubeError && err.code === 404) return undefined;
+        throw err;
+      }),
+    `reading the rollout record of plan ${plan.name}`,
+  );
 }
 
 async function lockOf(cluster: Cluster, plan: Plan, now: Date): Promise<LeaseView | undefined> {

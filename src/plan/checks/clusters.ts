@@ -8,7 +8,7 @@ export function checkClusters(ctx: CheckContext, spec: DeepPartial<RawSpec>): vo
     ctx.add(
       ['spec', 'clusterOrder'],
       'expected spec.clusters beside clusterOrder: the order is of the clusters the plan lists',
-      'key',
+      { code: 'PLAN_MISSING_FIELD', anchor: 'key' },
     );
   }
   if (!Array.isArray(spec.clusters) || !ctx.accepted(['spec', 'clusters'])) return;
@@ -24,6 +24,7 @@ export function checkClusters(ctx: CheckContext, spec: DeepPartial<RawSpec>): vo
         ctx.add(
           path,
           `expected each cluster ${field} once, found ${JSON.stringify(value)} again (also clusters[${first}])`,
+          { code: 'PLAN_DUPLICATE' },
         );
     });
   }

@@ -3,6 +3,7 @@
 import { quoted } from '../describe.js';
 import { formatPlanDuration, MAX_DURATION_MS, parseDuration } from '../duration.js';
 import { isWithin, type JsonPath } from '../path.js';
+import type { PlanErrorCode } from '../../errors.js';
 import type { Anchor, Issue } from '../planError.js';
 
 export class CheckContext {
@@ -29,8 +30,17 @@ export class CheckContext {
     return this.accepted(path) && !this.badValues.some((bad) => isWithin(bad, path));
   }
 
-  add(path: JsonPath, message: string, anchor: Anchor = 'value', offset?: number): void {
-    this.issues.push(offset === undefined ? { path, message, anchor } : { path, message, anchor, offset });
+  /** Most checks find a value that cannot work (PLAN_INVALID_VALUE), pointed at where it is written. */
+  add(
+    path: JsonPath,
+    message: string,
+    {
+      code = 'PLAN_INVALID_VALUE',
+      anchor = 'value',
+      offset,
+    }: { code?: PlanErrorCode; anchor?: Anchor; offset?: number } = {},
+  ): void {
+    this.issues.push({ code, path, message, anchor, ...(offset === undefined ? {} : { offset }) });
   }
 
   /** Checks a duration the schema has seen the shape of: it must parse, and fit the bounds. */

@@ -16,8 +16,7 @@ function checkConditions(ctx: CheckContext, at: (string | number)[], prom: DeepP
       ctx.add(
         path,
         `expected a CEL condition over result, like "${example}", found ${quoted(expr)}: ${problem.reason}`,
-        'value',
-        problem.offset,
+        { offset: problem.offset },
       );
     }
   }
@@ -42,6 +41,7 @@ export function checkGates(
         ctx.add(
           [...at, 'name'],
           `expected each gate name once, found ${quoted(gate.name ?? '')} again (also gates[${first}])`,
+          { code: 'PLAN_DUPLICATE' },
         );
     }
 
@@ -62,13 +62,14 @@ export function checkGates(
       ctx.add(
         at,
         'expected at least one of pause, approval: true, prometheus or webhook, found a gate that checks nothing',
+        { code: 'PLAN_MISSING_FIELD' },
       );
     }
     if (gate.prometheus !== undefined && gate.webhook !== undefined) {
       ctx.add(
         [...at, 'webhook'],
         'expected at most one of prometheus and webhook in a gate, found both (write two gates)',
-        'key',
+        { code: 'PLAN_CONFLICT', anchor: 'key' },
       );
     }
 

@@ -21,7 +21,7 @@ export function checkTarget(ctx: CheckContext, target: DeepPartial<RawSpec['targ
   for (const [key, value] of Object.entries(labels)) {
     const path = [...at, 'matchLabels', key];
     const keyProblem = labelKeyProblem(key);
-    if (keyProblem) ctx.add(path, `expected ${LABEL_KEY_EXPECTED}, found ${keyProblem}`, 'key');
+    if (keyProblem) ctx.add(path, `expected ${LABEL_KEY_EXPECTED}, found ${keyProblem}`, { anchor: 'key' });
     if (typeof value === 'string' && ctx.accepted(path)) {
       const valueProblem = labelValueProblem(value);
       if (valueProblem) ctx.add(path, `expected ${LABEL_VALUE_EXPECTED}, found ${valueProblem}`);
@@ -38,14 +38,16 @@ export function checkTarget(ctx: CheckContext, target: DeepPartial<RawSpec['targ
     const values = expr.values ?? [];
     const needsValues = expr.operator === 'In' || expr.operator === 'NotIn';
     if (needsValues && values.length === 0) {
-      ctx.add(expr.values ? [...path, 'values'] : path, `expected values for operator ${expr.operator}, found none`);
+      ctx.add(expr.values ? [...path, 'values'] : path, `expected values for operator ${expr.operator}, found none`, {
+        code: expr.values ? 'PLAN_INVALID_VALUE' : 'PLAN_MISSING_FIELD',
+      });
     }
     // Without an operator (reported by the schema) nothing can be said about the values.
     if (!needsValues && expr.values !== undefined && expr.operator !== undefined) {
       ctx.add(
         [...path, 'values'],
         `expected no values for operator ${String(expr.operator)}, found ${values.length === 0 ? 'an empty list' : 'a list'}`,
-        'key',
+        { code: 'PLAN_CONFLICT', anchor: 'key' },
       );
     }
     values.forEach((v, j) => {

@@ -23,6 +23,7 @@ export function checkUpdate(ctx: CheckContext, update: DeepPartial<RawSpec['upda
         ctx.add(
           [...path, 'name'],
           `expected each container once, found ${JSON.stringify(name)} again (also containers[${first}])`,
+          { code: 'PLAN_DUPLICATE' },
         );
     }
   });

@@ -15,7 +15,7 @@ import type { KubeObject } from '../store.js';
 import { nodeObject } from '../world.js';
 import { KubeHttpError, type KubeHttp } from './kubeHttp.js';
 
-export const LEASE_DURATION_SECONDS = 40;
+const LEASE_DURATION_SECONDS = 40;
 /** A kubelet renews every leaseDuration / 4. */
 const RENEW_MS = 10_000;
 /** A kubelet's nodeStatusUpdateFrequency. */

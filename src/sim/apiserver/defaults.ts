@@ -4,7 +4,7 @@ import { frozenCopy } from '../store.js';
 import { clone, isObject, type JsonObject } from './json.js';
 
 /** The image pull policy the API defaults: Always for `:latest` or untagged images, else IfNotPresent. */
-export function defaultPullPolicy(image: string): string {
+function defaultPullPolicy(image: string): string {
   if (image.includes('@')) return 'IfNotPresent';
   const lastSegment = image.slice(image.lastIndexOf('/') + 1);
   const colon = lastSegment.lastIndexOf(':');
@@ -69,10 +69,10 @@ export function addDefaultTolerations(spec: JsonObject, only?: (key: string) => 
 
 /** The characters Kubernetes draws generated name suffixes from (no vowels, no look-alikes). */
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-export const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** A random 5-character suffix, as generated names (`kube-api-access-xxxxx`) have. */
-export function nameSuffix(random: () => number = Math.random): string {
+function nameSuffix(random: () => number = Math.random): string {
   let out = '';
   for (let i = 0; i < 5; i++) out += SUFFIX_ALPHABET[Math.floor(random() * SUFFIX_ALPHABET.length)];
   return out;
@@ -159,7 +159,7 @@ const SUFFIX: Record<string, number> = {
 };
 
 /** A resource quantity (`100m`, `1Gi`, `0.5`) as a number, or NaN. */
-export function parseQuantity(q: unknown): number {
+function parseQuantity(q: unknown): number {
   if (typeof q === 'number') return q;
   if (typeof q !== 'string') return NaN;
   const m = /^([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(q.trim());
@@ -168,7 +168,7 @@ export function parseQuantity(q: unknown): number {
 }
 
 /** Guaranteed, Burstable or BestEffort, from the containers' CPU and memory requests and limits. */
-export function qosClassOf(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+function qosClassOf(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const containers = [
     ...(Array.isArray(spec.containers) ? spec.containers : []),
     ...(Array.isArray(spec.initContainers) ? spec.initContainers : []),

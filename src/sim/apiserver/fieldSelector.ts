@@ -3,7 +3,7 @@
 import type { KubeObject } from '../store.js';
 import { SelectorParseError } from './labelSelector.js';
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   op: 'equals' | 'notEquals';
   value: string;

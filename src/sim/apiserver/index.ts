@@ -92,5 +92,3 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     },
   };
 }
-
-export { defaultNewPod } from './defaults.js';

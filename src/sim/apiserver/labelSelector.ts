@@ -3,7 +3,7 @@
 // `notin`, `key`, `!key`) requirements, plus the numeric `>` / `<` the string form also allows.
 import { labelValueError, qualifiedNameError } from './validation/names.js';
 
-export type LabelOperator = 'exists' | 'notExists' | 'equals' | 'notEquals' | 'in' | 'notIn' | 'gt' | 'lt';
+type LabelOperator = 'exists' | 'notExists' | 'equals' | 'notEquals' | 'in' | 'notIn' | 'gt' | 'lt';
 
 export interface LabelRequirement {
   key: string;

@@ -23,7 +23,7 @@ interface ContinueToken {
 const TOKEN_VERSION = 'meta.k8s.io/v1';
 
 /** An opaque token naming the list's version and where the next page starts (after `lastKey`). */
-export function encodeContinue(rv: number, lastKey: string): string {
+function encodeContinue(rv: number, lastKey: string): string {
   const token: ContinueToken = { v: TOKEN_VERSION, rv, start: `${lastKey}\u0000` };
   return Buffer.from(JSON.stringify(token)).toString('base64url');
 }

@@ -14,7 +14,7 @@ export interface Snapshot {
   items: readonly KubeObject[];
 }
 
-export const objectKey = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+const objectKey = (obj: KubeObject) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
 const RESOURCES: Resource[] = [
   'pods',

@@ -7,7 +7,7 @@ import { readBody, sendJson } from './http.js';
 import { badRequest } from './status.js';
 
 export const SELF_SUBJECT_REVIEWS_PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-export const SIM_USER = { username: 'kwave-admin', groups: ['system:masters', 'system:authenticated'] };
+const SIM_USER = { username: 'kwave-admin', groups: ['system:masters', 'system:authenticated'] };
 
 export async function serveSelfSubjectReview(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const text = await readBody(req);

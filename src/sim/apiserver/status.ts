@@ -4,7 +4,7 @@
 // cluster.
 import type { ResourceInfo } from './resources.js';
 
-export interface StatusCause {
+interface StatusCause {
   reason?: string;
   message?: string;
   field?: string;
@@ -56,7 +56,7 @@ export function failure(code: number, reason: string | undefined, message: strin
 }
 
 /** `pods` for core resources, `leases.coordination.k8s.io` for the others, as messages print them. */
-export function qualifiedResource(info: ResourceInfo): string {
+function qualifiedResource(info: ResourceInfo): string {
   return info.group ? `${info.plural}.${info.group}` : info.plural;
 }
 
@@ -169,7 +169,7 @@ export function success(info: ResourceInfo, name: string, uid: string | undefine
 
 // --- field errors (validation), rendered as `Kind "name" is invalid: ...` --------------------
 
-export type FieldErrorType = 'Invalid' | 'Required' | 'Forbidden' | 'NotSupported' | 'Duplicate' | 'TooLong';
+type FieldErrorType = 'Invalid' | 'Required' | 'Forbidden' | 'NotSupported' | 'Duplicate' | 'TooLong';
 
 export interface FieldError {
   type: FieldErrorType;
@@ -207,7 +207,7 @@ function printValue(value: unknown): string {
 }
 
 /** The error's own text, without the field: `Invalid value: "x": must be ...`. */
-export function fieldErrorBody(e: FieldError): string {
+function fieldErrorBody(e: FieldError): string {
   const hasValue = e.type === 'Invalid' || e.type === 'NotSupported' || e.type === 'Duplicate';
   let s = TYPE_TEXT[e.type];
   if (hasValue) s += `: ${e.rawValue ?? printValue(e.value)}`;

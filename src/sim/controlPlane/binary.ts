@@ -8,8 +8,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { packagePath } from '../../packageRoot.js';
 
-export const BINARY_NAME = 'kwave-control-plane';
-export const BUILD_COMMAND = 'npm run build:control-plane';
+const BINARY_NAME = 'kwave-control-plane';
+const BUILD_COMMAND = 'npm run build:control-plane';
 
 /** The Go module's folder: `controlplane/` at the repository root. */
 export function controlPlaneSourceDir(): string {
@@ -23,7 +23,7 @@ export function controlPlaneCacheRoot(env: NodeJS.ProcessEnv = process.env): str
 }
 
 /** The files whose content decides the build: go.mod, go.sum and every .go file, by name. */
-export function controlPlaneSources(sourceDir = controlPlaneSourceDir()): string[] {
+function controlPlaneSources(sourceDir = controlPlaneSourceDir()): string[] {
   return readdirSync(sourceDir)
     .filter((name) => name === 'go.mod' || name === 'go.sum' || name.endsWith('.go'))
     .sort();

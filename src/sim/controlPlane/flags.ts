@@ -13,7 +13,7 @@ export interface Layout {
   serviceClusterIpRange: string;
 }
 
-export const ISSUER = 'https://kubernetes.default.svc.cluster.local';
+const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 export const paths = (dir: string) => ({
   certs: join(dir, 'pki'),

@@ -56,9 +56,9 @@ export interface ControlPlaneOptions {
   portAttempts?: number;
 }
 
-export type ComponentName = 'etcd' | 'apiserver' | 'controller-manager' | 'scheduler';
+type ComponentName = 'etcd' | 'apiserver' | 'controller-manager' | 'scheduler';
 
-export interface KubeconfigOptions {
+interface KubeconfigOptions {
   /** Context (and cluster) name; default `kwave-sim`, as the embedded simulator writes. */
   context?: string;
   namespace?: string;
@@ -104,7 +104,7 @@ const run = promisify(execFile);
  * A component that could not bind the port it was given (another process took it between our
  * pick and its bind: several control planes starting at once). The start is retried on fresh ports.
  */
-export class PortTakenError extends Error {}
+class PortTakenError extends Error {}
 
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const attempts = opts.portAttempts ?? 5;

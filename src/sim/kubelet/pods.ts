@@ -65,7 +65,7 @@ export function specContainers(pod: KubeObject): ContainerSpec[] {
   return spec?.containers ?? [];
 }
 
-export function readinessGates(pod: KubeObject): string[] {
+function readinessGates(pod: KubeObject): string[] {
   const spec = pod.spec as { readinessGates?: { conditionType: string }[] } | undefined;
   return (spec?.readinessGates ?? []).map((g) => g.conditionType);
 }

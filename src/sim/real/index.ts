@@ -26,7 +26,7 @@ import { seedRealWorld } from './seed.js';
 import { RealStats } from './stats.js';
 
 /** The real API server's admission is its own: the simulator's refuse/hold rules need the embedded one. */
-export const ADMISSION_EMBEDDED_ONLY =
+const ADMISSION_EMBEDDED_ONLY =
   'admission rules (refuse or hold a write) are embedded-only: run `kwave sim --control-plane embedded` for them';
 
 export const FAULTS_EMBEDDED_ONLY =
@@ -94,7 +94,7 @@ const LEASE_RENEW_MS = 1000;
 const NODE_STATUS_CHECK_MS = 2000;
 
 /** The simulator's own user for seeding the world, apart from the admin that kwave and tests use. */
-export const SEED_USER = 'kwave-sim-seeder';
+const SEED_USER = 'kwave-sim-seeder';
 
 /** Starts the control plane from the cached build; exit 2 with the build command when there is none. */
 export async function startOwnControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {

@@ -10,7 +10,7 @@ import type { KubeHttp } from '../agent/kubeHttp.js';
 import { nodeNameOf } from '../kubelet/pods.js';
 import { isPodReady } from '../readiness.js';
 
-export const NODE_FAULT_TIMEOUT_MS = 120_000;
+const NODE_FAULT_TIMEOUT_MS = 120_000;
 
 /** The node lifecycle controller's taints on a node whose kubelet is silent or not ready. */
 const LIFECYCLE_TAINTS = new Set(['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready']);

@@ -14,11 +14,11 @@ import type { AuditRecord } from '../../../src/sim/controlPlane/audit.js';
 import { BIN, CHILD_LIMITS, ROOT } from './kwaveBin.js';
 import { follow, type RunningKwave } from './rolloutCli.js';
 
-export const SA_NAMESPACE = 'kwave';
-export const SA_NAME = 'kwave';
+const SA_NAMESPACE = 'kwave';
+const SA_NAME = 'kwave';
 export const SA_USER = `system:serviceaccount:${SA_NAMESPACE}:${SA_NAME}`;
 
-export interface RbacRule {
+interface RbacRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
@@ -149,10 +149,7 @@ export function startInPod(pod: PodIdentity, args: string[], children: Set<Child
 }
 
 /** Whether the ServiceAccount may do it now, asked as the ServiceAccount (RBAC changes reach the authorizer's cache a moment after the write). */
-export async function mayDo(
-  asPod: KubeHttp,
-  g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>,
-): Promise<boolean> {
+async function mayDo(asPod: KubeHttp, g: Pick<Grant, 'group' | 'resource' | 'verb' | 'namespace'>): Promise<boolean> {
   const [resource, subresource] = g.resource.split('/');
   const review = await asPod.request<{ status: { allowed?: boolean } }>(
     'POST',

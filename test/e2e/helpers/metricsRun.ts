@@ -121,7 +121,7 @@ export function errorRateQuery(instance: string, window = '5s'): string {
   return `sum(rate(sim_http_requests_total{${sel},code=~"5.."}[${window}])) / sum(rate(sim_http_requests_total{${sel}}[${window}]))`;
 }
 
-export interface DashboardTarget {
+interface DashboardTarget {
   expr: string;
   refId: string;
 }
@@ -166,7 +166,7 @@ export function allPanels(panels: DashboardPanel[]): DashboardPanel[] {
  * default 15 s scrape interval (4 × 15 s); `$plan` is the plan the variable query finds;
  * `$cluster` the cluster variable's value (default All, its allValue `.*`).
  */
-export function substitute(expr: string, plan: string, cluster = '.*'): string {
+function substitute(expr: string, plan: string, cluster = '.*'): string {
   return expr
     .replaceAll('${cluster}', cluster)
     .replaceAll('$cluster', cluster)

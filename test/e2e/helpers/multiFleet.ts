@@ -168,10 +168,10 @@ export function multiPlan(
 }
 
 /** Pods demo-0 … by name: wave 1 is demo-0, wave 2 the rest (waves [1, "100%"], order name). */
-export const waveOf = (pod: string) => (pod === 'demo-0' ? 1 : 2);
+const waveOf = (pod: string) => (pod === 'demo-0' ? 1 : 2);
 
 /** Each pod's moments, keyed `cluster:wave`. */
-export function byStep(timeline: readonly PodMoment[]): Map<string, PodMoment[]> {
+function byStep(timeline: readonly PodMoment[]): Map<string, PodMoment[]> {
   const out = new Map<string, PodMoment[]>();
   for (const m of timeline) {
     const key = `${m.cluster}:${waveOf(m.pod)}`;

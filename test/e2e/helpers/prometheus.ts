@@ -3,7 +3,6 @@
 import type { InstantResult } from '../../../src/cli/prometheusProcess.js';
 
 export {
-  findOnPath,
   freePort,
   startPrometheus,
   startPushgateway,

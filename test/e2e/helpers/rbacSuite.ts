@@ -384,7 +384,7 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
             assert.match(
               run.stderr(),
               new RegExp(
-                `kwave: forbidden: cannot ${what} ${scope.replace(/[()]/g, '\\$&')} — deploy/rbac.yaml grants it`,
+                `kwave: (KUBE )?forbidden: cannot ${what} ${scope.replace(/[()]/g, '\\$&')} — deploy/rbac.yaml grants it`,
               ),
             );
             const writes = readAudit(cp.auditLogPath)

@@ -23,10 +23,8 @@ export type { PlanOptions };
 /** The simulator's seeded PRNG, so "random" kill moments are the same on every run. */
 export { seededRandom } from '../../../src/sim/clock.js';
 
-export { ROOT };
-
 export const GATE = 'kwave.dev/in-place-ready';
-export const STATE_ANNOTATION = 'kwave.dev/in-place-state';
+const STATE_ANNOTATION = 'kwave.dev/in-place-state';
 
 export interface CliResult {
   code: number;

@@ -1,4 +1,4 @@
-// An error as a person reads it: `kwave: file:line:col path: message`, the place only when known.
+// An error as a person reads it: `kwave: file:line:col CODE path: message`, the place only when known.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderError } from '../../../src/cli/render.js';
@@ -11,7 +11,7 @@ test('with a place: file, line and column, then the field path', () => {
     col: 7,
     path: 'nodes.0.zone',
   });
-  assert.equal(renderError(err), 'kwave: world.yaml:3:7 nodes.0.zone: expected a number');
+  assert.equal(renderError(err), 'kwave: world.yaml:3:7 FIXTURE nodes.0.zone: expected a number');
 });
 
 test('a place without a path has no empty path; no place, the message alone', () => {
@@ -19,7 +19,7 @@ test('a place without a path has no empty path; no place, the message alone', ()
     renderError(
       new KwaveError('FIXTURE', 'invalid YAML', ExitCode.BAD_INPUT, { file: 'w.yaml', line: 1, col: 1, path: '' }),
     ),
-    'kwave: w.yaml:1:1 invalid YAML',
+    'kwave: w.yaml:1:1 FIXTURE invalid YAML',
   );
-  assert.equal(renderError(new KwaveError('USAGE', 'unknown command "rnu"')), 'kwave: unknown command "rnu"');
+  assert.equal(renderError(new KwaveError('USAGE', 'unknown command "rnu"')), 'kwave: USAGE unknown command "rnu"');
 });

@@ -8,6 +8,7 @@ import {
   kubeErrorToKwave,
   toKubeError,
   withTarget,
+  wrapKube,
 } from '../../../src/cluster/kubeError.js';
 import { KwaveError } from '../../../src/errors.js';
 
@@ -131,5 +132,19 @@ test('a refusal (403) is exit 2 naming verb, resource and namespace when the req
   assert.equal(
     forbiddenMessage({ verb: 'list', resource: 'nodes' }),
     'forbidden: cannot list nodes (cluster-wide) — deploy/rbac.yaml grants it',
+  );
+});
+
+test('wrapKube turns a KubeError into the KwaveError naming what kwave was doing, and passes the rest', async () => {
+  assert.equal(await wrapKube(async () => 7, 'counting'), 7);
+  await assert.rejects(
+    wrapKube(() => Promise.reject(new KubeError(500, 'InternalError', 'etcd is down')), 'listing pods in web'),
+    (err: unknown) =>
+      err instanceof KwaveError && err.message === 'listing pods in web: etcd is down (HTTP 500 InternalError)',
+  );
+  const bug = new TypeError('not a cluster problem');
+  await assert.rejects(
+    wrapKube(() => Promise.reject(bug), 'listing pods in web'),
+    (err: unknown) => err === bug,
   );
 });

@@ -144,7 +144,7 @@ spec:
       if (!r.ok) {
         assert.ok(
           r.errors.some(
-            (e) => e.line === 12 && e.path.startsWith('spec.gates[0].webhook.auth') && expected.test(e.message),
+            (e) => e.pos.line === 12 && e.pos.path.startsWith('spec.gates[0].webhook.auth') && expected.test(e.message),
           ),
           `${auth}: ${JSON.stringify(r.errors)}`,
         );

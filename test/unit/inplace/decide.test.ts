@@ -67,22 +67,25 @@ describe('decide: upgrade, before the patch', () => {
   test('being deleted: vanished', () =>
     assert.equal(expectKind(decide(makePod({ deleting: true }), ctx), 'vanished').reason, 'Terminating'));
   test('a named container is missing: refuse', () => {
-    const s = expectKind(decide(makePod({ containers: [{ name: 'app', image: OLD }] }), ctx), 'refuse');
+    const s = expectKind(decide(makePod({ containers: [{ name: 'app', image: OLD }] }), ctx), 'refused');
     assert.equal(s.reason, 'ContainerMissing');
     assert.match(s.message, /nginx/);
   });
   test('gate required but not declared: refuse', () => {
-    assert.equal(expectKind(decide(makePod({ declaresGate: false, gate: null }), ctx), 'refuse').reason, 'GateMissing');
+    assert.equal(
+      expectKind(decide(makePod({ declaresGate: false, gate: null }), ctx), 'refused').reason,
+      'GateMissing',
+    );
   });
   test('gate not declared but already at target: skip, not refuse', () => {
     expectKind(
       decide(makePod({ declaresGate: false, gate: null, containers: [{ name: 'nginx', image: NEW }] }), ctx),
-      'skip',
+      'skipped',
     );
   });
   test('already at target: skip', () => {
     assert.equal(
-      expectKind(decide(makePod({ containers: [{ name: 'nginx', image: NEW }] }), ctx), 'skip').reason,
+      expectKind(decide(makePod({ containers: [{ name: 'nginx', image: NEW }] }), ctx), 'skipped').reason,
       'AtTarget',
     );
   });
@@ -506,7 +509,7 @@ describe('decide: without a gate (required: false)', () => {
 
 describe('decide: rollback', () => {
   test('never patched by this revision: nothing to roll back', () => {
-    assert.equal(expectKind(decide(makePod(), rollbackCtx), 'skip').reason, 'NothingToRollBack');
+    assert.equal(expectKind(decide(makePod(), rollbackCtx), 'skipped').reason, 'NothingToRollBack');
   });
   test('drained by the upgrade but never patched: reopen the gate', () => {
     expectKind(decide(makePod({ ...closedByUs(10_000) }), rollbackCtx), 'open-gate');

@@ -25,7 +25,7 @@ describe('bad plans corpus', () => {
       const result = await loadPlanFile(join(DIR, file));
       assert.equal(result.ok, false, 'the plan was accepted');
       if (result.ok) return;
-      const got = result.errors.map((e) => [e.line, e.col, e.path]);
+      const got = result.errors.map((e) => [e.pos.line, e.pos.col, e.pos.path]);
       assert.deepEqual(
         got,
         expected.map(([line, col, path]) => [line, col, path]),
@@ -35,7 +35,7 @@ describe('bad plans corpus', () => {
         const part = (expected[i] as [number, number, string, string])[3];
         assert.ok(e.message.includes(part), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(part)}`);
         assert.match(e.message, /^expected .+, found /, 'every message says what was expected and what was found');
-        assert.equal(e.file, join(DIR, file));
+        assert.equal(e.pos.file, join(DIR, file));
       });
     });
   }
@@ -56,7 +56,7 @@ describe('files refused before parsing', () => {
       if (result.ok) return;
       assert.equal(result.errors.length, 1);
       const [err] = result.errors;
-      assert.deepEqual([err?.line, err?.col, err?.path], [1, 1, '']);
+      assert.deepEqual([err?.pos.line, err?.pos.col, err?.pos.path], [1, 1, '']);
       assert.match(err?.message ?? '', /expected a plan file of at most 1 MiB, found 2\.0 MiB/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -82,7 +82,7 @@ describe('files refused before parsing', () => {
       const missing = await loadPlanFile(join(dir, 'nope.yaml'));
       assert.equal(missing.ok, false);
       if (!missing.ok) {
-        assert.equal(missing.errors[0]?.line, 0, 'no place in the text');
+        assert.equal(missing.errors[0]?.pos.line, 0, 'no place in the text');
         assert.match(missing.errors[0]?.message ?? '', /found no such file/);
       }
       mkdirSync(join(dir, 'sub.yaml'));

@@ -23,7 +23,7 @@ function load(text: string): Plan {
 function errorsOf(text: string): { line: number; col: number; message: string }[] {
   const r = loadPlanText(text, 'plan.yaml');
   assert.equal(r.ok, false, 'expected the plan to be refused');
-  return r.ok ? [] : r.errors.map((e) => ({ line: e.line, col: e.col, message: e.message }));
+  return r.ok ? [] : r.errors.map((e) => ({ line: e.pos.line, col: e.pos.col, message: e.message }));
 }
 
 describe('spec.clusters', () => {

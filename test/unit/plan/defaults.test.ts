@@ -39,7 +39,7 @@ describe('a missing field', () => {
     assert.ok(!r.ok);
     const e = r.errors.find((x) => x.message.includes('"selector"'));
     assert.ok(e, JSON.stringify(r.errors));
-    assert.deepEqual([e.line, e.col], [5, 3], 'at `target:`');
+    assert.deepEqual([e.pos.line, e.pos.col], [5, 3], 'at `target:`');
   });
 
   test('a missing top-level field points at the start of the document', () => {
@@ -47,6 +47,6 @@ describe('a missing field', () => {
     assert.ok(!r.ok);
     const e = r.errors.find((x) => x.message.includes('"metadata"'));
     assert.ok(e, JSON.stringify(r.errors));
-    assert.deepEqual([e.line, e.col], [1, 1]);
+    assert.deepEqual([e.pos.line, e.pos.col], [1, 1]);
   });
 });

@@ -1,7 +1,7 @@
 // The loader as a whole: all errors at once, positions for the odd cases, text output.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatPlanError } from '../../../src/plan/formatPlanError.js';
+import { formatError } from '../../../src/errorText.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import type { PlanError } from '../../../src/plan/planError.js';
 
@@ -11,7 +11,7 @@ function errorsOf(text: string): PlanError[] {
   return result.ok ? [] : result.errors;
 }
 
-const at = (errors: PlanError[]) => errors.map((e) => `${e.line}:${e.col} ${e.path}`);
+const at = (errors: PlanError[]) => errors.map((e) => `${e.pos.line}:${e.pos.col} ${e.pos.path}`);
 
 describe('loader', () => {
   test('reports schema and semantic errors of every part at once, in text order', () => {
@@ -71,23 +71,65 @@ spec: { target: { namespace: web, selector: { matchLabels: { a: b } } }, update:
     assert.match(errors[0]?.message ?? '', /found nothing/);
   });
 
-  test('text output: header, source line, caret under the column', () => {
+  test('text output: header with the code, source line, caret under the column', () => {
     const text = 'a: 1\nspec:\n  strategy:\n    maxUnavailable: ten\n';
     const err: PlanError = {
-      file: 'plans/web.yaml',
-      line: 4,
-      col: 21,
-      path: 'spec.strategy.maxUnavailable',
+      code: 'PLAN_INVALID_VALUE',
       message: 'expected X, found "ten"',
+      pos: { file: 'plans/web.yaml', line: 4, col: 21, path: 'spec.strategy.maxUnavailable' },
     };
     assert.equal(
-      formatPlanError(err, text),
+      formatError(err, text),
       [
-        'plans/web.yaml:4:21 spec.strategy.maxUnavailable: expected X, found "ten"',
+        'plans/web.yaml:4:21 PLAN_INVALID_VALUE spec.strategy.maxUnavailable: expected X, found "ten"',
         '   4 |     maxUnavailable: ten',
         '     |                     ^',
       ].join('\n'),
     );
-    assert.equal(formatPlanError({ ...err, line: 0, col: 0, path: '' }), 'plans/web.yaml expected X, found "ten"');
+    assert.equal(
+      formatError({ ...err, pos: { file: 'plans/web.yaml', line: 0, col: 0, path: '' } }, text),
+      'plans/web.yaml PLAN_INVALID_VALUE expected X, found "ten"',
+    );
+  });
+});
+
+describe('error codes: each plan error names its kind', () => {
+  const HEAD = 'apiVersion: kwave.dev/v1alpha1\nkind: RolloutPlan\nmetadata: { name: web }\n';
+  const TARGET = '  target: { namespace: web, selector: { matchLabels: { app: web } } }\n';
+  const UPDATE = '  update: { containers: [{ name: a, image: "a:1" }] }\n';
+  const STRATEGY = '  strategy: { waveSize: 1 }\n';
+  const codesOf = (text: string) => errorsOf(text).map((e) => e.code);
+
+  test('whole-file problems', () => {
+    assert.deepEqual(codesOf(''), ['PLAN_EMPTY']);
+    assert.deepEqual(codesOf('# only a comment\n'), ['PLAN_EMPTY']);
+    assert.deepEqual(codesOf('a: [1\n'), ['PLAN_YAML']);
+    assert.deepEqual(codesOf('a: 1\na: 2\n'), ['PLAN_YAML']);
+    assert.deepEqual(codesOf('x'.repeat(1024 * 1024 + 1)), ['PLAN_TOO_LARGE']);
+  });
+
+  test('schema problems: missing, unknown, conflicting, duplicate, invalid', () => {
+    assert.deepEqual(codesOf(`${HEAD}spec:\n${TARGET}`), ['PLAN_MISSING_FIELD']);
+    assert.deepEqual(codesOf(`${HEAD}spec:\n${TARGET}${UPDATE}${STRATEGY}  stratgy: {}\n`), ['PLAN_UNKNOWN_FIELD']);
+    assert.deepEqual(codesOf(`${HEAD}spec:\n${TARGET}${UPDATE}  strategy: { waves: [1], waveSize: 1 }\n`), [
+      'PLAN_CONFLICT',
+    ]);
+    assert.deepEqual(codesOf(`${HEAD}spec:\n${TARGET}${UPDATE}  strategy: { waveSize: 1, concurrency: 0 }\n`), [
+      'PLAN_INVALID_VALUE',
+    ]);
+  });
+
+  test('semantic problems: a name twice, a gate that checks nothing, two kinds of check in one gate', () => {
+    const gates = (g: string) => `${HEAD}spec:\n${TARGET}${UPDATE}${STRATEGY}  gates: ${g}\n`;
+    assert.deepEqual(codesOf(gates('[{ name: g, pause: 1m }, { name: g, pause: 1m }]')), ['PLAN_DUPLICATE']);
+    assert.deepEqual(codesOf(gates('[{ name: g }]')), ['PLAN_MISSING_FIELD']);
+    assert.deepEqual(
+      codesOf(
+        gates(
+          '[{ name: g, prometheus: { address: "http://p", query: q, successCondition: "result < 1" }, webhook: { url: "http://w" } }]',
+        ),
+      ),
+      ['PLAN_CONFLICT'],
+    );
   });
 });

@@ -300,8 +300,8 @@ describe('revision', () => {
     assert.ok(
       unknownEvent.some(
         (e) =>
-          e.line === 14 &&
-          e.path === 'spec.notify[0].on[0]' &&
+          e.pos.line === 14 &&
+          e.pos.path === 'spec.notify[0].on[0]' &&
           /"halted", "completed" or "rolled-back", found "finished"/.test(e.message),
       ),
       JSON.stringify(unknownEvent),

@@ -6,7 +6,7 @@ import { mergePatch } from './merge.js';
 import { patchSchemaFor } from './schema.js';
 import { strategicMerge } from './strategic.js';
 
-export const PATCH_TYPES = [
+const PATCH_TYPES = [
   'application/json-patch+json',
   'application/merge-patch+json',
   'application/strategic-merge-patch+json',

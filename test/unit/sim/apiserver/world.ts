@@ -4,7 +4,7 @@ import { ObjectOps } from '../../../../src/sim/apiserver/objects.js';
 import { RESOURCES } from '../../../../src/sim/apiserver/resources.js';
 import { Store, type Change } from '../../../../src/sim/store.js';
 
-export const NOW = new Date('2025-01-01T00:00:00Z');
+const NOW = new Date('2025-01-01T00:00:00Z');
 export const write = { dryRun: false };
 
 export function objectsWorld() {
