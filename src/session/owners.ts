@@ -205,11 +205,7 @@ async function applyOwnerUpdates(
 }
 
 /** After a rollback: puts back the templates this plan set (only containers still at the image it set). */
-async function revertOwners(
-  cluster: Cluster,
-  entries: readonly OwnerEntry[],
-  plan: Plan,
-): Promise<OwnerStepResult> {
+async function revertOwners(cluster: Cluster, entries: readonly OwnerEntry[], plan: Plan): Promise<OwnerStepResult> {
   const result: OwnerStepResult = { lines: [], failed: 0, forbidden: false };
   for (const e of entries) {
     if (!e.workload) continue;
