@@ -8,6 +8,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { decodeRecord } from '../../src/record/codec.js';
 import { defaultDigest } from '../../src/sim/index.js';
 import { containerStatus, gateOf, holderOf, specImage, type FinalState } from './cluster.js';
+import type { DrainTracker } from './drains.js';
 import { TARGET_BROKEN, type Scenario } from './scenario.js';
 
 export interface Observed {
@@ -23,6 +24,10 @@ export interface Observed {
   /** Nodes unable to act now, and every node seen so during the scenario. */
   nodesDown: Set<string>;
   nodesThatCouldNotAct: Set<string>;
+  /** The pods kwave drained (its gate closed on a Ready pod), counted change by change. */
+  drains: DrainTracker;
+  /** The exit codes of the runs, in order (null: SIGKILLed), for a livelock's message. */
+  exits: (number | null)[];
   /** Chaos the harness could not inflict, as messages. */
   problems: string[];
   chaosOver: boolean;
@@ -33,11 +38,20 @@ export interface Observed {
 
 const OLD_IMAGE = 'nginx:1.14.2';
 
-export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, exitCode: number): string[] {
+/**
+ * `exitCode` is the code of the run that ended the plan (0 or 3), or null when none did before the
+ * scenario's deadline: a livelock (runs ending 5, 4 or 2 for ever) or a hang, which fails the
+ * scenario; the invariants that do not depend on how the plan ended are checked all the same.
+ */
+export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, exitCode: number | null): string[] {
   const v: string[] = [];
   const broken = s.image === TARGET_BROKEN;
   const expectedExit = broken ? 3 : 0;
-  if (exitCode !== expectedExit)
+  if (exitCode === null)
+    v.push(
+      `no run ended the plan (exit 0 or 3) before the scenario's deadline: a livelock or a hang (runs exited ${seen.exits.map(String).join(', ') || 'never'})`,
+    );
+  else if (exitCode !== expectedExit)
     v.push(
       `exit code ${exitCode}, expected ${expectedExit} (${broken ? 'the target image fails' : 'the target image is good'})`,
     );
@@ -104,8 +118,14 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
     if (gateOf(pod) === 'False') v.push(`${name}: left with its gate False`);
   }
 
-  // 4. The budget, where no node fault made pods unready behind kwave's back (on real, an outage
-  // of the apiserver or etcd longer than the node grace period makes the node-lifecycle
+  // 4. The budget. Exactly, in every scenario: the pods kwave drained at once (drains.ts).
+  const { drains } = seen;
+  if (drains.most > s.maxUnavailable)
+    v.push(
+      `kwave drained ${drains.most} pods at once (${drains.mostPods.join(', ')}), maxUnavailable is ${s.maxUnavailable}`,
+    );
+  // And every pod not Ready, where no node fault made pods unready behind kwave's back (on real,
+  // an outage of the apiserver or etcd longer than the node grace period makes the node-lifecycle
   // controller mark nodes NotReady too: the change feed saw it).
   const most = final.maxNotReady;
   if (!s.nodeFlap && seen.nodesThatCouldNotAct.size === 0 && most > s.maxUnavailable)
