@@ -94,6 +94,12 @@ export async function runScenario(
     observed = await observe(cluster, runners, violations);
     await cluster.resetStats();
     startChaos(s, cluster, r, timers, observed);
+    if (s.admissionRefusal) {
+      const names = [...observed.initial.keys()].sort();
+      observed.refusedPod = names[s.admissionRefusal.podIndex % names.length];
+      if (!cluster.refusePatch) observed.problems.push('admission refusal: this backend has no admission rules');
+      else if (observed.refusedPod) cluster.refusePatch(observed.refusedPod, s.admissionRefusal.code);
+    }
     // The backend's faults land mid-wave: timed from kwave's first image patch the cluster saw.
     observed.onFirstPatch = () => cluster.startBackendFaults(s, timers);
 

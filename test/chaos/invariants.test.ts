@@ -48,7 +48,14 @@ function observed(drains: DrainTracker, exits: (number | null)[] = []): Observed
   };
 }
 
-const final: FinalState = { pods: [], record: undefined, lease: undefined, maxNotReady: 0, imagePatches: undefined };
+const final: FinalState = {
+  pods: [],
+  record: undefined,
+  lease: undefined,
+  maxNotReady: 0,
+  imagePatches: undefined,
+  patchesRefused: 0,
+};
 
 /** Replays `steps` ([pod, gate, ready]) over pods a..e, all Ready with their gate open at first. */
 function replay(steps: [string, 'True' | 'False', boolean][]): DrainTracker {
@@ -99,6 +106,17 @@ describe('chaos invariants', () => {
     assert.equal(drains.most, 2);
     assert.deepEqual(drains.mostPods, ['a', 'b']);
     assert.deepEqual(budgetViolation(checkInvariants(scenario(2), final, observed(drains), 0)), []);
+  });
+
+  test('a patch refused by admission must halt the run (exit 3)', () => {
+    const s = { ...scenario(2), image: 'nginx:1.25.3' };
+    const seen = { ...observed(newDrainTracker()), refusedPod: 'demo-3' };
+    const exitLine = (v: string[]) => v.filter((line) => line.startsWith('exit code'));
+    assert.deepEqual(exitLine(checkInvariants(s, { ...final, patchesRefused: 1 }, seen, 0)), [
+      'exit code 0, expected 3 (admission refused a patch of demo-3)',
+    ]);
+    assert.deepEqual(exitLine(checkInvariants(s, { ...final, patchesRefused: 1 }, seen, 3)), []);
+    assert.deepEqual(exitLine(checkInvariants(s, final, seen, 0)), [], 'the pod went before kwave patched it');
   });
 
   test('a deleted pod leaves the count', () => {
