@@ -11,6 +11,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KubeError } from '../../src/cluster/kubeError.js';
+import { watchConfigMap } from '../../src/cluster/configMapWatch.js';
 import { PodCache } from '../../src/cluster/podCache.js';
 import { DEFAULT_WATCH_LIVENESS_SECONDS } from '../../src/cluster/watchLiveness.js';
 import { annotation, startApi, type Api } from './helpers/clusterApi.js';
@@ -44,7 +45,8 @@ async function startStallProxy(target: { host: string; port: number }) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
-    /** Stalls every connection open now; returns how many. */
+    open: () => [...pairs].filter((p) => !p.client.destroyed).length,
+    /** Stalls every connection open now; returns them. */
     stall(): Pair[] {
       const open = [...pairs].filter((p) => !p.client.destroyed);
       for (const p of open) p.stalled = true;
@@ -128,6 +130,61 @@ describe('a watch over a half-open connection', () => {
       );
     } finally {
       cache.close();
+      await proxy.close();
+    }
+  });
+
+  test("the rollout record's watch too: the write made during the stall arrives", async () => {
+    const proxy = await startStallProxy(target);
+    const path = '/api/v1/namespaces/default/configmaps';
+    await api.api.http.request('POST', path, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stall-record' },
+      data: { step: 'before' },
+    });
+    const stop = new AbortController();
+    const steps: (string | undefined)[] = [];
+    const errors: KubeError[] = [];
+    let arrived: (() => void) | undefined;
+    const during = new Promise<void>((resolve) => (arrived = resolve));
+    const watching = watchConfigMap(
+      api.connect({ kubeconfig: proxiedKubeconfig(api, proxy.port) }),
+      'default',
+      'stall-record',
+      (cm) => {
+        steps.push(cm?.data?.step);
+        if (cm?.data?.step === 'during') arrived?.();
+      },
+      { signal: stop.signal, onError: (err) => errors.push(err) },
+    );
+    try {
+      while (steps.length === 0) await new Promise((r) => setTimeout(r, 50));
+      // The read's connection, then the watch's.
+      while (proxy.open() < 2) await new Promise((r) => setTimeout(r, 50));
+      const stalled = proxy.stall();
+      const stalledAt = Date.now();
+      assert.ok(stalled.length >= 1);
+      await api.api.http.request(
+        'PATCH',
+        `${path}/stall-record`,
+        { data: { step: 'during' } },
+        'application/merge-patch+json',
+      );
+      const bound = setTimeout(() => arrived?.(), 90_000);
+      await during;
+      clearTimeout(bound);
+      console.log(
+        `record watch stall: the write arrived ${((Date.now() - stalledAt) / 1000).toFixed(1)}s after the stall`,
+      );
+      assert.deepEqual(steps, ['before', 'during']);
+      assert.ok(
+        errors.some((e) => /silent for \d+s/.test(e.message)),
+        errors.map((e) => e.message).join('; '),
+      );
+    } finally {
+      stop.abort();
+      await watching;
       await proxy.close();
     }
   });
