@@ -1,6 +1,7 @@
 // Follows one ConfigMap (the rollout record) as it changes: GET it, then WATCH from its
 // resourceVersion with `fieldSelector=metadata.name=NAME`, and start over whenever the stream
-// ends (server timeout, dropped connection, 410 Expired). Each state is handed to `onChange`
+// ends (server timeout, dropped connection, 410 Expired) or falls silent past its liveness deadline
+// (a half-open connection, watchLiveness.ts). Each state is handed to `onChange`
 // once the server has it; a missing ConfigMap is `undefined`. No polling: between changes the
 // only traffic is the open watch (Cluster.watchConfigMaps).
 import type { V1ConfigMap } from '@kubernetes/client-node';
@@ -8,11 +9,17 @@ import type { Cluster } from './cluster.js';
 import { KubeError, kubeErrorFromResponse, toKubeError } from './kubeError.js';
 import { realSleep, type Sleep } from '../sleep.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY } from './retry.js';
+import {
+  DEFAULT_WATCH_LIVENESS_SECONDS,
+  defaultWatchTimeoutSeconds,
+  livenessDeadline,
+  silenceLimitMs,
+} from './watchLiveness.js';
 
 export interface ConfigMapWatchOptions {
   /** Stops the watch; `watchConfigMap`'s promise then resolves. */
   signal: AbortSignal;
-  /** Server-side timeout of one watch stream (seconds); the loop reopens it. Default 300. */
+  /** Server-side timeout of one watch stream (seconds); the loop reopens it. Default as listWatch.ts's. */
   timeoutSeconds?: number;
   /** Called when a request fails; the loop retries with back-off. */
   onError?: (err: KubeError) => void;
@@ -21,7 +28,8 @@ export interface ConfigMapWatchOptions {
 
 type ConfigMapApi = Pick<Cluster, 'getConfigMap' | 'watchConfigMaps'>;
 
-type StreamEnd = { kind: 'closed' } | { kind: 'expired' } | { kind: 'error'; error: KubeError };
+type StreamEnd =
+  { kind: 'closed' } | { kind: 'expired' } | { kind: 'error'; error: KubeError } | { kind: 'silent'; error: KubeError };
 
 /**
  * Calls `onChange` with the ConfigMap's current state, then with every later state, until
@@ -68,8 +76,15 @@ export async function watchConfigMap(
     }
     const seen = (rv: string) => (from = rv);
     const opened = Date.now();
-    const end = await stream(cluster, namespace, name, from, options.timeoutSeconds ?? 300, report, seen, signal);
+    const timeoutSeconds =
+      options.timeoutSeconds ?? defaultWatchTimeoutSeconds(DEFAULT_WATCH_LIVENESS_SECONDS, Math.random);
+    const end = await stream(cluster, namespace, name, from, timeoutSeconds, report, seen, signal);
     if (signal.aborted) break;
+    if (end.kind === 'silent') {
+      // A half-open connection: watch again from the last version seen, at once.
+      options.onError?.(end.error);
+      continue;
+    }
     if (end.kind === 'closed') {
       // A stream that ends at once, again and again, must not become a busy loop.
       if (Date.now() - opened < 1000) await sleep(backoffDelay(++failures, DEFAULT_RETRY_POLICY, Math.random), signal);
@@ -112,19 +127,33 @@ function stream(
     let settled = false;
     let expired = false;
     let handle: { abort: () => void } | undefined;
+    const watchdog = new AbortController();
     const finish = (end: StreamEnd) => {
       if (settled) return;
       settled = true;
+      watchdog.abort();
       signal.removeEventListener('abort', onAbort);
       handle?.abort();
       resolve(end);
     };
     const onAbort = () => finish({ kind: 'closed' });
     signal.addEventListener('abort', onAbort, { once: true });
+    const limitMs = silenceLimitMs(DEFAULT_WATCH_LIVENESS_SECONDS, timeoutSeconds);
+    const alive = livenessDeadline(limitMs, { sleep: realSleep, now: Date.now }, watchdog.signal, (silentMs) =>
+      finish({
+        kind: 'silent',
+        error: new KubeError(
+          0,
+          'Timeout',
+          `watch of ConfigMap ${name} silent for ${Math.round(silentMs / 1000)}s (no event, no bookmark): watched again`,
+        ),
+      }),
+    );
 
     const query = { fieldSelector: `metadata.name=${name}`, resourceVersion, timeoutSeconds };
     const onEvent = (type: string, object: unknown) => {
       if (settled) return;
+      alive.touch();
       const rv = (object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
       if (type !== 'ERROR' && typeof rv === 'string') seen(rv);
       // The wire JSON, as getConfigMap returns it: a watched object can be written back as is.

@@ -1,13 +1,20 @@
 // One collection kept current the way client-go's reflector does it: list, then watch from the
 // list's resourceVersion; when a stream ends or breaks, watch again from the last version seen
 // (bookmarks included); when that version has expired (410), list again. Failed attempts back off
-// (backoffDelay), a stream that ends at once without any event counts as failed, and a watchdog
-// ends a half-open stream. The pod cache runs one per namespace, the node cache one for nodes;
+// (backoffDelay), a stream that ends at once without any event counts as failed, and a stream
+// silent past its liveness deadline (watchLiveness.ts) is ended and watched again: a half-open
+// connection is noticed within a minute. The pod cache runs one per namespace, the node cache one for nodes;
 // what a list or an event does to the cached objects is theirs (`onList`, `onChange`).
 import type { WatchHandle } from './cluster.js';
 import { KubeError, toKubeError } from './kubeError.js';
 import { realSleep, type Sleep } from '../sleep.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import {
+  DEFAULT_WATCH_LIVENESS_SECONDS,
+  defaultWatchTimeoutSeconds,
+  livenessDeadline,
+  silenceLimitMs,
+} from './watchLiveness.js';
 
 /** A watch event with its object under one name, whatever the resource. */
 export type ObjectWatchEvent<T> =
@@ -54,8 +61,10 @@ export interface ListWatchSpec<T> {
 
 /** How a loop paces itself; a cache's options take these and hand them on (`loopTuning`). */
 export interface ListWatchTuning {
-  /** Server-side watch timeout; default a random 300–600 s per stream, as client-go's reflector does. */
+  /** Server-side watch timeout; default a random 55–75% of the liveness deadline per stream (watchLiveness.ts). */
   watchTimeoutSeconds?: number;
+  /** A stream silent (no event, no bookmark) this long is ended and watched again. Default 45. */
+  watchLivenessSeconds?: number;
   /** A stream that ends sooner than this without any event counts as a failure (back-off grows). Default 1000. */
   minWatchMs?: number;
   /** Back-off between failed list/watch attempts. */
@@ -71,7 +80,12 @@ export interface ListWatchOptions extends ListWatchTuning {
 
 /** The tuning fields of a cache's options, and only those. */
 export function loopTuning(options: ListWatchTuning): ListWatchTuning {
-  return { watchTimeoutSeconds: options.watchTimeoutSeconds, minWatchMs: options.minWatchMs, backoff: options.backoff };
+  return {
+    watchTimeoutSeconds: options.watchTimeoutSeconds,
+    watchLivenessSeconds: options.watchLivenessSeconds,
+    minWatchMs: options.minWatchMs,
+    backoff: options.backoff,
+  };
 }
 
 /** The real clock and randomness, with the caller's replacements (tests) over them. */
@@ -174,7 +188,8 @@ export class ResumableListWatch<T extends { metadata?: { resourceVersion?: strin
     const { deps, signal } = this.options;
     return new Promise<WatchOutcome>((resolve) => {
       const started = deps.now();
-      const timeoutSeconds = this.options.watchTimeoutSeconds ?? 300 + Math.floor(deps.random() * 300);
+      const liveness = this.options.watchLivenessSeconds ?? DEFAULT_WATCH_LIVENESS_SECONDS;
+      const timeoutSeconds = this.options.watchTimeoutSeconds ?? defaultWatchTimeoutSeconds(liveness, deps.random);
       const watchdog = new AbortController();
       let events = 0;
       let eventError: KubeError | undefined;
@@ -195,18 +210,23 @@ export class ResumableListWatch<T extends { metadata?: { resourceVersion?: strin
       };
       const onClose = () => finish();
       signal.addEventListener('abort', onClose, { once: true });
-      // A half-open connection would otherwise hang forever: the server ends the stream after
-      // timeoutSeconds, so silence well beyond that means the connection is dead.
-      void deps.sleep(timeoutSeconds * 1000 + 30_000, watchdog.signal).then(() => {
-        if (!finished)
-          finish(new KubeError(0, 'Timeout', `watch of ${this.spec.what} outlived its ${timeoutSeconds}s timeout`));
-      });
+      // Counted from the request: a connection that never answers is as dead as one that stopped.
+      const alive = livenessDeadline(silenceLimitMs(liveness, timeoutSeconds), deps, watchdog.signal, (silentMs) =>
+        finish(
+          new KubeError(
+            0,
+            'Timeout',
+            `watch of ${this.spec.what} silent for ${Math.round(silentMs / 1000)}s (no event, no bookmark): watched again`,
+          ),
+        ),
+      );
       this.options.stats.watches++;
       void this.spec
         .watch(
           { resourceVersion: this.rv, timeoutSeconds, allowWatchBookmarks: true },
           (event) => {
             if (finished) return;
+            alive.touch();
             if (event.type === 'ERROR') {
               eventError = event.error;
               finish();

@@ -28,6 +28,8 @@ export interface FinalState {
    * undefined where the backend keeps none (embedded: the store's change feed stands in).
    */
   imagePatches: Map<string, number> | undefined;
+  /** Patches admission refused (the scenario's admissionRefusal); 0 where none was set. */
+  patchesRefused: number;
 }
 
 export interface ChaosCluster {
@@ -44,6 +46,8 @@ export interface ChaosCluster {
   deletePod(name: string): Promise<void>;
   /** The node fault: its kubelet silent (embedded: NotReady at once; real: the node-lifecycle controller notices). */
   setNodeReady(node: string, ready: boolean): Promise<void>;
+  /** Admission refuses every patch of `pod` with `code` (embedded only: the simulator's admission rules). */
+  refusePatch?(pod: string, code: 403 | 422): void;
   /** Calls `listener` with every change of the namespace's pods and Leases, and of the nodes. */
   subscribe(listener: (change: ClusterChange) => void): () => void;
   /** Starts counting (not-Ready pods, requests) from now. */

@@ -7,6 +7,9 @@ import type { KubeObject } from '../../src/sim/store.js';
 import { isSelected, NAMESPACE, RECORD_NAME, type ChaosCluster, type ClusterChange } from './cluster.js';
 import type { Scenario } from './scenario.js';
 
+/** Every patch of the refused pod is refused (a run killed after a refusal meets it again); counted down from here. */
+const REFUSALS = 1000;
+
 export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: number): Promise<ChaosCluster> {
   const kubeconfigPath = join(dir, 'kubeconfig');
   const sim = await startSim({
@@ -39,6 +42,8 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
       await fetch(`${sim.metricsUrl}/sim/pods/${NAMESPACE}/${name}/delete?gracePeriodSeconds=0`, { method: 'POST' });
     },
     setNodeReady: async (node, ready) => sim.kubelet.setNodeReady(node, ready),
+    refusePatch: (pod, code) =>
+      sim.admission.set([{ verb: 'patch', resource: 'pods', name: pod, refuse: code, times: REFUSALS }]),
     subscribe: (listener) =>
       sim.store.subscribe((change) => {
         const { resource, object } = change;
@@ -62,6 +67,7 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
         lease: sim.store.get('leases', NAMESPACE, RECORD_NAME),
         maxNotReady: stats.maxNotReady[NAMESPACE] ?? 0,
         imagePatches: undefined,
+        patchesRefused: sim.admission.current.rules.reduce((n, r) => n + REFUSALS - (r.times ?? REFUSALS), 0),
       };
     },
     faultReport: () => ({ observer410: 0, kwaveRelists: 0, problems: [] }),

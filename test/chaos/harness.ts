@@ -16,6 +16,7 @@ import {
   containerStatus,
   gateOf,
   holderOf,
+  isSelected,
   nodeCannotAct,
   RECORD_NAME,
   specImage,
@@ -23,6 +24,7 @@ import {
   type ChaosCluster,
 } from './cluster.js';
 import { startEmbeddedCluster } from './embeddedCluster.js';
+import { newDrainTracker, trackDrain } from './drains.js';
 import { checkInvariants, type Observed } from './invariants.js';
 import { startRealCluster } from './realCluster.js';
 import { planYaml, type Scenario } from './scenario.js';
@@ -92,6 +94,12 @@ export async function runScenario(
     observed = await observe(cluster, runners, violations);
     await cluster.resetStats();
     startChaos(s, cluster, r, timers, observed);
+    if (s.admissionRefusal) {
+      const names = [...observed.initial.keys()].sort();
+      observed.refusedPod = names[s.admissionRefusal.podIndex % names.length];
+      if (!cluster.refusePatch) observed.problems.push('admission refusal: this backend has no admission rules');
+      else if (observed.refusedPod) cluster.refusePatch(observed.refusedPod, s.admissionRefusal.code);
+    }
     // The backend's faults land mid-wave: timed from kwave's first image patch the cluster saw.
     observed.onFirstPatch = () => cluster.startBackendFaults(s, timers);
 
@@ -136,6 +144,7 @@ export async function runScenario(
         ),
       ]);
       logs = batch.map((b) => b.stderr.slice(-1500)).join('\n---\n');
+      if (codes !== 'hang') observed.exits.push(...codes);
       cluster.runnersRan(new Set(observed.holders.slice(holdersBefore).filter(Boolean)).size);
       if (codes === 'hang') {
         violations.push(`kwave run did not end within ${SCENARIO_DEADLINE_MS / 1000}s (a hang)`);
@@ -197,7 +206,8 @@ export async function runScenario(
     observed.chaosOver = true;
     if (s.nodeFlap) await cluster.setNodeReady(s.nodeFlap.node, true);
     const state = await cluster.final();
-    if (exitCode !== null) violations.push(...checkInvariants(s, state, observed, exitCode));
+    // Checked whatever the end: no run ending the plan before the deadline is itself a violation.
+    violations.push(...checkInvariants(s, state, observed, exitCode));
   } finally {
     for (const t of timers) clearTimeout(t);
     for (const run of runners) if (run.child.exitCode === null) run.child.kill('SIGKILL');
@@ -393,7 +403,9 @@ function startChaos(
 /** What the cluster goes through, from its change feed (the store's, or the harness's own watches of the API). */
 async function observe(cluster: ChaosCluster, runners: Runner[], violations: string[]): Promise<Observed> {
   const initial = new Map<string, { imageID: string; restartCount: number }>();
+  const drains = newDrainTracker();
   for (const pod of await cluster.selectedPods()) {
+    drains.last.set(pod.metadata.name, pod);
     const cs = containerStatus(pod);
     initial.set(pod.metadata.name, { imageID: cs?.imageID ?? '', restartCount: cs?.restartCount ?? 0 });
   }
@@ -409,11 +421,14 @@ async function observe(cluster: ChaosCluster, runners: Runner[], violations: str
     holders: [],
     nodesDown: new Set(),
     nodesThatCouldNotAct: new Set(),
+    drains,
+    exits: [],
     problems: [],
     chaosOver: false,
     stop: () => undefined,
   };
   observed.stop = cluster.subscribe((change) => {
+    if (change.resource === 'pods' && isSelected(change.object)) trackDrain(drains, change.type, change.object);
     if (change.resource === 'pods' && change.type !== 'DELETED') {
       const name = change.object.metadata.name;
       const state = (change.object.metadata.annotations as Record<string, string> | undefined)?.[STATE];

@@ -139,6 +139,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         record,
         lease,
         maxNotReady: sim.stats.snapshot().maxNotReady[NAMESPACE] ?? 0,
+        patchesRefused: 0,
         imagePatches: audit.imagePatches,
       };
     },

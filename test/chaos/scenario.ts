@@ -34,6 +34,11 @@ export interface Scenario {
   backend: Backend;
   /** The real control plane's faults, at moments (ms after kwave's first image patch). */
   real?: RealFaults;
+  /**
+   * Embedded only: admission refuses every patch of one pod (the `podIndex`-th by name, modulo the
+   * fleet), as a webhook (403) or a policy (422) would: that pod fails, the run halts (exit 3).
+   */
+  admissionRefusal?: { podIndex: number; code: 403 | 422 };
 }
 
 interface RealFaults {
@@ -92,8 +97,11 @@ export function drawScenario(seed: number, backend: Backend = 'embedded'): Scena
     skewSeconds,
     backend,
   };
-  // Drawn after everything else, so an embedded seed replays as it did before real faults existed.
-  return backend === 'real' ? withRealFaults(drawn, r) : drawn;
+  // Drawn after everything else, so an embedded seed replays as it did before real faults existed
+  // (and, but for the new fault, before the admission refusal did).
+  if (backend === 'real') return withRealFaults(drawn, r);
+  if (chance(0.25)) drawn.admissionRefusal = { podIndex: int(0, 9), code: pick([403, 422] as const) };
+  return drawn;
 }
 
 /**
@@ -136,6 +144,7 @@ export function faultKinds(s: Scenario): string[] {
   if (s.real?.apiserverRestartAtMs !== undefined) kinds.push('apiserver-restart');
   if (s.real?.etcdPause) kinds.push('etcd-pause');
   if (s.real?.watchExpiryAtMs !== undefined) kinds.push('watch-expiry-410');
+  if (s.admissionRefusal) kinds.push(`admission-refusal(${s.admissionRefusal.code})`);
   return kinds;
 }
 

@@ -27,7 +27,7 @@ export interface ApiServerOptions {
   /** The bearer token clients must send; random by default. */
   token?: string;
   now?: () => Date;
-  /** How often watches that allow bookmarks get one (default 5 s; the real server: about a minute). */
+  /** How often watches that allow bookmarks get one (default a minute, as the real server; and one 2 s before the timeout). */
   bookmarkIntervalMs?: number;
 }
 
@@ -68,7 +68,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       cache,
       ops,
       serverAddress: () => address,
-      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     }),
   );
   server.keepAliveTimeout = 30_000;

@@ -239,16 +239,28 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
   };
   res.on('close', cleanup);
 
+  // Bookmarks as kube-apiserver's watch cache sends them (cacheWatcher.nextBookmarkTime): one
+  // every `bookmarkIntervalMs` (a minute by default) and one 2 s before the timeout, so that the
+  // next watch resumes from close to the end; none when the stream ends.
+  let lastBookmark = Date.now();
+  if (allowBookmarks && timeoutSeconds > 2)
+    timers.push(
+      setTimeout(
+        () => {
+          lastBookmark = Date.now();
+          pump.push(bookmark());
+        },
+        (timeoutSeconds - 2) * 1000,
+      ),
+    );
   timers.push(
     setTimeout(() => {
-      if (allowBookmarks) pump.push(bookmark());
       cleanup();
       pump.end();
     }, timeoutSeconds * 1000),
   );
   // Once a second: a bookmark when one is due, and the watch-cut fault (read live, so it can be
   // switched on while streams are open).
-  let lastBookmark = Date.now();
   const tick = setInterval(
     () => {
       const cut = deps.faults.watchCutSeconds;

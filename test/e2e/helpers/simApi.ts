@@ -25,7 +25,7 @@ export async function startSimApi(opts: { historySize?: number; bookmarkInterval
   const store = new Store({ historySize: opts.historySize ?? 10_000 });
   const stats = new SimStats();
   const faults: Faults = { ...NO_FAULTS, errorCodes: [...NO_FAULTS.errorCodes] };
-  const api = await startApiServer({ store, stats, faults, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000 });
+  const api = await startApiServer({ store, stats, faults, bookmarkIntervalMs: opts.bookmarkIntervalMs });
   const dir = mkdtempSync(join(tmpdir(), 'kwave-sim-api-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   const text = api.kubeconfig();
