@@ -23,7 +23,7 @@ export type ObjectWatchEvent<T> =
   | { type: 'ERROR'; error: KubeError };
 
 /** What each watch request of the loop asks for. */
-interface ResumeQuery {
+export interface ResumeQuery {
   resourceVersion: string | undefined;
   timeoutSeconds: number;
   allowWatchBookmarks: true;

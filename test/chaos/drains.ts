@@ -25,7 +25,7 @@ export function newDrainTracker(): DrainTracker {
   return { last: new Map(), drained: new Set(), most: 0, mostPods: [] };
 }
 
-export function isReady(pod: KubeObject | undefined): boolean {
+function isReady(pod: KubeObject | undefined): boolean {
   const conditions = (pod?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions;
   return conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 }
