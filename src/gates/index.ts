@@ -19,7 +19,8 @@ export type {
 } from './types.js';
 export { realSleep, type Sleep } from '../sleep.js';
 export { evaluatePrometheusGate, compileGateConditions, queryEndpoint, type PrometheusGateDeps } from './prometheus.js';
-export { callWebhookGate, redactUrl, type WebhookDeps, type WebhookPayload } from './webhook.js';
+export { callWebhookGate, type WebhookDeps, type WebhookPayload } from './webhook.js';
+export { redactUrl } from '../redactUrl.js';
 
 export type GateStepKind = 'pause' | 'approval' | 'prometheus' | 'webhook';
 

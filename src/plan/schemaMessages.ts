@@ -157,14 +157,17 @@ function translate(err: ErrorObject): Issue | undefined {
           return {
             path: [...path, present[1] as string],
             anchor: 'key',
-            message: `expected either ${oneOfList(names)}, found both`,
+            message:
+              names.length === 2
+                ? `expected either ${oneOfList(names)}, found both`
+                : `expected only one of the fields ${oneOfList(names)}, found ${present.map((n) => JSON.stringify(n)).join(' and ')}`,
           };
         }
         const quantifier = err.keyword === 'oneOf' ? 'one of' : 'at least one of';
         return {
           path,
           anchor: 'value',
-          message: `expected ${quantifier} the fields ${oneOfList(names)}, found neither`,
+          message: `expected ${quantifier} the fields ${oneOfList(names)}, found ${names.length === 2 ? 'neither' : 'none'}`,
         };
       }
       return {
