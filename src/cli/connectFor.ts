@@ -9,5 +9,11 @@ export function connectFor(common: CommonOptions, env: NodeJS.ProcessEnv, plan?:
     flags: { qps: common.kubeApiQps, burst: common.kubeApiBurst },
     plan: plan && { qps: plan.strategy.kubeApiQps, burst: plan.strategy.kubeApiBurst },
   });
-  return connect({ kubeconfig: common.kubeconfig, context: common.context, env, rateLimit });
+  return connect({
+    kubeconfig: common.kubeconfig,
+    context: common.context,
+    env,
+    rateLimit,
+    allowCredentialsOverHttp: common.allowCredentialsOverHttp,
+  });
 }
