@@ -91,7 +91,7 @@ describe('kubeconfig secrets', () => {
     for (const [server, user] of [
       ['https://10.0.0.1:6443', `    token: ${TOKEN}`],
       ['http://10.0.0.1:8080', '    as: nobody'],
-    ]) {
+    ] as const) {
       const ok = connect({
         kubeconfig: write('fine', kubeconfig(server, user)),
         env: {},
