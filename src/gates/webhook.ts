@@ -88,8 +88,12 @@ export async function callWebhookGate(
     let m: Measurement;
     try {
       const res = await doFetch(url, { method: 'POST', headers, body, signal: timer.signal });
-      // Read the body so the connection is freed; its text helps explain a refusal.
-      const text = (await res.text()).slice(0, 200).replace(/\s+/g, ' ').trim();
+      // Read the body so the connection is freed; its text helps explain a refusal. Redacted
+      // before it is cut short: a cut could leave part of an echoed token that no longer matches.
+      const text = hide(await res.text())
+        .slice(0, 200)
+        .replace(/\s+/g, ' ')
+        .trim();
       const ok = res.status >= 200 && res.status <= 299;
       const statusText = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
       m = {
