@@ -17,6 +17,8 @@ export interface CommonOptions {
   /** --kube-api-qps / --kube-api-burst: client-side API rate limit (over the plan's). */
   kubeApiQps?: number;
   kubeApiBurst?: number;
+  /** --insecure-send-credentials-over-http. */
+  allowCredentialsOverHttp?: boolean;
 }
 
 export interface CommandContext {

@@ -30,6 +30,12 @@ function commonOptions(cmd: Command, honours: Honours): Command {
       ).hideHelp(!honours.cluster),
     )
     .addOption(new Option('--context <name>', 'kubeconfig context to use').hideHelp(!honours.cluster))
+    .addOption(
+      new Option(
+        '--insecure-send-credentials-over-http',
+        "send the kubeconfig's token, key or password to an http:// API server (refused otherwise)",
+      ).hideHelp(!honours.cluster),
+    )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(
       new Option('--metrics-address <host:port>', 'serve Prometheus metrics here, or "off"')
@@ -68,6 +74,25 @@ function optionalNumber(
   return n;
 }
 
+/** --pushgateway: an http(s) URL without credentials (a command line shows in `ps` and shell history). */
+function pushgatewayFlag(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new KwaveError('USAGE', '--pushgateway: expected an http:// or https:// URL, found something else');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new KwaveError('USAGE', `--pushgateway: expected an http:// or https:// URL, found a ${url.protocol} URL`);
+  if (url.username || url.password)
+    throw new KwaveError(
+      'USAGE',
+      '--pushgateway: expected a URL without a user or password in it, found credentials (a command line shows in ps and shell history)',
+    );
+  return String(value);
+}
+
 function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO): CommonOptions {
   const kubeconfig = opts.kubeconfig as string | undefined;
   const defaults = inClusterDefaults({
@@ -81,7 +106,8 @@ function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO):
     context: opts.context as string | undefined,
     output: defaults.output ?? (opts.output as 'text' | 'json' | undefined) ?? 'text',
     metricsAddress: defaults.metricsAddress ?? (opts.metricsAddress as string | undefined) ?? '127.0.0.1:9464',
-    pushgateway: opts.pushgateway as string | undefined,
+    pushgateway: pushgatewayFlag(opts.pushgateway),
+    allowCredentialsOverHttp: opts.insecureSendCredentialsOverHttp === true,
     kubeApiQps: optionalNumber(
       opts.kubeApiQps,
       '--kube-api-qps',

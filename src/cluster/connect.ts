@@ -9,6 +9,7 @@ import { ExitCode, KwaveError } from '../errors.js';
 import { Cluster } from './cluster.js';
 import type { ClusterOptions } from './clusterOptions.js';
 import { loadInClusterConfig, serviceAccountDir, type InClusterEnv } from './inCluster.js';
+import { credentialsOverHttp } from './plainHttp.js';
 
 export type ConfigSource =
   | { kind: 'files'; paths: string[]; from: 'flag' | 'KUBECONFIG' | 'home' }
@@ -75,8 +76,7 @@ function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process.env): 
     try {
       next.loadFromFile(file);
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
-      throw badInput(`cannot read kubeconfig ${file}: ${why}`);
+      throw badInput(`cannot read kubeconfig ${file}: ${kubeconfigProblem(err)}`);
     }
     // $KUBECONFIG merge rule: the first file to define a name wins, and the first non-empty
     // current-context wins.
@@ -90,6 +90,19 @@ function loadKubeConfig(source: ConfigSource, env: InClusterEnv = process.env): 
     else kc.mergeConfig(filterNew(kc, next), Boolean(kc.currentContext));
   });
   return kc;
+}
+
+/**
+ * Why a kubeconfig could not be read, without quoting it: the YAML parser's message shows the
+ * lines around the error, and those may hold a token or a client key.
+ */
+function kubeconfigProblem(err: unknown): string {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'file not found';
+  const { reason, mark } = err as { reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  if (typeof reason === 'string' && typeof mark?.line === 'number' && typeof mark.column === 'number')
+    return `invalid YAML at line ${mark.line + 1}, column ${mark.column + 1}: ${reason} (the lines are not shown: a kubeconfig holds credentials)`;
+  const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first;
 }
 
 /** The entries of `next` whose names `kc` does not define yet (mergeConfig throws on duplicates). */
@@ -141,6 +154,8 @@ export interface ConnectOptions extends ClusterOptions {
   home?: string;
   /** Where warnings go (TLS verification off); default stderr. */
   warn?: (message: string) => void;
+  /** --insecure-send-credentials-over-http: use a context that sends credentials over http:// (else exit 2). */
+  allowCredentialsOverHttp?: boolean;
 }
 
 /**
@@ -175,7 +190,8 @@ export function configSourceOf(
 /**
  * Connects kwave to a cluster as kubectl would find it. Makes no request: an unreachable server
  * shows up as a KubeError on the first call. Throws KwaveError (code KUBE, exit 2) when no
- * configuration is found, a file cannot be read, or the context does not exist.
+ * configuration is found, a file cannot be read, the context does not exist, or it would send
+ * credentials over http:// without `allowCredentialsOverHttp`.
  */
 export function connect(options: ConnectOptions = {}): Cluster {
   const env = options.env ?? process.env;
@@ -183,7 +199,11 @@ export function connect(options: ConnectOptions = {}): Cluster {
   const kc = loadKubeConfig(source, env);
   const where = describeSource(source);
   const namespace = selectContext(kc, options.context, where);
+  const warn = options.warn ?? ((m: string) => void process.stderr.write(`kwave: ${m}\n`));
+  const plain = credentialsOverHttp(kc);
+  if (plain && !options.allowCredentialsOverHttp) throw badInput(plain.refusal);
+  if (plain) warn(plain.warning);
   const warning = tlsWarning(kc);
-  if (warning) (options.warn ?? ((m: string) => void process.stderr.write(`kwave: ${m}\n`)))(warning);
+  if (warning) warn(warning);
   return new Cluster(kc, { ...options, defaultNamespace: options.defaultNamespace ?? namespace });
 }

@@ -8,12 +8,16 @@
 // notifications: when a receiver falls that far behind the oldest is dropped, so the latest
 // news (the halt, the end) still goes out. Every notification ends counted once as `sent`,
 // `failed` or `dropped` (kwave_notifications_total{result}); failures are reported to `onResult`
-// without the token, and with the receiver's origin only (a Slack webhook's path is its secret).
+// without the token, and with the receiver's URL through redactUrl only (a Slack webhook's path
+// is its secret). The URL may come from the plan or, read at each attempt, from an environment
+// variable or a file (`urlEnv` / `urlFile`).
 // `flush(ms)` waits at most `ms` for the queues, then gives up what is left (`dropped`).
 import { readFile as fsReadFile } from 'node:fs/promises';
-import type { NotifyTarget } from '../plan/types.js';
+import type { NotifyTarget, UrlSource } from '../plan/types.js';
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { readBearerToken, redactToken } from '../gates/bearerToken.js';
+import { readUrl, urlSourceName } from '../gates/urlSource.js';
+import { hideUrlIn } from '../redactUrl.js';
 import { realSleep, type Sleep } from '../sleep.js';
 import { notificationBody } from './body.js';
 import { advance, notificationOf, runStart, type Notification, type RunSoFar } from './notification.js';
@@ -23,7 +27,7 @@ export type NotifyResult = (typeof NOTIFY_RESULTS)[number];
 
 export interface NotifyReport {
   result: NotifyResult;
-  /** `notify[0] (https://hooks.example)`: the receiver, without path or query. */
+  /** `notify[0] (https://hooks.example/…)`: the receiver, its URL through redactUrl. */
   target: string;
   kind: Notification['kind'];
   attempts: number;
@@ -49,13 +53,9 @@ export interface NotifierOptions {
 
 const MAX_BACKOFF_MS = 10_000;
 
-/** Origin only: the path of a chat webhook URL is its credential. */
-export function receiverName(url: string, index: number): string {
-  try {
-    return `notify[${index}] (${new URL(url).origin})`;
-  } catch {
-    return `notify[${index}]`;
-  }
+/** `notify[i] (scheme://host/…)`, or where its URL is read from: the path of a chat webhook URL is its credential. */
+export function receiverName(source: string | UrlSource, index: number): string {
+  return `notify[${index}] (${urlSourceName(typeof source === 'string' ? { url: source } : source)})`;
 }
 
 type Attempt = { ok: true } | { ok: false; retry: boolean; error: string };
@@ -74,7 +74,7 @@ class Receiver {
     readonly target: NotifyTarget,
     index: number,
   ) {
-    this.name = receiverName(target.url, index);
+    this.name = receiverName(target, index);
   }
 }
 
@@ -192,14 +192,17 @@ export class Notifier {
   }
 
   private async attempt(target: NotifyTarget, body: string): Promise<Attempt> {
-    // Read per attempt: a mounted token file may rotate.
-    const auth = await readBearerToken(target.auth, { env: this.opts.env, readFile: this.opts.readFile });
+    // Read per attempt: a mounted token or URL file may rotate.
+    const sources = { env: this.opts.env, readFile: this.opts.readFile };
+    const to = await readUrl(target, sources);
+    if ('error' in to) return { ok: false, retry: false, error: to.error };
+    const auth = await readBearerToken(target.auth, sources);
     if (auth.error) return { ok: false, retry: false, error: auth.error };
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (auth.token) headers.Authorization = `Bearer ${auth.token}`;
     const timeout = AbortSignal.timeout(target.timeoutMs);
     try {
-      const res = await this.opts.fetch(target.url, {
+      const res = await this.opts.fetch(to.url, {
         method: 'POST',
         headers,
         body,
@@ -220,7 +223,7 @@ export class Notifier {
           : cause instanceof Error
             ? cause.message
             : String(err);
-      return { ok: false, retry: true, error: redactToken(why, auth.token) };
+      return { ok: false, retry: true, error: hideUrlIn(redactToken(why, auth.token), to.url) };
     }
   }
 }

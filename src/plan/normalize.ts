@@ -3,9 +3,9 @@
 import { parseAmount } from './amount.js';
 import { PLAN_DEFAULTS as D } from './defaults.js';
 import { parseDuration } from './duration.js';
-import type { RawGate, RawNotify, RawPlan, RawSelector } from './raw.js';
+import type { RawGate, RawNotify, RawPlan, RawSelector, RawUrlSource } from './raw.js';
 import { planRevision, type PlanSpec } from './revision.js';
-import type { Amount, Gate, LabelSelector, NotifyTarget, Plan, Window } from './types.js';
+import type { Amount, Gate, LabelSelector, NotifyTarget, Plan, UrlSource, Window } from './types.js';
 import { parseWindowEntry } from './window.js';
 
 // The checks have passed, so these parses cannot fail; a failure here is a bug, not bad input.
@@ -67,15 +67,26 @@ function gate(raw: RawGate): Gate {
   }
   const w = raw.webhook;
   if (w) {
-    g.webhook = { url: w.url, timeoutMs: ms(w.timeout ?? D.webhook.timeout), retries: w.retries ?? D.webhook.retries };
+    g.webhook = {
+      ...urlSource(w),
+      timeoutMs: ms(w.timeout ?? D.webhook.timeout),
+      retries: w.retries ?? D.webhook.retries,
+    };
     if (w.auth) g.webhook.auth = { ...w.auth };
   }
   return g;
 }
 
+/** The one URL field the plan set; only that one, so a plan's revision is what it was before urlEnv and urlFile. */
+function urlSource(raw: RawUrlSource): UrlSource {
+  if (raw.urlEnv !== undefined) return { urlEnv: raw.urlEnv };
+  if (raw.urlFile !== undefined) return { urlFile: raw.urlFile };
+  return { url: raw.url };
+}
+
 function notifyTarget(raw: RawNotify): NotifyTarget {
   const t: NotifyTarget = {
-    url: raw.url,
+    ...urlSource(raw),
     on: [...new Set(raw.on ?? D.notify.on)],
     format: raw.format ?? D.notify.format,
     timeoutMs: ms(raw.timeout ?? D.notify.timeout),

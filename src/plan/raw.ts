@@ -26,8 +26,14 @@ interface RawPrometheus {
   auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
 }
 
-interface RawWebhook {
-  url: string;
+/** Exactly one of the three (the schema's oneOf). */
+export interface RawUrlSource {
+  url?: string;
+  urlEnv?: string;
+  urlFile?: string;
+}
+
+interface RawWebhook extends RawUrlSource {
   timeout?: string;
   retries?: number;
   auth?: { bearerTokenEnv?: string; bearerTokenFile?: string };
@@ -45,8 +51,7 @@ export interface RawGate {
 /** The events a notification target can ask for (docs/plan-reference.md, `spec.notify`). */
 type NotifyOn = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
 
-export interface RawNotify {
-  url: string;
+export interface RawNotify extends RawUrlSource {
   on?: NotifyOn[];
   format?: 'json' | 'slack';
   timeout?: string;

@@ -181,7 +181,10 @@ function translate(err: ErrorObject): Issue | undefined {
             code: 'PLAN_CONFLICT',
             path: [...path, present[1] as string],
             anchor: 'key',
-            message: `expected either ${oneOfList(names)}, found both`,
+            message:
+              names.length === 2
+                ? `expected either ${oneOfList(names)}, found both`
+                : `expected only one of the fields ${oneOfList(names)}, found ${present.map((n) => JSON.stringify(n)).join(' and ')}`,
           };
         }
         const quantifier = err.keyword === 'oneOf' ? 'one of' : 'at least one of';
@@ -189,7 +192,7 @@ function translate(err: ErrorObject): Issue | undefined {
           code: 'PLAN_MISSING_FIELD',
           path,
           anchor: 'value',
-          message: `expected ${quantifier} the fields ${oneOfList(names)}, found neither`,
+          message: `expected ${quantifier} the fields ${oneOfList(names)}, found ${names.length === 2 ? 'neither' : 'none'}`,
         };
       }
       return {

@@ -61,8 +61,20 @@ export interface BearerAuth {
   bearerTokenFile?: string;
 }
 
-export interface WebhookGate {
-  url: string;
+/**
+ * Where a webhook gate's or notification receiver's URL comes from: exactly one of the three. The
+ * URL is a credential for some services (a Slack webhook's path): `urlEnv` and `urlFile` keep it
+ * out of the plan (and the record, which stores the plan's text), read when it is used.
+ */
+export interface UrlSource {
+  url?: string;
+  /** Name of the environment variable that holds the URL. */
+  urlEnv?: string;
+  /** Path of a file that holds the URL (e.g. a mounted Secret). */
+  urlFile?: string;
+}
+
+export interface WebhookGate extends UrlSource {
   timeoutMs: number;
   retries: number;
   /** Bearer token source: never inline. */
@@ -72,8 +84,7 @@ export interface WebhookGate {
 export type NotifyEventKind = 'started' | 'wave-completed' | 'gate' | 'halted' | 'completed' | 'rolled-back';
 
 /** A receiver of notifications (`spec.notify[]`): POSTed to in the background, never holding up the rollout. */
-export interface NotifyTarget {
-  url: string;
+export interface NotifyTarget extends UrlSource {
   /** The events it gets, in the plan's order without repeats. */
   on: NotifyEventKind[];
   format: 'json' | 'slack';

@@ -5,13 +5,15 @@
 // writes the ConfigMap; lease/runLock.ts holds the Lease of the same name.
 //
 // Keys of the ConfigMap's data (one writer per key, so writers never overwrite each other):
-//   plan.yaml        the plan text the runner was started with          (runner)
+//   plan.yaml        the plan text the runner was started with, its webhook and receiver URLs
+//                    redacted (plan/redactPlanText.ts)                   (runner)
 //   status.json      the record below, without plan text and approvals  (runner)
 //   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
 //   control.json     pause / resume / abort requests (control.ts)          (`kwave pause|resume|abort`)
 import { ownedBy, type Direction } from '../inplace/state.js';
 import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
 import { emptyCounts, type PodCounts } from '../rollout/podEnd.js';
+import { redactPlanText } from '../plan/redactPlanText.js';
 import type { ControlState } from './control.js';
 
 export const RECORD_SCHEMA = 'kwave.dev/rollout-record/v1';
@@ -118,7 +120,7 @@ interface RollbackProgress {
 export interface RolloutRecord {
   plan: string;
   revision: string;
-  /** The plan file's text: stored under its own key, not in status.json. */
+  /** The plan file's text, its webhook and receiver URLs redacted: stored under its own key, not in status.json. */
   planText: string;
   phase: RolloutPhase;
   direction: Direction;
@@ -164,6 +166,7 @@ export function recordName(plan: string): string {
 export interface NewRecordInput {
   plan: string;
   revision: string;
+  /** The plan file's text as written: the record keeps it with its URLs redacted. */
   planText: string;
   holder: string;
   /** ISO time. */
@@ -176,7 +179,7 @@ export function newRecord(input: NewRecordInput): RolloutRecord {
   return {
     plan: input.plan,
     revision: input.revision,
-    planText: input.planText,
+    planText: redactPlanText(input.planText),
     phase: 'Pending',
     direction: input.direction ?? 'upgrade',
     wave: 0,
@@ -204,7 +207,7 @@ export function newRecord(input: NewRecordInput): RolloutRecord {
  */
 export function startRecord(previous: RolloutRecord | undefined, input: NewRecordInput): RolloutRecord {
   if (previous && ownedBy(previous, input.plan, input.revision)) {
-    return { ...previous, planText: input.planText, holder: input.holder, updatedAt: input.now };
+    return { ...previous, planText: redactPlanText(input.planText), holder: input.holder, updatedAt: input.now };
   }
   const fresh = newRecord(input);
   return previous ? { ...fresh, history: previous.history } : fresh;

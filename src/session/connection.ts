@@ -12,6 +12,8 @@ export interface ConnectionOptions {
   /** Client-side API rate limit, over the plan's. */
   kubeApiQps?: number;
   kubeApiBurst?: number;
+  /** Send a token or client key to an `http://` server (`--insecure-send-credentials-over-http`). */
+  allowCredentialsOverHttp?: boolean;
 }
 
 export function connectFor(connection: ConnectionOptions, env: NodeJS.ProcessEnv, plan?: Plan): Cluster {
@@ -19,5 +21,11 @@ export function connectFor(connection: ConnectionOptions, env: NodeJS.ProcessEnv
     flags: { qps: connection.kubeApiQps, burst: connection.kubeApiBurst },
     plan: plan && { qps: plan.strategy.kubeApiQps, burst: plan.strategy.kubeApiBurst },
   });
-  return connect({ kubeconfig: connection.kubeconfig, context: connection.context, env, rateLimit });
+  return connect({
+    kubeconfig: connection.kubeconfig,
+    context: connection.context,
+    env,
+    rateLimit,
+    allowCredentialsOverHttp: connection.allowCredentialsOverHttp,
+  });
 }

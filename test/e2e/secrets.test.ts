@@ -5,6 +5,10 @@
 // stderr, the rollout record, the Lease, any Event, any pod, the metrics, or `kwave status`.
 // Two notification receivers (spec.notify) take the same tokens the same way and get the same
 // echoing refusal on their first request.
+// URLs are secrets too (a Slack webhook's path is its credential): the gates' URLs come from an
+// environment variable and a file, receivers' from the plan (Slack-style paths), a variable and a
+// file; the refusal echoes the path asked for. No path, query or userinfo of them appears in any
+// output, the record (which stores the plan's text), Events, metrics or notification bodies.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -20,6 +24,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/kwave.js');
 const ENV_TOKEN = 'SENTINEL-env-7b3f0a9d2c41e6f8';
 const FILE_TOKEN = 'SENTINEL-file-e41d93c07a2b5f16';
+/** The secret parts of Slack-style webhook URLs: in the plan, in an environment variable, in a file. */
+const PLAN_URL_SECRET = 'XXXXSECRET';
+const ENV_URL_SECRET = 'XXXXSECRETENV';
+const FILE_URL_SECRET = 'XXXXSECRETFILE';
+const SLACK = 'https://hooks.slack.com/services/T000/B000/XXXXSECRET';
+const URL_SECRETS = [PLAN_URL_SECRET, ENV_URL_SECRET, FILE_URL_SECRET, 'T000/B000', '/services/'];
 
 interface Run {
   code: number | null;
@@ -36,6 +46,8 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
   let hookUrl: string;
   const authSeen: string[] = [];
   const notifyAuthSeen: string[] = [];
+  const pathsSeen: string[] = [];
+  const bodiesSeen: string[] = [];
   const attempts = new Map<string, number>();
 
   before(async () => {
@@ -44,13 +56,18 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
     sim = await startSim({ pods: 6, timeScale: 0.2, kubeconfigOut: kubeconfig });
     hook = createServer((req, res) => {
       authSeen.push(req.headers.authorization ?? '');
+      pathsSeen.push(req.url ?? '');
       if (req.url?.startsWith('/notify')) notifyAuthSeen.push(req.headers.authorization ?? '');
-      req.resume();
+      let body = '';
+      req.setEncoding('utf8').on('data', (c: string) => (body += c));
+      req.on('end', () => bodiesSeen.push(body));
       const n = (attempts.get(req.url ?? '') ?? 0) + 1;
       attempts.set(req.url ?? '', n);
-      // The first attempt of each gate is refused with the request headers echoed back.
+      // The first attempt at each URL is refused with its path and the request headers echoed back.
       if (n === 1)
-        res.writeHead(403, { 'Content-Type': 'text/plain' }).end(`refused; you sent ${JSON.stringify(req.headers)}`);
+        res
+          .writeHead(403, { 'Content-Type': 'text/plain' })
+          .end(`refused ${req.url}; you sent ${JSON.stringify(req.headers)}`);
       else res.writeHead(200).end('ok');
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
@@ -66,7 +83,14 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
   /** `kwave ARGS` with the token in its environment; scrapes its metrics once the run has ended. */
   function kwave(args: string[], scrape: boolean): Promise<Run> {
     return new Promise((resolve, reject) => {
-      const env = { PATH: process.env.PATH ?? '', HOME: dir, KUBECONFIG: '', TICKET_TOKEN: ENV_TOKEN };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        KUBECONFIG: '',
+        TICKET_TOKEN: ENV_TOKEN,
+        TICKET_URL: `${hookUrl}/env/T000/B000/${ENV_URL_SECRET}`,
+        SLACK_URL: `${hookUrl}/services/T000/B000/${ENV_URL_SECRET}`,
+      };
       const child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], {
         cwd: ROOT,
         env,
@@ -99,6 +123,10 @@ describe('secrets: a sentinel token appears in no output of a run', () => {
   test('run (-o json and text), status and the cluster hold no token; the webhook got both', async (t) => {
     const tokenFile = join(dir, 'ticket-token');
     await writeFile(tokenFile, `${FILE_TOKEN}\n`, { mode: 0o600 });
+    const ticketUrlFile = join(dir, 'ticket-url');
+    await writeFile(ticketUrlFile, `${hookUrl}/file/T000/B000/${FILE_URL_SECRET}\n`, { mode: 0o600 });
+    const slackUrlFile = join(dir, 'slack-url');
+    await writeFile(slackUrlFile, `${hookUrl}/services/T000/B000/${FILE_URL_SECRET}\n`, { mode: 0o600 });
     const plan = join(dir, 'plan.yaml');
     await writeFile(
       plan,
@@ -112,13 +140,18 @@ spec:
   gates:
     - name: ticket-env
       afterWaves: [1]
-      webhook: { url: "${hookUrl}/env", retries: 1, auth: { bearerTokenEnv: TICKET_TOKEN } }
+      webhook: { urlEnv: TICKET_URL, retries: 1, auth: { bearerTokenEnv: TICKET_TOKEN } }
     - name: ticket-file
       afterWaves: [2]
-      webhook: { url: "${hookUrl}/file", retries: 1, auth: { bearerTokenFile: ${tokenFile} } }
+      webhook: { urlFile: ${ticketUrlFile}, retries: 1, auth: { bearerTokenFile: ${tokenFile} } }
   notify:
     - { url: "${hookUrl}/notify-env", auth: { bearerTokenEnv: TICKET_TOKEN } }
     - { url: "${hookUrl}/notify-file", format: slack, auth: { bearerTokenFile: ${tokenFile} } }
+    - { url: "${hookUrl}/services/T000/B000/${PLAN_URL_SECRET}", format: slack }
+    - { urlEnv: SLACK_URL, format: slack }
+    - { urlFile: ${slackUrlFile}, format: slack }
+    # Never sent to (no run here rolls back), but written in the plan: ${SLACK}
+    - { url: "${SLACK}", format: slack, on: [rolled-back] }
 `,
     );
 
@@ -143,7 +176,23 @@ spec:
       `the notification receivers saw ${JSON.stringify(notifyAuthSeen)}`,
     );
     // The first notification to each was refused with the headers echoed: reported, without them.
-    assert.match(json.stderr, /notification started to notify\[0\] \(http:\/\/127\.0\.0\.1:\d+\) failed: answered 403/);
+    for (const path of [
+      `/env/T000/B000/${ENV_URL_SECRET}`,
+      `/file/T000/B000/${FILE_URL_SECRET}`,
+      `/services/T000/B000/${PLAN_URL_SECRET}`,
+      `/services/T000/B000/${ENV_URL_SECRET}`,
+      `/services/T000/B000/${FILE_URL_SECRET}`,
+    ])
+      assert.ok(pathsSeen.includes(path), `the hook was asked for ${path}: ${JSON.stringify(pathsSeen)}`);
+    assert.match(
+      json.stderr,
+      /notification started to notify\[0\] \(http:\/\/127\.0\.0\.1:\d+\/…\) failed: answered 403/,
+    );
+    assert.match(json.stderr, /notification started to notify\[3\] \(the URL in \$SLACK_URL\) failed: answered 403/);
+    assert.match(
+      json.stdout,
+      /"gate":"ticket-env".*"message":"http:\/\/127\.0\.0\.1:\d+\/… answered 403 Forbidden: refused \[redacted\]/,
+    );
     assert.match(json.metrics, /kwave_notifications_total\{plan="secrets",result="failed"\} [1-9]/);
     assert.match(json.metrics, /kwave_gate_checks_total/, json.metrics.slice(0, 500));
 
@@ -168,9 +217,15 @@ spec:
       Lease: leases.join('\n'),
       Events: events.join('\n'),
       pods: pods.join('\n'),
+      'notification bodies': bodiesSeen.join('\n'),
     };
+    assert.ok(
+      bodiesSeen.some((b) => b.includes('ticket-env')),
+      'the notifications told of the gates',
+    );
+    assert.match(outputs['record ConfigMap']!, /https:\/\/hooks\.slack\.com\/…/, 'the stored plan text, redacted');
     for (const [where, text] of Object.entries(outputs)) {
-      for (const secret of [ENV_TOKEN, FILE_TOKEN, 'SENTINEL']) {
+      for (const secret of [ENV_TOKEN, FILE_TOKEN, 'SENTINEL', ...URL_SECRETS]) {
         assert.ok(
           !text.includes(secret),
           `${where} contains ${secret}:\n${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 300)}`,
@@ -178,6 +233,76 @@ spec:
       }
     }
   });
+
+  test('a kubeconfig token is never echoed nor sent over http://; --pushgateway with a password is refused', async () => {
+    const plan = join(dir, 'small.yaml');
+    await writeFile(
+      plan,
+      `apiVersion: kwave.dev/v1alpha1
+kind: RolloutPlan
+metadata: { name: small }
+spec:
+  target: { namespace: default, selector: { matchLabels: { app: demo } } }
+  update: { containers: [{ name: nginx, image: "nginx:1.25.3" }] }
+`,
+    );
+    const user = (kc: string) => ['status', plan, '--kubeconfig', kc];
+    const plainHttp = join(dir, 'plain-http.kubeconfig');
+    await writeFile(
+      plainHttp,
+      `apiVersion: v1
+kind: Config
+clusters: [{ name: plain, cluster: { server: "http://127.0.0.1:9" } }]
+users: [{ name: u, user: { token: ${ENV_TOKEN} } }]
+contexts: [{ name: x, context: { cluster: plain, user: u } }]
+current-context: x
+`,
+      { mode: 0o600 },
+    );
+    const refused = await kwaveRaw(user(plainHttp));
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /served over plain http:\/\/ and user "u" has a bearer token/);
+    assert.match(refused.stderr, /--insecure-send-credentials-over-http/);
+    // With the flag it goes on to connect (and finds nothing listening): the refusal was the flag's.
+    const allowed = await kwaveRaw([...user(plainHttp), '--insecure-send-credentials-over-http']);
+    assert.doesNotMatch(allowed.stderr, /kwave does not send credentials unencrypted/);
+    assert.match(allowed.stderr, /sent unencrypted \(--insecure-send-credentials-over-http\)/);
+
+    const malformed = join(dir, 'malformed.kubeconfig');
+    await writeFile(malformed, `users:\n- name: u\n  user:\n    token: ${ENV_TOKEN}\n   x: y\n`, { mode: 0o600 });
+    const bad = await kwaveRaw(user(malformed));
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /cannot read kubeconfig .*: invalid YAML at line 5, column 4/);
+
+    const push = await kwaveRaw(['validate', plan, '--pushgateway', `http://kwave:${FILE_TOKEN}@127.0.0.1:9091`]);
+    assert.equal(push.code, 2, push.stderr);
+    assert.match(push.stderr, /--pushgateway: expected a URL without a user or password in it/);
+    for (const r of [refused, allowed, bad, push]) {
+      for (const secret of [ENV_TOKEN, FILE_TOKEN, 'SENTINEL'])
+        assert.ok(!(r.stdout + r.stderr).includes(secret), `${secret} in:\n${r.stderr}`);
+    }
+  });
+
+  /** `kwave ARGS` as given (its own --kubeconfig), with nothing else to wait for. */
+  function kwaveRaw(args: string[]): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, KUBECONFIG: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr, metrics: '' });
+      });
+    });
+  }
 
   test('the metrics server binds loopback unless told otherwise', async () => {
     const help = await kwave(['run', '--help'], false);

@@ -92,7 +92,7 @@ describe('runGate', () => {
     assert.equal(run.measurements.length, 2);
     assert.equal(
       run.message,
-      `g: passed (paused 2.5s; approved; 1 of 1 measurements successful; last: result 0 matched successCondition result < 0.01; http://hook.test/x answered 200)`,
+      `g: passed (paused 2.5s; approved; 1 of 1 measurements successful; last: result 0 matched successCondition result < 0.01; http://hook.test/… answered 200)`,
     );
     assert.deepEqual(counted, ['g passed']);
   });

@@ -46,6 +46,13 @@ describe('webhook gate auth', () => {
     ...(auth ? { auth } : {}),
   });
   const payload = { plan: 'web', revision: 'r1', wave: 1, phase: 'Progressing' };
+  /** A fetch answering 403 with `pad` characters, then the Authorization header it was sent. */
+  const echoAfter =
+    (pad: number): typeof fetch =>
+    async (_url, init) =>
+      new Response(`${'x'.repeat(pad)} ${String((init?.headers as Record<string, string>).Authorization)}`, {
+        status: 403,
+      });
   const noSleep = async () => true;
 
   test('the token from an environment variable goes out as a bearer token and is redacted from echoes', async () => {
@@ -60,6 +67,20 @@ describe('webhook gate auth', () => {
     const everything = JSON.stringify(out);
     assert.ok(!everything.includes(TOKEN), everything);
     assert.match(everything, /\[redacted\]/);
+  });
+
+  test('an echo cut short by the 200-character limit leaves no part of the token (redacted before the cut)', async () => {
+    status = 403;
+    // The 200-character cut falls before, inside and after the token.
+    for (const pad of [150, 160, 170, 180]) {
+      const out = await callWebhookGate(
+        'ticket',
+        { ...gate({ bearerTokenEnv: 'TICKET_TOKEN' }), retries: 0 },
+        payload,
+        { env: { TICKET_TOKEN: TOKEN }, sleep: noSleep, fetch: echoAfter(pad) },
+      );
+      assert.ok(!JSON.stringify(out).includes(TOKEN.slice(0, 12)), JSON.stringify(out));
+    }
   });
 
   test('the token from a file is read at each attempt (a rotated Secret is picked up)', async () => {

@@ -27,7 +27,7 @@ const waveEnd = (wave: number) =>
   at({ event: 'wave-end', wave, summary: { wave, pods: 2, upgraded: 2, failed: 0, vanished: 0 } });
 const HALT = at({ event: 'halt', wave: 2, reason: 'gate', message: 'error-rate failed' });
 // A generous timeout: on a loaded machine a slow answer must not turn into a retry (a second post).
-const target = (url: string, more: Partial<NotifyTarget> = {}): NotifyTarget => ({
+const target = (url: string | undefined, more: Partial<NotifyTarget> = {}): NotifyTarget => ({
   url,
   on: ['started', 'wave-completed', 'gate', 'halted', 'completed', 'rolled-back'],
   format: 'json',
@@ -201,10 +201,34 @@ describe('Notifier', () => {
     assert.match(reports[0]!.error!, /environment variable NOT_SET is not set/);
   });
 
-  test('receiverName shows the origin only (a chat webhook path is its secret)', () => {
+  test('receiverName shows scheme and host only (a chat webhook path is its secret), or where the URL is read from', () => {
     assert.equal(
       receiverName('https://hooks.slack.com/services/T000/B000/XXXXSECRET?x=1', 2),
-      'notify[2] (https://hooks.slack.com)',
+      'notify[2] (https://hooks.slack.com/…)',
     );
+    assert.equal(receiverName({ urlEnv: 'SLACK_URL' }, 0), 'notify[0] (the URL in $SLACK_URL)');
+    assert.equal(receiverName({ urlFile: '/run/hook' }, 1), 'notify[1] (the URL in /run/hook)');
+  });
+
+  test('a receiver URL read from the environment is used, and a missing one fails unretried without a value shown', async () => {
+    const seen: string[] = [];
+    const fetchSpy: typeof fetch = async (input) => {
+      seen.push(String(input));
+      return new Response('no', { status: 404 });
+    };
+    const reports: NotifyReport[] = [];
+    const n = new Notifier([target(undefined, { urlEnv: 'HOOK_URL' }), target(undefined, { urlEnv: 'UNSET_URL' })], {
+      revision: 'r1',
+      fetch: fetchSpy,
+      env: { HOOK_URL: 'https://hooks.example/services/T/B/SECRETPART\n' },
+      onResult: (r) => reports.push(r),
+    });
+    n.sink(START);
+    await n.flush(5_000);
+    assert.deepEqual(seen, ['https://hooks.example/services/T/B/SECRETPART']);
+    assert.deepEqual(reports.map((r) => [r.target, r.result, r.attempts, r.error]).sort(), [
+      ['notify[0] (the URL in $HOOK_URL)', 'failed', 1, 'answered 404'],
+      ['notify[1] (the URL in $UNSET_URL)', 'failed', 1, 'url: environment variable UNSET_URL is not set or empty'],
+    ]);
   });
 });
