@@ -106,14 +106,21 @@ export class WaveRun {
       run.budget.wake();
     };
     for (;;) {
-      const step = waveStep({
+      const counts = {
         target: wave.target,
         atTarget: this.atTarget,
         pending,
-        inFlight: run.budget.inFlightCount + this.nodes.resumingCount,
+        inFlight: run.budget.inFlightCount,
         queued: this.queue.size,
         stopping: run.stopping,
-      });
+      };
+      let step = waveStep(counts);
+      // Parked pods whose node is back are about to be in flight: asked only when the wave would
+      // end, as it looks at every parked pod's node.
+      if (step.kind === 'done' || step.kind === 'short') {
+        const resuming = this.nodes.resumingCount;
+        if (resuming > 0) step = waveStep({ ...counts, inFlight: resuming });
+      }
       if (step.kind === 'take') {
         for (let i = 0; i < step.count; i++) {
           const p = this.queue.take(this.canAct);
