@@ -31,6 +31,8 @@ export class NodeWaits {
   /** Set when everything else is done: pods still waiting for their node stop waiting. */
   private ending = false;
   private readonly flows = new Map<string, Flow>();
+  /** Pods whose flow their node stopped, waiting apart for it (awaitNode). */
+  private readonly midFlow = new Set<string>();
   private readonly parkedLimit: ReturnType<typeof pLimit>;
 
   constructor(private readonly run: RunState) {
@@ -184,11 +186,20 @@ export class NodeWaits {
    * cannot act: the run does not wait for ever for a node that may never come back.
    */
   awaitNode(p: SelectedPod, resume: () => Promise<void>, leave: () => void): void {
-    this.waitApart(podKey(p), async () => {
+    const key = podKey(p);
+    this.midFlow.add(key);
+    this.waitApart(key, async () => {
       // A drained pod whose node is back as the run ends is finished, not left.
-      if (await this.nodeBack(p, true)) await this.parkedLimit(resume);
+      const back = await this.nodeBack(p, true);
+      this.midFlow.delete(key);
+      if (back) await this.parkedLimit(resume);
       else leave();
     });
+  }
+
+  /** Flows stopped by their node, waiting apart for it to act again (awaitNode). */
+  get midFlowCount(): number {
+    return this.midFlow.size;
   }
 
   /** Counts `key` as waiting apart for its node while `wait` runs (settle() awaits it). */

@@ -106,10 +106,13 @@ export class WaveRun {
       run.budget.wake();
     };
     for (;;) {
+      // A flow its node stopped (a heartbeat late, say) is on its way while anything else is:
+      // no pod stands in for it yet; once nothing else is, one does, so no wave waits for ever.
+      const others = pending + run.budget.inFlightCount;
       const counts = {
         target: wave.target,
         atTarget: this.atTarget,
-        pending,
+        pending: pending + (others > 0 ? this.nodes.midFlowCount : 0),
         inFlight: run.budget.inFlightCount,
         queued: this.queue.size,
         stopping: run.stopping,
