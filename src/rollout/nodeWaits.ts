@@ -31,8 +31,8 @@ export class NodeWaits {
   /** Set when everything else is done: pods still waiting for their node stop waiting. */
   private ending = false;
   private readonly flows = new Map<string, Flow>();
-  /** Pods whose flow their node stopped, waiting apart for it (awaitNode). */
-  private readonly midFlow = new Set<string>();
+  /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
+  private readonly midFlow = new Map<string, symbol>();
   private readonly parkedLimit: ReturnType<typeof pLimit>;
 
   constructor(private readonly run: RunState) {
@@ -187,19 +187,30 @@ export class NodeWaits {
    */
   awaitNode(p: SelectedPod, resume: () => Promise<void>, leave: () => void): void {
     const key = podKey(p);
-    this.midFlow.add(key);
+    // Counted mid-flow until its flow has ended (resumed) or it is left; a flow stopped again is counted anew.
+    const token = Symbol(key);
+    this.midFlow.set(key, token);
+    const ended = () => {
+      if (this.midFlow.get(key) === token) this.midFlow.delete(key);
+    };
     this.waitApart(key, async () => {
       // A drained pod whose node is back as the run ends is finished, not left.
-      const back = await this.nodeBack(p, true);
-      this.midFlow.delete(key);
-      if (back) await this.parkedLimit(resume);
-      else leave();
+      if (await this.nodeBack(p, true)) {
+        await this.parkedLimit(resume);
+        ended();
+      } else {
+        ended();
+        leave();
+      }
     });
   }
 
-  /** Flows stopped by their node, waiting apart for it to act again (awaitNode). */
-  get midFlowCount(): number {
-    return this.midFlow.size;
+  /** Flows stopped by their node, waiting apart for it to act again or resumed (awaitNode); `backOnly`: those whose node can act. */
+  midFlowCount(backOnly: boolean): number {
+    if (!backOnly) return this.midFlow.size;
+    let n = 0;
+    for (const key of this.midFlow.keys()) if (!this.nodeDownOf(key)) n++;
+    return n;
   }
 
   /** Counts `key` as waiting apart for its node while `wait` runs (settle() awaits it). */

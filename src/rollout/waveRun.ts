@@ -106,13 +106,14 @@ export class WaveRun {
       run.budget.wake();
     };
     for (;;) {
-      // A flow its node stopped (a heartbeat late, say) is on its way while anything else is:
-      // no pod stands in for it yet; once nothing else is, one does, so no wave waits for ever.
+      // A flow its node stopped (a heartbeat late, say) is on its way while anything else is, or
+      // once its node is back: no pod stands in for it; when nothing else is and its node is
+      // still down, one does, so no wave waits for ever.
       const others = pending + run.budget.inFlightCount;
       const counts = {
         target: wave.target,
         atTarget: this.atTarget,
-        pending: pending + (others > 0 ? this.nodes.midFlowCount : 0),
+        pending: pending + this.nodes.midFlowCount(others === 0),
         inFlight: run.budget.inFlightCount,
         queued: this.queue.size,
         stopping: run.stopping,

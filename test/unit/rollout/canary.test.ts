@@ -137,6 +137,32 @@ describe('a wave is done only when its count of pods is at the target', () => {
     assert.deepEqual(gates, [{ wave: 1, atTarget: 2 }]);
   });
 
+  test('a pod lost mid-flight while another of its wave is in flight: no stand-in yet; back in time, it ends the wave', async () => {
+    // A heartbeat late: n0 stops acting as web-0's gate closes and is back when web-1 ends.
+    const f = fleet(4);
+    const n = fleetNodes(f, 4);
+    const events: RolloutEvent[] = [];
+    const d = fleetDeps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
+      if (e.event === 'pod-end' && e.pod === 'web/web-1') n.up('n0');
+    };
+    const { r, gates } = await gatedRun(f, plan('{ waves: [2, "100%"], concurrency: 2, maxUnavailable: 2 }'), {
+      ...d,
+      nodes: n.view,
+    });
+    assert.notEqual(r, 'deadlock');
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Completed', r.message);
+    assert.deepEqual(
+      starts(events, 1),
+      ['web/web-0', 'web/web-1'],
+      events.map((e) => `${e.event} ${'pod' in e ? e.pod : ''} ${'step' in e ? e.step : ''}`).join('\n'),
+    );
+    assert.deepEqual(gates, [{ wave: 1, atTarget: 2 }]);
+  });
+
   test('a failed pod within maxFailed: the next pod stands in, the gate judges the count; the last wave ends within maxFailed', async () => {
     const f = fleet(4, { brokenPods: new Set(['web-0']) });
     const { r, events, gates } = await gatedRun(
