@@ -12,8 +12,6 @@ const FILES_BEING_EDITED_ELSEWHERE: Record<string, ('exports' | 'types')[]> = {
   'src/record/reducer.ts': ['exports', 'types'],
   'src/metrics/fromEvents.ts': ['exports', 'types'],
   'src/cli/output/*.ts': ['exports', 'types'],
-  'src/rollout/runner.ts': ['exports', 'types'],
-  'src/rollout/runnerDeps.ts': ['types'],
 };
 
 const config: KnipConfig = {

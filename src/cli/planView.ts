@@ -4,8 +4,8 @@ import { podKey } from '../inplace/podView.js';
 import type { Gate, Plan } from '../plan/types.js';
 import { formatPlanDuration } from '../plan/duration.js';
 import type { V1Node } from '@kubernetes/client-node';
-import { nodeHealth, nodeWaitMessage } from '../rollout/nodeHealth.js';
-import type { FleetSelection, PodProblem, ProblemKind, SelectedPod } from '../rollout/select.js';
+import { nodeWaits, row, standInRows, type PodRow } from './planPods.js';
+import type { FleetSelection, PodProblem, ProblemKind } from '../rollout/select.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import { windowState } from '../rollout/window.js';
@@ -13,16 +13,6 @@ import { columns, count, formatDuration } from './output/text.js';
 import type { OwnerAction, OwnerEntry } from '../rollout/owners.js';
 import { refusingProblems } from '../session/assessment.js';
 import type { ZoneInfo } from '../session/nodes.js';
-
-/** Whether the zones of the nodes could be read; when not, why. */
-interface PodRow {
-  namespace: string;
-  name: string;
-  node?: string;
-  zone?: string;
-  /** Left mid-flow by an earlier run of this revision: the run continues it first. */
-  resuming?: boolean;
-}
 
 export interface GateRow {
   name: string;
@@ -39,6 +29,13 @@ interface WaveRow {
   pods: PodRow[];
   /** Gates checked after this wave, before the next starts. */
   gatesAfter: GateRow[];
+  /**
+   * Pods from later in the order that `kwave run` would upgrade in this wave instead of its pods
+   * whose node cannot act now (`standingInFor`), so the wave still reaches its target before its
+   * gates; absent when every node of its pods can act.
+   */
+  standIns?: PodRow[];
+  standingInFor?: PodRow[];
 }
 
 /** The dry run as data: what `-o json` prints, and what the text is rendered from. */
@@ -107,17 +104,6 @@ function windowNow(plan: Plan, nowMs: number): WindowNow | undefined {
   return { open: false, opensAt: new Date(state.opensAtMs).toISOString(), msLeft: state.opensAtMs - nowMs };
 }
 
-function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
-  const key = podKey(p);
-  return {
-    namespace: p.namespace,
-    name: p.name,
-    ...(p.node ? { node: p.node } : {}),
-    ...(p.zone ? { zone: p.zone } : {}),
-    ...(resuming.has(key) ? { resuming: true } : {}),
-  };
-}
-
 /** The gates checked after plan wave `wave` of `waveCount` (default `afterWaves`: every wave but the last). */
 export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: number): GateRow[] {
   return gates
@@ -129,27 +115,6 @@ export function gatesAfter(gates: readonly Gate[], wave: number, waveCount: numb
       prometheus: g.prometheus !== undefined,
       webhook: g.webhook !== undefined,
     }));
-}
-
-/**
- * Pods of the waves whose node cannot act, with why (`node sim-node-2 is NotReady since 12s`).
- * `nodes` undefined: the nodes could not be read, so none is judged.
- */
-function nodeWaits(
-  pods: readonly SelectedPod[],
-  nodes: ReadonlyMap<string, V1Node> | undefined,
-  nowMs: number,
-  resuming: ReadonlySet<string>,
-): PlanReport['waitingForNodes'] {
-  if (!nodes) return [];
-  return pods.flatMap((p) => {
-    if (!p.node) return [];
-    const node = nodes.get(p.node);
-    const health = nodeHealth(node ? { node } : undefined);
-    if (node && health.canAct) return [];
-    const waiting = health.canAct ? `node ${p.node} does not exist` : nodeWaitMessage(p.node, health, nowMs);
-    return [{ ...row(p, resuming), waiting }];
-  });
 }
 
 /** The report of a dry run at `nowMs` (which only the maintenance window and node ages depend on); `nodes` as listed, if they could be. */
@@ -165,6 +130,7 @@ export function planReport(
   const resuming = new Set(sel.resumed.map(podKey));
   const { partition } = sel;
   const errors = sel.problems.filter((p) => p.severity === 'error').length;
+  const standing = standInRows(partition, nodes, resuming);
   return {
     plan: plan.name,
     revision: plan.revision,
@@ -183,6 +149,7 @@ export function planReport(
       target: w.target,
       pods: w.pods.map((p) => row(p, resuming)),
       gatesAfter: gatesAfter(plan.gates, w.index, partition.waveCount),
+      ...standing.get(w.index),
     })),
     skipped: sel.done.map((p) => row(p, resuming)),
     deferred: partition.deferred.map((p) => row(p, resuming)),
@@ -335,6 +302,11 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
       `wave ${w.wave}/${r.waveCount}: ${count(w.pods.length, 'pod')}, then ${w.target} of ${r.selected} at target`,
     );
     out.push(...listed[i]!);
+    if (w.standIns && w.standingInFor) {
+      const names = (rows: PodRow[]) => rows.map((p) => podKey(p)).join(', ');
+      const forText = w.standingInFor.length > 0 ? ` for ${names(w.standingInFor)} (waiting for their node)` : '';
+      out.push(`  standing in${forText}: ${names(w.standIns)}`);
+    }
     for (const g of w.gatesAfter) out.push(`  then ${gateText(g)}`);
   });
   if (r.skipped.length > 0) {

@@ -31,6 +31,8 @@ export class NodeWaits {
   /** Set when everything else is done: pods still waiting for their node stop waiting. */
   private ending = false;
   private readonly flows = new Map<string, Flow>();
+  /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
+  private readonly midFlow = new Map<string, symbol>();
   private readonly parkedLimit: ReturnType<typeof pLimit>;
 
   constructor(private readonly run: RunState) {
@@ -184,16 +186,41 @@ export class NodeWaits {
    * cannot act: the run does not wait for ever for a node that may never come back.
    */
   awaitNode(p: SelectedPod, resume: () => Promise<void>, leave: () => void): void {
-    this.waitApart(podKey(p), async () => {
+    const key = podKey(p);
+    // Counted mid-flow until its flow has ended (resumed) or it is left; a flow stopped again is counted anew.
+    const token = Symbol(key);
+    this.midFlow.set(key, token);
+    const ended = () => {
+      if (this.midFlow.get(key) === token) this.midFlow.delete(key);
+    };
+    this.waitApart(key, async () => {
       // A drained pod whose node is back as the run ends is finished, not left.
-      if (await this.nodeBack(p, true)) await this.parkedLimit(resume);
-      else leave();
+      if (await this.nodeBack(p, true)) {
+        await this.parkedLimit(resume);
+        ended();
+      } else {
+        ended();
+        leave();
+      }
     });
+  }
+
+  /** Flows stopped by their node, waiting apart for it to act again or resumed (awaitNode); `backOnly`: those whose node can act. */
+  midFlowCount(backOnly: boolean): number {
+    if (!backOnly) return this.midFlow.size;
+    let n = 0;
+    for (const key of this.midFlow.keys()) if (!this.nodeDownOf(key)) n++;
+    return n;
   }
 
   /** Counts `key` as waiting apart for its node while `wait` runs (settle() awaits it). */
   private waitApart(key: string, wait: () => Promise<void>): void {
-    this.parked.set(key, wait());
+    const waiting: Promise<void> = wait().finally(() => {
+      // Done waiting (run, or left): no longer parked, unless parked again meanwhile.
+      if (this.parked.get(key) === waiting) this.parked.delete(key);
+      this.run.budget.wake(); // a wave waiting for it looks again
+    });
+    this.parked.set(key, waiting);
     // Pods waiting for the budget look again: a parked holder may leave them nothing to wait for.
     this.run.budget.wake();
   }
@@ -249,12 +276,31 @@ export class NodeWaits {
     return this.waitingForNode(key) !== undefined;
   }
 
-  /** How the pod `key` waits for its node: left for the next run, or parked while its node cannot act. */
+  /**
+   * How the pod `key` waits for its node: left for the next run, parked, or not taken yet while
+   * its node cannot act (the node lifecycle controller marks such pods not Ready, so they hold
+   * the budget until the node is back, which may be never).
+   */
   private waitingForNode(key: string): NodeWait | undefined {
     const left = this.leftForNodes.get(key);
-    if (left || !this.parked.has(key)) return left;
+    if (left) return left;
     const down = this.nodeDownOf(key);
     return down ? this.nodeWaitOf(key, down, 'upgrade') : undefined;
+  }
+
+  /** Pods of the run that wait for their node: parked, or left for the next run. */
+  get waitingCount(): number {
+    let n = this.leftForNodes.size;
+    for (const key of this.parked.keys()) if (!this.leftForNodes.has(key)) n++;
+    return n;
+  }
+
+  /** Parked pods whose node can act again: about to go on (in flight), so a wave waits for them. */
+  get resumingCount(): number {
+    if (this.ending || this.run.stopping) return 0;
+    let n = 0;
+    for (const key of this.parked.keys()) if (!this.leftForNodes.has(key) && !this.nodeDownOf(key)) n++;
+    return n;
   }
 
   /** Everything else is done: pods still waiting for their node stop waiting (their flows, if running, finish). */

@@ -38,6 +38,8 @@ export type RunFacts = LeaseFacts &
         ran: number;
         /** Pods left untouched, or where their flow stood, because their node could not act; rollbacks not attempted say `rollback pending: …`. */
         leftForNodes?: readonly NodeWait[];
+        /** Why the run ended before a gate: a wave short of its count, pods waiting for their node (waveFill.ts). */
+        shortWave?: string;
       }
     | {
         direction: 'rollback';
@@ -64,6 +66,7 @@ const pendingRollbacks = (waits: readonly NodeWait[] = []) =>
  * - `kwave rollback` interrupted after 2 pods → Paused, exit 4.
  * - `kwave rollback` aborted (`kwave abort`) after 2 pods → Halted, exit 3 (a Job must not retry what a person stopped), `rollback halted: aborted by …; 2 pods rolled back, the rest still run the new image; run kwave rollback again to finish`.
  * - upgrade with demo-1's node NotReady throughout → Partial, exit 5, `partial: 2 upgraded; 1 pod left for a node that cannot act: default/demo-1 (node sim-node-2 is NotReady since 12s); …`.
+ * - wave 1 of 2 short of its canary, its pod's node NotReady, a gate due → Partial, exit 5, `partial: 0 upgraded; wave 1 reached 0 of its 1 pod at target and has no pod left to take (…): the gates after it were not run; 1 pod left …`.
  * - upgrade halted, the failed pod's node down → Halted, exit 3, `…; rollback pending, run again once the node is back: default/demo-1 (…)`.
  * - the lease lost (another runner took it over), even in the middle of a halt's rollback → Paused, exit 4, `interrupted: lost the lease …; no pod was written after that; run the same plan again to resume`.
  */
@@ -138,11 +141,14 @@ export function outcomeOf(f: RunFacts): RunOutcome {
       message: 'interrupted: in-flight pods finished; run the same plan again to resume',
     };
   const left = f.leftForNodes ?? [];
-  if (left.length > 0) {
+  if (left.length > 0 || f.shortWave !== undefined) {
+    const short = f.shortWave !== undefined ? `; ${f.shortWave}` : '';
+    const leftText =
+      left.length > 0 ? `; ${plural(left.length, 'pod')} left for a node that cannot act: ${listed(left)}` : '';
     return {
       phase: 'Partial',
       exitCode: ExitCode.NODES_DOWN,
-      message: `partial: ${f.upgraded} upgraded; ${plural(left.length, 'pod')} left for a node that cannot act: ${listed(left)}; run the same plan again once the node is back`,
+      message: `partial: ${f.upgraded} upgraded${short}${leftText}; run the same plan again once the node is back`,
     };
   }
   if (f.deferred > 0)

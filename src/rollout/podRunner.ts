@@ -32,15 +32,33 @@ export class PodRunner {
    */
   async runPods(pods: readonly SelectedPod[], wave: number, direction: Direction, summary: WaveSummary): Promise<void> {
     const limit = pLimit(this.run.plan.strategy.concurrency);
-    await Promise.all(
-      pods.map((p) =>
-        limit(async () => {
-          const down = await this.runOne(p, wave, direction, summary);
-          if (down) this.nodes.park(p, wave, direction, down, () => this.runOne(p, wave, direction, summary));
-        }),
-      ),
-    );
+    await Promise.all(pods.map((p) => this.runPod(p, wave, direction, summary, limit)));
     if (this.run.fatal !== undefined) throw this.run.fatal;
+  }
+
+  /**
+   * One pod under the wave's concurrency `limit`; resolves once it has ended, or waits apart for
+   * its node, or was left for the next run. A pod whose node cannot act is parked at once, before
+   * it queues for a slot.
+   */
+  runPod(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    summary: WaveSummary,
+    limit: ReturnType<typeof pLimit>,
+  ): Promise<void> {
+    const park = (down: NodeDown) =>
+      this.nodes.park(p, wave, direction, down, () => this.runOne(p, wave, direction, summary));
+    const downNow = this.nodes.nodeDown(p);
+    if (downNow) {
+      park(downNow);
+      return Promise.resolve();
+    }
+    return limit(async () => {
+      const down = await this.runOne(p, wave, direction, summary);
+      if (down) park(down);
+    });
   }
 
   /**

@@ -119,3 +119,14 @@ export function unfinishedRollbacks(pods: readonly V1Pod[], plan: PlanPart): str
     })
     .map(podKey);
 }
+
+/** Pods grouped by the wave they were upgraded in, in the order given. */
+export function byWave(pods: readonly RollbackTarget[]): Map<number, SelectedPod[]> {
+  const groups = new Map<number, SelectedPod[]>();
+  for (const p of pods) {
+    const group = groups.get(p.wave);
+    if (group) group.push(p);
+    else groups.set(p.wave, [p]);
+  }
+  return groups;
+}

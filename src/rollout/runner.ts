@@ -13,6 +13,7 @@ import { NodeWaits } from './nodeWaits.js';
 import { outcomeOf, type RollbackDone, type RunOutcome } from './outcome.js';
 import { PodRunner } from './podRunner.js';
 import {
+  byWave,
   inFlightUpgrades,
   rollbackTargets,
   unfinishedRollbacks,
@@ -22,20 +23,12 @@ import {
 import type { ForcedRollback, RunnerDeps, RunResult, UnfinishedHalt } from './runnerDeps.js';
 import { ControlFollower } from './remoteControl.js';
 import { RunState } from './runState.js';
-import { selectFleet, type FleetSelection, type SelectedPod } from './select.js';
-import type { Wave } from './waves.js';
+import { selectFleet, type FleetSelection } from './select.js';
+import { PodQueue } from './podQueue.js';
+import { WaveRun } from './waveRun.js';
 import { WaveWaits } from './waveWaits.js';
-import { windowState } from './window.js';
 
-export type {
-  Approvals,
-  FleetView,
-  ForcedRollback,
-  NodeView,
-  RunnerDeps,
-  RunResult,
-  UnfinishedHalt,
-} from './runnerDeps.js';
+export type { FleetView, ForcedRollback, NodeView, RunnerDeps, RunResult } from './runnerDeps.js';
 
 /** Runs the plan's upgrade from wherever the cluster stands. The selection must have no error problems (callers check, `kwave plan` shows them). */
 export async function runRollout(plan: Plan, deps: RunnerDeps): Promise<RunResult> {
@@ -56,6 +49,8 @@ class Rollout {
   private readonly waits: WaveWaits;
   private readonly startedAt: number;
   private readonly summaries: WaveSummary[] = [];
+  /** The upgrade's waves, once the fleet is selected. */
+  private waveRun: WaveRun | undefined;
   /** A multi-cluster plan's cluster that has run all its waves and waits for the others. */
   private wavesDone = false;
 
@@ -144,6 +139,19 @@ class Rollout {
 
       const resumed = new Set(selection.resumed.map(podKey));
       const waveCount = partition.waveCount;
+      // One queue for every wave: a pod that cannot count in its own wave leaves its place to the next.
+      const queue = new PodQueue([...partition.waves.flatMap((w) => w.pods), ...partition.deferred], (p) =>
+        this.nodes.nodeOf(p),
+      );
+      this.waveRun = new WaveRun(
+        this.run,
+        this.nodes,
+        this.pods,
+        this.waits,
+        queue,
+        selection.done.length,
+        this.summaries,
+      );
       let previous = partition.satisfied.length > 0 ? Math.max(...partition.satisfied) : 0;
       // The plan may have halted (in another cluster) before this run began.
       if (this.deps.turns?.planHalted.aborted) this.onPlanHalted();
@@ -153,7 +161,7 @@ class Rollout {
         if (!(await this.earlierRunsGatesPassed(previous, wave.index, waveCount))) return await this.finish(0);
         await this.control.whilePaused();
         if (this.run.stopping) break;
-        const ran = await this.runWave(wave, waveCount, resumed);
+        const ran = await this.waveRun.wave(wave, waveCount, resumed);
         if (ran === 'ended') return await this.finish(0);
         if (ran === 'stopping') break;
         previous = wave.index;
@@ -165,7 +173,7 @@ class Rollout {
         this.wavesDone = true;
         await this.deps.turns.allDone(this.deps.stop);
       }
-      return await this.finish(partition.deferred.length);
+      return await this.finish(queue.size);
     } finally {
       this.control.stop();
       untrack();
@@ -187,47 +195,6 @@ class Rollout {
     return this.waits.gates(previous, waveCount);
   }
 
-  /**
-   * One wave: its pods under the budget, once the window is open. Pods an earlier run left
-   * mid-flow (drained, maybe patched) are finished even outside the window: none may stay
-   * drained until it opens. 'ended': the wait for the window ended the rollout (stopped, or a
-   * window that never opens); 'stopping': nothing new may start.
-   */
-  private async runWave(
-    wave: Wave<SelectedPod>,
-    waveCount: number,
-    resumed: ReadonlySet<string>,
-  ): Promise<'ran' | 'stopping' | 'ended'> {
-    const summary: WaveSummary = { wave: wave.index, pods: wave.pods.length, upgraded: 0, failed: 0, vanished: 0 };
-    const startWave = () => {
-      this.run.currentWave = wave.index;
-      this.run.emit({
-        event: 'wave-start',
-        wave: wave.index,
-        waves: waveCount,
-        pods: wave.pods.length,
-        target: wave.target,
-      });
-      this.summaries.push(summary);
-    };
-    let pods = wave.pods;
-    const leftMidFlow = pods.filter((p) => resumed.has(podKey(p)));
-    if (leftMidFlow.length > 0 && this.plan.window && !windowState(this.plan.window, this.run.now()).open) {
-      startWave();
-      await this.pods.runPods(leftMidFlow, wave.index, 'upgrade', summary);
-      const finished = new Set(leftMidFlow);
-      pods = pods.filter((p) => !finished.has(p));
-    }
-    if (!(await this.waits.window(wave.index))) return 'ended';
-    if (this.run.stopping) return 'stopping';
-
-    if (pods === wave.pods) startWave();
-    if (this.plan.strategy.prePull && !(await this.waits.prePull(wave.index, pods))) return 'ended';
-    await this.pods.runPods(pods, wave.index, 'upgrade', summary);
-    this.run.emit({ event: 'wave-end', wave: wave.index, summary: { ...summary } });
-    return 'ran';
-  }
-
   /** Ends the upgrade: the rollback a halt calls for, then the outcome. */
   private async finish(deferred: number): Promise<RunResult> {
     await this.nodes.settle();
@@ -237,6 +204,7 @@ class Rollout {
       direction: 'upgrade',
       ...(this.run.haltMessage !== undefined ? { haltMessage: this.run.haltMessage } : {}),
       ...(rollback ? { rollback } : {}),
+      ...(this.waveRun?.shortWave !== undefined ? { shortWave: this.waveRun.shortWave } : {}),
       interrupted: this.run.interrupted,
       ...(this.run.lostLease !== undefined ? { lostLease: this.run.lostLease } : {}),
       deferred,
@@ -414,15 +382,4 @@ class Rollout {
     }
     return out;
   }
-}
-
-/** Pods grouped by the wave they were upgraded in, in the order given. */
-function byWave(pods: readonly RollbackTarget[]): Map<number, SelectedPod[]> {
-  const groups = new Map<number, SelectedPod[]>();
-  for (const p of pods) {
-    const group = groups.get(p.wave);
-    if (group) group.push(p);
-    else groups.set(p.wave, [p]);
-  }
-  return groups;
 }

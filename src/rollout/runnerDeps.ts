@@ -43,7 +43,7 @@ export interface PrePullReport {
   skipped: string[];
 }
 
-export interface Approvals {
+interface Approvals {
   isApproved(wave: number): Promise<boolean>;
   waitForApproval(wave: number, signal?: AbortSignal): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { loadPlanText } from '../../../src/plan/load.js';
 import type { Plan } from '../../../src/plan/types.js';
 
 /** The plan of `text`; throws with the loader's messages when it is not a valid plan. */
-function loadPlan(text: string, file = 'plan.yaml'): Plan {
+export function loadPlan(text: string, file = 'plan.yaml'): Plan {
   const r = loadPlanText(text, file);
   if (!r.ok) throw new Error(r.errors.map((e) => `${e.pos.line}:${e.pos.col} ${e.message}`).join('; '));
   return r.plan;
@@ -27,7 +27,7 @@ export interface PlanParts {
 }
 
 /** The YAML of a one-container plan targeting pods `app: web`. */
-function planText(p: PlanParts = {}): string {
+export function planText(p: PlanParts = {}): string {
   const fields = [
     p.strategy !== undefined ? `  strategy: ${p.strategy}\n` : '',
     p.failurePolicy !== undefined ? `  failurePolicy: ${p.failurePolicy}\n` : '',

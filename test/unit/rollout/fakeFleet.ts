@@ -3,12 +3,16 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../../../src/cluster/kubeError.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
-import type { FleetView, RunnerDeps } from '../../../src/rollout/runner.js';
+import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
+import type { FleetView, NodeView, RunnerDeps } from '../../../src/rollout/runner.js';
 import type { ControlNote, RemoteControl } from '../../../src/rollout/runnerDeps.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 
-/** An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never pulls. */
-export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
+/**
+ * An in-memory fleet whose "kubelet" reacts at once: Ready follows the gate; nginx:broken never
+ * pulls, nor any image on the pods named in `brokenPods`.
+ */
+export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods?: ReadonlySet<string> } = {}) {
   const pods = new Map<string, V1Pod>();
   for (let i = 0; i < n; i++)
     pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10' }));
@@ -85,7 +89,7 @@ export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
       setTimeout(() =>
         update(`${ns}/${name}`, (p) => {
           const cs = p.status!.containerStatuses![0]!;
-          if (image === 'nginx:broken') {
+          if (image === 'nginx:broken' || options.brokenPods?.has(name)) {
             cs.ready = false;
             cs.state = { waiting: { reason: 'ErrImagePull', message: `failed to pull image "${image}": not found` } };
           } else {
@@ -105,7 +109,53 @@ export function fleet(n: number, options: { forbidStatusFor?: string } = {}) {
     },
     createEvent: async () => ({}),
   };
-  return { pods, view, writer, writes, most };
+  return { pods, view, writer, writes, most, update };
+}
+
+/**
+ * `count` nodes n0…, pod web-i on n(i % count), all Ready; `down` makes one NotReady (since 12 s
+ * ago), with `podsNotReady` its pods too, as the node lifecycle controller marks them.
+ */
+export function fleetNodes(f: ReturnType<typeof fleet>, count: number) {
+  for (const [key, p] of f.pods) p.spec!.nodeName = `n${Number(key.split('-')[1]) % count}`;
+  const state = new Map<string, NodeSighting>();
+  const listeners = new Set<(name: string) => void>();
+  const set = (name: string, ready: boolean) => {
+    state.set(name, {
+      node: {
+        metadata: { name },
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'Unknown',
+              reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+              lastTransitionTime: new Date(Date.now() - 12_000),
+            },
+          ],
+        },
+      },
+    });
+    for (const l of listeners) l(name);
+  };
+  for (let i = 0; i < count; i++) set(`n${i}`, true);
+  const view: NodeView = {
+    get: (name) => state.get(name),
+    onChange: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
+  const down = (name: string, options: { podsNotReady?: boolean } = {}) => {
+    set(name, false);
+    if (!options.podsNotReady) return;
+    for (const [key, p] of f.pods)
+      if (p.spec!.nodeName === name)
+        f.update(key, (q) => {
+          q.status!.containerStatuses![0]!.ready = false;
+        });
+  };
+  return { view, down, up: (name: string) => set(name, true) };
 }
 
 /** The runner's deps over a fake fleet: events collected into `events`, sleeps instant, never stopped. */
