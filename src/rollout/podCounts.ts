@@ -1,7 +1,7 @@
 // The one count of a rollout's pods by state, folded from its events. The rollout record's
 // `counts`, the `kwave_rollout_pods{state}` gauge, the terminal's progress bars and `kwave status`
-// all read this fold, so they cannot disagree. Pure. docs/metrics.md and docs/record.md describe
-// the states in the words of the TSDoc below.
+// all read this fold, so they cannot disagree. Pure. docs/metrics.md ("Pods by state", which
+// docs/record.md points at) describes the states in the words of the TSDoc below.
 import type { Direction } from '../inplace/state.js';
 import type { RolloutEvent } from './events.js';
 import { isFailure, type PodResult } from './podEnd.js';
