@@ -5,7 +5,7 @@ import { FAILURE_REASONS } from '../inplace/completion.js';
 import { GATE_CHECK_RESULTS, MEASUREMENT_PHASES, type GateCheckResult } from '../gates/types.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
 import { ROLLOUT_PHASES, type RolloutPhase } from '../rollout/events.js';
-import { POD_STATES, type PodState } from '../rollout/podEnd.js';
+import { POD_STATES, type PodState } from '../rollout/podCounts.js';
 import { NOTIFY_RESULTS, type NotifyResult } from '../notify/notifier.js';
 
 // The label values of kwave_rollout_phase and kwave_rollout_pods are the rollout's own words.

@@ -2,7 +2,7 @@
 // a damaged record is reported, never trusted. Pure.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ROLLOUT_PHASES, type NodeWait, type WaveSummary } from '../rollout/events.js';
-import { POD_STATES } from '../rollout/podEnd.js';
+import { POD_STATES } from '../rollout/podCounts.js';
 import { CONTROL_KEY, decodeControl } from './control.js';
 import {
   APPROVAL_KEY_PREFIX,

@@ -12,7 +12,7 @@
 //   control.json     pause / resume / abort requests (control.ts)          (`kwave pause|resume|abort`)
 import { ownedBy, type Direction } from '../inplace/state.js';
 import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
-import { emptyCounts, type PodCounts } from '../rollout/podEnd.js';
+import { emptyCounts, type PodCounts } from '../rollout/podCounts.js';
 import { redactPlanText } from '../plan/redactPlanText.js';
 import type { ControlState } from './control.js';
 
@@ -25,6 +25,9 @@ export const PLAN_LABEL = 'kwave.dev/plan';
 
 /** Bounds that keep the record far below a ConfigMap's 1 MiB, whatever the fleet size. */
 export const LIMITS = { history: 100, failures: 50, gates: 50, measurements: 20, waveSummaries: 1000 } as const;
+
+/** The last `n` entries of `list` (the list itself when it is short enough). */
+export const keepLast = <T>(list: T[], n: number): T[] => (list.length > n ? list.slice(list.length - n) : list);
 
 export interface InFlightPod {
   /** `namespace/name`, as the runner names pods in events. */

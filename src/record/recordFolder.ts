@@ -1,10 +1,11 @@
 // The rollout record kept current event by event at O(1) per pod event, for the store: the pods
 // in flight (hundreds in a wide wave) live in a map by pod, and the record with its list is made
 // only when asked for — when it is written, at most once a second. Folding the same events with
-// applyEvent gives the same record (reducer.ts defines both; the property test checks it).
+// applyEvent gives the same record (reducer.ts and inFlight.ts define both; the property test checks it).
 import type { RolloutEvent } from '../rollout/events.js';
 import type { InFlightPod, RolloutRecord } from './record.js';
-import { changeInFlightMap, foldBesidesInFlight, inFlightChange } from './reducer.js';
+import { changeInFlightMap, inFlightChange } from './inFlight.js';
+import { foldBesidesInFlight } from './reducer.js';
 
 export class RecordFolder {
   /** The record but for its pods in flight and `updatedAt`, kept apart: most events (a pod's step) change nothing else. */

@@ -51,6 +51,8 @@ export type RolloutEventBody =
       direction: 'upgrade' | 'rollback';
       selected: number;
       alreadyDone: number;
+      /** Of `alreadyDone`, the pods this revision upgraded in an earlier run (they carry its state); absent: none. */
+      upgradedEarlier?: number;
       waves: number;
       deferred: number;
       budget: number;

@@ -122,6 +122,10 @@ class Rollout {
         direction: 'upgrade',
         selected: selection.selected.length,
         alreadyDone: selection.done.length,
+        upgradedEarlier: upgradedByRevision(
+          selection.done.map((p) => p.pod),
+          this.plan,
+        ).length,
         waves: partition.waveCount,
         deferred: partition.deferred.length,
         budget: selection.budget,

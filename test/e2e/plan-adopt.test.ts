@@ -170,7 +170,9 @@ describe('kwave plan and kwave adopt against the simulator', () => {
     assert.equal(r.code, 2);
     assert.match(
       r.stderr,
-      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ spec\\.strategy\\.concurrency`),
+      new RegExp(
+        `${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ PLAN_INVALID_VALUE spec\\.strategy\\.concurrency`,
+      ),
     );
     assert.deepEqual((await stats()).requests, {});
   });

@@ -114,13 +114,14 @@ export function renderBars(s: ProgressState, nowMs: number, width: number, optio
   const total = goal(s);
   const value = atTarget(s);
   const eta = s.end ? undefined : etaMs(s);
+  const counts = s.pods.counts;
   const countWidth = `${total}/${total} pods`.length;
   const overallRight = [
     `${String(value).padStart(String(total).length)}/${total} pods`.padEnd(countWidth),
     percent(value, total),
     eta !== undefined && value < total ? `ETA ${formatDuration(eta)}` : '',
-    s.failed > 0 ? `${s.failed} failed` : '',
-    s.vanished > 0 ? `${s.vanished} vanished` : '',
+    counts.failed > 0 ? `${counts.failed} failed` : '',
+    counts.vanished > 0 ? `${counts.vanished} vanished` : '',
   ]
     .filter(Boolean)
     .join('  ');

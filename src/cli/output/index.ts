@@ -125,10 +125,3 @@ function batchedWriter(
     flush,
   };
 }
-
-export { jsonLine } from './json.js';
-export { summaryTable } from './summary.js';
-export { EventLines, type LineOptions } from './lines.js';
-export { renderBars, type BarLines } from './bars.js';
-export { advance, initialProgress, etaMs, type ProgressState } from './progress.js';
-export { formatDuration } from './text.js';

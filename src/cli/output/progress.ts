@@ -2,8 +2,9 @@
 // counts, the current wave, pods in flight and their steps, and what the rollout is waiting
 // for. Pure: `advance(state, event)` returns a new state; the TTY view renders it.
 import type { RolloutEvent, RolloutPhase } from '../../rollout/events.js';
+import { countPods, initialPodCounts, type PodCountState } from '../../rollout/podCounts.js';
 
-export type Waiting =
+type Waiting =
   | { kind: 'budget'; unavailable: number; budget: number; holders: string[] }
   | { kind: 'pdb'; pdb: string; pod: string; message: string }
   | { kind: 'pause'; gate: string; wave: number; untilMs: number }
@@ -12,13 +13,13 @@ export type Waiting =
   | { kind: 'window'; wave: number; untilMs: number; opensAt: string }
   | { kind: 'paused'; wave: number; by: string };
 
-export interface InFlightPod {
+interface InFlightPod {
   pod: string;
   step?: string;
   sinceMs: number;
 }
 
-export interface CurrentWave {
+interface CurrentWave {
   index: number;
   pods: number;
   target: number;
@@ -39,12 +40,8 @@ export interface ProgressState {
   budget: number;
   concurrency: number;
   resumed: boolean;
-  /** Pods this run brought to the target (upgraded, or rolled back in a rollback run). */
-  done: number;
-  failed: number;
-  vanished: number;
-  /** Pods that ended otherwise: skipped, refused, foreign, aborted. */
-  other: number;
+  /** The selected pods by state: the one count (rollout/podCounts.ts) the record and the metrics show too. */
+  pods: PodCountState;
   /** Pods reverted by the rollback after a halt (in an upgrade run). */
   rolledBack: number;
   /** Pods whose rollback after a halt did not end Ready on the old images. */
@@ -74,10 +71,7 @@ export function initialProgress(plan: string): ProgressState {
     budget: 0,
     concurrency: 1,
     resumed: false,
-    done: 0,
-    failed: 0,
-    vanished: 0,
-    other: 0,
+    pods: initialPodCounts(),
     rolledBack: 0,
     rollbackFailed: 0,
     inFlight: [],
@@ -94,6 +88,12 @@ function timeOf(event: RolloutEvent): number {
 
 /** The state after `event`. Unknown or out-of-order events leave what they cannot apply alone. */
 export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
+  const pods = countPods(s.pods, event);
+  const next = advanceBesidesCounts(s, event);
+  return pods === s.pods ? next : { ...next, pods };
+}
+
+function advanceBesidesCounts(s: ProgressState, event: RolloutEvent): ProgressState {
   const t = timeOf(event);
   switch (event.event) {
     case 'rollout-start':
@@ -134,12 +134,9 @@ export function advance(s: ProgressState, event: RolloutEvent): ProgressState {
         if (event.result === 'rolled-back') next.rolledBack += 1;
         else next.rollbackFailed += 1;
       } else if (event.result === goal) {
-        next.done += 1;
         next.podMsSum += event.durationMs;
         next.podMsCount += 1;
-      } else if (event.result === 'failed') next.failed += 1;
-      else if (event.result === 'vanished') next.vanished += 1;
-      else next.other += 1;
+      }
       // Rollback pods after a halt belong to no wave's count.
       if (s.wave && event.wave === s.wave.index && s.rollback === undefined)
         next.wave = { ...s.wave, ended: s.wave.ended + 1 };
@@ -214,9 +211,9 @@ export function goal(s: ProgressState): number {
   return Math.max(0, s.selected - s.deferred);
 }
 
-/** Pods at the target now: those that were before the run plus those it brought there. */
+/** Pods at the target now: upgraded (reverted, in a rollback run) or needing nothing. */
 export function atTarget(s: ProgressState): number {
-  return Math.min(goal(s), s.alreadyDone + s.done);
+  return Math.min(goal(s), s.pods.counts.upgraded + s.pods.counts.skipped);
 }
 
 /**
@@ -226,7 +223,8 @@ export function atTarget(s: ProgressState): number {
  */
 export function etaMs(s: ProgressState): number | undefined {
   if (s.podMsCount === 0) return undefined;
-  const remaining = goal(s) - s.alreadyDone - s.done - s.failed - s.vanished - s.other;
+  // Pods still to do, but for those deferred beyond the last wave.
+  const remaining = s.pods.counts.pending + s.pods.counts.in_progress - s.deferred;
   if (remaining <= 0) return 0;
   const parallel = Math.max(1, Math.min(s.concurrency, s.budget || s.concurrency, remaining));
   return Math.ceil(remaining / parallel) * (s.podMsSum / s.podMsCount);

@@ -29,8 +29,8 @@ describe('progress state', () => {
     s.wait(4000).add({ event: 'pod-end', wave: 1, pod: 'web/a', result: 'upgraded', message: 'ok', durationMs: 4000 });
     s.add({ event: 'pod-end', wave: 1, pod: 'web/c', result: 'failed', reason: 'X', message: 'm', durationMs: 1 });
     const st = fold(s.events);
-    assert.equal(st.done, 1);
-    assert.equal(st.failed, 1);
+    assert.equal(st.pods.counts.upgraded, 1);
+    assert.equal(st.pods.counts.failed, 1);
     assert.equal(st.wave?.ended, 2);
     assert.deepEqual(
       st.inFlight.map((p) => [p.pod, p.step]),
@@ -64,9 +64,9 @@ describe('progress state', () => {
     s.add({ event: 'rollback-start', pods: 1, scope: 'failed' });
     s.add({ event: 'pod-end', wave: 1, pod: 'web/a', result: 'rolled-back', message: 'ok', durationMs: 1 });
     const st = fold(s.events);
-    assert.equal(st.failed, 1);
+    assert.equal(st.pods.counts.failed, 1);
     assert.equal(st.rolledBack, 1);
-    assert.equal(st.done, 0);
+    assert.equal(st.pods.counts.upgraded, 0);
   });
 });
 

@@ -55,13 +55,19 @@ const start = (over: Partial<Extract<RolloutEventBody, { event: 'rollout-start' 
 const fold = (events: RolloutEventBody[], from = fresh()) => events.reduce((r, e) => applyEvent(r, ev(e)), from);
 
 describe('applyEvent', () => {
-  test('rollout-start sets phase, waves and counts: pending = selected - done - deferred', () => {
+  test('rollout-start sets phase, waves and counts: pending = selected - done, deferred pods included', () => {
     const r = fold([start({ deferred: 3 })]);
     assert.equal(r.phase, 'Progressing');
     assert.equal(r.waves, 3);
     assert.equal(r.wave, 0);
-    assert.deepEqual(r.counts, { pending: 5, in_progress: 0, upgraded: 0, failed: 0, skipped: 2, vanished: 0 });
+    assert.deepEqual(r.counts, { pending: 8, in_progress: 0, upgraded: 0, failed: 0, skipped: 2, vanished: 0 });
+    assert.equal(r.deferred, 3);
     assert.equal(r.history.length, 1);
+  });
+
+  test('a resumed run counts the pods this revision upgraded earlier as upgraded, the others done as skipped', () => {
+    const r = fold([start({ alreadyDone: 5, upgradedEarlier: 3, resumed: true })]);
+    assert.deepEqual(r.counts, { pending: 5, in_progress: 0, upgraded: 3, failed: 0, skipped: 2, vanished: 0 });
   });
 
   test('pods move pending → in_progress → their result; in-flight list follows steps', () => {
@@ -160,7 +166,7 @@ describe('applyEvent', () => {
     assert.equal(r.waiting, undefined);
   });
 
-  test('halt then rollback: counts keep what the upgrade did, rollback progress apart', () => {
+  test('halt then rollback of the failed: counts keep what the upgrade did, rollback progress apart', () => {
     const r = fold([
       start({ alreadyDone: 0, selected: 4 }),
       { event: 'wave-start', wave: 1, waves: 3, pods: 2, target: 2 },
