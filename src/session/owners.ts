@@ -118,8 +118,8 @@ export async function discoverOwners<P extends OwnedPod>(
     }
     resolved.set(podKey(p), { key, lookup: top });
   };
-  // Only pods with a controller wait for a lookup: an async call a pod was 600 bytes of garbage
-  // (50,000 pods without owners: 29 MB, at the end of `kwave plan`, where its memory peaks).
+  // Only pods with a controller wait for a lookup: an async call per pod leaves about 600 bytes
+  // of garbage (29 MB at 50,000 pods without owners, at the end of `kwave plan`, its memory peak).
   const waits: Promise<void>[] = [];
   for (const p of pods) {
     const ref = controllerOf(p.pod);

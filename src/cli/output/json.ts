@@ -3,7 +3,7 @@
 // fields as in src/rollout/events.ts. Pure.
 //
 // Written out key by key rather than by building a reordered copy for JSON.stringify: a
-// 10,000-pod run prints about 100,000 lines, and the copies were half the cost of printing them.
+// 10,000-pod run prints about 100,000 lines, and such copies would be half the cost of printing them.
 import type { RolloutEvent } from '../../rollout/events.js';
 
 const LEADING = ['time', 'plan', 'cluster', 'event', 'wave', 'pod'] as const;

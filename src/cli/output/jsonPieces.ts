@@ -1,6 +1,6 @@
 // A large JSON document (`kwave plan -o json` at 50,000 pods: 4 MB) written in pieces rather than
-// made whole first: one string of it, its copy with the newline, and the write's buffer were the
-// command's peak memory. The bytes are JSON.stringify's. Pure but for `write`.
+// made whole first: one string of it, its copy with the newline, and the write's buffer would be
+// the command's peak memory. The bytes are JSON.stringify's. Pure but for `write`.
 
 /** Arrays and objects this deep or deeper are written whole: each is small (a pod's row). */
 const WHOLE_BELOW_DEPTH = 4;
