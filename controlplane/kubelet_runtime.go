@@ -41,6 +41,11 @@ func newRuntimeService(c *catalog, podCIDR string) (*runtimeService, error) {
 		return nil, err
 	}
 	r := &runtimeService{FakeRuntimeService: critest.NewFakeRuntimeService(), catalog: c, podIPs: pool}
+	// A runtime whose status is nil fails the kubelet's sanity check: no pod would ever sync.
+	r.FakeStatus = &runtimeapi.RuntimeStatus{Conditions: []*runtimeapi.RuntimeCondition{
+		{Type: runtimeapi.RuntimeReady, Status: true},
+		{Type: runtimeapi.NetworkReady, Status: true},
+	}}
 	if _, err := rand.Read(r.boot[:]); err != nil {
 		return nil, err
 	}
@@ -96,9 +101,13 @@ func (r *runtimeService) CreateContainer(ctx context.Context, sandboxID string, 
 	}
 	// containerd creates the log file at once; a kubelet that finds no container of the pod (it
 	// was restarted, and the fake runtime with it) counts restarts from these files.
+	// (kubemark's FakeOS makes no folders for the kubelet, so the folder is made here.)
 	if dir := sandboxConfig.GetLogDirectory(); dir != "" && config.LogPath != "" {
-		if f, err := os.OpenFile(filepath.Join(dir, config.LogPath), os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-			_ = f.Close()
+		path := filepath.Join(dir, config.LogPath)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+			if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+				_ = f.Close()
+			}
 		}
 	}
 	return c.Id, nil
