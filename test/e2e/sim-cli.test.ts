@@ -261,6 +261,15 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
     assert.match(sim.stderr.join(''), /--clusters: the real control plane serves one cluster per process/);
   });
 
+  test('--kubelet real on the embedded backend is refused with exit 2', async () => {
+    const sim = startCli(['sim', '--kubelet', 'real']);
+    assert.equal(await sim.exit, 2);
+    assert.match(
+      sim.stderr.join(''),
+      /--kubelet real: real kubelets join a real control plane; add --control-plane real/,
+    );
+  });
+
   test('a bad fixture exits 2 naming file, line and column', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'nodes:\n  - name: n1\n    zoen: a\n');
