@@ -40,6 +40,7 @@ func runKubelet(args []string) int {
 	podCIDR := flags.String("pod-cidr", "10.100.0.0/16", "pod IPs are handed out from here")
 	nodeIP := flags.String("node-ip", "", "the node's InternalIP (default: the address of the default route's interface)")
 	labels := flags.String("node-labels", "", "labels to register the node with, k=v,k2=v2")
+	clusterDNS := flags.String("cluster-dns", "10.0.0.10", "the cluster DNS Service's IP, written into pods' resolv.conf")
 	maxPods := flags.Int("max-pods", 110, "pods this node admits")
 	leaseSeconds := flags.Int("lease-duration-seconds", 40, "the node Lease's duration; it is renewed every quarter of it")
 	statusEvery := flags.Duration("node-status-update-frequency", 10*time.Second, "how often the node's status is computed and posted if changed")
@@ -65,7 +66,7 @@ func runKubelet(args []string) int {
 	defer stop()
 	hollow := hollowOptions{
 		name: *name, rootDir: *rootDir, bootstrapKubeconfig: *bootstrapKubeconfig, port: *port,
-		podCIDR: *podCIDR, nodeIP: *nodeIP, labels: nodeLabels, maxPods: *maxPods,
+		podCIDR: *podCIDR, nodeIP: *nodeIP, clusterDNS: *clusterDNS, labels: nodeLabels, maxPods: *maxPods,
 		leaseSeconds: int32(*leaseSeconds), statusEvery: *statusEvery,
 	}
 	if err := startHollowKubelet(ctx, hollow, catalog); err != nil {
@@ -81,7 +82,7 @@ func runKubelet(args []string) int {
 type hollowOptions struct {
 	name, rootDir, bootstrapKubeconfig string
 	port                               int
-	podCIDR, nodeIP                    string
+	podCIDR, nodeIP, clusterDNS        string
 	labels                             map[string]string
 	maxPods                            int
 	leaseSeconds                       int32
@@ -129,6 +130,9 @@ func startHollowKubelet(ctx context.Context, o hollowOptions, catalog *catalog) 
 		}
 	}
 	flags.NodeIP = o.nodeIP
+	// As a cluster's kubelets are configured: without it, every ClusterFirst pod gets a Warning
+	// event MissingClusterDNS at each sync.
+	kc.ClusterDNS = []string{o.clusterDNS}
 	kc.Address = "127.0.0.1"
 	kc.ProviderID = "kwave-sim://" + o.name
 	// Heartbeats as often as the control plane's node grace period asks (a kubelet renews its
