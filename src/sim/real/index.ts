@@ -1,6 +1,7 @@
 // `kwave sim --control-plane real`: a real etcd, kube-apiserver, kube-controller-manager and
 // kube-scheduler (src/sim/controlPlane, built by `npm run build:control-plane`), kwave's node
-// agent as the kubelet of the fixture's nodes, and the fixture's world seeded through the API.
+// agent as the kubelet of the fixture's nodes (or, with `--kubelet real`, a real kubelet process
+// per node: kubelets.ts), and the fixture's world seeded through the API.
 // The admin and metrics port, the kubeconfig and the summary are those of the embedded backend;
 // API fault injection is the embedded backend's only (there is no proxy in front of the apiserver).
 import { restartPolicyOf } from '../kubelet/pods.js';
