@@ -52,13 +52,15 @@ func newRuntimeService(c *catalog, podCIDR string) (*runtimeService, error) {
 	return r, nil
 }
 
-// Version names the runtime as the node reports it (`containerRuntimeVersion`).
+// Version names the runtime as the node reports it (`containerRuntimeVersion`), and the kubelet
+// prefixes container IDs with its name: containerd's, as this layer answers as containerd does
+// (image names, error texts), with a version that says what it is.
 func (r *runtimeService) Version(ctx context.Context, apiVersion string) (*runtimeapi.VersionResponse, error) {
 	v, err := r.FakeRuntimeService.Version(ctx, apiVersion)
 	if err != nil {
 		return nil, err
 	}
-	v.RuntimeName, v.RuntimeVersion = "kwave-hollow", "1.0.0"
+	v.RuntimeName, v.RuntimeVersion = "containerd", "1.7.24-kwave-hollow"
 	return v, nil
 }
 
