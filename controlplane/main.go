@@ -1,11 +1,13 @@
 // kwave-control-plane: one binary, one Kubernetes component per process. The subcommand picks
 // the component; every argument after it goes to that component unchanged, so the flags are the
-// upstream ones (`kwave-control-plane apiserver --help` lists them).
+// upstream ones (`kwave-control-plane apiserver --help` lists them); the kubelet, hollow (kubelet.go),
+// takes its own few.
 //
 //	kwave-control-plane etcd --data-dir D --client-port N --peer-port M
 //	kwave-control-plane apiserver [kube-apiserver flags]
 //	kwave-control-plane controller-manager [kube-controller-manager flags]
 //	kwave-control-plane scheduler [kube-scheduler flags]
+//	kwave-control-plane kubelet --name NODE --root-dir D --images CATALOG.json [...]
 //	kwave-control-plane certs --dir D
 //	kwave-control-plane version
 //
@@ -31,7 +33,7 @@ import (
 )
 
 const usage = `usage: kwave-control-plane COMPONENT [FLAGS]
-components: etcd, apiserver, controller-manager, scheduler, certs, version`
+components: etcd, apiserver, controller-manager, scheduler, kubelet, certs, version`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -53,6 +55,8 @@ func main() {
 		os.Exit(runCobra(controllermanager.NewControllerManagerCommand(), args))
 	case "scheduler":
 		os.Exit(runCobra(scheduler.NewSchedulerCommand(), args))
+	case "kubelet":
+		os.Exit(runKubelet(args))
 	default:
 		fmt.Fprintf(os.Stderr, "kwave-control-plane: unknown component %q\n%s\n", component, usage)
 		os.Exit(2)

@@ -278,6 +278,11 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
           'embedded',
         )
         .option(
+          '--kubelet <kind>',
+          "simulated (kwave's own kubelet model as node agent) or real (one real kubelet process per node, kubemark's hollow kubelet over kwave's image catalog; needs --control-plane real)",
+          'simulated',
+        )
+        .option(
           '--clusters <n>',
           'serve this many clusters (embedded only), each with its own API server, nodes and /sim/stats; the kubeconfig has contexts sim-1 … sim-N',
         )

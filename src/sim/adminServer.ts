@@ -37,6 +37,8 @@ export interface SimControl {
   images: ImageTable;
   deletePod(namespace: string, name: string, gracePeriodSeconds: number | undefined): Promise<PodDeletion>;
   setNodeReady(name: string, ready: boolean): Promise<void>;
+  /** Restarts a node's kubelet process; only a backend with real kubelets has one. */
+  restartKubelet?(name: string): Promise<void>;
 }
 
 export interface AdminServerOptions {
@@ -154,6 +156,19 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       async (_req, _url, [name, what]) => {
         await control.setNodeReady(name!, what === 'ready');
         return { body: { node: name, ready: what === 'ready' } };
+      },
+    ],
+    [
+      'POST',
+      /^\/sim\/nodes\/([^/]+)\/restart-kubelet$/,
+      async (_req, _url, [name]) => {
+        if (!control.restartKubelet)
+          throw new HttpError(
+            409,
+            'restart-kubelet needs real kubelets: kwave sim --control-plane real --kubelet real',
+          );
+        await control.restartKubelet(name!);
+        return { body: { node: name, restarted: true } };
       },
     ],
   ];

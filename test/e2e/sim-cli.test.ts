@@ -142,6 +142,8 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
       assert.equal((faults.body as { latencyMs: number }).latencyMs, 1);
       assert.equal((await json(`${metricsUrl}/sim/faults`, { method: 'POST', body: '{"nope":1}' })).status, 400);
       assert.equal((await json(`${metricsUrl}/sim/nodes/sim-node-1/not-ready`, { method: 'POST' })).status, 200);
+      // The simulated kubelet has no process to restart: --kubelet real's endpoint is refused here.
+      assert.equal((await json(`${metricsUrl}/sim/nodes/sim-node-1/restart-kubelet`, { method: 'POST' })).status, 409);
       assert.equal((await json(`${metricsUrl}/sim/pods/default/demo-1/delete`, { method: 'POST' })).status, 202);
       assert.equal((await json(`${metricsUrl}/sim/pods/default/nope/delete`, { method: 'POST' })).status, 404);
       let notReady = 0;
@@ -259,6 +261,15 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
     const sim = startCli(['sim', '--clusters', '2', '--control-plane', 'real']);
     assert.equal(await sim.exit, 2);
     assert.match(sim.stderr.join(''), /--clusters: the real control plane serves one cluster per process/);
+  });
+
+  test('--kubelet real on the embedded backend is refused with exit 2', async () => {
+    const sim = startCli(['sim', '--kubelet', 'real']);
+    assert.equal(await sim.exit, 2);
+    assert.match(
+      sim.stderr.join(''),
+      /--kubelet real: real kubelets join a real control plane; add --control-plane real/,
+    );
   });
 
   test('a bad fixture exits 2 naming file, line and column', async () => {

@@ -74,6 +74,14 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
   const controlPlane = String(opts.controlPlane ?? 'embedded');
   if (controlPlane !== 'embedded' && controlPlane !== 'real')
     throw new KwaveError('USAGE', `--control-plane: expected embedded or real, found "${controlPlane}"`);
+  const kubelet = String(opts.kubelet ?? 'simulated');
+  if (kubelet !== 'simulated' && kubelet !== 'real')
+    throw new KwaveError('USAGE', `--kubelet: expected simulated or real, found "${kubelet}"`);
+  if (kubelet === 'real' && controlPlane !== 'real')
+    throw new KwaveError(
+      'USAGE',
+      '--kubelet real: real kubelets join a real control plane; add --control-plane real (the embedded backend runs its own simulated kubelet)',
+    );
   if (controlPlane === 'real' && faultSpec !== undefined)
     throw new KwaveError('USAGE', `--faults: ${FAULTS_EMBEDDED_ONLY}`);
   if (controlPlane === 'real' && opts.clusters !== undefined)
@@ -130,7 +138,8 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
         kubeconfigOut,
         timeScale,
         jitter,
-        onWarning: (m) => ctx.io.stderr.write(`node agent: ${m}\n`),
+        kubelet,
+        onWarning: (m) => ctx.io.stderr.write(`${kubelet === 'real' ? 'kubelets' : 'node agent'}: ${m}\n`),
       });
       const realControlPlane = `real control plane ${sim.controlPlane.version} up in ${(sim.timings.controlPlaneMs / 1000).toFixed(1)} s; pods Running and Ready ${(sim.timings.worldMs / 1000).toFixed(1)} s later`;
       served = {

@@ -11,6 +11,8 @@ const PROGRAM_NAMES: Record<string, string> = {
   apiserver: 'kube-apiserver',
   'controller-manager': 'kube-controller-manager',
   scheduler: 'kube-scheduler',
+  // The kubelet (hollow, kwave's own subcommand) shows as what it is: `kwave-control-plane kubelet --name=…`.
+  kubelet: 'kwave-control-plane',
 };
 
 export interface Component {

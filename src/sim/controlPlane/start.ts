@@ -69,6 +69,8 @@ interface KubeconfigOptions {
 export interface ControlPlane {
   /** `https://127.0.0.1:PORT` */
   url: string;
+  /** The binary the components run from (it also runs the real kubelets). */
+  binary: string;
   caPem: string;
   /** The kube-apiserver's /version gitVersion, e.g. `v1.33.13`. */
   version: string;
@@ -218,6 +220,7 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
     let closed: Promise<void> | undefined;
     return {
       url,
+      binary,
       caPem,
       version,
       adminToken,

@@ -1,6 +1,7 @@
 // `kwave sim --control-plane real`: a real etcd, kube-apiserver, kube-controller-manager and
 // kube-scheduler (src/sim/controlPlane, built by `npm run build:control-plane`), kwave's node
-// agent as the kubelet of the fixture's nodes, and the fixture's world seeded through the API.
+// agent as the kubelet of the fixture's nodes (or, with `--kubelet real`, a real kubelet process
+// per node: kubelets.ts), and the fixture's world seeded through the API.
 // The admin and metrics port, the kubeconfig and the summary are those of the embedded backend;
 // API fault injection is the embedded backend's only (there is no proxy in front of the apiserver).
 import { restartPolicyOf } from '../kubelet/pods.js';
@@ -21,6 +22,7 @@ import { ImageTable } from '../images.js';
 import { followPodReadiness } from '../readiness.js';
 import type { KubeObject } from '../store.js';
 import type { WorldSummary } from '../world.js';
+import { startRealKubelets, type RealKubelets } from './kubelets.js';
 import { untilNodeBack, untilNodePodsNotReady } from './nodeFaults.js';
 import { seedRealWorld } from './seed.js';
 import { RealStats } from './stats.js';
@@ -32,7 +34,14 @@ const ADMISSION_EMBEDDED_ONLY =
 export const FAULTS_EMBEDDED_ONLY =
   'API fault injection (errorRate, latencyMs, watchCutSeconds) is embedded-only: run `kwave sim --control-plane embedded` for it';
 
+export type KubeletKind = 'simulated' | 'real';
+
 export interface RealSimOptions {
+  /**
+   * simulated (default): kwave's node agent runs every node; real: one real kubelet process per
+   * node (`kwave-control-plane kubelet`, kubemark's hollow kubelet), its node faults real too.
+   */
+  kubelet?: KubeletKind;
   /** The kubelet's timing jitter (0 = fixed timings), over the fixture's. */
   jitter?: number;
   pods?: number;
@@ -62,7 +71,9 @@ export interface RealSim {
   caPem: string;
   kubeconfig(opts?: { context?: string; namespace?: string; token?: string }): string;
   controlPlane: ControlPlane;
+  /** The nodes' kubelets: the node agent, or the real kubelets (then also `kubelets`). */
   agent: NodeAgent;
+  kubelets?: RealKubelets;
   stats: RealStats;
   images: ImageTable;
   traffic: AppTraffic;
@@ -87,6 +98,8 @@ function adminError(err: unknown): never {
  */
 const NODE_GRACE = '8s';
 const LEASE_RENEW_MS = 1000;
+/** A real kubelet renews its Lease every quarter of its duration: every second, as the agent. */
+const KUBELET_LEASE_SECONDS = 4;
 /**
  * After an outage of the apiserver or etcd longer than NODE_GRACE the controller marks every
  * node Unknown; like a kubelet, the agent then reports Ready again at its next status check.
@@ -137,23 +150,48 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       for (let i = 0; i < w.replicas; i++)
         podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
     }
-    const agent = await startNodeAgent({
-      url: cp.url,
-      caPem: cp.caPem,
-      token: cp.agentToken,
-      nodes: fixture.nodes,
-      podsPerNode,
-      images,
-      timing: timingOf(fixture, options.jitter),
-      timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
-      seed: options.seed ?? fixture.seed ?? 1,
-      missingImages: Object.fromEntries(
-        fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!]),
-      ),
-      onWarning: options.onWarning,
-      leaseRenewMs: LEASE_RENEW_MS,
-      nodeStatusCheckMs: NODE_STATUS_CHECK_MS,
-    });
+    const timing = timingOf(fixture, options.jitter);
+    const timeScale = (options.timeScale ?? 1) * (fixture.timeScale ?? 1);
+    const missingImages = Object.fromEntries(
+      fixture.nodes.filter((n) => n.missingImages?.length).map((n) => [n.name, n.missingImages!]),
+    );
+    const kubelets =
+      options.kubelet === 'real'
+        ? await startRealKubelets({
+            binary: cp.binary,
+            url: cp.url,
+            caPem: cp.caPem,
+            watchToken: cp.agentToken,
+            // The simulator's own user (system:masters) asks for each node's certificate.
+            bootstrapToken: cp.tokens[SEED_USER] ?? cp.adminToken,
+            nodes: fixture.nodes,
+            podsPerNode,
+            images,
+            timing,
+            timeScale,
+            missingImages,
+            leaseDurationSeconds: KUBELET_LEASE_SECONDS,
+            statusUpdateMs: NODE_STATUS_CHECK_MS,
+            onWarning: options.onWarning,
+          })
+        : undefined;
+    const agent: NodeAgent =
+      kubelets ??
+      (await startNodeAgent({
+        url: cp.url,
+        caPem: cp.caPem,
+        token: cp.agentToken,
+        nodes: fixture.nodes,
+        podsPerNode,
+        images,
+        timing,
+        timeScale,
+        seed: options.seed ?? fixture.seed ?? 1,
+        missingImages,
+        onWarning: options.onWarning,
+        leaseRenewMs: LEASE_RENEW_MS,
+        nodeStatusCheckMs: NODE_STATUS_CHECK_MS,
+      }));
     closers.push(() => agent.close());
     const stats = new RealStats(cp.auditLogPath, [cp.agentUser, SEED_USER]);
     const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
@@ -212,6 +250,14 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
         // As on the embedded backend, the answer comes once the fault (or its end) has taken effect.
         await (ready ? untilNodeBack(admin, name) : untilNodePodsNotReady(agent, name));
       },
+      ...(kubelets
+        ? {
+            restartKubelet: async (name: string) => {
+              if (!kubelets.nodeNames().includes(name)) throw new HttpError(404, `nodes "${name}" not found`);
+              await kubelets.restartKubelet(name);
+            },
+          }
+        : {}),
     };
     const adminServer = await startAdminServer({
       control,
@@ -232,6 +278,7 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
       kubeconfig,
       controlPlane: cp,
       agent,
+      ...(kubelets ? { kubelets } : {}),
       stats,
       images,
       traffic,

@@ -1,8 +1,9 @@
 // Which cluster the end-to-end suites run against: KWAVE_TEST_BACKEND=embedded (default: the
 // simulator's own API server and kubelet, in this process) or real (etcd, kube-apiserver,
 // controller-manager and scheduler built by `npm run build:control-plane`, with kwave's node
-// agent as the kubelet). Suites read the cluster through TestSim only, so the same assertions
-// run on both. One real control plane serves a whole test file (each file is its own process):
+// agent as the kubelet) or kubelet (that control plane with one real kubelet process per node,
+// as `kwave sim --control-plane real --kubelet real` runs it; suites see it as the real backend).
+// Suites read the cluster through TestSim only, so the same assertions run on every backend. One real control plane serves a whole test file (each file is its own process):
 // a world's close() empties it for the next world, and the last close stops it.
 import type { KubeObject } from '../../../src/sim/store.js';
 import { startSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
@@ -11,18 +12,20 @@ import type { WorldSummary } from '../../../src/sim/world.js';
 import type { ControlPlane } from '../../../src/sim/controlPlane/index.js';
 import { findControlPlaneBinary } from '../../../src/sim/controlPlane/index.js';
 import { KubeHttp } from '../../../src/sim/agent/kubeHttp.js';
-import { startOwnControlPlane, startRealSim, type RealSim } from '../../../src/sim/real/index.js';
+import { startOwnControlPlane, startRealSim, type KubeletKind, type RealSim } from '../../../src/sim/real/index.js';
 import { resetRealWorld } from '../../../src/sim/real/reset.js';
 
 export type Backend = 'embedded' | 'real';
 
 function backendOf(value: string | undefined): Backend {
   if (value === undefined || value === '' || value === 'embedded') return 'embedded';
-  if (value === 'real') return 'real';
-  throw new Error(`KWAVE_TEST_BACKEND: expected embedded or real, found "${value}"`);
+  if (value === 'real' || value === 'kubelet') return 'real';
+  throw new Error(`KWAVE_TEST_BACKEND: expected embedded, real or kubelet, found "${value}"`);
 }
 
 export const BACKEND: Backend = backendOf(process.env.KWAVE_TEST_BACKEND);
+/** Which kubelet runs the real backend's nodes: kwave's node agent, or real kubelet processes (KWAVE_TEST_BACKEND=kubelet). */
+const KUBELET: KubeletKind = process.env.KWAVE_TEST_BACKEND === 'kubelet' ? 'real' : 'simulated';
 
 /** Why a suite cannot run on the real backend, as a `skip` option (the runner prints and counts it). */
 export function embeddedOnly(why: string): string | false {
@@ -168,6 +171,7 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
       seed: options.seed,
       metricsPort: options.metricsPort,
       sharedControlPlane: cp,
+      kubelet: KUBELET,
     });
   } catch (err) {
     releaseControlPlane(held);
