@@ -6,7 +6,7 @@
 // node fails the wave before any pod is drained: no pod touched, no puller left.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { realNotBuilt } from './helpers/backend.js';
 import { endOf, exitOf, planYaml, startFleet, type Fleet } from './helpers/rolloutCli.js';
 
@@ -108,12 +108,17 @@ describe('kwave run with strategy.prePull', { skip: realNotBuilt }, () => {
     const kc = new KubeConfig();
     kc.loadFromFile(fleet.kubeconfig);
     const core = kc.makeApiClient(CoreV1Api);
-    const nodes = (await core.listNode()).items;
+    const listsImage = (n: V1Node) =>
+      (n.status?.images ?? []).some((i) => i.names?.includes('docker.io/library/nginx:1.25.4'));
+    // The real kubelet reports status.images from an image list it refreshes every 30 s
+    // (docs/sim.md, where the simulated kubelet differs): wait up to two refreshes for it.
+    let nodes = (await core.listNode()).items;
+    for (let tries = 0; tries < 70 && !nodes.every(listsImage); tries++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      nodes = (await core.listNode()).items;
+    }
     assert.equal(nodes.length, 4);
-    assert.ok(
-      nodes.every((n) => (n.status?.images ?? []).some((i) => i.names?.includes('docker.io/library/nginx:1.25.4'))),
-      'status.images of every node lists the image',
-    );
+    assert.ok(nodes.every(listsImage), 'status.images of every node lists the image');
     assert.deepEqual(
       (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'kwave.dev/pre-pull' })).items.map(
         (p) => p.metadata?.name,
