@@ -1,6 +1,6 @@
 // From JSON paths to places in the YAML text, and back. Positions come from the parsed YAML
 // nodes (`range[0]` is where a node starts), so every error can name a line and column.
-import { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { JsonPath, Segment } from './path.js';
 import type { Anchor } from './planError.js';
 
@@ -8,6 +8,23 @@ import type { Anchor } from './planError.js';
 export function keyText(key: unknown): string {
   if (isScalar(key)) return String(key.value);
   return String(key);
+}
+
+/** Each mapping's pairs by key text, built once per mapping: a search per error would be quadratic. */
+const pairsByKey = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  let index = pairsByKey.get(map);
+  if (!index) {
+    index = new Map();
+    // The first pair of a key wins, as a search from the top would find it.
+    for (const pair of map.items as Pair[]) {
+      const text = keyText(pair.key);
+      if (!index.has(text)) index.set(text, pair);
+    }
+    pairsByKey.set(map, index);
+  }
+  return index.get(key);
 }
 
 function resolve(doc: Document, node: unknown): unknown {
@@ -42,7 +59,7 @@ export function offsetOf(doc: Document, text: string, path: JsonPath, anchor: An
     let next: unknown;
     let nextKey: unknown;
     if (isMap(node)) {
-      const pair = node.items.find((p) => keyText(p.key) === String(seg));
+      const pair = pairOf(node as YAMLMap, String(seg));
       if (!pair) {
         complete = false;
         break;
@@ -88,13 +105,20 @@ export function pathAtOffset(doc: Document, offset: number): Segment[] {
   let node: unknown = doc.contents;
   for (;;) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => contains(p.key) || contains(p.value));
+      const items = node.items as Pair[];
+      const index = itemAt(
+        items,
+        offset,
+        (p) => startOf(p.key) ?? startOf(p.value),
+        (p) => contains(p.key) || contains(p.value),
+      );
+      const pair = items[index];
       if (!pair) return path;
       path.push(keyText(pair.key));
       if (contains(pair.key)) return path;
       node = pair.value;
     } else if (isSeq(node)) {
-      const index = node.items.findIndex((item) => contains(item));
+      const index = itemAt(node.items, offset, startOf, contains);
       if (index < 0) return path;
       path.push(index);
       node = node.items[index];
@@ -102,4 +126,30 @@ export function pathAtOffset(doc: Document, offset: number): Segment[] {
       return path;
     }
   }
+}
+
+/**
+ * Index of the item that holds `offset`, or -1. Items are in text order, so bisection on where each
+ * starts finds the one candidate: many errors in a wide mapping stay cheap. An item without a
+ * place (none in parsed text) falls back to a search from the top.
+ */
+function itemAt<T>(
+  items: readonly T[],
+  offset: number,
+  startOfItem: (item: T) => number | undefined,
+  holds: (item: T) => boolean,
+): number {
+  let lo = 0;
+  let hi = items.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const start = startOfItem(items[mid] as T);
+    if (start === undefined) return items.findIndex(holds);
+    if (start <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found >= 0 && holds(items[found] as T) ? found : -1;
 }

@@ -31,12 +31,6 @@ export function fromJsonPointer(pointer: string): Segment[] {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** True when `inner` is `outer` or lies below it. Index segments compare as text (ajv gives strings). */
-export function isWithin(inner: JsonPath, outer: JsonPath): boolean {
-  if (inner.length < outer.length) return false;
-  return outer.every((seg, i) => String(seg) === String(inner[i]));
-}
-
 /** Turns index segments that arrive as strings (ajv's) into numbers, by looking at `root`. */
 export function withIndices(root: unknown, path: readonly Segment[]): Segment[] {
   const out: Segment[] = [];

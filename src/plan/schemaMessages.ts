@@ -62,7 +62,8 @@ const items = (n: unknown) => `${String(n)} item${n === 1 ? '' : 's'}`;
 /** Undefined for errors that only repeat another (see the oneOf case). */
 function translate(err: ErrorObject): Issue | undefined {
   const path: Segment[] = fromJsonPointer(err.instancePath);
-  const found = describeValue(err.data);
+  // Described only where a message quotes it: describing a wide mapping costs its width, per error.
+  const found = () => describeValue(err.data);
   const expected = (fallback: string) => expectedWords(err) ?? fallback;
   const params = err.params as Record<string, unknown>;
 
@@ -72,21 +73,21 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected ${expected(typeWords(params.type))}, found ${found}${typeHint(err)}`,
+        message: `expected ${expected(typeWords(params.type))}, found ${found()}${typeHint(err)}`,
       };
     case 'const':
       return {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected ${JSON.stringify(params.allowedValue)}, found ${found}`,
+        message: `expected ${JSON.stringify(params.allowedValue)}, found ${found()}`,
       };
     case 'enum':
       return {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected one of ${oneOfList(params.allowedValues as unknown[])}, found ${found}`,
+        message: `expected one of ${oneOfList(params.allowedValues as unknown[])}, found ${found()}`,
       };
     case 'pattern':
     case 'format':
@@ -94,7 +95,7 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected ${expected('a value of the documented form')}, found ${found}`,
+        message: `expected ${expected('a value of the documented form')}, found ${found()}`,
       };
     case 'minimum':
     case 'exclusiveMinimum':
@@ -105,7 +106,7 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected ${expected(`a number ${bound}`)}, found ${found}`,
+        message: `expected ${expected(`a number ${bound}`)}, found ${found()}`,
       };
     }
     case 'minLength':
@@ -113,7 +114,7 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected ${expected(`at least ${String(params.limit)} characters`)}, found ${found}`,
+        message: `expected ${expected(`at least ${String(params.limit)} characters`)}, found ${found()}`,
       };
     case 'maxLength':
       return {
@@ -127,7 +128,7 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected a list of at least ${items(params.limit)}, found ${found}`,
+        message: `expected a list of at least ${items(params.limit)}, found ${found()}`,
       };
     case 'maxItems':
       return {
@@ -199,7 +200,7 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected ${expected('a value of one of the documented forms')}, found ${found}`,
+        message: `expected ${expected('a value of one of the documented forms')}, found ${found()}`,
       };
     }
     default:
@@ -207,7 +208,7 @@ function translate(err: ErrorObject): Issue | undefined {
         code: 'PLAN_INVALID_VALUE',
         path,
         anchor: 'value',
-        message: `expected a value the schema allows (${err.message ?? err.keyword}), found ${found}`,
+        message: `expected a value the schema allows (${err.message ?? err.keyword}), found ${found()}`,
       };
   }
 }
@@ -218,14 +219,18 @@ function translate(err: ErrorObject): Issue | undefined {
  * choice. Identical messages at one path collapse.
  */
 export function schemaIssues(errors: readonly ErrorObject[]): Issue[] {
-  const choices = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
-  const underChoice = (e: ErrorObject) =>
-    choices.some(
-      (c) =>
-        c !== e &&
-        (e.instancePath === c.instancePath || e.instancePath.startsWith(c.instancePath + '/')) &&
-        e.schemaPath.startsWith(c.schemaPath + '/'),
-    );
+  // The choices by the value they are about, so that each error looks only at the values above it.
+  const choices = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
+    if (e.keyword !== 'oneOf' && e.keyword !== 'anyOf') continue;
+    choices.set(e.instancePath, [...(choices.get(e.instancePath) ?? []), e]);
+  }
+  const underChoice = (e: ErrorObject) => {
+    for (let at = e.instancePath; ; at = at.slice(0, at.lastIndexOf('/'))) {
+      if (choices.get(at)?.some((c) => c !== e && e.schemaPath.startsWith(c.schemaPath + '/'))) return true;
+      if (at === '') return false;
+    }
+  };
   const seen = new Set<string>();
   const out: Issue[] = [];
   for (const err of errors) {

@@ -6,11 +6,14 @@ import {
   isCollection,
   isMap,
   isNode,
+  isScalar,
   isSeq,
   LineCounter,
   parseDocument,
   type Document,
   type Node,
+  type Pair,
+  type YAMLMap,
 } from 'yaml';
 import { keyText, pathAtOffset } from './locate.js';
 import type { Segment } from './path.js';
@@ -39,14 +42,17 @@ const MAX_DEPTH = 64;
 
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
-/** Every node under `node`, keys included, with its path. Aliases are listed, not followed. */
-function* walk(node: unknown, path: Segment[]): Generator<[Node, Segment[]]> {
+/**
+ * Every node under `node`, keys included, with its path and whether it is a mapping's key.
+ * Aliases are listed, not followed.
+ */
+function* walk(node: unknown, path: Segment[], isKey = false): Generator<[Node, Segment[], boolean]> {
   if (!isNode(node)) return;
-  yield [node, path];
+  yield [node, path, isKey];
   if (isMap(node)) {
     for (const pair of node.items) {
       const p = [...path, keyText(pair.key)];
-      if (isNode(pair.key)) yield [pair.key, p];
+      if (isNode(pair.key)) yield [pair.key, p, true];
       yield* walk(pair.value, p);
     }
   } else if (isSeq(node)) {
@@ -68,10 +74,22 @@ function tooDeep(root: unknown): Node | undefined {
 
 const DEPTH_MESSAGE = `expected values nested at most ${MAX_DEPTH} levels deep, found deeper nesting`;
 
-/** True when `node` is the key (not the value) of the pair at `path`. */
-function isKeyNode(doc: Document.Parsed, path: Segment[], node: Node): boolean {
-  const parent = doc.getIn(path.slice(0, -1), true);
-  return isMap(parent) && parent.items.some((pair) => pair.key === node);
+/**
+ * The pairs of a mapping whose scalar key repeats an earlier one, each with the first. The YAML
+ * parser's own check (`uniqueKeys`) compares every key with every earlier one, quadratic in a
+ * wide mapping; this one keeps the keys seen in a Map. Keys are equal as the parser's check has
+ * it: the same scalar value.
+ */
+function repeatedKeys(map: YAMLMap): [Pair, Pair][] {
+  const seen = new Map<unknown, Pair>();
+  const repeats: [Pair, Pair][] = [];
+  for (const pair of map.items as Pair[]) {
+    if (!isScalar(pair.key)) continue;
+    const first = seen.get(pair.key.value);
+    if (first) repeats.push([pair, first]);
+    else seen.set(pair.key.value, pair);
+  }
+  return repeats;
 }
 
 /** Where the tag of a node is written: the "!" token just before the node's value. */
@@ -82,23 +100,9 @@ function tagOffset(text: string, node: Node): number {
   return Math.max(i, 0);
 }
 
-function yamlErrorMessage(
-  doc: Document.Parsed,
-  lineCounter: LineCounter,
-  code: string,
-  message: string,
-  path: Segment[],
-): string {
+function yamlErrorMessage(code: string, message: string): string {
   const short = message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
   switch (code) {
-    case 'DUPLICATE_KEY': {
-      const key = path[path.length - 1];
-      const parent = doc.getIn(path.slice(0, -1), true);
-      const first = isMap(parent) ? parent.items.find((p) => keyText(p.key) === String(key)) : undefined;
-      const firstAt = isNode(first?.key) && first.key.range ? first.key.range[0] : undefined;
-      const firstLine = firstAt === undefined ? '' : ` (first at line ${lineCounter.linePos(firstAt).line})`;
-      return `expected each key once in a mapping, found ${JSON.stringify(String(key))} again${firstLine}`;
-    }
     case 'MULTIPLE_DOCS':
       return 'expected one YAML document, found several (a plan file holds one plan; remove the "---" separator)';
     case 'TAB_AS_INDENT':
@@ -118,7 +122,7 @@ function yamlErrorMessage(
 /** Parses plan text; positions stay available through `lineCounter` and the document's nodes. */
 export function parseYaml(text: string): YamlResult {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const problems: YamlProblem[] = [];
 
   for (const err of doc.errors) {
@@ -128,26 +132,33 @@ export function parseYaml(text: string): YamlResult {
       return { ok: false, lineCounter, problems: [{ offset, path: [], message: DEPTH_MESSAGE }] };
     }
     const path = pathAtOffset(doc, offset);
-    problems.push({ offset, path, message: yamlErrorMessage(doc, lineCounter, err.code, err.message, path) });
+    problems.push({ offset, path, message: yamlErrorMessage(err.code, err.message) });
   }
 
   const deep = tooDeep(doc.contents);
   if (deep)
     return { ok: false, lineCounter, problems: [{ offset: deep.range?.[0] ?? 0, path: [], message: DEPTH_MESSAGE }] };
 
-  for (const [node, path] of walk(doc.contents, [])) {
-    if (
-      isCollection(node) &&
-      path.length > 0 &&
-      isMap(doc.getIn(path.slice(0, -1), true)) &&
-      isKeyNode(doc, path, node)
-    ) {
+  for (const [node, path, isKey] of walk(doc.contents, [])) {
+    if (isCollection(node) && isKey) {
       problems.push({
         offset: node.range?.[0] ?? 0,
         path: path.slice(0, -1),
         message: 'expected a plain key, found a list or mapping used as a key',
       });
       continue;
+    }
+    if (isMap(node)) {
+      for (const [pair, first] of repeatedKeys(node)) {
+        const key = keyText(pair.key);
+        const firstAt = isNode(first.key) && first.key.range ? first.key.range[0] : undefined;
+        const firstLine = firstAt === undefined ? '' : ` (first at line ${lineCounter.linePos(firstAt).line})`;
+        problems.push({
+          offset: isNode(pair.key) && pair.key.range ? pair.key.range[0] : (node.range?.[0] ?? 0),
+          path: [...path, key],
+          message: `expected each key once in a mapping, found ${JSON.stringify(key)} again${firstLine}`,
+        });
+      }
     }
     if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
       problems.push({

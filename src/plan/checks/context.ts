@@ -2,15 +2,33 @@
 // and a list to add issues to.
 import { quoted } from '../describe.js';
 import { formatPlanDuration, MAX_DURATION_MS, parseDuration } from '../duration.js';
-import { isWithin, type JsonPath } from '../path.js';
+import type { JsonPath } from '../path.js';
 import type { PlanErrorCode } from '../../errors.js';
 import type { Anchor, Issue } from '../planError.js';
+
+/** A path as one string; index segments compare as text, as ajv gives them. */
+function pathKey(path: JsonPath): string {
+  return JSON.stringify(path.map(String));
+}
 
 export class CheckContext {
   readonly issues: Issue[] = [];
 
-  /** @param badValues paths of values the schema rejected */
-  constructor(private readonly badValues: readonly JsonPath[]) {}
+  /** The paths the schema rejected, as keys. */
+  private readonly bad = new Set<string>();
+  /** Every path that is a rejected path or lies above one, as keys. */
+  private readonly aboveBad = new Set<string>();
+
+  /**
+   * @param badValues paths of values the schema rejected. Kept as sets of keys so that each
+   * question costs the depth of its path, not the number of errors (a hostile plan has thousands).
+   */
+  constructor(badValues: readonly JsonPath[]) {
+    for (const path of badValues) {
+      this.bad.add(pathKey(path));
+      for (let n = 0; n <= path.length; n++) this.aboveBad.add(pathKey(path.slice(0, n)));
+    }
+  }
 
   /**
    * True when the schema accepted the value at `path` and everything above it, so it has the
@@ -18,7 +36,8 @@ export class CheckContext {
    * the value itself: a string, or the keys of a mapping.
    */
   accepted(path: JsonPath): boolean {
-    return !this.badValues.some((bad) => isWithin(path, bad));
+    for (let n = 0; n <= path.length; n++) if (this.bad.has(pathKey(path.slice(0, n)))) return false;
+    return true;
   }
 
   /**
@@ -27,7 +46,7 @@ export class CheckContext {
    * complaint or misread a value of the wrong type.
    */
   wholly(path: JsonPath): boolean {
-    return this.accepted(path) && !this.badValues.some((bad) => isWithin(bad, path));
+    return this.accepted(path) && !this.aboveBad.has(pathKey(path));
   }
 
   /** Most checks find a value that cannot work (PLAN_INVALID_VALUE), pointed at where it is written. */
