@@ -79,6 +79,13 @@ function namesImage(message: string, image: string): boolean | undefined {
  * A crashing new container shows `terminated` (or `running`, not ready, with `lastState`) before
  * the kubelet's back-off turns it into `CrashLoopBackOff`: that is "waiting", and the failure is
  * reported when the back-off starts.
+ *
+ * `CrashLoopBackOff` fails only once a container of the target has started since the patch (the
+ * status names another container or a higher restart count than recorded, and the target image).
+ * The kubelet keys its restart back-off by the container's spec hash: restoring a spec that ran in
+ * the last minutes, whose container ended seconds ago (a rollback to the image just replaced), it
+ * reports `CrashLoopBackOff` before it starts that spec at all, the status still describing the
+ * container the patch replaced. That is a pause before a start: "waiting", bounded by podTimeout.
  */
 export function containerCompletion(
   name: string,
@@ -112,7 +119,10 @@ export function containerCompletion(
     // message names the image it tried. It must be the target: right after a rollback patch the
     // status still shows the broken image's back-off, which is not the rollback's failure.
     const named = PULL_REASONS.has(waiting.reason) ? namesImage(waiting.message ?? '', rec.toImage) : undefined;
-    const ours = named ?? touched;
+    // A back-off while the status still describes the recorded container (killed for the patch, or
+    // already backing off before it) is the kubelet pausing before it starts the target.
+    const crashedSincePatch = restarted && reportsTarget;
+    const ours = waiting.reason === 'CrashLoopBackOff' ? crashedSincePatch : (named ?? touched);
     if (ours) return { name, status: 'failed', reason: waiting.reason, message: waiting.message ?? waiting.reason };
   }
 

@@ -144,6 +144,105 @@ describe('containerCompletion: upgrade', () => {
     assert.equal(r.reason, 'CrashLoopBackOff');
     assert.match(r.message ?? '', /back-off 10s/);
   });
+  test('CrashLoopBackOff: a crash of the target since the patch fails, a back-off before any start waits', () => {
+    const backOff = { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx pod=web-0' };
+    // The rollback of NEW → nginx:broken: the NEW container (nginx-1, restartCount 1) was killed for
+    // the broken image, whose pull failed; the rollback restores NEW, whose spec the kubelet started
+    // seconds ago and still holds in back-off.
+    const restoreNew = rec(NEW, {
+      fromImage: 'nginx:broken',
+      fromImageID: imageIDOf(NEW),
+      fromContainerID: 'containerd://nginx-1',
+      fromRestartCount: 1,
+      toImageID: imageIDOf(NEW),
+      originContainerID: 'containerd://nginx-1',
+    });
+    const killed = { exitCode: 137, reason: 'Error', containerID: 'containerd://nginx-1' };
+    const cases: { what: string; c: Omit<ContainerOpts, 'name'>; r: ContainerRecord; want: string }[] = [
+      {
+        what: 'rollback, back-off right after the patch, status on the killed container',
+        c: {
+          image: NEW,
+          imageID: imageIDOf(NEW),
+          containerID: 'containerd://nginx-1',
+          restartCount: 1,
+          waiting: backOff,
+          lastTerminated: killed,
+        },
+        r: restoreNew,
+        want: 'waiting',
+      },
+      {
+        what: 'upgrade, back-off before the first start of the target, status on the old container',
+        c: {
+          image: OLD,
+          imageID: imageIDOf(OLD),
+          waiting: backOff,
+          lastTerminated: { exitCode: 0, reason: 'Completed' },
+        },
+        r: rec(NEW),
+        want: 'waiting',
+      },
+      {
+        what: 'same, the runtime reporting the spec image on the killed container',
+        c: {
+          image: NEW,
+          imageID: imageIDOf(OLD),
+          waiting: backOff,
+          lastTerminated: { exitCode: 0, reason: 'Completed' },
+        },
+        r: rec(NEW),
+        want: 'waiting',
+      },
+      {
+        what: 'rollback, the restored image ran and exited non-zero since the patch, then back-off',
+        c: {
+          image: NEW,
+          imageID: imageIDOf(NEW),
+          containerID: 'containerd://nginx-2',
+          restartCount: 2,
+          waiting: backOff,
+          lastTerminated: { exitCode: 1, reason: 'Error', containerID: 'containerd://nginx-2' },
+        },
+        r: restoreNew,
+        want: 'failed',
+      },
+      {
+        what: 'upgrade, the target ran and exited non-zero since the patch, then back-off',
+        c: {
+          image: NEW,
+          ...replaced,
+          waiting: backOff,
+          lastTerminated: { exitCode: 1, reason: 'Error', containerID: 'containerd://nginx-1' },
+        },
+        r: rec(NEW),
+        want: 'failed',
+      },
+      {
+        what: 'upgrade, the crash seen only through restartCount',
+        c: { image: NEW, restartCount: 1, waiting: backOff, lastTerminated: { exitCode: 1, reason: 'Error' } },
+        r: rec(NEW),
+        want: 'failed',
+      },
+      {
+        what: 'a container of the old image restarted since the patch was recorded, then back-off',
+        c: {
+          image: OLD,
+          imageID: imageIDOf(OLD),
+          ...replaced,
+          waiting: backOff,
+          lastTerminated: { exitCode: 1, reason: 'Error' },
+        },
+        r: rec(NEW),
+        want: 'waiting',
+      },
+    ];
+    for (const k of cases) {
+      const got = check(k.r.toImage, k.c, k.r);
+      assert.equal(got.status, k.want, k.what);
+      assert.equal(got.reason, 'CrashLoopBackOff', k.what);
+    }
+  });
   test('no status for the container yet: waiting', () => {
     const pod = makePod({ containers: [{ name: 'nginx', image: NEW, noStatus: true }] });
     assert.equal(containerCompletion('nginx', containerStatus(pod, 'nginx'), rec(NEW)).reason, 'NoStatus');

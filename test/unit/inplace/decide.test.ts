@@ -9,7 +9,7 @@ import {
   type Step,
 } from '../../../src/inplace/decide.js';
 import { decodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
-import { GATE, imageIDOf, makePod, NEW, OLD, RETAG, T0, type PodOpts } from './fixtures.js';
+import { GATE, imageIDOf, makePod, NEW, OLD, RETAG, T0, type ContainerOpts, type PodOpts } from './fixtures.js';
 
 const ctx: DecideContext = {
   plan: 'web',
@@ -582,6 +582,35 @@ describe('decide: rollback', () => {
       ),
       'done',
     );
+  });
+  test('restoring an image the kubelet still holds in restart back-off: wait (to podTimeout); its crash: failed', () => {
+    // The upgrade to NEW failed its pull after the kubelet killed OLD (nginx-0); the rollback restores OLD.
+    const rb = (agoMs: number): InPlaceState => ({
+      ...upgraded(agoMs),
+      direction: 'rollback',
+      containers: {
+        nginx: {
+          fromImage: NEW,
+          fromImageID: imageIDOf(OLD),
+          fromContainerID: 'containerd://nginx-0',
+          fromRestartCount: 0,
+          toImage: OLD,
+          toImageID: imageIDOf(OLD),
+          originContainerID: 'containerd://nginx-0',
+        },
+      },
+    });
+    const waiting = { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx' };
+    const pod = (agoMs: number, c: Partial<ContainerOpts> = {}) =>
+      makePod({
+        ...closedByUs(agoMs + 1_000, rollbackCtx),
+        state: rb(agoMs),
+        containers: [{ name: 'nginx', image: OLD, imageID: imageIDOf(OLD), waiting, ...c }],
+      });
+    expectKind(decide(pod(1_000), rollbackCtx), 'wait-complete');
+    assert.equal(expectKind(decide(pod(400_000), rollbackCtx), 'failed').reason, 'Timeout');
+    const crashed = { containerID: 'containerd://nginx-1', restartCount: 1 };
+    assert.equal(expectKind(decide(pod(1_000, crashed), rollbackCtx), 'failed').reason, 'CrashLoopBackOff');
   });
   test('already back on the recorded image (someone else reverted), gate closed: reopen', () => {
     const pod = makePod({
