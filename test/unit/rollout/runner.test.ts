@@ -5,10 +5,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gateMessage } from '../../../src/inplace/decide.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
-import type { NodeSighting } from '../../../src/rollout/nodeHealth.js';
-import { runRollout, type NodeView } from '../../../src/rollout/runner.js';
+import { runRollout } from '../../../src/rollout/runner.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
-import { abortAtFirstPodStart, fleet, remote } from './fakeFleet.js';
+import { abortAtFirstPodStart, fleet, fleetNodes, remote } from './fakeFleet.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import { testPlan } from '../helpers/plans.js';
 import { ExitCode, KwaveError } from '../../../src/errors.js';
@@ -149,40 +148,6 @@ describe('runRollout', () => {
   });
 });
 
-/** Nodes n0, n1, … (web-i on n(i % nodes)) that a test can take down and bring back. */
-function nodes(f: ReturnType<typeof fleet>, count: number) {
-  for (const [key, p] of f.pods) p.spec!.nodeName = `n${Number(key.split('-')[1]) % count}`;
-  const state = new Map<string, NodeSighting>();
-  const listeners = new Set<(name: string) => void>();
-  const set = (name: string, ready: boolean) => {
-    state.set(name, {
-      node: {
-        metadata: { name },
-        status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: ready ? 'True' : 'Unknown',
-              reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
-              lastTransitionTime: new Date(Date.now() - 12_000),
-            },
-          ],
-        },
-      },
-    });
-    for (const l of listeners) l(name);
-  };
-  for (let i = 0; i < count; i++) set(`n${i}`, true);
-  const view: NodeView = {
-    get: (name) => state.get(name),
-    onChange: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-  };
-  return { view, down: (name: string) => set(name, false), up: (name: string) => set(name, true) };
-}
-
 describe('runRollout with a PodDisruptionBudget', () => {
   test('maxUnavailable 1 holds a plan with maxUnavailable 5 to one pod not Ready at a time, and says which PDB holds it', async () => {
     const f = fleet(10);
@@ -212,7 +177,7 @@ describe('runRollout with a PodDisruptionBudget', () => {
 describe('runRollout with a node that cannot act', () => {
   test('its pod is never touched, the others are upgraded; Partial, exit 5, the pod listed', async () => {
     const f = fleet(3);
-    const n = nodes(f, 3);
+    const n = fleetNodes(f, 3);
     n.down('n1');
     const events: RolloutEvent[] = [];
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 3 }'), {
@@ -238,7 +203,7 @@ describe('runRollout with a node that cannot act', () => {
 
   test('it starts once its node is back, even with every concurrency slot of its wave taken meanwhile', async () => {
     const f = fleet(4);
-    const n = nodes(f, 2);
+    const n = fleetNodes(f, 2);
     n.down('n0');
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
@@ -263,7 +228,7 @@ describe('runRollout with a node that cannot act', () => {
   /** Two pods on nodes n0 and n1; n0 stops acting as web-0's gate closes. */
   const losingN0AsWeb0Closes = () => {
     const f = fleet(2);
-    const n = nodes(f, 2);
+    const n = fleetNodes(f, 2);
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     d.sink = (e) => {
@@ -364,7 +329,7 @@ describe('runRollout with a node that cannot act', () => {
 
   test('a budget held by a pod parked for its node (the lifecycle controller marked it not Ready): the others are left for that node, not waited for ever', async () => {
     const f = fleet(3);
-    const n = nodes(f, 3);
+    const n = fleetNodes(f, 3);
     n.down('n0');
     f.pods.get('web/web-0')!.status!.conditions!.find((c) => c.type === 'Ready')!.status = 'False';
     const events: RolloutEvent[] = [];
@@ -395,7 +360,7 @@ describe('runRollout with a node that cannot act', () => {
 
   test("a node that flaps mid-flight (down, then back before the flow has stopped): the flow goes on from the pod's state; Completed", async () => {
     const f = fleet(2);
-    const n = nodes(f, 2);
+    const n = fleetNodes(f, 2);
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     let flapped = false;
