@@ -12,6 +12,9 @@ import { decodePod } from './decode.js';
 import * as identity from './identityRequests.js';
 import type { KubeError } from './kubeError.js';
 import * as leases from './leaseRequests.js';
+import type { ObjectWatchEvent } from './listWatch.js';
+import * as objects from './objectRequests.js';
+import type { FollowedResource, ObjectQuery, WireObject } from './objectRequests.js';
 import type { LeaseCallOptions } from './leaseRequests.js';
 import * as nodes from './nodeRequests.js';
 import { forEachPage, listAllPages, type PageSink } from './pagedList.js';
@@ -292,6 +295,28 @@ export class Cluster {
   /** JSON merge patch (null removes a key); add `metadata.resourceVersion` to make it conditional. */
   async patchConfigMap(namespace: string, name: string, body: ConfigMapMergePatch): Promise<V1ConfigMap> {
     return configMaps.patchConfigMap(this.requester, namespace, name, body);
+  }
+
+  // ---- any followed collection (ConfigMaps, Leases, Events of a namespace), as wire JSON ------
+
+  /** Every object of the collection the query selects, with the list's resourceVersion. */
+  async listObjects(
+    resource: FollowedResource,
+    namespace: string,
+    query: ObjectQuery = {},
+  ): Promise<{ items: WireObject[]; resourceVersion: string }> {
+    return objects.listObjects(this.requester, resource, namespace, query);
+  }
+
+  /** Streams the collection's changes, as watchPods does for pods; in the control lane. */
+  watchObjects(
+    resource: FollowedResource,
+    namespace: string,
+    query: WatchPodsQuery,
+    onEvent: (event: ObjectWatchEvent<WireObject>) => void,
+    onDone: (err: KubeError | undefined) => void,
+  ): Promise<WatchHandle> {
+    return objects.watchObjects(this.requester, resource, namespace, query, onEvent, onDone);
   }
 
   // ---- leases (one runner per plan) ---------------------------------------------------------

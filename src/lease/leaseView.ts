@@ -70,7 +70,7 @@ export type LeaseApi = Pick<Cluster, 'getLease' | 'createLease' | 'updateLease'>
 
 /** Reads the plan's lease for display; undefined when there is none. */
 export async function readLease(
-  cluster: LeaseApi,
+  cluster: Pick<Cluster, 'getLease'>,
   namespace: string,
   plan: string,
   now: Date,

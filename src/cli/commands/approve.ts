@@ -1,18 +1,17 @@
 // `kwave approve PLAN [--wave N]`: records the approval of a wave's approval gate in the rollout
-// record, as its own data key `approval.wave-N` = {"by", "at", "revision"}, written with a JSON
-// merge patch of that one key. The runner writes only its own keys, so the two never conflict.
+// record (session/requests.ts approveWave: its own data key `approval.wave-N`, a JSON merge patch
+// of that one key, the same write `kwave dashboard` makes).
 // Without --wave it approves the wave the rollout is waiting on; exit 2 when none waits, or when
 // the plan was never run. A multi-cluster plan: the cluster `--cluster NAME` names, else the one
 // waiting; `--wave N` with none waiting on it approves wave N ahead of time in every cluster.
 import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters } from '../clusterChoice.js';
-import { hostname } from 'node:os';
 import { connectFor } from '../../session/connection.js';
-import { KubeError, wrapKube } from '../../cluster/kubeError.js';
+import { approveWave, localAsker } from '../../session/requests.js';
+import { wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { recordName, type Approval } from '../../record/record.js';
-import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
-import { currentUser } from '../../lease/runnerIdentity.js';
+import type { Approval } from '../../record/record.js';
+import { decodeRecord } from '../../record/codec.js';
 import type { CommandContext } from '../context.js';
 import type { Plan } from '../../plan/types.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
@@ -65,59 +64,22 @@ async function approveIn(
   context: string | undefined,
   clusterName?: string,
 ): Promise<number> {
-  const namespace = recordNamespace(plan);
-  const name = recordName(plan.name);
   const cluster = connectFor({ ...ctx.common, context }, ctx.io.env, plan);
   try {
-    const cm = await readRecordConfigMap(cluster, plan);
-    if (!cm) throw notRun(plan);
-    const decoded = decodeRecord(cm);
-    const record = decoded.ok ? decoded.record : undefined;
-
-    let wave = asked;
-    if (wave === undefined) {
-      if (!record)
-        throw new KwaveError(
-          'REFUSED',
-          `cannot tell which wave waits: the rollout record ${namespace}/${name} is damaged (${decoded.ok ? '' : decoded.problem}); pass --wave N`,
-        );
-      if (record.waiting?.kind !== 'approval') {
-        const where = record.wave === 0 ? 'before its first wave' : `wave ${record.wave} of ${record.waves}`;
-        throw new KwaveError(
-          'REFUSED',
-          `no wave of plan ${plan.name} is waiting for approval (phase ${record.phase}, ${where}); pass --wave N to approve a wave ahead of time`,
-        );
-      }
-      wave = record.waiting.wave;
-    } else if (record && record.waves > 0 && wave > record.waves) {
-      throw new KwaveError(
-        'REFUSED',
-        `plan ${plan.name} has ${record.waves} waves; there is no wave ${wave} to approve`,
-      );
-    }
-
-    const revision = record?.revision ?? plan.revision;
-    const existing = decodeApprovals(cm.data ?? {})[wave];
-    if (existing && (existing.revision === undefined || existing.revision === revision)) {
-      report(ctx, plan.name, wave, existing, true, clusterName);
-      return ExitCode.OK;
-    }
-
-    const approval: Approval = {
-      by: `${currentUser(ctx.io.env)}@${hostname()}`,
-      at: new Date().toISOString(),
-      revision,
-    };
-    await wrapKube(
+    const outcome = await wrapKube(
       () =>
-        cluster
-          .patchConfigMap(namespace, name, { data: { [approvalKey(wave)]: encodeApproval(approval) } })
-          .catch((err: unknown) => {
-            throw err instanceof KubeError && err.code === 404 ? notRun(plan) : err;
-          }),
-      `recording the approval of wave ${wave} of plan ${plan.name}`,
+        approveWave(cluster, {
+          namespace: recordNamespace(plan),
+          plan: plan.name,
+          ...(asked === undefined ? {} : { wave: asked }),
+          by: localAsker(ctx.io.env),
+          revision: plan.revision,
+        }),
+      `recording the approval of ${asked === undefined ? 'the waiting wave' : `wave ${asked}`} of plan ${plan.name}`,
     );
-    report(ctx, plan.name, wave, approval, false, clusterName);
+    if (outcome.kind === 'not-run') throw notRun(plan);
+    if (outcome.kind === 'refused') throw new KwaveError('REFUSED', outcome.why);
+    report(ctx, plan.name, outcome.wave, outcome.approval, outcome.already, clusterName);
     return ExitCode.OK;
   } finally {
     cluster.close();

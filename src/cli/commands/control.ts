@@ -9,35 +9,18 @@
 // answers on its own line. Exit 0 (also when nothing changed: already paused, not paused), 2 when
 // the plan was never run there or, for abort, when no runner holds the lease — in any cluster
 // asked (the others are still asked).
-import { hostname } from 'node:os';
 import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters, planIn, type ChosenCluster } from '../clusterChoice.js';
 import { renderError } from '../render.js';
-import { decodeRecord } from '../../record/codec.js';
 import type { Plan } from '../../plan/types.js';
 import { connectFor } from '../../session/connection.js';
 import type { Cluster } from '../../cluster/cluster.js';
 import { wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { requestControl, type ControlAction, type ControlRequest } from '../../record/control.js';
-import { writeControl } from '../../record/controlStore.js';
-import { readLease } from '../../lease/leaseView.js';
-import { currentUser } from '../../lease/runnerIdentity.js';
+import type { ControlAction } from '../../record/control.js';
+import { askControl, whoIsAsking } from '../../session/requests.js';
 import type { CommandContext } from '../context.js';
 import { notRun, recordNamespace } from './status.js';
-
-/** `kwave-admin (alice@laptop)`: the cluster's name for the caller where it tells, and where the command ran. */
-export async function whoIsAsking(cluster: Pick<Cluster, 'whoAmI'>, env: NodeJS.ProcessEnv): Promise<string> {
-  const local = `${currentUser(env)}@${hostname()}`;
-  let user: string | undefined;
-  try {
-    user = await cluster.whoAmI();
-  } catch {
-    // Who we are is a courtesy for the history; the request itself must still go through.
-    user = undefined;
-  }
-  return user ? `${user} (${local})` : local;
-}
 
 export function runFor(action: ControlAction) {
   return async (ctx: CommandContext, args: string[], opts: Record<string, unknown> = {}): Promise<number> => {
@@ -96,20 +79,16 @@ async function writeRequest(
   what: string,
   target: ChosenCluster,
 ): Promise<number> {
-  const namespace = recordNamespace(plan);
   const by = await whoIsAsking(cluster, ctx.io.env);
-  let runner: string | undefined;
-  const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
-  const outcome = await writeControl(cluster, namespace, plan.name, async (state, cm) => {
-    // Read per attempt: after a 409 the runner may have come or gone.
-    const lease = await readLease(cluster, namespace, plan.name, new Date());
-    runner = lease && !lease.free ? lease.holder : undefined;
-    const record = decodeRecord(cm);
-    const direction = record.ok ? record.record.direction : undefined;
-    return requestControl(state, request, { ...(runner ? { runner } : {}), ...(direction ? { direction } : {}) });
+  const outcome = await askControl(cluster, {
+    namespace: recordNamespace(plan),
+    plan: plan.name,
+    revision: plan.revision,
+    action,
+    by,
   });
   if (outcome.kind === 'not-run') throw notRun(plan);
-  const { decision } = outcome;
+  const { decision, request, runner } = outcome;
   if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
   if (ctx.common.output === 'json') {
     ctx.io.stdout.write(

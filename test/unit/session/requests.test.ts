@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
-import { whoIsAsking } from '../../../../src/cli/commands/control.js';
-import { KubeError } from '../../../../src/cluster/kubeError.js';
+import { whoIsAsking } from '../../../src/session/requests.js';
+import { KubeError } from '../../../src/cluster/kubeError.js';
 
 const env = { USER: 'alice' };
 
