@@ -20,9 +20,11 @@ import tseslint from 'typescript-eslint';
  *   session   a rollout assembled and run: runPlan         → metrics, notify, lease, record, gates, rollout,
  *             (permissions, lease, PDBs, nodes, pre-pull,     inplace, plan, cluster
  *             owners, record, pause/abort, the assessment)
+ *   dashboard `kwave dashboard`: the view model of the        → session, metrics, lease, record, rollout,
+ *             rollouts, its HTTP server and page feed          inplace, plan, cluster
  *   cli       the kwave command: commands, output, views   → everything
  *
- * Nothing imports cli; only cli imports session; src/index.ts (the library) imports session but
+ * Nothing imports cli; only cli and dashboard import session; src/index.ts (the library) imports session but
  * neither cli nor sim.
  */
 export const LAYERS = {
@@ -37,7 +39,8 @@ export const LAYERS = {
   notify: ['gates', 'rollout', 'plan'],
   metrics: ['notify', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
   session: ['metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
-  cli: ['session', 'metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
+  dashboard: ['session', 'metrics', 'lease', 'record', 'rollout', 'inplace', 'plan', 'cluster'],
+  cli: ['dashboard', 'session', 'metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
 };
 const FOLDERS = Object.keys(LAYERS);
 
@@ -90,6 +93,22 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  // The dashboard's page scripts run in the browser, loaded by <script> tags (no modules, no build).
+  {
+    files: ['assets/dashboard/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        getComputedStyle: 'readonly',
+        EventSource: 'readonly',
+        uPlot: 'readonly',
+        kwaveGateChart: 'readonly',
+      },
     },
   },
   ...layerConfigs,

@@ -254,6 +254,23 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
         ),
   );
   add(
+    'dashboard',
+    "serve a web page of the namespaces' rollouts, live, with approve / pause / resume / abort (as you, through the rollout records)",
+    { cluster: true },
+    () => import('./commands/dashboard.js'),
+    (c) =>
+      c
+        .option(
+          '--address <host:port>',
+          'where to listen; beyond loopback the page requires the access token printed with its URL',
+          '127.0.0.1:8080',
+        )
+        .option(
+          '--namespace <ns...>',
+          "namespaces whose rollouts to show (repeatable; default: the kubeconfig context's namespace)",
+        ),
+  );
+  add(
     'adopt',
     'set the readiness-gate condition True on pods that declare the gate but lack it',
     { cluster: true },

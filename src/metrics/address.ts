@@ -11,14 +11,17 @@ export interface ListenAddress {
 
 const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-/** `off` (any case) gives null; anything malformed throws a USAGE KwaveError that shows the forms accepted. */
-export function parseMetricsAddress(text: string): ListenAddress | null {
+/**
+ * `off` (any case) gives null; anything malformed throws a USAGE KwaveError that shows the forms
+ * accepted. `flag` names the option in the message (`kwave dashboard --address` parses the same forms).
+ */
+export function parseMetricsAddress(text: string, flag = '--metrics-address'): ListenAddress | null {
   const raw = text.trim();
   if (raw.toLowerCase() === 'off') return null;
   const bad = (why: string) =>
     new KwaveError(
       'USAGE',
-      `--metrics-address "${text}": ${why}; expected HOST:PORT (e.g. 127.0.0.1:9464), [::1]:9464, :9464 or off`,
+      `${flag} "${text}": ${why}; expected HOST:PORT (e.g. 127.0.0.1:9464), [::1]:9464, :9464${flag === '--metrics-address' ? ' or off' : ''}`,
     );
 
   const colon = raw.lastIndexOf(':');
