@@ -105,6 +105,7 @@ export default tseslint.config(
         document: 'readonly',
         location: 'readonly',
         getComputedStyle: 'readonly',
+        devicePixelRatio: 'readonly',
         EventSource: 'readonly',
         uPlot: 'readonly',
         kwaveGateChart: 'readonly',

@@ -82,9 +82,19 @@ function table(head, rows) {
   if (rows.length === 0) return '';
   return (
     `<table><thead><tr>${head.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
-    rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('') +
+    rows.map((row) => `<tr>${row.map(cell).join('')}</tr>`).join('') +
     '</tbody></table>'
   );
+}
+
+const ISO = /^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)(\.\d+)?Z$/;
+
+/** A table cell; an ISO time shows as its clock time (UTC), the whole of it in the title. */
+function cell(c) {
+  const m = ISO.exec(String(c));
+  return m
+    ? `<td class="time"><time datetime="${esc(c)}" title="${esc(c)}">${m[1]}Z</time></td>`
+    : `<td>${esc(c)}</td>`;
 }
 
 function section(title, body) {
@@ -103,6 +113,9 @@ function summary(r) {
     `<dt>revision</dt><dd>${esc(r.revision)} (${esc(r.direction)})</dd>` +
     `<dt>wave</dt><dd>${r.wave} of ${r.waves}</dd>` +
     `<dt>pods</dt><dd>${c.upgraded} ${r.direction === 'rollback' ? 'reverted' : 'upgraded'}, ${c.in_progress} in progress, ${c.pending} pending, ${c.failed} failed, ${c.skipped} skipped, ${c.vanished} vanished (${r.selected} selected)</dd>` +
+    (r.rollback
+      ? `<dt>rollback</dt><dd>${esc(r.rollback.scope)}: ${r.rollback.done} of ${r.rollback.pods} reverted, ${r.rollback.failed} failed</dd>`
+      : '') +
     `<dt>budget</dt><dd>${r.budget.inFlight} in flight${r.budget.concurrency ? ` of ${r.budget.concurrency} at a time` : ''}${r.budget.maxUnavailable ? `, at most ${r.budget.maxUnavailable} unavailable` : ''}</dd>` +
     `<dt>runner</dt><dd>${esc(r.runner)}</dd>` +
     `<dt>lease</dt><dd>${lease}</dd>` +
@@ -140,7 +153,7 @@ function gatesHtml(r) {
       const rows = g.measurements.map((m) => [
         `${m.index}/${m.count}`,
         m.at,
-        m.value === null ? '-' : String(m.value),
+        m.value === null ? '-' : String(Number(m.value.toPrecision(4))),
         m.phase,
         m.message,
       ]);
@@ -215,11 +228,11 @@ function renderRollout() {
       ) +
       section('History', table(['time', 'what'], r.history.map((h) => [h.time, h.message]).reverse())) +
       section(
-        'Events',
+        "Events (kwave's, in the namespace)",
         table(
-          ['time', 'type', 'reason', 'message'],
+          ['time', 'type', 'reason', 'object', 'message'],
           r.events
-            .map((e) => [e.time, e.type, e.reason, e.count > 1 ? `${e.message} (×${e.count})` : e.message])
+            .map((e) => [e.time, e.type, e.reason, e.object, e.count > 1 ? `${e.message} (×${e.count})` : e.message])
             .reverse(),
         ),
       ),

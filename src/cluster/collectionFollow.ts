@@ -15,6 +15,8 @@ export interface CollectionFollowOptions extends ListWatchTuning {
   query?: ObjectQuery;
   /** Which objects to keep (default: all the query selects). */
   keep?: (object: WireObject) => boolean;
+  /** At most this many objects are held: the first taken in go first (Events: only the latest matter). */
+  limit?: number;
   onChange: () => void;
   onError?: (err: KubeError, namespace: string) => void;
 }
@@ -29,7 +31,11 @@ export class CollectionFollow {
   private readonly stop = new AbortController();
 
   constructor(source: CollectionSource, options: CollectionFollowOptions) {
-    const { resource, query = {}, keep = () => true } = options;
+    const { resource, query = {}, keep = () => true, limit = Infinity } = options;
+    const hold = (o: WireObject) => {
+      this.objects.set(keyOf(o), o);
+      if (this.objects.size > limit) this.objects.delete(this.objects.keys().next().value!);
+    };
     const loops = options.namespaces.map(
       (namespace) =>
         new ResumableListWatch<WireObject>(
@@ -40,12 +46,12 @@ export class CollectionFollow {
               source.watchObjects(resource, namespace, { ...query, ...q }, onEvent, onDone),
             onList: (items) => {
               for (const key of [...this.objects.keys()]) if (key.startsWith(`${namespace}/`)) this.objects.delete(key);
-              for (const o of items) if (keep(o)) this.objects.set(keyOf(o), o);
+              for (const o of items) if (keep(o)) hold(o);
               options.onChange();
             },
             onChange: (type, o) => {
               if (type === 'DELETED' || !keep(o)) this.objects.delete(keyOf(o));
-              else this.objects.set(keyOf(o), o);
+              else hold(o);
               options.onChange();
             },
             onError: (err) => options.onError?.(err, namespace),

@@ -1,5 +1,5 @@
 // The dashboard's reading of the cluster: the rollout records (ConfigMaps labelled as kwave's),
-// the Leases and the Events kwave wrote, each followed by list+watch per namespace
+// the Leases and the Events kwave wrote (the latest EVENTS_HELD per namespace), each followed by list+watch per namespace
 // (cluster/collectionFollow.ts: resumes after a dropped stream, lists again after a 410, backs
 // off while the API server is down). Every change makes a new view (viewModel.ts) for the
 // subscribers, at most once per `settleMs`; a timer redraws the ages once a second while anyone
@@ -9,6 +9,9 @@ import { CollectionFollow, type CollectionSource } from '../cluster/collectionFo
 import type { KubeError } from '../cluster/kubeError.js';
 import { MANAGED_BY_LABEL } from '../record/record.js';
 import { dashboardView, type DashboardView, type EventObject } from './viewModel.js';
+
+/** Events held per namespace: a rollback of 50,000 pods writes as many, and the page shows the latest few. */
+const EVENTS_HELD = 200;
 
 export interface FeedOptions {
   namespaces: readonly string[];
@@ -55,7 +58,9 @@ export class DashboardFeed {
       new CollectionFollow(source, {
         resource: 'events',
         namespaces,
-        query: { fieldSelector: 'involvedObject.kind=ConfigMap,source=kwave' },
+        // kwave's own Events (failures and rollbacks of pods): the latest of them.
+        query: { fieldSelector: 'source=kwave' },
+        limit: EVENTS_HELD * namespaces.length,
         onChange: changed,
         onError: onError('events'),
       }),

@@ -37,7 +37,7 @@ export interface DashboardInput {
   records: readonly V1ConfigMap[];
   /** Leases of the same namespaces (only those named as a record are read). */
   leases: readonly V1Lease[];
-  /** Events kwave wrote on the records. */
+  /** Events kwave wrote (on pods: failures and rollbacks). */
   events: readonly EventObject[];
   now: Date;
 }
@@ -59,6 +59,8 @@ export interface RolloutView {
   selected?: number;
   deferred?: number;
   counts?: PodCounts;
+  /** Pods reverted after a halt (or by `kwave rollback`). */
+  rollback?: { scope: string; pods: number; done: number; failed: number };
   startedAt?: string;
   updatedAt?: string;
   endedAt?: string;
@@ -77,7 +79,8 @@ export interface RolloutView {
   approvals: { wave: number; by: string; at: string }[];
   control: { action: string; by: string; at: string }[];
   history: { time: string; message: string }[];
-  events: { time: string; type: string; reason: string; message: string; count: number }[];
+  /** The latest Events kwave wrote in the namespace (on pods: failures, rollbacks). */
+  events: { time: string; type: string; reason: string; object: string; message: string; count: number }[];
   /** What a person may ask for now; the API server still decides whether they may. */
   actions: RolloutAction[];
 }
@@ -97,7 +100,7 @@ const planOf = textMemo((text: string): Plan | undefined => {
 
 export function dashboardView(input: DashboardInput): DashboardView {
   const leases = new Map(input.leases.map((l) => [`${l.metadata?.namespace}/${l.metadata?.name}`, l]));
-  const events = eventsByRecord(input.events);
+  const events = eventsByNamespace(input.events);
   const rollouts = input.records
     .map((cm) => rolloutView(cm, leases, events, input.now))
     .sort((a, b) => a.id.localeCompare(b.id));
@@ -129,7 +132,7 @@ function rolloutView(
     namespace,
     plan: planName,
     lease: leaseShown,
-    events: (events.get(key) ?? []).slice(-VIEW_LIMITS.events).map(eventLine),
+    events: (events.get(namespace) ?? []).slice(-VIEW_LIMITS.events).map(eventLine),
   };
   if (!decoded.ok)
     return {
@@ -169,6 +172,7 @@ function rolloutView(
     selected: r.selected,
     deferred: r.deferred,
     counts: r.counts,
+    ...(r.rollback ? { rollback: { ...r.rollback } } : {}),
     startedAt: r.startedAt,
     updatedAt: r.updatedAt,
     ...(r.endedAt ? { endedAt: r.endedAt } : {}),
@@ -245,15 +249,14 @@ function actionsOf(r: RolloutRecord, runnerHolds: boolean): RolloutAction[] {
   return out;
 }
 
-function eventsByRecord(events: readonly EventObject[]): Map<string, EventObject[]> {
+/** kwave's Events by namespace, oldest first: a rollout shows those of its record's namespace. */
+function eventsByNamespace(events: readonly EventObject[]): Map<string, EventObject[]> {
   const out = new Map<string, EventObject[]>();
   for (const e of [...events].sort((a, b) => eventTime(a).localeCompare(eventTime(b)))) {
-    const o = e.involvedObject;
-    if (o?.kind !== 'ConfigMap' || !o.name) continue;
-    const key = `${o.namespace ?? e.metadata?.namespace ?? ''}/${o.name}`;
-    const list = out.get(key) ?? [];
+    const namespace = e.metadata?.namespace ?? e.involvedObject?.namespace ?? '';
+    const list = out.get(namespace) ?? [];
     list.push(e);
-    out.set(key, list);
+    out.set(namespace, list);
   }
   return out;
 }
@@ -265,6 +268,7 @@ function eventLine(e: EventObject): RolloutView['events'][number] {
     time: eventTime(e),
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
+    object: `${(e.involvedObject?.kind ?? '').toLowerCase()}/${e.involvedObject?.name ?? ''}`,
     message: e.message ?? '',
     count: e.count ?? 1,
   };

@@ -5,13 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { findOnPath } from '../../../src/cli/prometheusProcess.js';
 
-export type Prerequisite = 'prometheus' | 'prometheus-pushgateway' | 'kubectl';
+export type Prerequisite = 'prometheus' | 'prometheus-pushgateway' | 'kubectl' | 'chromium';
 
 /** How each one is installed on Debian, the distribution CI runs on. */
 const INSTALL: Record<Prerequisite, string> = {
   prometheus: 'apt-get install prometheus',
   'prometheus-pushgateway': 'apt-get install prometheus-pushgateway',
   kubectl: 'apt-get install kubernetes-client (or any kubectl on PATH)',
+  chromium: 'apt-get install --no-install-recommends chromium',
 };
 
 function present(tool: Prerequisite): boolean {
