@@ -5,7 +5,7 @@
 // requires the access token printed with the URL. Runs until SIGINT/SIGTERM; exit 0, or 2 for a
 // bad flag or a namespace the user may not read.
 import { randomBytes } from 'node:crypto';
-import { KubeError } from '../../cluster/kubeError.js';
+import { KubeError, kubeErrorToKwave } from '../../cluster/kubeError.js';
 import { carryOut } from '../../dashboard/actions.js';
 import { isLoopback } from '../../dashboard/access.js';
 import { DashboardFeed } from '../../dashboard/feed.js';
@@ -38,8 +38,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
     try {
       await feed.synced;
     } catch (err) {
-      if (err instanceof KubeError)
-        throw new KwaveError('KUBE', `reading the rollouts of namespace(s) ${namespaces.join(', ')}: ${err.message}`);
+      if (err instanceof KubeError) throw kubeErrorToKwave(err, `reading the rollouts of ${namespaces.join(', ')}`);
       throw err;
     }
     const token = loopback ? undefined : secret();
