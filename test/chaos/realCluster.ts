@@ -176,7 +176,7 @@ async function whileDown<T>(read: () => Promise<T>): Promise<T> {
 }
 
 /** Compacts etcd up to its newest revision (its v3 JSON gateway), so no older version can be watched from. */
-async function compactEtcd(etcdUrl: string): Promise<void> {
+export async function compactEtcd(etcdUrl: string): Promise<void> {
   const range = await fetch(`${etcdUrl}/v3/kv/range`, {
     method: 'POST',
     body: JSON.stringify({ key: Buffer.from('/').toString('base64') }),
