@@ -40,7 +40,20 @@ export const LAYERS = {
   metrics: ['notify', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
   session: ['metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster'],
   dashboard: ['session', 'metrics', 'lease', 'record', 'rollout', 'inplace', 'plan', 'cluster'],
-  cli: ['dashboard', 'session', 'metrics', 'notify', 'lease', 'record', 'gates', 'rollout', 'inplace', 'plan', 'cluster', 'sim'],
+  cli: [
+    'dashboard',
+    'session',
+    'metrics',
+    'notify',
+    'lease',
+    'record',
+    'gates',
+    'rollout',
+    'inplace',
+    'plan',
+    'cluster',
+    'sim',
+  ],
 };
 const FOLDERS = Object.keys(LAYERS);
 

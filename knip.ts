@@ -21,6 +21,8 @@ const config: KnipConfig = {
   project: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.{ts,mjs}', 'scripts/**/*.{ts,mjs}', 'bin/*.js'],
   // Tools the tests and scripts run from the machine, not from npm.
   ignoreBinaries: ['go', 'unshare', 'kubectl'],
+  // Served to the browser as files (src/dashboard/server.ts resolves them), never imported.
+  ignoreDependencies: ['uplot'],
 };
 
 export default config;

@@ -12,7 +12,7 @@ import { checkAccess, csrfMatches, CSRF_HEADER, tokenCookie, type AccessPolicy }
 import type { ActionAnswer, ActionRequest } from './actions.js';
 import type { DashboardView, RolloutAction, RolloutView } from './viewModel.js';
 
-export interface ViewSource {
+interface ViewSource {
   view(): DashboardView;
   subscribe(listener: (view: DashboardView) => void): () => void;
 }

@@ -16,7 +16,7 @@ export function testOutput(...parts: string[]): string {
   return dir;
 }
 
-export function chromiumPath(): string | undefined {
+function chromiumPath(): string | undefined {
   return process.env.KWAVE_CHROMIUM ?? findOnPath('chromium') ?? findOnPath('chromium-browser');
 }
 
