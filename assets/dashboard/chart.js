@@ -58,12 +58,12 @@ window.kwaveGateChart = (function () {
     return new uPlot(opts, dataOf(gate), el);
   }
 
-  /** A minute around the measurements at least; from 0 (or below) to above the values and thresholds. */
+  /** Twenty seconds around the measurements at least; from 0 (or below) to above the values and thresholds. */
   function ranges(gate) {
     const [xs, ys] = dataOf(gate);
     const first = Math.min(...xs);
     const last = Math.max(...xs);
-    const pad = Math.max(5, (60 - (last - first)) / 2);
+    const pad = Math.max(2, (20 - (last - first)) / 2);
     const values = [...ys, ...thresholds(gate).map((t) => t.value)].filter((v) => v !== null && isFinite(v));
     const lo = Math.min(0, ...values);
     const hi = Math.max(lo + 1e-9, ...values);
