@@ -20,10 +20,10 @@ export const CONFIGMAP_DATA_LIMIT = 1024 * 1024;
 export const RECORD_MARGIN_BYTES = 64 * 1024;
 
 /** plan.yaml keeps at most this much of the plan text (plans are at most 1 MiB, status.json needs room). */
-export const MAX_PLAN_TEXT_BYTES = 256 * 1024;
+const MAX_PLAN_TEXT_BYTES = 256 * 1024;
 
 /** Longest text kept of a message (failures, gates, history); longer ones end in "…". */
-export const MAX_MESSAGE_CHARS = 500;
+const MAX_MESSAGE_CHARS = 500;
 
 /** Values kept of a measured vector; the count of the rest goes beside them. */
 export const MAX_MEASURED_VALUES = 10;
@@ -38,7 +38,7 @@ export function boundedValue(value: unknown): { value: unknown; valuesLeftOut?: 
 }
 
 /** The pods in flight the record lists: the longest in flight first to be kept, the count of all. */
-export function boundedInFlight(record: RolloutRecord): RolloutRecord {
+function boundedInFlight(record: RolloutRecord): RolloutRecord {
   const n = record.inFlight.length;
   if (n <= LIMITS.inFlight) return record.inFlightCount === undefined ? record : withoutCount(record);
   // Entries are in order of start (inFlight.ts): the first are the longest in flight.

@@ -6,7 +6,7 @@ import { formatErrors } from '../../src/errorText.js';
 import { loadPlanText, MAX_REPORTED_ERRORS, type LoadResult } from '../../src/plan/load.js';
 
 /** The loader's answer is well-formed: a plan, or errors that each name a place and say what was expected. */
-export function checkResult(r: LoadResult, text: string): void {
+function checkResult(r: LoadResult, text: string): void {
   if (r.ok) return;
   assert.ok(r.errors.length > 0, 'an invalid plan has at least one error');
   assert.ok(r.errors.length <= MAX_REPORTED_ERRORS, `${r.errors.length} errors reported`);
