@@ -16,10 +16,15 @@ function errorHeader(err: KwaveErrorInfo): string {
   return `${place(err.pos)} ${err.code} ${err.pos.path ? `${err.pos.path}: ` : ''}${err.message}`;
 }
 
+/** The lines of a text, split once however many errors quote it. */
+type SourceLines = readonly string[];
+
+const splitLines = (text: string): SourceLines => text.split(/\r?\n/);
+
 /** The source line and a caret line, or [] when the error has no place in the text. */
-function sourceExcerpt(text: string, line: number, col: number): string[] {
+function sourceExcerpt(lines: SourceLines, line: number, col: number): string[] {
   if (line < 1) return [];
-  const source = text.split(/\r?\n/)[line - 1];
+  const source = lines[line - 1];
   if (source === undefined) return [];
   let start = 0;
   if (source.length > MAX_SHOWN && col > MAX_SHOWN - 20) start = col - (MAX_SHOWN - 20);
@@ -33,9 +38,25 @@ function sourceExcerpt(text: string, line: number, col: number): string[] {
   ];
 }
 
+function formatWith(err: KwaveErrorInfo, lines: SourceLines | undefined): string {
+  const out = [errorHeader(err)];
+  if (lines !== undefined && err.pos) out.push(...sourceExcerpt(lines, err.pos.line, err.pos.col));
+  return out.join('\n');
+}
+
 /** Header plus, given the file's `text`, the excerpt: one string with newlines (no trailing newline). */
 export function formatError(err: KwaveErrorInfo, text?: string): string {
-  const lines = [errorHeader(err)];
-  if (text !== undefined && err.pos) lines.push(...sourceExcerpt(text, err.pos.line, err.pos.col));
-  return lines.join('\n');
+  return formatWith(err, text === undefined ? undefined : splitLines(text));
+}
+
+/**
+ * Several errors of one text, each as formatError shows it, the text split into lines once (a
+ * split per error would be quadratic in a large file); `more` errors left out end the list as
+ * `… and 12 more errors`.
+ */
+export function formatErrors(errors: readonly KwaveErrorInfo[], text?: string, more = 0): string[] {
+  const lines = text === undefined ? undefined : splitLines(text);
+  const out = errors.map((err) => formatWith(err, lines));
+  if (more > 0) out.push(`… and ${more} more error${more === 1 ? '' : 's'}`);
+  return out;
 }

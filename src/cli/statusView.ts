@@ -2,7 +2,7 @@
 // a string out; the command does the reading and the printing.
 import type { NodeWait } from '../rollout/events.js';
 import { formatAge, formatDuration } from '../durationText.js';
-import type { GateRecord, RolloutRecord, Waiting } from '../record/record.js';
+import type { GateMeasurement, GateRecord, RolloutRecord, Waiting } from '../record/record.js';
 import { describeHolder, type LeaseView } from '../lease/leaseView.js';
 
 export interface StatusInput {
@@ -83,7 +83,8 @@ export function renderStatus(input: StatusInput): string {
   if (r.message) lines.push(`${TERMINAL.has(r.phase) || r.phase === 'Paused' ? 'result' : 'note'}: ${r.message}`);
 
   if (r.inFlight.length > 0) {
-    lines.push(`in flight (${r.inFlight.length}):`);
+    const all = r.inFlightCount ?? r.inFlight.length;
+    lines.push(`in flight (${all > r.inFlight.length ? `${all}, the ${r.inFlight.length} longest shown` : all}):`);
     lines.push(...table(r.inFlight.map((p) => [p.pod, `wave ${p.wave}`, p.step, age(since(p.since, now))])));
   }
   if (r.waitingForNodes && r.waitingForNodes.length > 0) {
@@ -137,6 +138,7 @@ export function renderStatus(input: StatusInput): string {
     );
   }
   lines.push(`lock: ${lockLine(input.lock, now)}`);
+  if (r.trimmed) lines.push(`left out to fit the ConfigMap: ${r.trimmed.join(', ')}`);
   const recent = r.history.slice(-5);
   if (recent.length > 0) {
     lines.push('recent:');
@@ -160,13 +162,14 @@ function measurementLines(g: GateRecord): string[] {
   const out = [
     `measurements of gate ${g.gate} after wave ${g.wave}${g.dryRun ? ' (dry run)' : ''} (${ms[ms.length - 1]!.index} of ${of}${shown}):`,
   ];
-  out.push(...table(ms.map((m) => [`${m.index}`, m.at, `value ${measuredText(m.value)}`, m.phase, m.message])));
+  out.push(...table(ms.map((m) => [`${m.index}`, m.at, `value ${measuredText(m)}`, m.phase, m.message])));
   return out;
 }
 
-function measuredText(v: unknown): string {
+function measuredText({ value: v, valuesLeftOut }: GateMeasurement): string {
   if (v === null || v === undefined) return '-';
-  return Array.isArray(v) ? `[${v.join(', ')}]` : String(v);
+  if (!Array.isArray(v)) return String(v);
+  return `[${v.join(', ')}${valuesLeftOut ? `, … ${v.length + valuesLeftOut} values` : ''}]`;
 }
 
 function lockLine(lock: LeaseView | undefined, now: Date): string {

@@ -16,17 +16,31 @@ import { semanticIssues } from './semantic.js';
 import type { Plan } from './types.js';
 import { parseYaml } from './yamlSource.js';
 
-/** `text` on failure is the file's text when it could be read, for showing source lines. */
-export type LoadResult = { ok: true; plan: Plan } | { ok: false; errors: PlanError[]; text?: string };
+/**
+ * `errors` on failure: the first MAX_REPORTED_ERRORS found, in text order; `moreErrors`: how many
+ * more the file has. `text` is the file's text when it could be read, for showing source lines.
+ */
+export type LoadResult =
+  { ok: true; plan: Plan } | { ok: false; errors: PlanError[]; moreErrors: number; text?: string };
 
 /** Plans are small; anything over 1 MiB is refused before it is parsed. */
 export const MAX_PLAN_BYTES = 1024 * 1024;
 
+/**
+ * Errors reported per file. A hostile plan can hold tens of thousands of mistakes; a person reads
+ * the first few, and building a message (with its "did you mean") per mistake would cost seconds.
+ */
+export const MAX_REPORTED_ERRORS = 100;
+
 /** ajv keywords about an object's fields (missing, unknown, exclusive): the values present are fine. */
 const STRUCTURAL = new Set(['required', 'additionalProperties', 'oneOf', 'anyOf', 'uniqueItems']);
 
-const fail = (errors: PlanError[], text?: string): LoadResult =>
-  text === undefined ? { ok: false, errors } : { ok: false, errors, text };
+/** A failure with `errors` sorted and cut to MAX_REPORTED_ERRORS; `uncounted`: errors found but never built. */
+function fail(errors: PlanError[], text?: string, uncounted = 0): LoadResult {
+  const shown = errors.sort(byPosition).slice(0, MAX_REPORTED_ERRORS);
+  const moreErrors = errors.length - shown.length + uncounted;
+  return text === undefined ? { ok: false, errors: shown, moreErrors } : { ok: false, errors: shown, moreErrors, text };
+}
 
 function wholeFile(code: PlanErrorCode, file: string, message: string, line = 1): PlanError {
   return { code, message, pos: { file, line, col: line === 0 ? 0 : 1, path: '' } };
@@ -63,7 +77,7 @@ export function loadPlanText(text: string, file: string): LoadResult {
       const pos = { file, line, col, path: formatPath(path) };
       return { code: 'PLAN_YAML', message, pos } satisfies PlanError;
     });
-    return fail(errors.sort(byPosition), text);
+    return fail(errors, text);
   }
   const { doc, lineCounter, value } = parsed.source;
   if (value === null || value === undefined) {
@@ -83,10 +97,17 @@ export function loadPlanText(text: string, file: string): LoadResult {
   const badValues: JsonPath[] = ajvErrors
     .filter((e) => !STRUCTURAL.has(e.keyword))
     .map((e) => fromJsonPointer(e.instancePath));
-  const fromSchema = schemaIssues(ajvErrors).map((iss) => ({ ...iss, path: withIndices(value, iss.path) }));
-  const issues = [...fromSchema, ...semanticIssues(value, badValues)];
+  const fromSchema = schemaIssues(ajvErrors, MAX_REPORTED_ERRORS);
+  const issues = [
+    ...fromSchema.issues.map((iss) => ({ ...iss, path: withIndices(value, iss.path) })),
+    ...semanticIssues(value, badValues),
+  ];
   if (issues.length > 0)
-    return fail(issues.map((iss) => located(file, doc, lineCounter, text, iss)).sort(byPosition), text);
+    return fail(
+      issues.map((iss) => located(file, doc, lineCounter, text, iss)),
+      text,
+      fromSchema.more,
+    );
 
   // Schema and checks passed: the value has the RawPlan shape.
   return { ok: true, plan: normalizePlan(value as RawPlan, { file, text }) };

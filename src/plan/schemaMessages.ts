@@ -213,12 +213,20 @@ function translate(err: ErrorObject): Issue | undefined {
   }
 }
 
+/** The issues translated, and how many more there are beyond the limit. */
+export interface SchemaIssues {
+  issues: Issue[];
+  more: number;
+}
+
 /**
- * Translates ajv's errors. The branches of a oneOf/anyOf report their own failures too ("must
- * have required property 'waves'"); those are dropped in favour of the one message about the
- * choice. Identical messages at one path collapse.
+ * Translates ajv's errors, at most `limit` of them: a hostile plan's fifty thousand unknown keys
+ * are counted, not each turned into a message with a "did you mean". The branches of a
+ * oneOf/anyOf report their own failures too ("must have required property 'waves'"); those are
+ * dropped in favour of the one message about the choice. Identical messages at one path collapse
+ * (beyond the limit: identical keyword and parameters at one path, which is what makes them so).
  */
-export function schemaIssues(errors: readonly ErrorObject[]): Issue[] {
+export function schemaIssues(errors: readonly ErrorObject[], limit = Number.POSITIVE_INFINITY): SchemaIssues {
   // The choices by the value they are about, so that each error looks only at the values above it.
   const choices = new Map<string, ErrorObject[]>();
   for (const e of errors) {
@@ -226,21 +234,31 @@ export function schemaIssues(errors: readonly ErrorObject[]): Issue[] {
     choices.set(e.instancePath, [...(choices.get(e.instancePath) ?? []), e]);
   }
   const underChoice = (e: ErrorObject) => {
+    if (choices.size === 0) return false;
     for (let at = e.instancePath; ; at = at.slice(0, at.lastIndexOf('/'))) {
       if (choices.get(at)?.some((c) => c !== e && e.schemaPath.startsWith(c.schemaPath + '/'))) return true;
       if (at === '') return false;
     }
   };
   const seen = new Set<string>();
-  const out: Issue[] = [];
+  const issues: Issue[] = [];
+  let more = 0;
   for (const err of errors) {
     if (underChoice(err)) continue;
+    if (issues.length >= limit) {
+      const key = `${err.instancePath}\u0001${err.keyword}\u0001${JSON.stringify(err.params)}`;
+      // A choice's message may say nothing (see translate); translating it is cheap.
+      const says = (err.keyword !== 'oneOf' && err.keyword !== 'anyOf') || translate(err) !== undefined;
+      if (says && !seen.has(key)) more++;
+      seen.add(key);
+      continue;
+    }
     const iss = translate(err);
     if (!iss) continue;
     const key = `${iss.path.join('\u0000')}\u0001${iss.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(iss);
+    issues.push(iss);
   }
-  return out;
+  return { issues, more };
 }

@@ -42,21 +42,40 @@ const MAX_DEPTH = 64;
 
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
+/** A node's path as a chain to its parent's: built into a list only for the few nodes a problem names. */
+interface PathLink {
+  up: PathLink | undefined;
+  seg: Segment;
+}
+
+function pathOf(link: PathLink | undefined): Segment[] {
+  const path: Segment[] = [];
+  for (let l = link; l; l = l.up) path.push(l.seg);
+  return path.reverse();
+}
+
 /**
- * Every node under `node`, keys included, with its path and whether it is a mapping's key.
- * Aliases are listed, not followed.
+ * Calls `visit` for every node under `root`, keys included, in text order, with its path and
+ * whether it is a mapping's key. Aliases are visited, not followed. Iterative, and without a
+ * path list per node: a walk that copied the path, or delegated through a generator per level,
+ * would cost the depth for every node of a deeply nested plan.
  */
-function* walk(node: unknown, path: Segment[], isKey = false): Generator<[Node, Segment[], boolean]> {
-  if (!isNode(node)) return;
-  yield [node, path, isKey];
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      const p = [...path, keyText(pair.key)];
-      if (isNode(pair.key)) yield [pair.key, p, true];
-      yield* walk(pair.value, p);
+function walk(root: unknown, visit: (node: Node, path: () => Segment[], isKey: boolean) => void): void {
+  const stack: [unknown, PathLink | undefined, boolean][] = [[root, undefined, false]];
+  while (stack.length > 0) {
+    const [node, link, isKey] = stack.pop()!;
+    if (!isNode(node)) continue;
+    visit(node, () => pathOf(link), isKey);
+    if (isMap(node)) {
+      for (let i = node.items.length - 1; i >= 0; i--) {
+        const pair = node.items[i] as Pair;
+        const at: PathLink = { up: link, seg: keyText(pair.key) };
+        stack.push([pair.value, at, false]);
+        if (isNode(pair.key)) stack.push([pair.key, at, true]);
+      }
+    } else if (isSeq(node)) {
+      for (let i = node.items.length - 1; i >= 0; i--) stack.push([node.items[i], { up: link, seg: i }, false]);
     }
-  } else if (isSeq(node)) {
-    for (const [i, item] of node.items.entries()) yield* walk(item, [...path, i]);
   }
 }
 
@@ -139,14 +158,14 @@ export function parseYaml(text: string): YamlResult {
   if (deep)
     return { ok: false, lineCounter, problems: [{ offset: deep.range?.[0] ?? 0, path: [], message: DEPTH_MESSAGE }] };
 
-  for (const [node, path, isKey] of walk(doc.contents, [])) {
+  walk(doc.contents, (node, path, isKey) => {
     if (isCollection(node) && isKey) {
       problems.push({
         offset: node.range?.[0] ?? 0,
-        path: path.slice(0, -1),
+        path: path().slice(0, -1),
         message: 'expected a plain key, found a list or mapping used as a key',
       });
-      continue;
+      return;
     }
     if (isMap(node)) {
       for (const [pair, first] of repeatedKeys(node)) {
@@ -155,7 +174,7 @@ export function parseYaml(text: string): YamlResult {
         const firstLine = firstAt === undefined ? '' : ` (first at line ${lineCounter.linePos(firstAt).line})`;
         problems.push({
           offset: isNode(pair.key) && pair.key.range ? pair.key.range[0] : (node.range?.[0] ?? 0),
-          path: [...path, key],
+          path: [...path(), key],
           message: `expected each key once in a mapping, found ${JSON.stringify(key)} again${firstLine}`,
         });
       }
@@ -163,11 +182,11 @@ export function parseYaml(text: string): YamlResult {
     if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
       problems.push({
         offset: tagOffset(text, node),
-        path,
+        path: path(),
         message: `expected plain YAML values, found the tag ${node.tag.replace('tag:yaml.org,2002:', '!!')} (plans use no custom tags)`,
       });
     }
-  }
+  });
   if (problems.length > 0) return { ok: false, lineCounter, problems };
 
   try {
@@ -175,8 +194,13 @@ export function parseYaml(text: string): YamlResult {
     return { ok: true, source: { doc, lineCounter, value } };
   } catch (err) {
     // toJS throws only for runaway aliases (or an alias it cannot resolve): point at the first alias.
-    const first = [...walk(doc.contents, [])].find(([node]) => isAlias(node));
-    const [node, path] = first ?? [undefined, []];
+    let node: Node | undefined;
+    let path: Segment[] = [];
+    walk(doc.contents, (n, pathOfN) => {
+      if (node || !isAlias(n)) return;
+      node = n;
+      path = pathOfN();
+    });
     const reason = err instanceof Error ? err.message : String(err);
     const message = /excessive alias count/i.test(reason)
       ? `expected aliases that expand to at most ${MAX_ALIAS_COUNT} nodes, found aliases that expand further (an alias bomb?)`

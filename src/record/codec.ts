@@ -3,6 +3,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ROLLOUT_PHASES, type NodeWait, type WaveSummary } from '../rollout/events.js';
 import { POD_STATES } from '../rollout/podCounts.js';
+import { byteSize, CONFIGMAP_DATA_LIMIT, fitRecord, RECORD_MARGIN_BYTES } from './bounds.js';
 import { CONTROL_KEY, decodeControl } from './control.js';
 import {
   APPROVAL_KEY_PREFIX,
@@ -31,24 +32,65 @@ export function encodeApproval(approval: Approval): string {
   return JSON.stringify(approval);
 }
 
-/** The record's own data keys (the runner's); approval keys are left to `kwave approve`. */
-export function encodeRecordData(record: RolloutRecord): Record<string, string> {
-  const { planText, approvals: _approvals, control: _control, ...rest } = record;
+function statusJson(record: RolloutRecord): string {
+  const { planText: _planText, approvals: _approvals, control: _control, ...rest } = record;
   const doc: StatusDoc = { schema: RECORD_SCHEMA, ...rest };
-  return { [PLAN_KEY]: planText, [STATUS_KEY]: JSON.stringify(doc) };
+  return JSON.stringify(doc);
+}
+
+/** The runner's keys as written, their size (keys included), and what was left out to fit (bounds.ts). */
+export type EncodedRecord =
+  | { ok: true; data: Record<string, string>; bytes: number; trimmed: string[] }
+  | { ok: false; bytes: number; trimmed: string[] };
+
+/**
+ * The record's own data keys (the runner's), fitted into the ConfigMap beside `othersBytes` of the
+ * other writers' keys (approvals, control.json): at most CONFIGMAP_DATA_LIMIT less
+ * RECORD_MARGIN_BYTES in all. Not ok when the others leave too little room even for a shrunk record.
+ */
+export function encodeRecord(record: RolloutRecord, othersBytes = 0): EncodedRecord {
+  const budget = CONFIGMAP_DATA_LIMIT - RECORD_MARGIN_BYTES - othersBytes;
+  const fit = fitRecord(record, { status: statusJson, budget, statusKey: STATUS_KEY, planKey: PLAN_KEY });
+  if (!fit.ok) return fit;
+  return {
+    ok: true,
+    data: { [PLAN_KEY]: fit.planText, [STATUS_KEY]: fit.status },
+    bytes: fit.bytes,
+    trimmed: fit.trimmed,
+  };
+}
+
+/** The bytes of a ConfigMap's data keys other than the runner's (keys included). */
+export function othersBytes(data: Record<string, string> | undefined): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(data ?? {}))
+    if (key !== PLAN_KEY && key !== STATUS_KEY) bytes += byteSize(key) + byteSize(value);
+  return bytes;
+}
+
+/** The record's own data keys (the runner's) in a ConfigMap of their own; approval keys are left to `kwave approve`. */
+export function encodeRecordData(record: RolloutRecord): Record<string, string> {
+  const encoded = encodeRecord(record);
+  // Alone in its ConfigMap, a record shrunk by bounds.ts always fits: not fitting is a bug.
+  if (!encoded.ok) throw new Error(`the rollout record does not fit a ConfigMap even shrunk (${encoded.bytes} bytes)`);
+  return encoded.data;
 }
 
 export function recordLabels(plan: string): Record<string, string> {
   return { [MANAGED_BY_LABEL]: 'kwave', [PLAN_LABEL]: plan };
 }
 
-/** A new ConfigMap holding the record (for create). */
-export function recordConfigMap(namespace: string, record: RolloutRecord): V1ConfigMap {
+/** A new ConfigMap holding the record (for create); `data`: its keys as encodeRecord made them. */
+export function recordConfigMap(
+  namespace: string,
+  record: RolloutRecord,
+  data: Record<string, string> = encodeRecordData(record),
+): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: recordName(record.plan), namespace, labels: recordLabels(record.plan) },
-    data: encodeRecordData(record),
+    data,
   };
 }
 
@@ -146,6 +188,8 @@ function validateStatus(
     if (!isObject(h) || !isString(h.pod) || !isString(h.pdb) || !isString(h.message) || !isString(h.since))
       return bad('heldByPdb', 'a {pod, pdb, message, since} object');
   }
+  if (doc.inFlightCount !== undefined && !isCount(doc.inFlightCount)) return bad('inFlightCount', 'a count');
+  if (doc.trimmed !== undefined && !arrayOf(doc.trimmed, isString)) return bad('trimmed', 'a list of strings');
   if (doc.rollback !== undefined) {
     const rb = doc.rollback;
     if (!isObject(rb) || !isCount(rb.pods) || !isCount(rb.done) || !isCount(rb.failed))

@@ -2,6 +2,7 @@
 // line each one is told in. Pure.
 import { formatDuration } from '../durationText.js';
 import type { RolloutEvent } from '../rollout/events.js';
+import { clip } from './bounds.js';
 import { keepLast, LIMITS, type HistoryEntry, type RolloutRecord } from './record.js';
 
 /** One line telling `e` (also the record's message of a pause). */
@@ -84,6 +85,9 @@ export function withHistory(record: RolloutRecord, e: RolloutEvent): RolloutReco
   if (!historyWorthy(e, last)) return record;
   return {
     ...record,
-    history: keepLast([...record.history, { time: e.time, event: e.event, message: describeEvent(e) }], LIMITS.history),
+    history: keepLast(
+      [...record.history, { time: e.time, event: e.event, message: clip(describeEvent(e)) }],
+      LIMITS.history,
+    ),
   };
 }

@@ -23,8 +23,16 @@ export const APPROVAL_KEY_PREFIX = 'approval.wave-';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const PLAN_LABEL = 'kwave.dev/plan';
 
-/** Bounds that keep the record far below a ConfigMap's 1 MiB, whatever the fleet size. */
-export const LIMITS = { history: 100, failures: 50, gates: 50, measurements: 20, waveSummaries: 1000 } as const;
+/** Bounds that keep the record below a ConfigMap's 1 MiB, whatever the fleet size (bounds.ts). */
+export const LIMITS = {
+  history: 100,
+  failures: 50,
+  gates: 50,
+  measurements: 20,
+  waveSummaries: 1000,
+  /** Pods in flight listed in status.json (the record in memory keeps them all). */
+  inFlight: 100,
+} as const;
 
 /** The last `n` entries of `list` (the list itself when it is short enough). */
 export const keepLast = <T>(list: T[], n: number): T[] => (list.length > n ? list.slice(list.length - n) : list);
@@ -54,7 +62,10 @@ type GateResult = 'running' | 'waiting-approval' | 'passed' | 'failed' | 'inconc
 export interface GateMeasurement {
   index: number;
   count: number;
+  /** The measured value; a vector cut to its first values (bounds.ts). */
   value: unknown;
+  /** The values of a vector left out of `value`. */
+  valuesLeftOut?: number;
   phase: string;
   message: string;
   at: string;
@@ -135,6 +146,8 @@ export interface RolloutRecord {
   deferred: number;
   counts: PodCounts;
   inFlight: InFlightPod[];
+  /** Pods in flight in all, when `inFlight` lists only the longest in flight (status.json keeps LIMITS.inFlight). */
+  inFlightCount?: number;
   /** Pods waiting for (or, once the run ended, left for) a node that cannot act. Optional: older records lack it. */
   waitingForNodes?: NodeWait[];
   /** The latest pod a PodDisruptionBudget holds back, while it waits. Optional: older records lack it. */
@@ -159,6 +172,8 @@ export interface RolloutRecord {
   endedAt?: string;
   /** Identity of the runner that wrote the record (`user@host pid N`). */
   holder: string;
+  /** What the last write left out to fit the ConfigMap (bounds.ts), when it left out anything. */
+  trimmed?: string[];
 }
 
 /** The ConfigMap name of a plan's record (and of its lease). */

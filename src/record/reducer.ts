@@ -3,6 +3,7 @@
 import type { NodeWait, RolloutEvent } from '../rollout/events.js';
 import { countPods, type PodCountState } from '../rollout/podCounts.js';
 import { isFailure } from '../rollout/podEnd.js';
+import { boundedValue, clip } from './bounds.js';
 import { describeEvent, withHistory } from './history.js';
 import { changedList, inFlightChange } from './inFlight.js';
 import { keepLast, LIMITS, type GateMeasurement, type GateRecord, type RolloutRecord, type Waiting } from './record.js';
@@ -27,6 +28,11 @@ export function isTransition(event: RolloutEvent): boolean {
       return true;
   }
 }
+
+/** Measurements come twenty to a gate: their messages are kept shorter than others. */
+const MEASUREMENT_MESSAGE_CHARS = 200;
+
+const boundedWait = (w: NodeWait): NodeWait => ({ ...w, message: clip(w.message) });
 
 function withoutPod(list: NodeWait[] | undefined, pod: string): NodeWait[] | undefined {
   const rest = list?.filter((w) => w.pod !== pod);
@@ -100,7 +106,12 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       return { ...r, waitingForNodes, heldByPdb };
     }
     case 'pod-waiting': {
-      const entry: NodeWait = { pod: e.pod, node: e.node, ...(e.since ? { since: e.since } : {}), message: e.message };
+      const entry = boundedWait({
+        pod: e.pod,
+        node: e.node,
+        ...(e.since ? { since: e.since } : {}),
+        message: e.message,
+      });
       return {
         ...r,
         waitingForNodes: keepLast([...(withoutPod(r.waitingForNodes, e.pod) ?? []), entry], LIMITS.failures),
@@ -112,7 +123,10 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       const failed = isFailure(e.result);
       const failures = failed
         ? keepLast(
-            [...r.failures, { pod: e.pod, wave: e.wave, reason: e.reason ?? 'Failed', message: e.message, at: e.time }],
+            [
+              ...r.failures,
+              { pod: e.pod, wave: e.wave, reason: clip(e.reason ?? 'Failed'), message: clip(e.message), at: e.time },
+            ],
             LIMITS.failures,
           )
         : r.failures;
@@ -139,7 +153,7 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         heldByPdb: {
           pod: e.pod,
           pdb: e.pdb,
-          message: e.message,
+          message: clip(e.message),
           since: r.heldByPdb?.pdb === e.pdb ? r.heldByPdb.since : e.time,
         },
       };
@@ -193,9 +207,9 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
       const m: GateMeasurement = {
         index: e.index,
         count: e.count,
-        value: e.value,
+        ...boundedValue(e.value),
         phase: e.phase,
-        message: e.message,
+        message: clip(e.message, MEASUREMENT_MESSAGE_CHARS),
         at: e.time,
       };
       return {
@@ -216,9 +230,9 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         gates: upsertGate(r.gates, e.wave, e.gate, (g) => ({
           ...(g ?? { wave: e.wave, gate: e.gate }),
           result: e.result,
-          message: e.message,
+          message: clip(e.message),
           at: e.time,
-          ...(e.wouldHave ? { wouldHave: e.wouldHave } : {}),
+          ...(e.wouldHave ? { wouldHave: { ...e.wouldHave, message: clip(e.wouldHave.message) } } : {}),
         })),
         waiting: isOwnWait(r.waiting, e.wave, e.gate) ? undefined : r.waiting,
       };
@@ -233,7 +247,7 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
         },
       };
     case 'halt':
-      return { ...r, phase: 'Halted', message: e.message, waiting: undefined };
+      return { ...r, phase: 'Halted', message: clip(e.message), waiting: undefined };
     case 'paused':
       return {
         ...r,
@@ -251,18 +265,20 @@ function foldBesidesCounts(r: RolloutRecord, e: RolloutEvent): RolloutRecord {
     case 'rollback-start':
       return { ...r, rollback: { scope: e.scope, pods: e.pods, done: 0, failed: 0 } };
     case 'interrupt':
-      return { ...r, message: e.message };
+      return { ...r, message: clip(e.message) };
     case 'rollout-end':
       return {
         ...r,
         phase: e.phase,
         exitCode: e.exitCode,
-        message: e.message,
+        message: clip(e.message),
         waveSummaries: e.waves.length > 0 ? keepLast(e.waves, LIMITS.waveSummaries) : r.waveSummaries,
         waiting: undefined,
         heldByPdb: undefined,
         waitingForNodes:
-          e.waitingForNodes && e.waitingForNodes.length > 0 ? keepLast(e.waitingForNodes, LIMITS.failures) : undefined,
+          e.waitingForNodes && e.waitingForNodes.length > 0
+            ? keepLast(e.waitingForNodes, LIMITS.failures).map(boundedWait)
+            : undefined,
         endedAt: e.time,
       };
   }

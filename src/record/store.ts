@@ -17,10 +17,12 @@ import type { RolloutEvent } from '../rollout/events.js';
 import { recordName, type Approval, type RolloutRecord } from './record.js';
 import { isTransition } from './reducer.js';
 import { RecordFolder } from './recordFolder.js';
+import { CONFIGMAP_DATA_LIMIT } from './bounds.js';
 import {
   decodeApprovals,
   decodeRecord,
-  encodeRecordData,
+  encodeRecord,
+  othersBytes,
   recordConfigMap,
   recordLabels,
   type DecodedRecord,
@@ -49,6 +51,11 @@ export interface RecordStoreOptions {
   throttleMs?: number;
   /** Failed background (throttled) writes; they are retried with the next write. */
   onError?: (err: KubeError) => void;
+  /**
+   * The record no longer fits the ConfigMap whole and leaves something out (bounds.ts), said once
+   * each time what it leaves out changes; `''` once it fits whole again.
+   */
+  onTrim?: (note: string) => void;
   timers?: Timers;
 }
 
@@ -61,6 +68,9 @@ export class RecordStore {
   private readonly throttleMs: number;
   private readonly timers: Timers;
   private readonly onError: (err: KubeError) => void;
+  private readonly onTrim: (note: string) => void;
+  /** What the last write left out, to say it only when it changes. */
+  private trimmedSaid = '';
   /** The ConfigMap as last seen (from a read or our own write): its data and resourceVersion. */
   private seen: V1ConfigMap | undefined;
   private latest: RecordFolder | undefined;
@@ -79,6 +89,7 @@ export class RecordStore {
     this.throttleMs = options.throttleMs ?? 1000;
     this.timers = options.timers ?? realTimers;
     this.onError = options.onError ?? (() => undefined);
+    this.onTrim = options.onTrim ?? (() => undefined);
   }
 
   /** The record as last saved (written or waiting to be written). */
@@ -254,13 +265,38 @@ export class RecordStore {
     return write;
   }
 
+  /** The runner's keys fitted beside the other writers' keys of `data`; throws when they cannot fit. */
+  private encode(record: RolloutRecord, data: Record<string, string> | undefined): Record<string, string> {
+    const encoded = encodeRecord(record, othersBytes(data));
+    const said = encoded.trimmed.join(', ');
+    if (said !== this.trimmedSaid) {
+      this.trimmedSaid = said;
+      this.onTrim(
+        said === ''
+          ? ''
+          : `the rollout record ${this.name} would not fit a ConfigMap (${CONFIGMAP_DATA_LIMIT} bytes) whole: it leaves out ${said}`,
+      );
+    }
+    if (encoded.ok) return encoded.data;
+    throw new KubeError(
+      422,
+      'RecordTooLarge',
+      `not written: the rollout record ${this.name} needs ${encoded.bytes} bytes beside ${othersBytes(data)} bytes of approvals and control requests, over a ConfigMap's ${CONFIGMAP_DATA_LIMIT}; kwave status shows it as of ${this.seenUpdatedAt() ?? 'its last write'}`,
+    );
+  }
+
+  private seenUpdatedAt(): string | undefined {
+    const decoded = this.seen ? decodeRecord(this.seen) : undefined;
+    return decoded?.ok ? decoded.record.updatedAt : undefined;
+  }
+
   /** One guarded write of the runner's keys; on 409, read again and re-apply only them. */
   private async write(record: RolloutRecord): Promise<void> {
-    const ours = encodeRecordData(record);
     for (let conflicts = 0; ;) {
       if (!this.seen) {
         try {
-          this.remember(await this.cluster.createConfigMap(this.namespace, recordConfigMap(this.namespace, record)));
+          const cm = recordConfigMap(this.namespace, record, this.encode(record, undefined));
+          this.remember(await this.cluster.createConfigMap(this.namespace, cm));
           this.writes++;
           return;
         } catch (err) {
@@ -280,7 +316,7 @@ export class RecordStore {
           namespace: this.namespace,
           labels: { ...base.metadata?.labels, ...recordLabels(record.plan) },
         },
-        data: { ...base.data, ...ours },
+        data: { ...base.data, ...this.encode(record, base.data) },
       };
       try {
         this.remember(await this.cluster.updateConfigMap(this.namespace, body));

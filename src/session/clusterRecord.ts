@@ -39,6 +39,7 @@ export async function startClusterRecord(
     namespace,
     plan: plan.name,
     onError: (err) => say(`saving the rollout record failed (will retry): ${err.message}`),
+    onTrim: (note) => say(note === '' ? `the rollout record kwave-${plan.name} fits whole again` : note),
   });
   // Steps run in reverse: the last record state is written before the lease is released.
   // Once the lease is lost the record belongs to the new holder: write nothing more.

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
-import { formatError } from '../../src/errorText.js';
-import { loadPlanFile, loadPlanText, MAX_PLAN_BYTES, type LoadResult } from '../../src/plan/load.js';
+import { loadPlanFile, loadPlanText, MAX_PLAN_BYTES } from '../../src/plan/load.js';
+import { load } from './planCheck.js';
 import { injection, longFuzz, oddString, params, runs } from './runs.js';
 import { runKwave } from './cli.js';
 
@@ -19,32 +19,6 @@ const planFiles = (await readdir(PLANS)).filter((f) => f.endsWith('.yaml')).sort
 const plans = await Promise.all(
   planFiles.map(async (f) => ({ file: f, text: await readFile(join(PLANS, f), 'utf8') })),
 );
-
-/** The loader's answer is well-formed: a plan, or errors that each name a place and say what was expected. */
-function checkResult(r: LoadResult, text: string): void {
-  if (r.ok) return;
-  assert.ok(r.errors.length > 0, 'an invalid plan has at least one error');
-  for (const e of r.errors) {
-    assert.equal(e.pos.file, 'plan.yaml');
-    assert.ok(
-      Number.isInteger(e.pos.line) && e.pos.line >= 0 && Number.isInteger(e.pos.col) && e.pos.col >= 0,
-      `line/col ${e.pos.line}:${e.pos.col}`,
-    );
-    assert.ok(
-      typeof e.message === 'string' && e.message.length > 0 && e.message.length < 2_000,
-      `message of ${e.message.length} chars`,
-    );
-    assert.doesNotMatch(e.message, /\bundefined\b|\[object Object\]|TypeError|RangeError/, e.message);
-    const shown = formatError(e, r.text ?? text);
-    assert.ok(shown.length < 10_000, `formatted error of ${shown.length} chars`);
-  }
-}
-
-const load = (text: string) => {
-  const r = loadPlanText(text, 'plan.yaml');
-  checkResult(r, text);
-  return r;
-};
 
 const YAML_TOKENS = [
   'apiVersion: kwave.dev/v1alpha1',

@@ -3,25 +3,21 @@
 // caret, or `OK file (plan NAME, revision R)`. JSON: one object per file per line.
 // Exit 0 when every plan is valid, 2 otherwise.
 import { ExitCode } from '../../errors.js';
-import { formatError } from '../../errorText.js';
 import { loadPlanFile, type LoadResult } from '../../plan/load.js';
 import type { CommandContext } from '../context.js';
-import { planErrorJson } from '../loadPlan.js';
+import { planFailureJson, planFailureText } from '../loadPlan.js';
 import { expandPlanArgs } from '../planFiles.js';
 
 function jsonLine(file: string, result: LoadResult): string {
   if (result.ok) {
     return JSON.stringify({ file, valid: true, plan: result.plan.name, revision: result.plan.revision, errors: [] });
   }
-  const errors = result.errors.map(planErrorJson);
-  return JSON.stringify({ file, valid: false, errors });
+  return planFailureJson(file, result);
 }
 
 function textBlock(file: string, result: LoadResult): string {
   if (result.ok) return `OK ${file} (plan ${result.plan.name}, revision ${result.plan.revision})`;
-  const n = result.errors.length;
-  const errors = result.errors.map((err) => formatError(err, result.text));
-  return [...errors, `FAIL ${file} (${n} error${n === 1 ? '' : 's'})`].join('\n');
+  return planFailureText(file, result);
 }
 
 export async function run(ctx: CommandContext, args: string[], _opts: Record<string, unknown>): Promise<number> {

@@ -6,28 +6,48 @@ import type { JsonPath } from '../path.js';
 import type { PlanErrorCode } from '../../errors.js';
 import type { Anchor, Issue } from '../planError.js';
 
-/** A path as one string; index segments compare as text, as ajv gives them. */
-function pathKey(path: JsonPath): string {
-  return JSON.stringify(path.map(String));
+/**
+ * The paths the schema rejected, as a tree of their segments: a node for every path that is a
+ * rejected one or lies above one, `bad` on the rejected ones. Each question walks its own path
+ * once, whatever the number of errors (a hostile plan has tens of thousands). Index segments
+ * compare as text, as ajv gives them.
+ */
+interface PathTree {
+  bad: boolean;
+  below: Map<string, PathTree>;
 }
+
+const newTree = (): PathTree => ({ bad: false, below: new Map() });
 
 export class CheckContext {
   readonly issues: Issue[] = [];
 
-  /** The paths the schema rejected, as keys. */
-  private readonly bad = new Set<string>();
-  /** Every path that is a rejected path or lies above one, as keys. */
-  private readonly aboveBad = new Set<string>();
+  private readonly rejected = newTree();
 
-  /**
-   * @param badValues paths of values the schema rejected. Kept as sets of keys so that each
-   * question costs the depth of its path, not the number of errors (a hostile plan has thousands).
-   */
+  /** @param badValues paths of values the schema rejected */
   constructor(badValues: readonly JsonPath[]) {
     for (const path of badValues) {
-      this.bad.add(pathKey(path));
-      for (let n = 0; n <= path.length; n++) this.aboveBad.add(pathKey(path.slice(0, n)));
+      let node = this.rejected;
+      for (const seg of path) {
+        const key = String(seg);
+        let next = node.below.get(key);
+        if (!next) node.below.set(key, (next = newTree()));
+        node = next;
+      }
+      node.bad = true;
     }
+  }
+
+  /** The tree's node at `path`, or undefined when no rejected path lies at or below it; false when one lies above. */
+  private nodeAt(path: JsonPath): PathTree | undefined | false {
+    let node = this.rejected;
+    for (const seg of path) {
+      if (node.bad) return false;
+      const next = node.below.get(String(seg));
+      if (!next) return undefined;
+      node = next;
+    }
+    return node.bad ? false : node;
   }
 
   /**
@@ -36,8 +56,7 @@ export class CheckContext {
    * the value itself: a string, or the keys of a mapping.
    */
   accepted(path: JsonPath): boolean {
-    for (let n = 0; n <= path.length; n++) if (this.bad.has(pathKey(path.slice(0, n)))) return false;
-    return true;
+    return this.nodeAt(path) !== false;
   }
 
   /**
@@ -46,7 +65,7 @@ export class CheckContext {
    * complaint or misread a value of the wrong type.
    */
   wholly(path: JsonPath): boolean {
-    return this.accepted(path) && !this.aboveBad.has(pathKey(path));
+    return this.nodeAt(path) === undefined;
   }
 
   /** Most checks find a value that cannot work (PLAN_INVALID_VALUE), pointed at where it is written. */

@@ -70,6 +70,29 @@ export function validateCreate(info: ResourceInfo, obj: JsonObject): FieldError[
   return [...errors, ...validateContent(info, obj)];
 }
 
+/** A ConfigMap's data and binaryData together (each key's bytes and its value's) may be at most 1 MiB. */
+const MAX_CONFIGMAP_BYTES = 1024 * 1024;
+
+function configMapSize(obj: JsonObject): FieldError[] {
+  let total = 0;
+  for (const part of ['data', 'binaryData']) {
+    const entries = obj[part];
+    if (typeof entries !== 'object' || entries === null) continue;
+    for (const [key, value] of Object.entries(entries)) {
+      // binaryData travels as base64: its size is the decoded bytes'.
+      const bytes =
+        typeof value !== 'string'
+          ? 0
+          : part === 'data'
+            ? Buffer.byteLength(value)
+            : Buffer.from(value, 'base64').length;
+      total += Buffer.byteLength(key) + bytes;
+    }
+  }
+  if (total <= MAX_CONFIGMAP_BYTES) return [];
+  return [{ type: 'TooLong', field: '', detail: `may not be more than ${MAX_CONFIGMAP_BYTES} bytes` }];
+}
+
 function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
   switch (info.resource) {
     case 'pods':
@@ -107,6 +130,8 @@ function validateContent(info: ResourceInfo, obj: JsonObject): FieldError[] {
     }
     case 'poddisruptionbudgets':
       return validatePdbSpec(obj);
+    case 'configmaps':
+      return configMapSize(obj);
     default:
       return [];
   }
