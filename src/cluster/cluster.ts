@@ -25,6 +25,7 @@ import { RequestCounter, type WorkloadResource } from './requestCounter.js';
 import type {
   AccessAnswer,
   AccessQuestion,
+  RulesAnswer,
   ConfigMapMergePatch,
   ListPodsOptions,
   NodeList,
@@ -321,6 +322,15 @@ export class Cluster {
    */
   async reviewAccess(need: AccessQuestion): Promise<AccessAnswer | undefined> {
     return identity.reviewAccess(this.requester, need);
+  }
+
+  /**
+   * The rules kwave's own identity has in `namespace`, cluster-wide ones included (a
+   * SelfSubjectRulesReview, which every authenticated user may create). Undefined when the server
+   * has no such API.
+   */
+  async reviewRules(namespace: string): Promise<RulesAnswer | undefined> {
+    return identity.reviewRules(this.requester, namespace);
   }
 
   /**

@@ -16,6 +16,7 @@ export type KubeResource =
   | 'nodes'
   | 'poddisruptionbudgets'
   | 'selfsubjectaccessreviews'
+  | 'selfsubjectrulesreviews'
   | 'selfsubjectreviews'
   | WorkloadResource;
 
