@@ -17,6 +17,8 @@ import * as nodes from './nodeRequests.js';
 import { forEachPage, listAllPages, type PageSink } from './pagedList.js';
 import { eventsPath } from './paths.js';
 import * as pdbs from './pdbRequests.js';
+import * as admission from './admissionRequests.js';
+import type { WebhookConfiguration } from './admissionRequests.js';
 import * as pods from './podRequests.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { Requester } from './requester.js';
@@ -312,6 +314,15 @@ export class Cluster {
   /** PUT; `metadata.resourceVersion` is required by the API for leases; 409 if someone renewed in between. */
   async updateLease(namespace: string, body: V1Lease, options: LeaseCallOptions = {}): Promise<V1Lease> {
     return leases.updateLease(this.requester, namespace, body, options);
+  }
+
+  /** The validating and mutating webhook configurations (two list requests). */
+  async listWebhookConfigurations(): Promise<WebhookConfiguration[]> {
+    const [validating, mutating] = await Promise.all([
+      admission.listWebhookConfigurations(this.requester, 'validating'),
+      admission.listWebhookConfigurations(this.requester, 'mutating'),
+    ]);
+    return [...validating, ...mutating];
   }
 
   // ---- who we are, and what we may do -------------------------------------------------------

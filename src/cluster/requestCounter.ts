@@ -17,6 +17,8 @@ export type KubeResource =
   | 'poddisruptionbudgets'
   | 'selfsubjectaccessreviews'
   | 'selfsubjectrulesreviews'
+  | 'validatingwebhookconfigurations'
+  | 'mutatingwebhookconfigurations'
   | 'selfsubjectreviews'
   | WorkloadResource;
 
