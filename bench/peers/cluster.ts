@@ -7,13 +7,13 @@ import YAML from 'yaml';
 import { KubeHttp, KubeHttpError } from '../../src/sim/agent/kubeHttp.js';
 import { realSleep as sleep } from '../../src/sleep.js';
 
-export const BENCH_USER_AGENT = 'kwave-bench';
+const BENCH_USER_AGENT = 'kwave-bench';
 /** The fleets' container, labels and images (the simulator's default image table has both). */
 export const CONTAINER = 'nginx';
-export const FROM_IMAGE = 'nginx:1.14.2';
+const FROM_IMAGE = 'nginx:1.14.2';
 export const TO_IMAGE = 'nginx:1.25.3';
 export const APP_LABEL = { app: 'web' };
-export const KWAVE_GATE = 'kwave.dev/in-place-ready';
+const KWAVE_GATE = 'kwave.dev/in-place-ready';
 
 export interface Kubeconfig {
   server: string;
@@ -118,7 +118,7 @@ function ignoreNotFound(err: unknown): void {
 }
 
 /** Resolves once `count` pods of the namespace are Ready (and, if given, `check` holds for each). */
-export function untilPodsReady(http: KubeHttp, namespace: string, count: number, timeoutMs = 600_000): Promise<void> {
+function untilPodsReady(http: KubeHttp, namespace: string, count: number, timeoutMs = 600_000): Promise<void> {
   return until(`${count} pods Ready in ${namespace}`, timeoutMs, async () => {
     const { items } = await listPods(http, namespace);
     return items.length === count && items.every(ready);

@@ -13,10 +13,10 @@ import { packagePath } from '../../src/packageRoot.js';
 const MODULE = 'github.com/openkruise/kruise';
 const BUILD_ARGS = ['build', '-trimpath', '-ldflags=-s -w'];
 
-export const kruiseModuleDir = () => packagePath('bench', 'peers', 'kruise');
+const kruiseModuleDir = () => packagePath('bench', 'peers', 'kruise');
 
 /** The Kruise version the wrapper requires (its go.mod's `github.com/openkruise/kruise vX.Y.Z`). */
-export function kruiseVersion(goMod = readFileSync(join(kruiseModuleDir(), 'go.mod'), 'utf8')): string {
+function kruiseVersion(goMod = readFileSync(join(kruiseModuleDir(), 'go.mod'), 'utf8')): string {
   const match = /^\s*github\.com\/openkruise\/kruise\s+(v\d+\.\d+\.\d+)\b/m.exec(goMod);
   if (!match?.[1]) throw new Error('bench/peers/kruise/go.mod: no "github.com/openkruise/kruise vX.Y.Z" requirement');
   return match[1];

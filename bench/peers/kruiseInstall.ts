@@ -15,7 +15,7 @@ import { realSleep as sleep } from '../../src/sleep.js';
 import { freePort } from '../fleet/apiFigures.js';
 import { kubeconfigText, type Kubeconfig } from './cluster.js';
 
-export const KRUISE_NAMESPACE = 'kruise-system';
+const KRUISE_NAMESPACE = 'kruise-system';
 const SERVICE_ACCOUNT = 'kruise-manager';
 /** The user kube-apiserver sees for kruise-manager (the audit log's `user`). */
 export const KRUISE_USER = `system:serviceaccount:${KRUISE_NAMESPACE}:${SERVICE_ACCOUNT}`;

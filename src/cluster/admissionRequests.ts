@@ -25,7 +25,7 @@ export interface WebhookSelector {
   matchExpressions?: SelectorRequirement[];
 }
 
-export interface Webhook {
+interface Webhook {
   name: string;
   rules?: WebhookRule[];
   failurePolicy?: string;
