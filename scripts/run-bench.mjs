@@ -1,4 +1,5 @@
-// `npm run bench [-- FLAGS]` runs the fleet benchmark (bench/fleet.ts; flags in its header);
+// `npm run bench [-- FLAGS]` runs the fleet benchmark (bench/fleet.ts; flags in its header), and
+// with `--peer …` the peer benchmark (bench/peers.ts: kwave beside OpenKruise and the kubectl loop);
 // `npm run bench -- bench/X.ts …` runs the benchmarks named, `npm run bench -- all` every one.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,7 @@ const files = all
       .sort()
   : named.length
     ? named
-    : ['bench/fleet.ts'];
+    : [args.some((a) => a === '--peer' || a.startsWith('--peer=')) ? 'bench/peers.ts' : 'bench/fleet.ts'];
 const passOn = all || named.length ? [] : args;
 let failed = 0;
 for (const file of files) {

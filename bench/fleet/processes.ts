@@ -53,7 +53,7 @@ export function requireGnuTime(): void {
 }
 
 /**
- * Runs `node ARGS` under GNU time, its stdout into `stdoutFile` (a file, not a pipe: a benchmark
+ * Runs `node ARGS` (or `executable ARGS`) under GNU time, its stdout into `stdoutFile` (a file, not a pipe: a benchmark
  * busy reading a pipe would slow the writer down and charge it for the wait); afterwards every
  * stdout line goes to `onLine`. `firstLine` picks the first line of interest (e.g. the first pod
  * patched), and its `"time"` field, against the spawn time, gives `firstMatchSeconds`.
@@ -64,6 +64,8 @@ export function runTimed(
     usageFile: string;
     stdoutFile: string;
     env?: NodeJS.ProcessEnv;
+    /** What runs; default this Node. */
+    executable?: string;
     onLine?: (line: string) => void;
     firstLine?: (line: string) => boolean;
   },
@@ -71,7 +73,7 @@ export function runTimed(
   return new Promise((resolve, reject) => {
     const spawnedAt = Date.now();
     const out = openSync(opts.stdoutFile, 'w');
-    const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, process.execPath, ...nodeArgs], {
+    const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, opts.executable ?? process.execPath, ...nodeArgs], {
       stdio: ['ignore', out, 'pipe'],
       env: opts.env ?? process.env,
     });
@@ -121,6 +123,8 @@ export interface SimProcess {
   url: string;
   metricsUrl: string;
   kubeconfig: string;
+  /** The real control plane's audit log (`--control-plane real` only). */
+  auditLog?: string;
   /** Spawn to "started". */
   startSeconds: number;
   stop(): Promise<void>;
@@ -155,7 +159,7 @@ export function startSimProcess(
       reject(new Error(`the simulator exited (${code}) before it served: ${stderr.trim()}`));
     });
     createInterface({ input: child.stdout }).on('line', (line) => {
-      let msg: { event?: string; url?: string; metricsUrl?: string };
+      let msg: { event?: string; url?: string; metricsUrl?: string; auditLog?: string };
       try {
         msg = JSON.parse(line) as typeof msg;
       } catch {
@@ -168,6 +172,7 @@ export function startSimProcess(
         url: msg.url,
         metricsUrl: msg.metricsUrl,
         kubeconfig,
+        ...(msg.auditLog ? { auditLog: msg.auditLog } : {}),
         startSeconds: (performance.now() - t0) / 1000,
         stop: async () => {
           child.kill('SIGTERM');

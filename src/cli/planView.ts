@@ -11,6 +11,8 @@ import { renderSelector } from '../rollout/labelSelector.js';
 import { windowState } from '../rollout/window.js';
 import { columns, count, formatDuration } from './output/text.js';
 import type { OwnerAction, OwnerEntry } from '../rollout/owners.js';
+import type { AdmissionWebhooks } from '../session/admissionWebhooks.js';
+import { webhookLines } from './webhookLines.js';
 import { refusingProblems } from '../session/assessment.js';
 import type { ZoneInfo } from '../session/nodes.js';
 
@@ -80,6 +82,8 @@ export interface PlanReport {
   window?: WindowNow;
   /** The selected pods' owners and what kwave does about each (spec.owners); refusals and warnings are also in `problems`. */
   owners: OwnerRow[];
+  /** The admission webhooks that would judge the run's writes, or why they are unknown. */
+  admissionWebhooks?: AdmissionWebhooks;
 }
 
 interface OwnerRow {
@@ -125,6 +129,7 @@ export function planReport(
   nowMs = Date.now(),
   nodes?: ReadonlyMap<string, V1Node>,
   owners: readonly OwnerEntry[] = [],
+  admissionWebhooks?: AdmissionWebhooks,
 ): PlanReport {
   const window = windowNow(plan, nowMs);
   const resuming = new Set(sel.resumed.map(podKey));
@@ -180,6 +185,7 @@ export function planReport(
       action: o.action,
       message: o.message,
     })),
+    ...(admissionWebhooks ? { admissionWebhooks } : {}),
   };
 }
 
@@ -337,6 +343,7 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
         out.push(`    ${o.message.slice(o.message.indexOf(': ') + 2)}`);
     });
   }
+  if (r.admissionWebhooks) out.push(...webhookLines(r.admissionWebhooks));
   if (r.problems.length > 0) {
     out.push('', `problems: ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')}`);
     out.push(...problemLines(r.problems, all));

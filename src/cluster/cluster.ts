@@ -20,6 +20,8 @@ import * as nodes from './nodeRequests.js';
 import { forEachPage, listAllPages, type PageSink } from './pagedList.js';
 import { eventsPath } from './paths.js';
 import * as pdbs from './pdbRequests.js';
+import * as admission from './admissionRequests.js';
+import type { WebhookConfiguration } from './admissionRequests.js';
 import * as pods from './podRequests.js';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './rateLimit.js';
 import { Requester } from './requester.js';
@@ -28,6 +30,7 @@ import { RequestCounter, type WorkloadResource } from './requestCounter.js';
 import type {
   AccessAnswer,
   AccessQuestion,
+  RulesAnswer,
   ConfigMapMergePatch,
   ListPodsOptions,
   NodeList,
@@ -338,6 +341,15 @@ export class Cluster {
     return leases.updateLease(this.requester, namespace, body, options);
   }
 
+  /** The validating and mutating webhook configurations (two list requests). */
+  async listWebhookConfigurations(): Promise<WebhookConfiguration[]> {
+    const [validating, mutating] = await Promise.all([
+      admission.listWebhookConfigurations(this.requester, 'validating'),
+      admission.listWebhookConfigurations(this.requester, 'mutating'),
+    ]);
+    return [...validating, ...mutating];
+  }
+
   // ---- who we are, and what we may do -------------------------------------------------------
 
   /**
@@ -346,6 +358,15 @@ export class Cluster {
    */
   async reviewAccess(need: AccessQuestion): Promise<AccessAnswer | undefined> {
     return identity.reviewAccess(this.requester, need);
+  }
+
+  /**
+   * The rules kwave's own identity has in `namespace`, cluster-wide ones included (a
+   * SelfSubjectRulesReview, which every authenticated user may create). Undefined when the server
+   * has no such API.
+   */
+  async reviewRules(namespace: string): Promise<RulesAnswer | undefined> {
+    return identity.reviewRules(this.requester, namespace);
   }
 
   /**

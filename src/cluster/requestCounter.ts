@@ -16,6 +16,9 @@ export type KubeResource =
   | 'nodes'
   | 'poddisruptionbudgets'
   | 'selfsubjectaccessreviews'
+  | 'selfsubjectrulesreviews'
+  | 'validatingwebhookconfigurations'
+  | 'mutatingwebhookconfigurations'
   | 'selfsubjectreviews'
   | WorkloadResource;
 

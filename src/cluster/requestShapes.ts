@@ -93,3 +93,17 @@ export interface AccessAnswer {
   /** The authorizer's reason, often empty. */
   reason: string;
 }
+
+/** A rule of a SelfSubjectRulesReview (RBAC's shape; `*` matches any). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+export interface RulesAnswer {
+  resourceRules: ResourceRule[];
+  /** True when an authorizer could not list its rules: what is not shown may still be allowed. */
+  incomplete: boolean;
+}

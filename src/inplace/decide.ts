@@ -283,15 +283,20 @@ function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step
       message: 'gate closed; waiting for the pod to turn not Ready',
     };
   }
-  // A drain of 0 waits for nothing; any other counts from the end of the stored second.
-  const drainedAt =
-    ctx.drainMs > 0 && closedSince !== undefined ? latestInstantMs(closedSince) + ctx.drainMs : closedAt + ctx.drainMs;
-  if (ctx.nowMs < drainedAt) {
+  // Seen turning not Ready by this run, which closed the gate: the drain counts from that sight.
+  // Otherwise a drain of 0 waits for nothing, and any other counts from the end of the stored second.
+  const leftMs =
+    ctx.notReadySeenForMs !== undefined
+      ? ctx.drainMs - ctx.notReadySeenForMs
+      : (ctx.drainMs > 0 && closedSince !== undefined ? latestInstantMs(closedSince) : closedAt) +
+        ctx.drainMs -
+        ctx.nowMs;
+  if (leftMs > 0) {
     return {
       kind: 'wait-drain',
       reason: 'Draining',
-      retryAfterMs: drainedAt - ctx.nowMs,
-      message: `draining for ${formatDuration(drainedAt - ctx.nowMs)} more`,
+      retryAfterMs: leftMs,
+      message: `draining for ${formatDuration(leftMs)} more`,
     };
   }
   return patch();

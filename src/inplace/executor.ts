@@ -9,6 +9,7 @@ import type { EventSpec } from '../cluster/requestBodies.js';
 import type { WaitOptions, WaitResult } from '../cluster/podCache.js';
 import { decide, type DecideContext, type Step } from './decide.js';
 import { reopenAfterRefusal } from './gateCondition.js';
+import { isPodReady } from './podView.js';
 import type { InPlaceState } from './state.js';
 
 /** What the driver needs of the cluster module: raw strategic-merge bodies, and events. */
@@ -34,6 +35,8 @@ export interface PodFlowDeps {
   writer: PodWriter;
   reader: PodReader;
   now: () => number;
+  /** A monotonic clock in ms (drains within a run are timed on it); default performance.now. */
+  monotonicNow?: () => number;
   /** Aborting stops the flow between steps (a second Ctrl-C); the pod is left resumable. */
   signal?: AbortSignal;
   /** Called with every step decided, for progress output and metrics. */
@@ -60,7 +63,7 @@ export type PodOutcome =
   | { kind: 'foreign'; reason: string; message: string; state?: InPlaceState; writes: number }
   | { kind: 'aborted'; message: string; writes: number };
 
-export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid' | 'watchedSinceMs'>;
+export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid' | 'watchedSinceMs' | 'notReadySeenForMs'>;
 
 /**
  * Carries one pod through its flow (upgrade or rollback) from wherever it stands, and returns
@@ -86,6 +89,10 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
   // (its uid part included) cost ~0.3 s of CPU at 10,000 pods. `decide` keeps none of it.
   const decideCtx: DecideContext = { ...ctx, nowMs: watchedSinceMs, watchedSinceMs, ...(uid ? { uid } : {}) };
   let writes = 0;
+  const monotonicNow = deps.monotonicNow ?? (() => performance.now());
+  // Once this flow has closed the gate: since when (monotonic) it has seen the pod not Ready.
+  let closedGate = false;
+  let notReadySince: number | undefined;
 
   // A write's answer is the newest state of the pod; 409 → read again; 404 → gone.
   const write = async (send: () => Promise<V1Pod>): Promise<V1Pod | undefined> => {
@@ -103,10 +110,21 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
   for (;;) {
     if (deps.signal?.aborted) return { kind: 'aborted', message: 'stopped; run again to resume', writes };
     decideCtx.nowMs = deps.now();
+    if (closedGate && pod) {
+      const at = monotonicNow();
+      notReadySince = isPodReady(pod) ? undefined : (notReadySince ?? at);
+      if (notReadySince === undefined) delete decideCtx.notReadySeenForMs;
+      else decideCtx.notReadySeenForMs = at - notReadySince;
+    }
     const step = decide(pod, decideCtx);
     deps.onStep?.(step, pod);
     switch (step.kind) {
-      case 'close-gate':
+      case 'close-gate': {
+        const before = writes;
+        pod = await write(() => deps.writer.patchPodStatus(namespace, name, step.body));
+        closedGate ||= writes > before; // accepted (not a 409)
+        break;
+      }
       case 'open-gate':
         pod = await write(() => deps.writer.patchPodStatus(namespace, name, step.body));
         break;

@@ -40,6 +40,13 @@ export interface DecideContext {
    * node that could not act — is not the image's fault.
    */
   watchedSinceMs?: number;
+  /**
+   * How long this process has seen the pod not Ready since it closed the gate itself (a monotonic
+   * clock). Then the drain counts from that sight, to the millisecond. Undefined for a pod it did
+   * not close in this run (a resumed run, a gate closed by an earlier one): the drain counts from
+   * the condition's stored time, conservatively (podView.ts, latestInstantMs).
+   */
+  notReadySeenForMs?: number;
 }
 
 /** The flow's guarded gate patch for `pods/{name}/status` (built by cluster/requestBodies.ts). */

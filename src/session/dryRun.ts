@@ -1,6 +1,7 @@
 // What `kwave plan` reads of the cluster, and nothing else: the selected pods page by page (of
 // each only what the report needs), the nodes for zones, the PDBs and every pod they count, the
-// owners; then the one assessment of the selection that `kwave run` makes too (assessment.ts).
+// owners; then the one assessment of the selection that `kwave run` makes too (assessment.ts);
+// and the admission webhooks that would judge the run's writes (admissionWebhooks.ts).
 // Only reads: nothing is written to the cluster.
 import type {
   V1Node,
@@ -20,6 +21,8 @@ import { standingHalt } from '../record/standingHalt.js';
 import { renderSelector } from '../rollout/labelSelector.js';
 import type { OwnerEntry } from '../rollout/owners.js';
 import { assembleSelection, intakeOf, type FleetIntake, type FleetSelection } from '../rollout/select.js';
+import type { WebhookConfiguration } from '../cluster/admissionRequests.js';
+import { readAdmissionWebhooks, type AdmissionWebhooks } from './admissionWebhooks.js';
 import { assessSelection, type SelectionFindings } from './assessment.js';
 import { readZones, type ZonesRead } from './nodes.js';
 import { clusterWorkloadReader, discoverOwners, updatePermissionProblems, type ReadWorkload } from './owners.js';
@@ -37,6 +40,8 @@ export interface PlanSources {
   updatePermissionProblems?: (entries: readonly OwnerEntry[]) => Promise<string[]>;
   /** The plan's rollout record; absent: a halt that stands is not reported. */
   readRecord?: () => Promise<RolloutRecord | undefined>;
+  /** The admission webhook configurations; absent: the webhooks on kwave's writes are not named. */
+  listWebhookConfigurations?: () => Promise<WebhookConfiguration[]>;
 }
 
 /**
@@ -57,6 +62,7 @@ export function clusterSources(cluster: Cluster, readRecord: () => Promise<Rollo
     listPdbs: async (namespace) => (await cluster.listPdbs(namespace)).items,
     readWorkload: clusterWorkloadReader(cluster),
     updatePermissionProblems: (entries) => updatePermissionProblems(cluster, entries),
+    listWebhookConfigurations: () => cluster.listWebhookConfigurations(),
   };
 }
 
@@ -193,7 +199,12 @@ async function readBudgets(
 export async function readDryRun(
   plan: Plan,
   sources: PlanSources,
-): Promise<{ selection: FleetSelection; zones: ZonesRead; owners: OwnerEntry[] }> {
+): Promise<{
+  selection: FleetSelection;
+  zones: ZonesRead;
+  owners: OwnerEntry[];
+  admission: AdmissionWebhooks | undefined;
+}> {
   const { selection, zones } = await readSelection(plan, sources);
   const budgets = plan.strategy.respectPodDisruptionBudgets ? await readBudgets(plan, sources, selection) : undefined;
   const owners = sources.readWorkload ? await discoverOwners(sources.readWorkload, plan, selection.selected) : [];
@@ -211,5 +222,8 @@ export async function readDryRun(
       message: `this revision halted (${standing.halt.message}): kwave run carries the halt on and upgrades nothing${retry}`,
     });
   }
-  return { selection, zones, owners };
+  const admission = sources.listWebhookConfigurations
+    ? await readAdmissionWebhooks(plan, sources.listWebhookConfigurations)
+    : undefined;
+  return { selection, zones, owners, admission };
 }

@@ -94,7 +94,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
   // Permissions first: a missing one refuses the run before the lease or any pod is touched.
   const access = await wrapKube(
     () => checkAccess(cluster, rolloutAccessNeeds(plan)),
-    `checking permissions (SelfSubjectAccessReview)${where}`,
+    `checking permissions (SelfSubjectRulesReview, SelfSubjectAccessReview)${where}`,
   );
   if (access.denied.length > 0) {
     const refusal = accessRefusal(access.denied);

@@ -1,10 +1,15 @@
-// Before a rollout writes anything: may kwave's identity do all it will need? One
-// SelfSubjectAccessReview per permission (every authenticated user may ask about itself), so a
-// missing rule refuses the run up front (exit 2, naming verb, resource and namespace) instead of
-// stopping it half way with pods drained. Optional permissions only warn.
+// Before a rollout writes anything: may kwave's identity do all it will need? Every authenticated
+// user may ask about itself. One SelfSubjectRulesReview per namespace, and at once a
+// SelfSubjectAccessReview per cluster-scoped need (a namespace's rules include those of its
+// RoleBindings, which grant nothing cluster-wide): what the rules grant is allowed. A namespaced
+// need the rules do not show (denied, or allowed by an authorizer that cannot list its rules) is
+// then asked alone, so a denial is always the server's own answer. A missing rule refuses the run
+// up front (exit 2, naming verb, resource and namespace) instead of stopping it half way with
+// pods drained. Optional permissions only warn.
 import { describeTarget, forbiddenMessage, isForbidden, type Cluster } from '../cluster/index.js';
 import { ExitCode, KwaveError } from '../errors.js';
 import type { AccessNeed } from './accessNeeds.js';
+import { rulesGrant } from './rbacRules.js';
 
 export interface AccessCheck {
   /** False when the server offers no access reviews (the simulator) or refuses them: nothing was checked. */
@@ -15,24 +20,41 @@ export interface AccessCheck {
   missingOptional: AccessNeed[];
 }
 
-export async function checkAccess(cluster: Pick<Cluster, 'reviewAccess'>, needs: AccessNeed[]): Promise<AccessCheck> {
-  let answers;
+const UNCHECKED: AccessCheck = { checked: false, denied: [], missingOptional: [] };
+
+export async function checkAccess(
+  cluster: Pick<Cluster, 'reviewAccess' | 'reviewRules'>,
+  needs: AccessNeed[],
+): Promise<AccessCheck> {
+  let lacking: AccessNeed[];
   try {
-    // The first alone: a server without the review API costs one request, not one per permission.
-    const first = needs.length > 0 ? await cluster.reviewAccess(needs[0]!) : undefined;
-    if (first === undefined) return { checked: false, denied: [], missingOptional: [] };
-    answers = [first, ...(await Promise.all(needs.slice(1).map((n) => cluster.reviewAccess(n))))];
+    const namespaces = [...new Set(needs.flatMap((n) => (n.namespace === undefined ? [] : [n.namespace])))];
+    const clusterWide = needs.filter((n) => n.namespace === undefined);
+    const [rules, wideAnswers] = await Promise.all([
+      Promise.all(namespaces.map((ns) => cluster.reviewRules(ns))),
+      Promise.all(clusterWide.map((n) => cluster.reviewAccess(n))),
+    ]);
+    if (rules.some((r) => r === undefined) || wideAnswers.some((a) => a === undefined)) return UNCHECKED;
+    const rulesOf = new Map(namespaces.map((ns, i) => [ns, rules[i]!.resourceRules]));
+    const unshown = needs.filter((n) => n.namespace !== undefined && !rulesGrant(rulesOf.get(n.namespace)!, n));
+    const answers = await Promise.all(unshown.map((n) => cluster.reviewAccess(n)));
+    if (answers.some((a) => a === undefined)) return UNCHECKED;
+    lacking = [
+      ...clusterWide.filter((_, i) => !wideAnswers[i]!.allowed),
+      ...unshown.filter((_, i) => !answers[i]!.allowed),
+    ];
   } catch (err) {
     // Access reviews forbidden too (a cluster without system:basic-user): the run finds out per request.
-    if (isForbidden(err)) return { checked: false, denied: [], missingOptional: [] };
+    if (isForbidden(err)) return UNCHECKED;
     throw err;
   }
-  if (answers.some((a) => a === undefined)) return { checked: false, denied: [], missingOptional: [] };
-  const lacking = needs.filter((_, i) => !answers[i]!.allowed);
+  const denied = new Set(lacking);
+  // In the order of the needs, as the refusal names them.
+  const inOrder = needs.filter((n) => denied.has(n));
   return {
     checked: true,
-    denied: lacking.filter((n) => !n.degrades),
-    missingOptional: lacking.filter((n) => n.degrades),
+    denied: inOrder.filter((n) => !n.degrades),
+    missingOptional: inOrder.filter((n) => n.degrades),
   };
 }
 

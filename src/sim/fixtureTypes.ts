@@ -7,6 +7,8 @@ export interface FixtureNode {
   name: string;
   zone?: string;
   labels?: Record<string, string>;
+  /** Pods the node admits (capacity `pods`); default 110, or the fixture's pods on it if more. */
+  maxPods?: number;
   /** Images this node's registry mirror lacks: pulls of them fail here only (a mirror not yet synced). */
   missingImages?: string[];
 }

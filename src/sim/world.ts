@@ -42,15 +42,10 @@ export function buildWorld(
   ]);
   for (const name of namespaces)
     if (!store.get('namespaces', undefined, name)) store.create('namespaces', namespaceObject(name));
-  const podsPerNode = new Map<string, number>();
-  for (const w of fixture.workloads) {
-    const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
-    for (let i = 0; i < w.replicas; i++)
-      podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
-  }
+  const capacity = nodePodCapacity(fixture);
   fixture.nodes.forEach((n, i) => {
     if (!store.get('nodes', undefined, n.name))
-      store.create('nodes', nodeObject(n, i, podsPerNode.get(n.name) ?? 0, rfc3339(now())));
+      store.create('nodes', nodeObject(n, i, capacity.get(n.name) ?? 0, rfc3339(now())));
   });
   let pods = 0;
   let startingPods = 0;
@@ -225,6 +220,22 @@ export function namespaceObject(name: string): KubeObject {
     spec: { finalizers: ['kubernetes'] },
     status: { phase: 'Active' },
   };
+}
+
+/**
+ * Per node, the pods it must admit: those the fixture's workloads put on it (round robin over
+ * their nodes), or its `maxPods` if more. A node's capacity is this or 110, whichever is more.
+ */
+export function nodePodCapacity(fixture: Pick<Fixture, 'nodes' | 'workloads'>): Map<string, number> {
+  const pods = new Map<string, number>(fixture.nodes.map((n) => [n.name, n.maxPods ?? 0]));
+  const counts = new Map<string, number>();
+  for (const w of fixture.workloads) {
+    const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
+    for (let i = 0; i < w.replicas; i++)
+      counts.set(nodes[i % nodes.length]!, (counts.get(nodes[i % nodes.length]!) ?? 0) + 1);
+  }
+  for (const [name, n] of counts) pods.set(name, Math.max(n, pods.get(name) ?? 0));
+  return pods;
 }
 
 export function nodeObject(n: FixtureNode, index: number, pods: number, now: string): KubeObject {

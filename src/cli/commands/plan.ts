@@ -19,8 +19,8 @@ import { readRecordConfigMap } from './status.js';
 
 /** Reads the cluster and builds the report; no writes. */
 export async function dryRun(plan: Plan, sources: PlanSources): Promise<PlanReport> {
-  const { selection, zones, owners } = await readDryRun(plan, sources);
-  return planReport(plan, selection, zones.info, Date.now(), zones.nodes, owners);
+  const { selection, zones, owners, admission } = await readDryRun(plan, sources);
+  return planReport(plan, selection, zones.info, Date.now(), zones.nodes, owners, admission);
 }
 
 /** The sources of the cluster the command connected to. */

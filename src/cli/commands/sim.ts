@@ -127,7 +127,12 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
     );
   // The real control plane's node agent stays on this thread: its own cost is small beside
   // kube-apiserver's and etcd's.
-  let served: ServedCluster & { realControlPlane?: string; crashed?: Promise<never>; close(): Promise<void> };
+  let served: ServedCluster & {
+    realControlPlane?: string;
+    auditLog?: string;
+    crashed?: Promise<never>;
+    close(): Promise<void>;
+  };
   try {
     const fixture = opts.fixture as string | undefined;
     if (controlPlane === 'real') {
@@ -147,6 +152,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
         metricsUrl: sim.metricsUrl,
         world: sim.world,
         realControlPlane,
+        auditLog: sim.controlPlane.auditLogPath,
         close: () => sim.close(),
       };
     } else {
@@ -168,6 +174,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
         url: served.url,
         metricsUrl: served.metricsUrl,
         kubeconfig: kubeconfigOut,
+        ...(served.auditLog ? { auditLog: served.auditLog } : {}),
         ...served.world,
       }) + '\n',
     );

@@ -21,7 +21,7 @@ import { defaultFixture, loadFixture, timingOf, type Fixture } from '../fixture.
 import { ImageTable } from '../images.js';
 import { followPodReadiness } from '../readiness.js';
 import type { KubeObject } from '../store.js';
-import type { WorldSummary } from '../world.js';
+import { nodePodCapacity, type WorldSummary } from '../world.js';
 import { startRealKubelets, type RealKubelets } from './kubelets.js';
 import { untilNodeBack, untilNodePodsNotReady } from './nodeFaults.js';
 import { seedRealWorld } from './seed.js';
@@ -144,12 +144,7 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
     for (const c of closers.reverse()) await c();
   };
   try {
-    const podsPerNode = new Map<string, number>();
-    for (const w of fixture.workloads) {
-      const nodes = w.nodes ?? fixture.nodes.map((n) => n.name);
-      for (let i = 0; i < w.replicas; i++)
-        podsPerNode.set(nodes[i % nodes.length]!, (podsPerNode.get(nodes[i % nodes.length]!) ?? 0) + 1);
-    }
+    const podsPerNode = nodePodCapacity(fixture);
     const timing = timingOf(fixture, options.jitter);
     const timeScale = (options.timeScale ?? 1) * (fixture.timeScale ?? 1);
     const missingImages = Object.fromEntries(

@@ -393,7 +393,8 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
                 (r) =>
                   r.user === SA_USER &&
                   !['get', 'list', 'watch'].includes(r.verb) &&
-                  r.resource !== 'selfsubjectaccessreviews',
+                  r.resource !== 'selfsubjectaccessreviews' &&
+                  r.resource !== 'selfsubjectrulesreviews',
               );
             assert.deepEqual(
               writes.map((r) => `${r.verb} ${r.resource}`),
@@ -416,7 +417,10 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
       const used = usedPermissions(readAudit(cp.auditLogPath), SA_USER);
       const rows = used.map((u) => {
         const grant = grantFor(u, grants);
-        const builtIn = u.resource === 'selfsubjectaccessreviews' ? 'built-in system:basic-user' : undefined;
+        const builtIn =
+          u.resource === 'selfsubjectaccessreviews' || u.resource === 'selfsubjectrulesreviews'
+            ? 'built-in system:basic-user'
+            : undefined;
         return { ...u, grantedBy: grant ? `${grant.kind} ${grant.name}` : (builtIn ?? 'NOT GRANTED') };
       });
       console.log(

@@ -147,6 +147,15 @@ describe('decide: upgrade, before the patch', () => {
     expectKind(decide(makePod({ ...closedByUs(5_000) }), { ...ctx, nowMs: T0 + 999 }), 'wait-drain');
     expectKind(decide(makePod({ ...closedByUs(5_000) }), { ...ctx, nowMs: T0 + 1_000 }), 'patch');
   });
+  test('closed by this run and seen not Ready: the drain counts from that sight, not from the stored second', () => {
+    // Stored T0 - 2 s: the stored rule would wait 4 s more; seen not Ready 1.2 s ago, 3.8 s are left.
+    const s = expectKind(decide(makePod({ ...closedByUs(2_000) }), { ...ctx, notReadySeenForMs: 1_200 }), 'wait-drain');
+    assert.equal(s.reason, 'Draining');
+    assert.equal(s.retryAfterMs, 3_800);
+    expectKind(decide(makePod({ ...closedByUs(2_000) }), { ...ctx, notReadySeenForMs: 5_000 }), 'patch');
+    // Seen just now: a whole drain, even if the stored time says it is over.
+    expectKind(decide(makePod({ ...closedByUs(60_000) }), { ...ctx, notReadySeenForMs: 0 }), 'wait-drain');
+  });
   test('a close time with a fraction (not cut by a server) counts as it is', () => {
     expectKind(decide(makePod({ ...closedByUs(4_500) }), { ...ctx, nowMs: T0 + 499 }), 'wait-drain');
     expectKind(decide(makePod({ ...closedByUs(4_500) }), { ...ctx, nowMs: T0 + 500 }), 'patch');

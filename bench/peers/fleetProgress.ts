@@ -1,0 +1,147 @@
+// What the peer benchmark sees of one fleet's upgrade, from the pods alone (whatever tool does
+// it): fed every version of every pod the bench's watch receives, with the time it arrived
+// (performance.now()), it says when the upgrade is done, its wall time, each pod's drain (not
+// Ready seen → image patch seen) and whether it was in place. Pure: no I/O, no clock.
+
+export interface PodVersion {
+  metadata: { name: string; uid: string };
+  spec: { containers: { name: string; image: string }[] };
+  status?: {
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { name: string; imageID?: string; restartCount?: number }[];
+  };
+}
+
+interface Initial {
+  uid: string;
+  restartCount: number;
+  imageID: string | undefined;
+}
+
+interface Seen {
+  uid: string;
+  restartCount: number;
+  imageID: string | undefined;
+  image: string | undefined;
+  ready: boolean;
+  /** First time seen not Ready since the change. */
+  notReadyAt?: number;
+  /** First time seen with the target image in its spec. */
+  patchedAt?: number;
+  /** When it last became Ready on the target imageID (undefined while it is not). */
+  doneAt?: number;
+}
+
+export interface FleetSummary {
+  /** The change to the last pod Ready on the target imageID. */
+  wallMs: number;
+  /** Every pod kept its uid, restarted once, and runs the target imageID; no pod came or went. */
+  inPlace: boolean;
+  /** Why not in place (the first few). */
+  problems: string[];
+  /** Per pod that was seen not Ready before its image patch: ms between the two, sorted. */
+  drainsMs: number[];
+}
+
+export class FleetProgress {
+  private readonly initial = new Map<string, Initial>();
+  private readonly pods = new Map<string, Seen>();
+  private atTarget = 0;
+
+  constructor(
+    before: readonly PodVersion[],
+    private readonly opts: {
+      container: string;
+      toImage: string;
+      /** `sha256:…`: a pod is at the target when its container's imageID ends with `@` + this. */
+      toDigest: string;
+      /** When the change was made (same clock as `observe`'s times). */
+      startedAt: number;
+    },
+  ) {
+    for (const pod of before) {
+      const c = this.status(pod);
+      this.initial.set(pod.metadata.name, {
+        uid: pod.metadata.uid,
+        restartCount: c?.restartCount ?? 0,
+        imageID: c?.imageID,
+      });
+      this.observe(pod, opts.startedAt);
+    }
+  }
+
+  private status(pod: PodVersion) {
+    return pod.status?.containerStatuses?.find((c) => c.name === this.opts.container);
+  }
+
+  private isTarget(imageID: string | undefined): boolean {
+    return imageID !== undefined && imageID.endsWith(`@${this.opts.toDigest}`);
+  }
+
+  /** A version of a pod (ADDED or MODIFIED), seen at `at`. */
+  observe(pod: PodVersion, at: number): void {
+    const name = pod.metadata.name;
+    const c = this.status(pod);
+    const ready = pod.status?.conditions?.find((x) => x.type === 'Ready')?.status === 'True';
+    const image = pod.spec.containers.find((x) => x.name === this.opts.container)?.image;
+    const prev = this.pods.get(name);
+    const seen: Seen = {
+      ...prev,
+      uid: pod.metadata.uid,
+      restartCount: c?.restartCount ?? 0,
+      imageID: c?.imageID,
+      image,
+      ready,
+    };
+    if (prev && prev.uid !== pod.metadata.uid) {
+      // Replaced by a new pod of the same name: its times start again.
+      delete seen.notReadyAt;
+      delete seen.patchedAt;
+      delete seen.doneAt;
+    }
+    if (!ready && seen.notReadyAt === undefined && at > this.opts.startedAt) seen.notReadyAt = at;
+    if (image === this.opts.toImage && seen.patchedAt === undefined) seen.patchedAt = at;
+    const wasDone = prev?.doneAt !== undefined && prev.uid === seen.uid;
+    const done = ready && this.isTarget(seen.imageID);
+    if (done && !wasDone) seen.doneAt = at;
+    if (!done) delete seen.doneAt;
+    this.atTarget += Number(done) - Number(wasDone);
+    this.pods.set(name, seen);
+  }
+
+  /** A pod deleted. */
+  remove(name: string): void {
+    const prev = this.pods.get(name);
+    if (prev?.doneAt !== undefined) this.atTarget--;
+    this.pods.delete(name);
+  }
+
+  /** `count` pods, every one Ready on the target imageID. */
+  done(count: number): boolean {
+    return this.pods.size === count && this.atTarget === count;
+  }
+
+  summary(): FleetSummary {
+    const problems: string[] = [];
+    let last = this.opts.startedAt;
+    const drainsMs: number[] = [];
+    for (const [name, p] of this.pods) {
+      if (p.doneAt !== undefined) last = Math.max(last, p.doneAt);
+      if (p.notReadyAt !== undefined && p.patchedAt !== undefined && p.notReadyAt <= p.patchedAt)
+        drainsMs.push(p.patchedAt - p.notReadyAt);
+      const before = this.initial.get(name);
+      if (!before) problems.push(`${name}: a new pod`);
+      else if (before.uid !== p.uid) problems.push(`${name}: recreated (new uid)`);
+      else if (p.restartCount !== before.restartCount + 1)
+        problems.push(`${name}: restartCount ${before.restartCount} → ${p.restartCount}`);
+      if (!this.isTarget(p.imageID)) problems.push(`${name}: imageID ${p.imageID ?? 'none'}`);
+    }
+    for (const name of this.initial.keys()) if (!this.pods.has(name)) problems.push(`${name}: gone`);
+    return {
+      wallMs: last - this.opts.startedAt,
+      inPlace: problems.length === 0,
+      problems: problems.slice(0, 5),
+      drainsMs: drainsMs.sort((a, b) => a - b),
+    };
+  }
+}

@@ -1,0 +1,132 @@
+// The peer benchmark's figures: one measurement per tool and repeat, a row per tool (medians of
+// the repeats; in place only if every repeat was), and the file `peers-N.json`. Pure.
+import type { AuditRecord } from '../../src/sim/controlPlane/audit.js';
+
+export const TOOLS = ['kwave', 'kruise', 'kubectl-loop'] as const;
+export type Tool = (typeof TOOLS)[number];
+export type KubeletKind = 'simulated' | 'real';
+
+/** Whose requests in the audit log are a tool's: by user, and by the start of the user agent. */
+export interface Requester {
+  user: string;
+  userAgentPrefix?: string;
+}
+
+export interface Writes {
+  /** Writes the server accepted (create, update, patch, delete). */
+  accepted: number;
+  /** Write attempts answered with an error (409 Conflict, a webhook's refusal). */
+  refused: number;
+  /** Of the accepted, those to pods (and their subresources). */
+  pods: number;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** The write requests of `who` among `records`. */
+export function writesOf(records: readonly AuditRecord[], who: Requester): Writes {
+  const out: Writes = { accepted: 0, refused: 0, pods: 0 };
+  for (const r of records) {
+    if (!WRITE_VERBS.has(r.verb) || r.user !== who.user) continue;
+    if (who.userAgentPrefix !== undefined && !(r.userAgent ?? '').startsWith(who.userAgentPrefix)) continue;
+    if (r.code !== undefined && r.code >= 400) out.refused++;
+    else {
+      out.accepted++;
+      if (r.resource === 'pods') out.pods++;
+    }
+  }
+  return out;
+}
+
+/** One tool's upgrade of one fresh fleet. */
+export interface Measurement {
+  tool: Tool;
+  pods: number;
+  wallSeconds: number;
+  writes: Writes;
+  /** Seconds each pod was not Ready (from /sim/stats): p50, p95, max. */
+  unready: { p50: number; p95: number; max: number };
+  maxNotReady: number;
+  cpuSeconds: number;
+  rssMb: number;
+  inPlace: boolean;
+  /** Per pod seen not Ready before its image patch: seconds between the two, sorted. */
+  drainsSeconds: number[];
+}
+
+/** A row of peers-N.json, as the issue fixes its shape. */
+export interface PeerRow {
+  tool: Tool;
+  wall_s: number;
+  writes_per_pod: number;
+  unready_p50_s: number;
+  unready_p95_s: number;
+  max_not_ready: number;
+  cpu_s: number;
+  rss_mb: number;
+  in_place: boolean;
+}
+
+export interface PeersFile {
+  pods: number;
+  maxUnavailable: number;
+  drainSeconds: number;
+  kubelet: KubeletKind;
+  rows: PeerRow[];
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The row of one tool: the median of each figure over its repeats. */
+export function peerRow(runs: readonly Measurement[]): PeerRow {
+  const tool = runs[0]?.tool;
+  if (!tool || runs.some((r) => r.tool !== tool)) throw new Error('peerRow: the runs of one tool, at least one');
+  const m = (f: (r: Measurement) => number, digits: number) => round(median(runs.map(f)), digits);
+  return {
+    tool,
+    wall_s: m((r) => r.wallSeconds, 2),
+    writes_per_pod: m((r) => r.writes.accepted / r.pods, 2),
+    unready_p50_s: m((r) => r.unready.p50, 2),
+    unready_p95_s: m((r) => r.unready.p95, 2),
+    max_not_ready: m((r) => r.maxNotReady, 0),
+    cpu_s: m((r) => r.cpuSeconds, 2),
+    rss_mb: m((r) => r.rssMb, 0),
+    in_place: runs.every((r) => r.inPlace),
+  };
+}
+
+/** peers-N.json: a row per tool, in the order of TOOLS. */
+export function peersFile(setting: Omit<PeersFile, 'rows'>, measurements: readonly Measurement[]): PeersFile {
+  const rows = TOOLS.map((tool) => measurements.filter((m) => m.tool === tool))
+    .filter((runs) => runs.length > 0)
+    .map(peerRow);
+  return { ...setting, rows };
+}
+
+export interface TargetCheck {
+  /** kwave's wall / Kruise's (target ≤ 0.8). */
+  wallRatio: number;
+  unreadyP95: boolean;
+  writesPerPod: boolean;
+  inPlace: boolean;
+}
+
+/** The issue's targets for kwave against Kruise, from a file with both rows; undefined without them. */
+export function checkTargets(file: PeersFile): TargetCheck | undefined {
+  const kwave = file.rows.find((r) => r.tool === 'kwave');
+  const kruise = file.rows.find((r) => r.tool === 'kruise');
+  if (!kwave || !kruise) return undefined;
+  return {
+    wallRatio: round(kwave.wall_s / kruise.wall_s, 2),
+    unreadyP95: kwave.unready_p95_s <= kruise.unready_p95_s,
+    writesPerPod: kwave.writes_per_pod <= kruise.writes_per_pod,
+    inPlace: kwave.in_place && kruise.in_place,
+  };
+}
