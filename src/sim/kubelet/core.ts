@@ -180,6 +180,18 @@ export class KubeletCore {
       if (nodeNameOf(pod) === nodeName) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
   }
 
+  /**
+   * The "container crashed" fault on pod `namespace/name`: its container `container` (default:
+   * the first) exits and is restarted. False when the pod or a running container is not this
+   * kubelet's, or its node is down.
+   */
+  crashContainer(namespace: string, name: string, container?: string): boolean {
+    const rt = this.pods.get(podKey(namespace, name));
+    if (!rt || rt.terminating || this.nodesDown.has(rt.node)) return false;
+    const c = container === undefined ? rt.containers.values().next().value : rt.containers.get(container);
+    return c ? this.runtime.crash(rt, c) : false;
+  }
+
   isNodeDown(nodeName: string): boolean {
     return this.nodesDown.has(nodeName);
   }
