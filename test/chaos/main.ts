@@ -65,6 +65,7 @@ let kwaveRelists = 0;
 let with410 = 0;
 let tainted = 0;
 let interrupted = 0;
+const landed = { evictions: 0, crashes: 0, nodeDeletions: 0 };
 /** Per real fault kind: scenarios with it, and those where a watch was answered 410 Gone. */
 const goneByKind = new Map<string, { scenarios: number; gone: number; relisted: number }>();
 const startups: number[] = [];
@@ -83,7 +84,12 @@ async function worker(queue: typeof scenarios): Promise<void> {
     if (result.faults.observer410 + result.faults.kwaveRelists > 0) with410++;
     if (result.nodesTainted > 0) tainted++;
     interrupted += result.interrupted;
-    for (const k of kinds.filter((k) => ['apiserver-restart', 'etcd-pause', 'watch-expiry-410'].includes(k))) {
+    landed.evictions += result.landed.evictions;
+    landed.crashes += result.landed.crashes;
+    landed.nodeDeletions += result.landed.nodeDeletions;
+    for (const k of kinds.filter((k) =>
+      ['apiserver-restart', 'etcd-restart', 'etcd-pause', 'watch-expiry-410'].includes(k),
+    )) {
       const g = goneByKind.get(k) ?? { scenarios: 0, gone: 0, relisted: 0 };
       g.scenarios++;
       if (result.faults.observer410 > 0) g.gone++;
@@ -125,6 +131,6 @@ const realSummary =
     ? `; 410 Gone in ${with410} scenarios (observer watches ${observer410}, kwave re-lists ≥ ${kwaveRelists}; by fault: ${[...goneByKind.entries()].map(([k, g]) => `${k} ${g.gone}/${g.scenarios} observer, ${g.relisted}/${g.scenarios} kwave`).join(', ')}); nodes NotReady/tainted in ${tainted}; control plane start median ${(median / 1000).toFixed(1)}s`
     : '';
 console.log(
-  `chaos${backend === 'real' ? ' (real control plane)' : ''}: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; kills ${kills}; interrupted ${interrupted}; violations ${violations}${realSummary}; ${((Date.now() - started) / 1000).toFixed(0)}s`,
+  `chaos${backend === 'real' ? ' (real control plane)' : ''}: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; landed: ${landed.evictions} evictions, ${landed.crashes} crashes, ${landed.nodeDeletions} node deletions; kills ${kills}; interrupted ${interrupted}; violations ${violations}${realSummary}; ${((Date.now() - started) / 1000).toFixed(0)}s`,
 );
 process.exit(violations > 0 ? 1 : 0);
