@@ -101,7 +101,12 @@ async function worker(queue: typeof scenarios): Promise<void> {
       backend === 'real'
         ? `; 410s: observer ${result.faults.observer410}, kwave re-lists ≥ ${result.faults.kwaveRelists}; nodes NotReady/tainted ${result.nodesTainted}; start ${(result.startupMs / 1000).toFixed(1)}s`
         : '';
-    const head = `#${index} seed ${scenario.seed}: ${scenario.pods} pods, ${kinds.join(', ') || 'no faults'}; ${result.runs} runs, ${result.kills} kills${result.interrupted ? `, ${result.interrupted} interrupted (exit 4)` : ''}, exit ${result.exitCode}, ${(result.durationMs / 1000).toFixed(1)}s${realPart}`;
+    const { evictions, crashes, nodeDeletions } = result.landed;
+    const landedPart =
+      evictions + crashes + nodeDeletions > 0
+        ? ` (landed: ${evictions} evictions, ${crashes} crashes, ${nodeDeletions} node deletions)`
+        : '';
+    const head = `#${index} seed ${scenario.seed}: ${scenario.pods} pods, ${kinds.join(', ') || 'no faults'}${landedPart}; ${result.runs} runs, ${result.kills} kills${result.interrupted ? `, ${result.interrupted} interrupted (exit 4)` : ''}, exit ${result.exitCode}, ${(result.durationMs / 1000).toFixed(1)}s${realPart}`;
     if (result.violations.length === 0) {
       console.log(`ok   ${head}`);
     } else {
