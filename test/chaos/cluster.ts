@@ -90,10 +90,16 @@ export function gateOf(pod: KubeObject): string | undefined {
   return conditions?.find((c) => c.type === 'kwave.dev/in-place-ready')?.status;
 }
 
-export function containerStatus(pod: KubeObject): { imageID: string; restartCount: number; image: string } | undefined {
+interface ContainerStatus {
+  imageID: string;
+  restartCount: number;
+  image: string;
+  state?: { running?: object; waiting?: { reason?: string } };
+}
+
+export function containerStatus(pod: KubeObject): ContainerStatus | undefined {
   return (
-    pod.status as
-      { containerStatuses?: { name: string; imageID: string; restartCount: number; image: string }[] } | undefined
+    pod.status as { containerStatuses?: (ContainerStatus & { name: string })[] } | undefined
   )?.containerStatuses?.find((c) => c.name === 'nginx');
 }
 

@@ -132,7 +132,9 @@ describe('chaos invariants', () => {
       spec: { nodeName: 'sim-node-1', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }] },
       status: {
         conditions: [{ type: GATE, status: 'True' }],
-        containerStatuses: [{ name: 'nginx', image: 'nginx:1.25.3', imageID: target, restartCount }],
+        containerStatuses: [
+          { name: 'nginx', image: 'nginx:1.25.3', imageID: target, restartCount, state: { running: {} } },
+        ],
       },
     });
     const seen = observed(newDrainTracker());
@@ -145,6 +147,15 @@ describe('chaos invariants', () => {
     assert.deepEqual(restartLines(1), [
       'a: crashed 1 times after its gate reopened, 1 upgrade patches, yet restarted 1 times',
     ]);
+    const waiting = upgraded(1);
+    (waiting.status as { containerStatuses: { state: object }[] }).containerStatuses[0]!.state = {
+      waiting: { reason: 'CrashLoopBackOff' },
+    };
+    assert.deepEqual(
+      checkInvariants(s, { ...final, pods: [waiting] }, seen, 0).filter((l) => l.startsWith('a:')),
+      [],
+      "the crash's restart still pending at the end (the kubelet's back-off)",
+    );
     assert.deepEqual(restartLines(3), [
       'a: restarted 3 times for 1 upgrade and 0 rollback patches and 1 crashes',
       'a: crashed 1 times after its gate reopened, 1 upgrade patches, yet restarted 3 times',

@@ -241,8 +241,10 @@ export class KubeletCore {
     if (!nodeName) return; // not scheduled: no kubelet's business yet
     if (this.nodesDown.has(nodeName)) return;
     const node = this.port.node(nodeName);
-    if (!node) return; // not one of this kubelet's nodes
-    if (!rt) rt = this.admit(pod, node);
+    // Not one of this kubelet's nodes — unless it runs the pod already: a kubelet whose Node
+    // object was deleted goes on running (and reporting) its pods until they are deleted.
+    if (!node && !rt) return;
+    if (!rt) rt = this.admit(pod, node!);
     else if (!rt.terminating) this.syncSpec(rt, pod);
     if (pod.metadata.deletionTimestamp && !rt.terminating)
       this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);
