@@ -51,13 +51,23 @@ export class NodeWaits {
     return this.run.deps.view.get(p.namespace, p.name)?.spec?.nodeName ?? p.node;
   }
 
-  /** The pod's node and why it cannot act; undefined when it can (or kwave has no news of it). */
+  /**
+   * The pod's node and why it cannot act; undefined when it can (or kwave has no news of it), and
+   * for a pod that is gone — deleted, replaced, or being deleted (an eviction; the pod GC of a
+   * deleted node): it waits for no node, and its flow, run or resumed, ends it as vanished.
+   */
   nodeDown(p: SelectedPod): NodeDown | undefined {
+    if (this.gone(p)) return undefined;
     const node = this.nodeOf(p);
     const nodes = this.run.deps.nodes;
     if (!node || !nodes) return undefined;
     const health = nodeHealth(nodes.get(node));
     return health.canAct ? undefined : { node, health };
+  }
+
+  private gone(p: SelectedPod): boolean {
+    const pod = this.run.deps.view.get(p.namespace, p.name);
+    return !pod || (p.uid !== '' && pod.metadata?.uid !== p.uid) || Boolean(pod.metadata?.deletionTimestamp);
   }
 
   /** nodeDown of the pod `namespace/name`, as the pod cache shows it. */

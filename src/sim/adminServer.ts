@@ -37,6 +37,13 @@ export interface SimControl {
   images: ImageTable;
   deletePod(namespace: string, name: string, gracePeriodSeconds: number | undefined): Promise<PodDeletion>;
   setNodeReady(name: string, ready: boolean): Promise<void>;
+  /** The "node deleted" fault: the Node object deleted through the API; its pods are then the pod GC's. */
+  deleteNode(name: string): Promise<void>;
+  /**
+   * The "container crashed" fault: the pod's container (default: the first) exits with code 1 and
+   * its kubelet restarts it. False when it was not running. Only a backend whose kubelet is the simulator's has it.
+   */
+  crashContainer?(namespace: string, name: string, container: string | undefined): Promise<boolean>;
   /** Restarts a node's kubelet process; only a backend with real kubelets has one. */
   restartKubelet?(name: string): Promise<void>;
 }
@@ -149,6 +156,25 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       'POST',
       /^\/sim\/pods\/([^/]+)\/([^/]+)\/delete$/,
       async (_req, url, [ns, name]) => ({ status: 202, body: await control.deletePod(ns!, name!, graceParam(url)) }),
+    ],
+    [
+      'POST',
+      /^\/sim\/pods\/([^/]+)\/([^/]+)\/crash$/,
+      async (_req, url, [ns, name]) => {
+        if (!control.crashContainer)
+          throw new HttpError(409, 'crash needs the simulated kubelet: a real kubelet runs no simulated container');
+        const crashed = await control.crashContainer(ns!, name!, url.searchParams.get('container') ?? undefined);
+        if (!crashed) throw new HttpError(409, `pod ${ns}/${name}: no running container to crash`);
+        return { body: { namespace: ns, name, crashed } };
+      },
+    ],
+    [
+      'POST',
+      /^\/sim\/nodes\/([^/]+)\/delete$/,
+      async (_req, _url, [name]) => {
+        await control.deleteNode(name!);
+        return { body: { node: name, deleted: true } };
+      },
     ],
     [
       'POST',

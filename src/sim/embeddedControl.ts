@@ -43,5 +43,9 @@ export function embeddedControl(parts: {
       };
     },
     setNodeReady: async (name, ready) => kubelet.setNodeReady(name, ready),
+    deleteNode: async (name) => {
+      store.remove('nodes', undefined, name);
+    },
+    crashContainer: async (namespace, name, container) => kubelet.crashContainer(namespace, name, container),
   };
 }

@@ -12,6 +12,8 @@ export interface Faults {
   latencyMs: number;
   /** Watch streams are cut after this many seconds (0 = never). */
   watchCutSeconds: number;
+  /** A slow watch: every change reaches open watch streams this many milliseconds late, in order (0 = at once). */
+  watchDelayMs: number;
 }
 
 export const NO_FAULTS: Readonly<Faults> = Object.freeze<Faults>({
@@ -20,9 +22,10 @@ export const NO_FAULTS: Readonly<Faults> = Object.freeze<Faults>({
   retryAfterSeconds: 1,
   latencyMs: 0,
   watchCutSeconds: 0,
+  watchDelayMs: 0,
 });
 
-/** Parses `errorRate=0.1,latencyMs=50,watchCutSeconds=5,errorCodes=500|429` over the defaults. */
+/** Parses `errorRate=0.1,latencyMs=50,watchCutSeconds=5,watchDelayMs=2000,errorCodes=500|429` over the defaults. */
 export function parseFaults(
   spec: string,
   base: Faults = { ...NO_FAULTS, errorCodes: [...NO_FAULTS.errorCodes] },

@@ -20,6 +20,7 @@ import { Store } from './store.js';
 import { buildWorld, type WorldSummary } from './world.js';
 import { runDisruptionController } from './disruptionController.js';
 import { mergeFaults } from './disruptions.js';
+import { POD_GC_QUARANTINE_MS, runPodGc } from './podGc.js';
 
 export interface SimOptions {
   /** Pods of the default world (default 10); ignored when a fixture is given. */
@@ -89,11 +90,12 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   const store = new Store();
   const stats = new SimStats();
   const images = new ImageTable(fixture.images);
+  const kubeletTimeScale = (options.timeScale ?? 1) * (fixture.timeScale ?? 1);
   const kubelet = new Kubelet({
     store,
     images,
     timing: timingOf(fixture, options.jitter),
-    timeScale: (options.timeScale ?? 1) * (fixture.timeScale ?? 1),
+    timeScale: kubeletTimeScale,
     seed: options.seed ?? fixture.seed ?? 1,
     maxEvents: options.maxEvents,
     missingImages: Object.fromEntries(
@@ -107,6 +109,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
   scheduler.start();
   const world = buildWorld(store, kubelet, images, fixture);
   const stopDisruption = runDisruptionController(store);
+  const stopPodGc = runPodGc(store, { quarantineMs: POD_GC_QUARANTINE_MS * kubeletTimeScale });
   const traffic = new AppTraffic({ images, requestsPerSecond: fixture.traffic?.requestsPerSecond });
   const stopReadiness = watchPodReadiness(store, (pod, ready) => {
     // Pods that run to completion (restartPolicy Never/OnFailure: pre-pull's pullers, Jobs) serve nothing: not counted.
@@ -120,6 +123,7 @@ export async function startSim(options: SimOptions = {}): Promise<Sim> {
     () => kubelet.stop(),
     () => scheduler.stop(),
     () => stopDisruption(),
+    () => stopPodGc(),
   ];
   const closeAll = async () => {
     for (const c of closers.reverse()) await c();

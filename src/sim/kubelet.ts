@@ -86,6 +86,11 @@ export class Kubelet {
     setEmbeddedNodeReady(this.store, this.core, nodeName, ready, this.clock.now(), (fn) => this.port.write(fn));
   }
 
+  /** The "container crashed" fault (see KubeletCore.crashContainer). */
+  crashContainer(namespace: string, name: string, container?: string): boolean {
+    return this.core.crashContainer(namespace, name, container);
+  }
+
   /** Writes the nodes' status.images now (the world's seeding, so nodes start with their images reported). */
   reportImages(): void {
     this.core.reportImages();

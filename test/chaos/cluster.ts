@@ -44,6 +44,14 @@ export interface ChaosCluster {
     change: { labels: Record<string, string> } | { annotations: Record<string, string> },
   ): Promise<boolean>;
   deletePod(name: string): Promise<void>;
+  /** An eviction: the pod deleted gracefully (embedded: the DELETE an admitted eviction makes; real: the Eviction API). False when refused or gone. */
+  evictPod(name: string, graceSeconds: number): Promise<boolean>;
+  /** The pod's container exits (code 1) and its kubelet restarts it. False when none was running. */
+  crashContainer(name: string): Promise<boolean>;
+  /** The Node object deleted through the API; its pods are left to the pod GC. */
+  deleteNode(node: string): Promise<void>;
+  /** Every watch event this many ms late (embedded only: its API server's slow-watch fault; 0 ends it). */
+  setWatchDelay?(ms: number): void;
   /** The node fault: its kubelet silent (embedded: NotReady at once; real: the node-lifecycle controller notices). */
   setNodeReady(node: string, ready: boolean): Promise<void>;
   /** Admission refuses every patch of `pod` with `code` (embedded only: the simulator's admission rules). */
@@ -82,10 +90,16 @@ export function gateOf(pod: KubeObject): string | undefined {
   return conditions?.find((c) => c.type === 'kwave.dev/in-place-ready')?.status;
 }
 
-export function containerStatus(pod: KubeObject): { imageID: string; restartCount: number; image: string } | undefined {
+interface ContainerStatus {
+  imageID: string;
+  restartCount: number;
+  image: string;
+  state?: { running?: object; waiting?: { reason?: string } };
+}
+
+export function containerStatus(pod: KubeObject): ContainerStatus | undefined {
   return (
-    pod.status as
-      { containerStatuses?: { name: string; imageID: string; restartCount: number; image: string }[] } | undefined
+    pod.status as { containerStatuses?: (ContainerStatus & { name: string })[] } | undefined
   )?.containerStatuses?.find((c) => c.name === 'nginx');
 }
 

@@ -19,6 +19,7 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
     kubeconfigOut: kubeconfigPath,
     faults: { ...s.faults, retryAfterSeconds: 1 },
   });
+  const admin = (path: string) => fetch(`${sim.metricsUrl}${path}`, { method: 'POST' });
   const selected = () => sim.store.list('pods', NAMESPACE).filter(isSelected);
   return {
     kubeconfigPath,
@@ -39,7 +40,17 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
       }
     },
     deletePod: async (name) => {
-      await fetch(`${sim.metricsUrl}/sim/pods/${NAMESPACE}/${name}/delete?gracePeriodSeconds=0`, { method: 'POST' });
+      await admin(`/sim/pods/${NAMESPACE}/${name}/delete?gracePeriodSeconds=0`);
+    },
+    evictPod: async (name, graceSeconds) =>
+      (await admin(`/sim/pods/${NAMESPACE}/${name}/delete?gracePeriodSeconds=${graceSeconds}`)).ok,
+    crashContainer: async (name) => (await admin(`/sim/pods/${NAMESPACE}/${name}/crash`)).ok,
+    deleteNode: async (node) => {
+      const res = await admin(`/sim/nodes/${node}/delete`);
+      if (!res.ok) throw new Error(`deleting node ${node}: ${res.status} ${await res.text()}`);
+    },
+    setWatchDelay: (ms) => {
+      sim.faults.watchDelayMs = ms;
     },
     setNodeReady: async (node, ready) => sim.kubelet.setNodeReady(node, ready),
     refusePatch: (pod, code) =>

@@ -27,6 +27,7 @@ import { startEmbeddedCluster } from './embeddedCluster.js';
 import { newDrainTracker, trackDrain } from './drains.js';
 import { checkInvariants, type Observed } from './invariants.js';
 import { startRealCluster } from './realCluster.js';
+import { startPodFaults, startTimedFaults } from './podFaults.js';
 import { planYaml, type Scenario } from './scenario.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,8 +36,8 @@ const STATE = 'kwave.dev/in-place-state';
 /** Debian's libfaketime (apt-get install faketime). */
 export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const OWN_PIDNS = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-/** A scenario that has not ended by then is a violation (a hang), not a wait. */
-const SCENARIO_DEADLINE_MS = 300_000;
+/** A scenario that has not ended by then is a violation (a hang), not a wait (KWAVE_CHAOS_DEADLINE_MS shortens it for a replay). */
+const SCENARIO_DEADLINE_MS = Number(process.env.KWAVE_CHAOS_DEADLINE_MS ?? 300_000);
 
 export interface ScenarioResult {
   violations: string[];
@@ -51,6 +52,8 @@ export interface ScenarioResult {
   faults: BackendFaultReport;
   /** Nodes the change feed saw NotReady or tainted (by the node fault or by the controller after an outage). */
   nodesTainted: number;
+  /** The pod faults that took place: evictions accepted, containers crashed, nodes deleted. */
+  landed: { evictions: number; crashes: number; nodeDeletions: number };
   /** The last runs' stderr, for a failing scenario's report. */
   logs: string;
 }
@@ -89,21 +92,29 @@ export async function runScenario(
   let exitCode: number | null = null;
   let logs = '';
   let observed: Observed | undefined;
+  let stopPodFaults = () => {};
 
   try {
     observed = await observe(cluster, runners, violations);
     await cluster.resetStats();
     startChaos(s, cluster, r, timers, observed);
+    stopPodFaults = startPodFaults(s, cluster, observed, [...observed.drains.last.values()], timers);
     if (s.admissionRefusal) {
       const names = [...observed.initial.keys()].sort();
       observed.refusedPod = names[s.admissionRefusal.podIndex % names.length];
       if (!cluster.refusePatch) observed.problems.push('admission refusal: this backend has no admission rules');
       else if (observed.refusedPod) cluster.refusePatch(observed.refusedPod, s.admissionRefusal.code);
     }
-    // The backend's faults land mid-wave: timed from kwave's first image patch the cluster saw.
-    observed.onFirstPatch = () => cluster.startBackendFaults(s, timers);
+    // The backend's faults, the node deletion and the slow watch land mid-wave: timed from
+    // kwave's first image patch the cluster saw.
+    const seen = observed;
+    observed.onFirstPatch = () => {
+      cluster.startBackendFaults(s, timers);
+      startTimedFaults(s, cluster, seen, timers);
+    };
 
-    const deadline = started + SCENARIO_DEADLINE_MS;
+    // From the moment the cluster serves: its start-up (long on a loaded machine) is not kwave's time.
+    const deadline = Date.now() + SCENARIO_DEADLINE_MS;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const batch: Runner[] = [];
       cluster.runnersStarting(attempt === 0 && s.twoRunners ? 2 : 1);
@@ -213,6 +224,7 @@ export async function runScenario(
     for (const run of runners) if (run.child.exitCode === null) run.child.kill('SIGKILL');
     await Promise.all(runners.map((run) => run.exit));
     observed?.stop();
+    stopPodFaults();
     await cluster.close();
     await rm(dir, { recursive: true, force: true });
   }
@@ -230,6 +242,11 @@ export async function runScenario(
     startupMs,
     faults,
     nodesTainted: observed?.nodesThatCouldNotAct.size ?? 0,
+    landed: {
+      evictions: observed?.evicted.size ?? 0,
+      crashes: [...(observed?.crashes.values() ?? [])].reduce((a, b) => a + b, 0),
+      nodeDeletions: observed?.nodesDeleted.size ?? 0,
+    },
     logs,
   };
 }
@@ -259,9 +276,16 @@ async function rollBackOnceNodesAct(
   }
 }
 
-/** Resolves once no node is seen unable to act (the node-lifecycle controller lifted its taints), or at the deadline. */
+/**
+ * Resolves once no node is seen unable to act (the node-lifecycle controller lifted its taints)
+ * and no selected pod is left on a deleted node (the pod GC removed them), or at the deadline.
+ */
 async function untilNodesCanAct(observed: Observed, deadline: number): Promise<void> {
-  while (observed.nodesDown.size > 0 && Date.now() < deadline) await sleep(250);
+  const onDeletedNode = () =>
+    [...observed.drains.last.values()].some((p) =>
+      observed.nodesDeleted.has((p.spec as { nodeName?: string } | undefined)?.nodeName ?? ''),
+    );
+  while ((observed.nodesDown.size > 0 || onDeletedNode()) && Date.now() < deadline) await sleep(250);
 }
 
 /** The exit code the record says the last run ended with (0 or 3), when the lease is free too. */
@@ -423,12 +447,20 @@ async function observe(cluster: ChaosCluster, runners: Runner[], violations: str
     nodesThatCouldNotAct: new Set(),
     drains,
     exits: [],
+    evicted: new Set(),
+    crashes: new Map(),
+    nodesDeleted: new Set(),
+    patchedWhileTerminating: [],
     problems: [],
     chaosOver: false,
     stop: () => undefined,
   };
   observed.stop = cluster.subscribe((change) => {
-    if (change.resource === 'pods' && isSelected(change.object)) trackDrain(drains, change.type, change.object);
+    if (change.resource === 'pods' && isSelected(change.object)) {
+      trackDrain(drains, change.type, change.object);
+      // Whoever deleted it: the harness, an eviction, the pod GC after its node went.
+      if (change.type === 'DELETED') observed.deleted.add(change.object.metadata.name);
+    }
     if (change.resource === 'pods' && change.type !== 'DELETED') {
       const name = change.object.metadata.name;
       const state = (change.object.metadata.annotations as Record<string, string> | undefined)?.[STATE];

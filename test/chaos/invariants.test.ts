@@ -7,6 +7,7 @@ import type { KubeObject } from '../../src/sim/store.js';
 import type { FinalState } from './cluster.js';
 import { newDrainTracker, trackDrain, type DrainTracker } from './drains.js';
 import { checkInvariants, type Observed } from './invariants.js';
+import { defaultDigest } from '../../src/sim/index.js';
 import { drawScenario, type Scenario } from './scenario.js';
 
 const GATE = 'kwave.dev/in-place-ready';
@@ -42,6 +43,10 @@ function observed(drains: DrainTracker, exits: (number | null)[] = []): Observed
     nodesThatCouldNotAct: new Set(['sim-node-1']),
     drains,
     exits,
+    evicted: new Set(),
+    crashes: new Map(),
+    nodesDeleted: new Set(),
+    patchedWhileTerminating: [],
     problems: [],
     chaosOver: true,
     stop: () => undefined,
@@ -117,6 +122,52 @@ describe('chaos invariants', () => {
     ]);
     assert.deepEqual(exitLine(checkInvariants(s, { ...final, patchesRefused: 1 }, seen, 3)), []);
     assert.deepEqual(exitLine(checkInvariants(s, final, seen, 0)), [], 'the pod went before kwave patched it');
+  });
+
+  test('a crash after the gate reopened is one restart more, never a second patch: the count is exact', () => {
+    const s = { ...scenario(2), image: 'nginx:1.25.3' };
+    const target = `docker.io/library/nginx@${defaultDigest('docker.io/library/nginx:1.25.3')}`;
+    const upgraded = (restartCount: number): KubeObject => ({
+      ...pod('a', 'True', true, 50),
+      spec: { nodeName: 'sim-node-1', containers: [{ name: 'nginx', image: 'nginx:1.25.3' }] },
+      status: {
+        conditions: [{ type: GATE, status: 'True' }],
+        containerStatuses: [
+          { name: 'nginx', image: 'nginx:1.25.3', imageID: target, restartCount, state: { running: {} } },
+        ],
+      },
+    });
+    const seen = observed(newDrainTracker());
+    seen.initial.set('a', { imageID: 'old', restartCount: 0 });
+    seen.annotations.set('a', new Set([JSON.stringify({ revision: 'r1' })]));
+    seen.crashes.set('a', 1);
+    const restartLines = (restartCount: number) =>
+      checkInvariants(s, { ...final, pods: [upgraded(restartCount)] }, seen, 0).filter((l) => l.startsWith('a:'));
+    assert.deepEqual(restartLines(2), [], 'one restart for the patch, one for the crash');
+    assert.deepEqual(restartLines(1), [
+      'a: crashed 1 times after its gate reopened, 1 upgrade patches, yet restarted 1 times',
+    ]);
+    const waiting = upgraded(1);
+    (waiting.status as { containerStatuses: { state: object }[] }).containerStatuses[0]!.state = {
+      waiting: { reason: 'CrashLoopBackOff' },
+    };
+    assert.deepEqual(
+      checkInvariants(s, { ...final, pods: [waiting] }, seen, 0).filter((l) => l.startsWith('a:')),
+      [],
+      "the crash's restart still pending at the end (the kubelet's back-off)",
+    );
+    assert.deepEqual(restartLines(3), [
+      'a: restarted 3 times for 1 upgrade and 0 rollback patches and 1 crashes',
+      'a: crashed 1 times after its gate reopened, 1 upgrade patches, yet restarted 3 times',
+    ]);
+  });
+
+  test('an image patch that landed on a pod being deleted fails the scenario', () => {
+    const seen = { ...observed(newDrainTracker()), patchedWhileTerminating: ['demo-2 (nginx:1.14.2 → nginx:1.25.3)'] };
+    assert.deepEqual(
+      checkInvariants(scenario(2), final, seen, 0).filter((l) => l.startsWith('kwave patched')),
+      ['kwave patched the image of a pod being deleted: demo-2 (nginx:1.14.2 → nginx:1.25.3)'],
+    );
   });
 
   test('a deleted pod leaves the count', () => {

@@ -18,6 +18,7 @@ export interface Observed {
   annotations: Map<string, Set<string>>;
   /** Per pod: the sequence of its spec image (consecutive repeats dropped). */
   specImages: Map<string, string[]>;
+  /** Selected pods the change feed saw deleted, whoever deleted them (the harness, an eviction, the pod GC). */
   deleted: Set<string>;
   writes: number;
   holders: string[];
@@ -28,6 +29,12 @@ export interface Observed {
   drains: DrainTracker;
   /** The exit codes of the runs, in order (null: SIGKILLed), for a livelock's message. */
   exits: (number | null)[];
+  /** Pods evicted (the eviction accepted), containers crashed after their gate reopened (per pod), nodes deleted. */
+  evicted: Set<string>;
+  crashes: Map<string, number>;
+  nodesDeleted: Set<string>;
+  /** Pods whose spec image changed on a version that already carried a deletionTimestamp. */
+  patchedWhileTerminating: string[];
   /** The pod whose first patch admission refuses (the scenario's admissionRefusal). */
   refusedPod?: string;
   /** Chaos the harness could not inflict, as messages. */
@@ -119,9 +126,22 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
       if (expectedExit === 0 && exitCode === 0 && (patched ?? 0) !== 1)
         v.push(`${name}: on the target after ${patched ?? 0} accepted image patches (audit log; expected exactly 1)`);
     }
+    // Crashes after the gate reopened restart the container too, and only those: a crash never
+    // makes kwave patch again (the pod was proven on the target; it stays upgraded).
     const restarts = cs.restartCount - initial.restartCount;
-    if (restarts > Math.max(upgrades + rollbacks, patched ?? 0))
-      v.push(`${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches`);
+    const crashes = seen.crashes.get(name) ?? 0;
+    if (restarts > Math.max(upgrades + rollbacks, patched ?? 0) + crashes)
+      v.push(
+        `${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches${crashes ? ` and ${crashes} crashes` : ''}`,
+      );
+    // Exact, but for the last crash's restart when the end finds the container waiting for it (a
+    // second crash soon after the first waits out the kubelet's back-off).
+    const pending = crashes > 0 && !cs.state?.running ? 1 : 0;
+    const expected = upgrades + crashes;
+    if (crashes > 0 && exitCode === 0 && expectedExit === 0 && (restarts > expected || restarts < expected - pending))
+      v.push(
+        `${name}: crashed ${crashes} times after its gate reopened, ${upgrades} upgrade patches, yet restarted ${restarts} times`,
+      );
     // 3. No pod left drained: every failed pod is rolled back here (rollback failed | all).
     if (gateOf(pod) === 'False') v.push(`${name}: left with its gate False`);
   }
@@ -135,9 +155,18 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
   // And every pod not Ready, where no node fault made pods unready behind kwave's back (on real,
   // an outage of the apiserver or etcd longer than the node grace period makes the node-lifecycle
   // controller mark nodes NotReady too: the change feed saw it).
+  // Crashes, evictions and a deleted node make pods unready behind kwave's back as well.
   const most = final.maxNotReady;
-  if (!s.nodeFlap && seen.nodesThatCouldNotAct.size === 0 && most > s.maxUnavailable)
+  const othersMadeUnready =
+    !!s.nodeFlap ||
+    seen.nodesThatCouldNotAct.size > 0 ||
+    seen.crashes.size > 0 ||
+    seen.evicted.size > 0 ||
+    seen.nodesDeleted.size > 0;
+  if (!othersMadeUnready && most > s.maxUnavailable)
     v.push(`${most} selected pods were not Ready at once, maxUnavailable is ${s.maxUnavailable}`);
+  // An image patch must never land on a pod being deleted (an eviction, the pod GC).
+  for (const p of seen.patchedWhileTerminating) v.push(`kwave patched the image of a pod being deleted: ${p}`);
 
   // 5. The record agrees with the cluster.
   const cm = final.record as unknown as V1ConfigMap | undefined;

@@ -3,8 +3,10 @@
 // user of its own (the observer: not kwave's admin user, so the audit log tells kwave's requests
 // apart): the other writer's guarded patches, deletions, the final reads and the change feed (a
 // list+watch per collection). The audit log gives kwave's accepted image patches per pod and its
-// pod lists per batch of runs. The real faults: kube-apiserver restarted, etcd frozen, etcd
-// compacted before a restart (so resumed watches meet 410 Gone), a node's heartbeats stopped.
+// pod lists per batch of runs. The real faults: kube-apiserver restarted, etcd restarted, etcd
+// frozen, etcd compacted before a restart (so resumed watches meet 410 Gone), a node's heartbeats
+// stopped; a Node deleted (the real pod GC removes its pods), evictions through the Eviction API,
+// containers crashed by the node agent's kubelet.
 import { join } from 'node:path';
 import { KubeHttp } from '../../src/sim/agent/kubeHttp.js';
 import { AuditTail, type AuditRecord } from '../../src/sim/controlPlane/index.js';
@@ -97,6 +99,22 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         .request('DELETE', `${PODS}/${name}`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 })
         .catch(() => undefined);
     },
+    evictPod: async (name, graceSeconds) => {
+      const eviction = {
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name, namespace: NAMESPACE },
+        deleteOptions: { gracePeriodSeconds: graceSeconds },
+      };
+      return http.request('POST', `${PODS}/${name}/eviction`, eviction).then(
+        () => true,
+        () => false, // 429: a disruption budget; 404: gone; a fault of the moment
+      );
+    },
+    crashContainer: async (name) => sim.agent.crashContainer?.(NAMESPACE, name) ?? false,
+    deleteNode: async (node) => {
+      await whileDown(() => http.request('DELETE', `/api/v1/nodes/${node}`));
+    },
     // The agent's own write (the node back: its lease renewed) fails while the apiserver restarts: try again.
     setNodeReady: async (node, ready) => {
       for (let tries = 0; ; tries++) {
@@ -121,6 +139,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         if (ms !== undefined) timers.push(setTimeout(() => fault(what, run), ms));
       };
       at(sc.real?.apiserverRestartAtMs, 'apiserver restart', () => cp.restartApiServer());
+      at(sc.real?.etcdRestartAtMs, 'etcd restart', () => cp.restartEtcd());
       at(sc.real?.etcdPause?.atMs, 'etcd pause', () => cp.pauseEtcd(sc.real!.etcdPause!.forMs));
       at(sc.real?.watchExpiryAtMs, 'watch expiry', async () => {
         await compactEtcd(cp.etcdUrl);

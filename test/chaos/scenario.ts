@@ -39,11 +39,31 @@ export interface Scenario {
    * fleet), as a webhook (403) or a policy (422) would: that pod fails, the run halts (exit 3).
    */
   admissionRefusal?: { podIndex: number; code: 403 | 422 };
+  /**
+   * The Node object deleted `atMs` after kwave's first image patch (another node than the flap's):
+   * its pods are the pod GC's, which marks them Failed and deletes them after its quarantine.
+   */
+  nodeDeletion?: { node: string; atMs: number };
+  /**
+   * Pods evicted mid-flight: the `nth` pod whose gate kwave closes (`drained`) or whose image it
+   * patches (`patched`), at that very change, deleted with `graceSeconds` as an eviction deletes
+   * (embedded: the graceful DELETE an admitted eviction makes; real: the Eviction API).
+   */
+  evictions: { moment: 'drained' | 'patched'; nth: number; graceSeconds: number }[];
+  /**
+   * Containers that crash after their gate reopened on the target: the `nth` pod seen so, its
+   * container exiting `afterMs` later (once; the kubelet restarts it at once).
+   */
+  crashes: { nth: number; afterMs: number }[];
+  /** Embedded only: a slow watch, every watch event `delayMs` late, from `atMs` after kwave's first image patch for `forMs`. */
+  slowWatch?: { atMs: number; forMs: number; delayMs: number };
 }
 
 interface RealFaults {
   /** kube-apiserver stopped and started again (same port, same etcd). */
   apiserverRestartAtMs?: number;
+  /** etcd stopped and started again (same ports, same data): the apiserver answers errors meanwhile, then reconnects. */
+  etcdRestartAtMs?: number;
   /** etcd frozen (SIGSTOP) for `forMs`, then let run on (SIGCONT). */
   etcdPause?: { atMs: number; forMs: number };
   /** etcd compacted to its newest revision, then the apiserver restarted: every watch resumed from an older version is answered 410 Gone. */
@@ -93,15 +113,43 @@ export function drawScenario(seed: number, backend: Backend = 'embedded'): Scena
       ? { node: pick(['sim-node-1', 'sim-node-2', 'sim-node-3']), atMs: int(300, 3000), forMs: int(500, 3000) }
       : undefined,
     kills,
+    evictions: [],
+    crashes: [],
     twoRunners,
     skewSeconds,
     backend,
   };
   // Drawn after everything else, so an embedded seed replays as it did before real faults existed
-  // (and, but for the new fault, before the admission refusal did).
-  if (backend === 'real') return withRealFaults(drawn, r);
+  // (and, but for the new faults, before the admission refusal and the pod faults did).
+  if (backend === 'real') return withPodFaults(withRealFaults(drawn, r), r);
   if (chance(0.25)) drawn.admissionRefusal = { podIndex: int(0, 9), code: pick([403, 422] as const) };
-  return drawn;
+  const withFaults = withPodFaults(drawn, r);
+  if (chance(0.25)) withFaults.slowWatch = { atMs: int(0, 2000), forMs: int(1000, 6000), delayMs: int(500, 3000) };
+  return withFaults;
+}
+
+/** The faults both backends make the same way: a node deleted, evictions mid-flight, crashes after the gate reopened. */
+function withPodFaults(s: Scenario, r: () => number): Scenario {
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const chance = (p: number) => r() < p;
+  const nodes = ['sim-node-1', 'sim-node-2', 'sim-node-3'].filter((n) => n !== s.nodeFlap?.node);
+  const nodeDeletion = chance(0.2) ? { node: nodes[int(0, nodes.length - 1)]!, atMs: int(0, 1500) } : undefined;
+  const evictions = Array.from({ length: chance(0.3) ? int(1, 2) : 0 }, () => ({
+    moment: chance(0.5) ? ('drained' as const) : ('patched' as const),
+    nth: int(1, 3),
+    graceSeconds: int(1, 5),
+  }));
+  const crashes = Array.from({ length: chance(0.3) ? int(1, 3) : 0 }, () => ({
+    nth: int(1, s.pods),
+    afterMs: int(0, 1500),
+  }));
+  // A failing image never reopens a gate on the target: no crash to wait for.
+  return {
+    ...s,
+    ...(nodeDeletion ? { nodeDeletion } : {}),
+    evictions,
+    crashes: s.image === TARGET_BROKEN ? [] : crashes,
+  };
 }
 
 /**
@@ -118,6 +166,7 @@ function withRealFaults(s: Scenario, r: () => number): Scenario {
     if (chance(0.45)) real.etcdPause = { atMs: int(0, 3000), forMs: int(2000, 5000) };
     if (chance(0.45)) real.watchExpiryAtMs = int(0, 3000);
   }
+  if (chance(0.45)) real.etcdRestartAtMs = int(0, 3000);
   const nodeFlap = s.nodeFlap ?? (chance(0.2) ? { node: 'sim-node-2', atMs: 0, forMs: 0 } : undefined);
   return {
     ...s,
@@ -145,6 +194,11 @@ export function faultKinds(s: Scenario): string[] {
   if (s.real?.etcdPause) kinds.push('etcd-pause');
   if (s.real?.watchExpiryAtMs !== undefined) kinds.push('watch-expiry-410');
   if (s.admissionRefusal) kinds.push(`admission-refusal(${s.admissionRefusal.code})`);
+  if (s.real?.etcdRestartAtMs !== undefined) kinds.push('etcd-restart');
+  if (s.nodeDeletion) kinds.push('node-deletion');
+  if (s.evictions.length > 0) kinds.push('eviction-mid-flight');
+  if (s.crashes.length > 0) kinds.push('crash-after-gate');
+  if (s.slowWatch) kinds.push('slow-watch');
   return kinds;
 }
 

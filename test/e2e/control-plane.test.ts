@@ -256,6 +256,43 @@ describe('the real control plane through the real kubectl', () => {
     },
   );
 
+  test(
+    'restartEtcd(): etcd is stopped and started again with its data; kube-apiserver reconnects and serves what was written',
+    { skip },
+    async () => {
+      const created = await kubectl(
+        admin,
+        'create',
+        'configmap',
+        'before-etcd-restart',
+        '-n',
+        'default',
+        '--from-literal=k=v',
+      );
+      assert.equal(created.code, 0, created.stderr);
+      const etcdPid = cp.pids().etcd;
+      await cp.restartEtcd();
+      assert.notEqual(cp.pids().etcd, etcdPid, 'a new etcd process');
+      assert.ok(etcdPid !== undefined && !isAlive(etcdPid), 'the old one ended');
+      const read = await eventually('kube-apiserver to read through the new etcd', async () => {
+        const r = await kubectl(
+          admin,
+          'get',
+          'configmap',
+          'before-etcd-restart',
+          '-n',
+          'default',
+          '-o',
+          'jsonpath={.data.k}',
+        );
+        return r.code === 0 ? r.stdout : undefined;
+      });
+      assert.equal(read, 'v');
+      const written = await kubectl(admin, 'create', 'configmap', 'after-etcd-restart', '-n', 'default');
+      assert.equal(written.code, 0, written.stderr);
+    },
+  );
+
   test('close() stops every component', { skip }, async () => {
     const other = await startControlPlane({ controllers: false });
     const pids = Object.values(other.pids());

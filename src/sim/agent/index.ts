@@ -47,6 +47,8 @@ export interface NodeAgent {
   /** The NotReady fault: the node's kubelet goes silent (false) or comes back (true). */
   setNodeReady(name: string, ready: boolean): Promise<void>;
   isNodeReady(name: string): boolean;
+  /** The "container crashed" fault (the agent's kubelet model only; see KubeletCore.crashContainer). */
+  crashContainer?(namespace: string, name: string, container?: string): boolean;
   readonly podCount: number;
   close(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       if (ready) k.setNodeDown(name, false);
     },
     isNodeReady: (name) => nodes.isReady(name),
+    crashContainer: (namespace, name, container) => k.crashContainer(namespace, name, container),
     get podCount() {
       return k.podCount;
     },

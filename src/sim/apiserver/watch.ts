@@ -125,6 +125,39 @@ class LinePump {
   }
 }
 
+/**
+ * The slow-watch fault between the store and a stream: each line is handed on `delayMs()` after
+ * its change (read live, so the fault can be switched at run time), never before a line queued
+ * earlier. With no delay and nothing queued, at once.
+ */
+class DelayedLines {
+  private readonly queue: { due: number; line: string }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly delayMs: () => number,
+    private readonly deliver: (line: string) => void,
+  ) {}
+
+  push(line: string): void {
+    const delay = this.delayMs();
+    if (!(delay > 0) && this.queue.length === 0) return this.deliver(line);
+    this.queue.push({ due: Date.now() + Math.max(0, delay), line });
+    this.timer ??= setTimeout(() => this.release(), Math.max(0, this.queue[0]!.due - Date.now()));
+  }
+
+  private release(): void {
+    this.timer = undefined;
+    while (this.queue.length > 0 && this.queue[0]!.due <= Date.now()) this.deliver(this.queue.shift()!.line);
+    if (this.queue.length > 0) this.timer = setTimeout(() => this.release(), this.queue[0]!.due - Date.now());
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.queue.length = 0;
+  }
+}
+
 function parseTimeoutSeconds(query: URLSearchParams): number {
   const t = query.get('timeoutSeconds');
   if (t !== null && t !== '' && !/^\d+$/.test(t))
@@ -224,10 +257,14 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
     initial = lines[Symbol.iterator]();
   }
   const pump = new LinePump(res, initial);
+  const delayed = new DelayedLines(
+    () => deps.faults.watchDelayMs,
+    (text) => pump.push(text),
+  );
   const unsubscribe = store.subscribe((change) => {
     if (change.resource !== info.resource || change.rv <= since) return;
     const e = eventFor(change, predicate);
-    if (e) pump.push(line(e.type, e.object));
+    if (e) delayed.push(line(e.type, e.object));
   });
   void pump.pump();
 
@@ -235,20 +272,22 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
   const timers: NodeJS.Timeout[] = [];
   const cleanup = () => {
     unsubscribe();
+    delayed.close();
     for (const t of timers) clearTimeout(t);
   };
   res.on('close', cleanup);
 
   // Bookmarks as kube-apiserver's watch cache sends them (cacheWatcher.nextBookmarkTime): one
   // every `bookmarkIntervalMs` (a minute by default) and one 2 s before the timeout, so that the
-  // next watch resumes from close to the end; none when the stream ends.
+  // next watch resumes from close to the end; none when the stream ends. Behind any change a slow
+  // watch holds back, so that no bookmark names a version whose changes were not sent yet.
   let lastBookmark = Date.now();
   if (allowBookmarks && timeoutSeconds > 2)
     timers.push(
       setTimeout(
         () => {
           lastBookmark = Date.now();
-          pump.push(bookmark());
+          delayed.push(bookmark());
         },
         (timeoutSeconds - 2) * 1000,
       ),
@@ -271,7 +310,7 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, deps: Wat
       }
       if (allowBookmarks && Date.now() - lastBookmark >= deps.bookmarkIntervalMs) {
         lastBookmark = Date.now();
-        pump.push(bookmark());
+        delayed.push(bookmark());
       }
     },
     Math.min(1000, Math.max(50, deps.bookmarkIntervalMs)),

@@ -94,6 +94,8 @@ export interface ControlPlane {
   restartApiServer(): Promise<void>;
   /** etcd's client URL (plain HTTP on loopback; its v3 JSON gateway serves /v3/kv/compaction). */
   etcdUrl: string;
+  /** Stops etcd and starts it again on the same ports with the same data (the apiserver reconnects by itself). */
+  restartEtcd(): Promise<void>;
   /** Freezes etcd (SIGSTOP) for `ms`, then lets it run on; resolves when it runs again. */
   pauseEtcd(ms: number): Promise<void>;
   /** Stops every component (no orphans) and removes the folder unless `keepDir`. */
@@ -170,16 +172,19 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
       running.push(c);
       return c;
     };
-    const etcd = launch('etcd', etcdArgs(layout));
+    let etcd = launch('etcd', etcdArgs(layout));
     // /health has no authentication: another control plane's etcd on a taken port would answer
-    // it, so ours must first say in its own log that it serves there.
+    // it, so ours must first say in its own log that it serves there (once more than before: a
+    // restarted etcd appends to the same log).
     const etcdUrl = `http://127.0.0.1:${layout.etcdClientPort}`;
-    await untilReady(
-      etcd,
-      stepMs,
-      async () =>
-        etcd.logTail(1000).includes(`etcd ready on ${etcdUrl}`) && (await probe(`${etcdUrl}/health`)).status === 200,
-    );
+    const etcdReadyLines = () => etcd.logTail(100_000).split(`etcd ready on ${etcdUrl}`).length - 1;
+    const etcdReady = (readyBefore: number) =>
+      untilReady(
+        etcd,
+        stepMs,
+        async () => etcdReadyLines() > readyBefore && (await probe(`${etcdUrl}/health`)).status === 200,
+      );
+    await etcdReady(0);
 
     const apiserverFlags = [...apiserverArgs(layout), ...(opts.extraArgs?.apiserver ?? [])];
     const adminToken = tokenOf(ADMIN_USER);
@@ -248,6 +253,14 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
         apiserver = startComponent(binary, 'apiserver', apiserverFlags, p.log('apiserver'));
         running[index] = apiserver;
         await apiserverReady(apiserver);
+      },
+      async restartEtcd() {
+        const readyBefore = etcdReadyLines();
+        await etcd.stop();
+        const index = running.indexOf(etcd);
+        etcd = startComponent(binary, 'etcd', etcdArgs(layout), p.log('etcd'));
+        running[index] = etcd;
+        await etcdReady(readyBefore);
       },
       async pauseEtcd(ms) {
         etcd.signal('SIGSTOP');

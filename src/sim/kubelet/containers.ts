@@ -208,6 +208,20 @@ export class ContainerRuntimeModel {
     });
   }
 
+  /**
+   * The "container crashed" fault: the running container exits with code 1 (an application
+   * crash, not a spec change) and is restarted as after any exit, at once the first time since
+   * its spec last changed. False when it was not running.
+   */
+  crash(rt: PodRuntime, c: ContainerRuntime): boolean {
+    if (!c.status.state.running) return false;
+    this.cancel(c);
+    this.terminate(c, 1, 'Error');
+    this.restartAfterExit(rt, c);
+    this.ctx.changed(rt);
+    return true;
+  }
+
   /** A command that exits at once (`true`): Completed with code 0; only restartPolicy Always starts it again. */
   private exitAtOnce(rt: PodRuntime, c: ContainerRuntime): void {
     this.after(rt, c, 0, () => {

@@ -180,6 +180,18 @@ export class KubeletCore {
       if (nodeNameOf(pod) === nodeName) this.markDirty(podKey(pod.metadata.namespace, pod.metadata.name));
   }
 
+  /**
+   * The "container crashed" fault on pod `namespace/name`: its container `container` (default:
+   * the first) exits and is restarted. False when the pod or a running container is not this
+   * kubelet's, or its node is down.
+   */
+  crashContainer(namespace: string, name: string, container?: string): boolean {
+    const rt = this.pods.get(podKey(namespace, name));
+    if (!rt || rt.terminating || this.nodesDown.has(rt.node)) return false;
+    const c = container === undefined ? rt.containers.values().next().value : rt.containers.get(container);
+    return c ? this.runtime.crash(rt, c) : false;
+  }
+
   isNodeDown(nodeName: string): boolean {
     return this.nodesDown.has(nodeName);
   }
@@ -229,8 +241,10 @@ export class KubeletCore {
     if (!nodeName) return; // not scheduled: no kubelet's business yet
     if (this.nodesDown.has(nodeName)) return;
     const node = this.port.node(nodeName);
-    if (!node) return; // not one of this kubelet's nodes
-    if (!rt) rt = this.admit(pod, node);
+    // Not one of this kubelet's nodes — unless it runs the pod already: a kubelet whose Node
+    // object was deleted goes on running (and reporting) its pods until they are deleted.
+    if (!node && !rt) return;
+    if (!rt) rt = this.admit(pod, node!);
     else if (!rt.terminating) this.syncSpec(rt, pod);
     if (pod.metadata.deletionTimestamp && !rt.terminating)
       this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);

@@ -245,6 +245,15 @@ export async function startRealSim(options: RealSimOptions = {}): Promise<RealSi
         // As on the embedded backend, the answer comes once the fault (or its end) has taken effect.
         await (ready ? untilNodeBack(admin, name) : untilNodePodsNotReady(agent, name));
       },
+      ...(agent.crashContainer
+        ? {
+            crashContainer: async (namespace: string, name: string, container: string | undefined) =>
+              agent.crashContainer!(namespace, name, container),
+          }
+        : {}),
+      deleteNode: async (name) => {
+        await admin.request('DELETE', `/api/v1/nodes/${name}`).catch(adminError);
+      },
       ...(kubelets
         ? {
             restartKubelet: async (name: string) => {

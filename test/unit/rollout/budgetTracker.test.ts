@@ -26,6 +26,32 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('BudgetTracker', () => {
+  test('a pod whose gate is closed holds the budget while its Ready is stale (its kubelet cut off as the gate closed)', () => {
+    const GATE = 'kwave.dev/in-place-ready';
+    const withGate = (name: string, gate: 'True' | 'False'): V1Pod => {
+      const p = pod(name, true);
+      p.status!.conditions!.push({ type: GATE, status: gate });
+      return p;
+    };
+    let feed: ((c: { pod: V1Pod; type: 'added' | 'modified' | 'deleted' }) => void) | undefined;
+    const t = new BudgetTracker(
+      ['a', 'b'].map((n) => ({ namespace: 'ns', name: n, pod: withGate(n, 'True') })),
+      1,
+      1,
+      undefined,
+      Date.now,
+      GATE,
+    );
+    t.follow((l) => ((feed = l), () => {}));
+    t.take(key('a'));
+    feed!({ pod: withGate('a', 'False'), type: 'modified' }); // the gate closed; Ready never turned False
+    t.release(key('a')); // its flow waits apart for its node
+    assert.deepEqual(t.holders(key('b')), [key('a')]);
+    assert.equal(t.request(key('b')).unreadyNotInFlight, 1, 'b may not start: a is drained');
+    feed!({ pod: withGate('a', 'True'), type: 'modified' });
+    assert.equal(t.request(key('b')).unreadyNotInFlight, 0);
+  });
+
   test('the incremental not-Ready count equals a fresh count, for any sequence of changes', () => {
     fc.assert(
       fc.property(

@@ -16,7 +16,7 @@ export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods
   const pods = new Map<string, V1Pod>();
   for (let i = 0; i < n; i++)
     pods.set(`web/web-${i}`, makePod({ name: `web-${i}`, namespace: 'web', uid: `u${i}`, rv: '10' }));
-  const listeners = new Set<(c: { pod: V1Pod; type: 'modified' }) => void>();
+  const listeners = new Set<(c: { pod: V1Pod; type: 'modified' | 'deleted' }) => void>();
   const waiters = new Set<() => void>();
   const writes: string[] = [];
   /** The most pods at once, as the fleet itself holds them: gate closed, and not Ready. */
@@ -38,6 +38,13 @@ export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods
     for (const l of listeners) l({ pod: p, type: 'modified' });
     for (const w of [...waiters]) w();
     return p;
+  };
+  /** Someone else deletes the pod (an eviction, the pod GC once its node is gone). */
+  const remove = (key: string): void => {
+    const p = pods.get(key)!;
+    pods.delete(key);
+    for (const l of listeners) l({ pod: p, type: 'deleted' });
+    for (const w of [...waiters]) w();
   };
   const view: FleetView = {
     get: (ns, name) => pods.get(`${ns}/${name}`),
@@ -109,7 +116,7 @@ export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods
     },
     createEvent: async () => ({}),
   };
-  return { pods, view, writer, writes, most, update };
+  return { pods, view, writer, writes, most, update, remove };
 }
 
 /**

@@ -287,6 +287,37 @@ describe('runRollout with a node that cannot act', () => {
     assert.equal(f.writes.filter((w) => w === 'patch web-0').length, 1, f.writes.join(', '));
   });
 
+  test('lost mid-flight, then deleted while it waits for its node (the pod GC of a deleted node): vanished, the run does not wait for it; Completed', async () => {
+    const f = fleet(3);
+    const n = fleetNodes(f, 3);
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
+      if (e.event === 'pod-end' && e.pod === 'web/web-1') f.remove('web/web-0');
+    };
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([
+      runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), {
+        ...d,
+        nodes: n.view,
+      }),
+      bound,
+    ]);
+    assert.notEqual(r, 'deadlock', `the run waited for the vanished pod: ${JSON.stringify(events.slice(-5))}`);
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Completed', r.message);
+    assert.equal(r.exitCode, 0);
+    const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
+    assert.deepEqual(ends.sort(), [
+      ['web/web-0', 'vanished'],
+      ['web/web-1', 'upgraded'],
+      ['web/web-2', 'upgraded'],
+    ]);
+    assert.ok(!f.writes.includes('patch web-0'), 'never patched: its node was lost before');
+  });
+
   test('a budget held only by a pod left for its node: the others wait for that node too, and the run ends Partial instead of waiting for ever', async () => {
     // web-0 is left drained on n0 (NodeNotReady) and holds the whole budget of 1; nothing in this
     // run will bring it back, so web-1 (its node fine) is left for the next run as well. Seen on
