@@ -7,6 +7,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { decodeRecord } from '../../src/record/codec.js';
 import { defaultDigest } from '../../src/sim/index.js';
+import { nodeNameOf } from '../../src/sim/kubelet/pods.js';
 import { containerStatus, gateOf, holderOf, specImage, type FinalState } from './cluster.js';
 import type { DrainTracker } from './drains.js';
 import { TARGET_BROKEN, type Scenario } from './scenario.js';
@@ -119,7 +120,9 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
       if (expectedExit === 0 && exitCode === 0 && (patched ?? 0) !== 1)
         v.push(`${name}: on the target after ${patched ?? 0} accepted image patches (audit log; expected exactly 1)`);
     }
-    const restarts = cs.restartCount - initial.restartCount;
+    // A restarted kubelet starts its node's containers again (its runtime restarted with it).
+    const rebooted = s.real?.kubeletRestart?.node === nodeNameOf(pod) ? 1 : 0;
+    const restarts = cs.restartCount - initial.restartCount - rebooted;
     if (restarts > Math.max(upgrades + rollbacks, patched ?? 0))
       v.push(`${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches`);
     // 3. No pod left drained: every failed pod is rolled back here (rollback failed | all).
@@ -134,9 +137,10 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
     );
   // And every pod not Ready, where no node fault made pods unready behind kwave's back (on real,
   // an outage of the apiserver or etcd longer than the node grace period makes the node-lifecycle
-  // controller mark nodes NotReady too: the change feed saw it).
+  // controller mark nodes NotReady too: the change feed saw it; a restarted kubelet restarts its
+  // node's containers).
   const most = final.maxNotReady;
-  if (!s.nodeFlap && seen.nodesThatCouldNotAct.size === 0 && most > s.maxUnavailable)
+  if (!s.nodeFlap && !s.real?.kubeletRestart && seen.nodesThatCouldNotAct.size === 0 && most > s.maxUnavailable)
     v.push(`${most} selected pods were not Ready at once, maxUnavailable is ${s.maxUnavailable}`);
 
   // 5. The record agrees with the cluster.
