@@ -2,7 +2,7 @@
 // pod cache's change feed) and which are in flight, and a wake-up for everyone waiting on either.
 // The rule itself (may one more start?) is budget.ts; this only keeps its inputs current.
 import type { V1Pod } from '@kubernetes/client-node';
-import { isPodReady, podKey, type PodName } from '../inplace/podView.js';
+import { conditionStatus, isPodReady, podKey, type PodName } from '../inplace/podView.js';
 import type { StartRequest } from './budget.js';
 
 export type PodChangeFeed = (
@@ -33,9 +33,20 @@ export class BudgetTracker {
     /** Told the not-Ready count (in-flight pods included) whenever it may have changed. */
     private readonly onUnavailable?: (unavailable: number, budget: number) => void,
     private readonly now: () => number = Date.now,
+    /** The plan's readiness gate: a pod with it False counts as not Ready (see `unavailable`). */
+    private readonly gateType?: string,
   ) {
     this.selected = new Set(selected.map(podKey));
-    for (const s of selected) if (!isPodReady(s.pod)) this.setNotReady(podKey(s), true);
+    for (const s of selected) if (this.unavailable(s.pod)) this.setNotReady(podKey(s), true);
+  }
+
+  /**
+   * Not Ready, or its gate closed: a pod whose gate is False is out of service whatever its Ready
+   * condition still says (its kubelet turns it not Ready at its next sync, or never, while its
+   * node is down: then only the node-lifecycle controller does, seconds later).
+   */
+  private unavailable(pod: V1Pod): boolean {
+    return !isPodReady(pod) || (this.gateType !== undefined && conditionStatus(pod, this.gateType) === 'False');
   }
 
   /** Follows the selected pods' readiness until the returned function is called. */
@@ -43,7 +54,7 @@ export class BudgetTracker {
     return onChange(({ pod, type }) => {
       const key = podKey(pod);
       if (!this.selected.has(key)) return;
-      this.setNotReady(key, !(type === 'deleted' || isPodReady(pod)));
+      this.setNotReady(key, type !== 'deleted' && this.unavailable(pod));
       this.wake();
     });
   }

@@ -89,6 +89,7 @@ class Rollout {
       this.plan.strategy.concurrency,
       this.deps.onUnavailable,
       this.run.now,
+      this.plan.readinessGate.conditionType,
     );
     this.run.maxFailed = selection.maxFailed;
     const unwatchPods = this.run.budget.follow((listener) => this.deps.view.onChange(listener));
