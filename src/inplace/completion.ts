@@ -80,6 +80,10 @@ function namesImage(message: string, image: string): boolean | undefined {
  * the kubelet's back-off turns it into `CrashLoopBackOff`: that is "waiting", and the failure is
  * reported when the back-off starts.
  *
+ * A container that reports the image of the spec the patch replaced (not the target) proves
+ * nothing either way, whatever its image ID: the kubelet was still starting it when the patch came
+ * (a pull in progress finishes, the container starts, the next sync kills it). "waiting".
+ *
  * `CrashLoopBackOff` fails only once a container of the target has started since the patch (the
  * status names another container or a higher restart count than recorded, and the target image).
  * The kubelet keys its restart back-off by the container's spec hash: restoring a spec that ran in
@@ -106,10 +110,17 @@ export function containerCompletion(
   const reportsTarget =
     sameImage(cs.image ?? '', rec.toImage) || (targetDigest !== undefined && digestOf(imageID) === targetDigest);
   const restarted = containerID !== rec.fromContainerID || cs.restartCount > rec.fromRestartCount;
+  // The kubelet ends the sync it is in before it reads a newer spec: a container of the spec the
+  // patch replaced, whose pull began before the patch, is still created and started, and killed in
+  // the next sync. It reports the replaced spec's image: its image ID proves nothing of the patch.
+  const ofReplacedSpec =
+    restarted && !reportsTarget && !sameImage(rec.fromImage, rec.toImage) && sameImage(cs.image ?? '', rec.fromImage);
   // With no recorded image ID (the container had never started), a new ID proves nothing unless
   // it is the target's.
   const imageChanged =
-    imageID !== '' && (rec.fromImageID === '' ? reportsTarget : !sameImageID(imageID, rec.fromImageID));
+    imageID !== '' &&
+    !ofReplacedSpec &&
+    (rec.fromImageID === '' ? reportsTarget : !sameImageID(imageID, rec.fromImageID));
   const touched = restarted || imageChanged || (reportsTarget && !sameImage(rec.fromImage, rec.toImage));
 
   const waiting = cs.state?.waiting;
@@ -145,6 +156,11 @@ export function containerCompletion(
   }
 
   if (!moved) {
+    if (ofReplacedSpec && cs.state?.running)
+      return waitingFor(
+        'ReplacedSpecRuns',
+        `the kubelet runs a container of ${rec.fromImage}, the spec the patch replaced (it started it before it read the patch)`,
+      );
     if (waiting !== undefined)
       return waitingFor(waiting.reason ?? 'Waiting', waiting.message ?? 'the container is waiting to start');
     return waitingFor(

@@ -7,6 +7,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { decodeRecord } from '../../src/record/codec.js';
 import { defaultDigest } from '../../src/sim/index.js';
+import { nodeNameOf } from '../../src/sim/kubelet/pods.js';
 import { containerStatus, gateOf, holderOf, specImage, type FinalState } from './cluster.js';
 import type { DrainTracker } from './drains.js';
 import { TARGET_BROKEN, type Scenario } from './scenario.js';
@@ -127,8 +128,10 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
         v.push(`${name}: on the target after ${patched ?? 0} accepted image patches (audit log; expected exactly 1)`);
     }
     // Crashes after the gate reopened restart the container too, and only those: a crash never
-    // makes kwave patch again (the pod was proven on the target; it stays upgraded).
-    const restarts = cs.restartCount - initial.restartCount;
+    // makes kwave patch again (the pod was proven on the target; it stays upgraded). A restarted
+    // kubelet starts its node's containers again (its runtime restarted with it).
+    const rebooted = s.real?.kubeletRestart?.node === nodeNameOf(pod) ? 1 : 0;
+    const restarts = cs.restartCount - initial.restartCount - rebooted;
     const crashes = seen.crashes.get(name) ?? 0;
     if (restarts > Math.max(upgrades + rollbacks, patched ?? 0) + crashes)
       v.push(
@@ -154,11 +157,13 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
     );
   // And every pod not Ready, where no node fault made pods unready behind kwave's back (on real,
   // an outage of the apiserver or etcd longer than the node grace period makes the node-lifecycle
-  // controller mark nodes NotReady too: the change feed saw it).
-  // Crashes, evictions and a deleted node make pods unready behind kwave's back as well.
+  // controller mark nodes NotReady too: the change feed saw it; a restarted kubelet restarts its
+  // node's containers). Crashes, evictions and a deleted node make pods unready behind kwave's
+  // back as well.
   const most = final.maxNotReady;
   const othersMadeUnready =
     !!s.nodeFlap ||
+    !!s.real?.kubeletRestart ||
     seen.nodesThatCouldNotAct.size > 0 ||
     seen.crashes.size > 0 ||
     seen.evicted.size > 0 ||

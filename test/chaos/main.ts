@@ -1,12 +1,12 @@
-// `npm run chaos -- --scenarios N --seed S [--parallel P] [--time-scale F] [--control-plane real]`,
-// or `npm run chaos -- --scenario-seed X [--control-plane real]` to replay one scenario. Prints
+// `npm run chaos -- --scenarios N --seed S [--parallel P] [--time-scale F] [--control-plane real
+// [--kubelet real]]`, or `npm run chaos -- --scenario-seed X [--control-plane real …]` to replay one scenario. Prints
 // one line per scenario, a seed and a one-line replay command for each failing one, and a summary
 // line: scenarios, faults injected by kind, kills, violations (on real also the 410s seen and
 // kwave's re-lists). Exit 1 if any scenario broke an invariant.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { LIBFAKETIME, runScenario } from './harness.js';
-import { drawScenario, faultKinds, scenarioSeed, type Backend, type Scenario } from './scenario.js';
+import { drawScenario, faultKinds, scenarioSeed, type Backend, type KubeletKind, type Scenario } from './scenario.js';
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -30,6 +30,14 @@ if (backendFlag !== 'embedded' && backendFlag !== 'real') {
   process.exit(2);
 }
 const backend: Backend = backendFlag;
+const kubeletFlag = flag('--kubelet') ?? 'simulated';
+if ((kubeletFlag !== 'simulated' && kubeletFlag !== 'real') || (kubeletFlag === 'real' && backend !== 'real')) {
+  console.error(
+    `chaos: --kubelet expects simulated or real (real only with --control-plane real), found "${kubeletFlag}"`,
+  );
+  process.exit(2);
+}
+const kubelet: KubeletKind = kubeletFlag;
 const replay = flag('--scenario-seed');
 const seed = wholeNumber('--seed', 1);
 const count = replay === undefined ? wholeNumber('--scenarios', 50) : 1;
@@ -37,7 +45,8 @@ const count = replay === undefined ? wholeNumber('--scenarios', 50) : 1;
 const parallel = Math.max(1, wholeNumber('--parallel', backend === 'real' ? 1 : 2));
 // On real, kubelet timings long enough that the apiserver and etcd faults land mid-wave.
 const timeScale = Number(flag('--time-scale') ?? (backend === 'real' ? '1' : '0.1'));
-const backendFlags = backend === 'real' ? ' --control-plane real' : '';
+const backendFlags =
+  (backend === 'real' ? ' --control-plane real' : '') + (kubelet === 'real' ? ' --kubelet real' : '');
 
 // Part b needs root for a PID namespace and libfaketime for the skewed clock; without them the
 // scenarios run without those faults, and the summary says so.
@@ -49,7 +58,9 @@ if (!canSkew) console.log('chaos: faketime is not installed (apt-get install fak
 
 const scenarios: { index: number; scenario: Scenario }[] = Array.from({ length: count }, (_, index) => ({
   index,
-  scenario: withCapabilities(drawScenario(replay === undefined ? scenarioSeed(seed, index) : Number(replay), backend)),
+  scenario: withCapabilities(
+    drawScenario(replay === undefined ? scenarioSeed(seed, index) : Number(replay), backend, kubelet),
+  ),
 }));
 
 function withCapabilities(s: Scenario): Scenario {
@@ -144,6 +155,6 @@ const realSummary =
     ? `; 410 Gone in ${with410} scenarios (observer watches ${observer410}, kwave re-lists ≥ ${kwaveRelists}; by fault: ${[...goneByKind.entries()].map(([k, g]) => `${k} ${g.gone}/${g.scenarios} observer, ${g.relisted}/${g.scenarios} kwave`).join(', ')}); nodes NotReady/tainted in ${tainted}; control plane start median ${(median / 1000).toFixed(1)}s`
     : '';
 console.log(
-  `chaos${backend === 'real' ? ' (real control plane)' : ''}: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; landed: ${landed.evictions} evictions, ${landed.crashes} crashes, ${landed.nodeDeletions} node deletions; kills ${kills}; interrupted ${interrupted}${notStarted ? `; clusters that did not start ${notStarted}` : ''}; violations ${violations}${realSummary}; ${((Date.now() - started) / 1000).toFixed(0)}s`,
+  `chaos${backend === 'real' ? ` (real control plane${kubelet === 'real' ? ', real kubelets' : ''})` : ''}: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; landed: ${landed.evictions} evictions, ${landed.crashes} crashes, ${landed.nodeDeletions} node deletions; kills ${kills}; interrupted ${interrupted}${notStarted ? `; clusters that did not start ${notStarted}` : ''}; violations ${violations}${realSummary}; ${((Date.now() - started) / 1000).toFixed(0)}s`,
 );
 process.exit(violations > 0 ? 1 : 0);

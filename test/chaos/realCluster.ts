@@ -1,12 +1,13 @@
 // The chaos harness's cluster on the real control plane (etcd, kube-apiserver, controller-manager,
-// scheduler, kwave's node agent), one fresh per scenario. Everything goes through the API as a
+// scheduler, kwave's node agent or real kubelets), one fresh per scenario. Everything goes through the API as a
 // user of its own (the observer: not kwave's admin user, so the audit log tells kwave's requests
 // apart): the other writer's guarded patches, deletions, the final reads and the change feed (a
 // list+watch per collection). The audit log gives kwave's accepted image patches per pod and its
 // pod lists per batch of runs. The real faults: kube-apiserver restarted, etcd restarted, etcd
 // frozen, etcd compacted before a restart (so resumed watches meet 410 Gone), a node's heartbeats
-// stopped; a Node deleted (the real pod GC removes its pods), evictions through the Eviction API,
-// containers crashed by the node agent's kubelet.
+// stopped (with real kubelets: the kubelet frozen), a kubelet restarted; a Node deleted (the real
+// pod GC removes its pods), evictions through the Eviction API, containers crashed by the node
+// agent's kubelet.
 import { join } from 'node:path';
 import { KubeHttp } from '../../src/sim/agent/kubeHttp.js';
 import { AuditTail, type AuditRecord } from '../../src/sim/controlPlane/index.js';
@@ -34,6 +35,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
     pods: s.pods,
     seed: s.seed,
     timeScale,
+    kubelet: s.kubelet ?? 'simulated',
     kubeconfigOut: kubeconfigPath,
     controlPlane: { users: [{ name: OBSERVER, groups: ['system:masters'] }] },
   });
@@ -144,6 +146,11 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
       at(sc.real?.watchExpiryAtMs, 'watch expiry', async () => {
         await compactEtcd(cp.etcdUrl);
         await cp.restartApiServer();
+      });
+      const restart = sc.real?.kubeletRestart;
+      at(restart?.atMs, 'kubelet restart', async () => {
+        if (!sim.kubelets) throw new Error('no real kubelets to restart (--kubelet real)');
+        await sim.kubelets.restartKubelet(restart!.node);
       });
     },
     runnersStarting: (runners) => audit.batch(runners),

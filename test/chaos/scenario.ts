@@ -8,6 +8,7 @@
 import { seededRandom } from '../../src/sim/clock.js';
 
 export type Backend = 'embedded' | 'real';
+export type KubeletKind = 'simulated' | 'real';
 
 export interface Scenario {
   seed: number;
@@ -32,6 +33,8 @@ export interface Scenario {
   /** Clock offset of the second runner (or of the only one): 0, +120 s or -120 s. */
   skewSeconds: number;
   backend: Backend;
+  /** On the real control plane: kwave's node agent (simulated, the default) or one real kubelet process per node. */
+  kubelet?: KubeletKind;
   /** The real control plane's faults, at moments (ms after kwave's first image patch). */
   real?: RealFaults;
   /**
@@ -68,6 +71,11 @@ interface RealFaults {
   etcdPause?: { atMs: number; forMs: number };
   /** etcd compacted to its newest revision, then the apiserver restarted: every watch resumed from an older version is answered 410 Gone. */
   watchExpiryAtMs?: number;
+  /**
+   * Real kubelets only: the node's kubelet stopped and started again. Its runtime lives in its
+   * process, so the node's containers start again too (restartCount + 1), as after a reboot.
+   */
+  kubeletRestart?: { node: string; atMs: number };
 }
 
 const TARGET_GOOD = 'nginx:1.25.3';
@@ -78,7 +86,11 @@ export function scenarioSeed(seed: number, index: number): number {
   return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
 }
 
-export function drawScenario(seed: number, backend: Backend = 'embedded'): Scenario {
+export function drawScenario(
+  seed: number,
+  backend: Backend = 'embedded',
+  kubelet: KubeletKind = 'simulated',
+): Scenario {
   const r = seededRandom(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
   const chance = (p: number) => r() < p;
@@ -121,7 +133,10 @@ export function drawScenario(seed: number, backend: Backend = 'embedded'): Scena
   };
   // Drawn after everything else, so an embedded seed replays as it did before real faults existed
   // (and, but for the new faults, before the admission refusal and the pod faults did).
-  if (backend === 'real') return withPodFaults(withRealFaults(drawn, r), r);
+  if (backend === 'real') {
+    const real = withPodFaults(withRealFaults(drawn, r), r);
+    return kubelet === 'real' ? withKubeletFaults(real, r) : real;
+  }
   if (chance(0.25)) drawn.admissionRefusal = { podIndex: int(0, 9), code: pick([403, 422] as const) };
   const withFaults = withPodFaults(drawn, r);
   if (chance(0.25)) withFaults.slowWatch = { atMs: int(0, 2000), forMs: int(1000, 6000), delayMs: int(500, 3000) };
@@ -177,6 +192,19 @@ function withRealFaults(s: Scenario, r: () => number): Scenario {
   };
 }
 
+/**
+ * On real kubelets, drawn after the real faults (a real seed replays as before): most scenarios
+ * restart one kubelet mid-wave, never the node whose heartbeats stop (a stopped process cannot
+ * be restarted until it is let run on).
+ */
+function withKubeletFaults(s: Scenario, r: () => number): Scenario {
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  const nodes = ['sim-node-1', 'sim-node-2', 'sim-node-3'].filter((n) => n !== s.nodeFlap?.node);
+  const node = nodes[int(0, nodes.length - 1)]!;
+  const atMs = int(0, 4000);
+  return { ...s, kubelet: 'real', real: { ...s.real, ...(r() < 0.7 ? { kubeletRestart: { node, atMs } } : {}) } };
+}
+
 /** Fault kinds a scenario injects, for the summary line. */
 export function faultKinds(s: Scenario): string[] {
   const kinds: string[] = [];
@@ -193,6 +221,7 @@ export function faultKinds(s: Scenario): string[] {
   if (s.real?.apiserverRestartAtMs !== undefined) kinds.push('apiserver-restart');
   if (s.real?.etcdPause) kinds.push('etcd-pause');
   if (s.real?.watchExpiryAtMs !== undefined) kinds.push('watch-expiry-410');
+  if (s.real?.kubeletRestart) kinds.push('kubelet-restart');
   if (s.admissionRefusal) kinds.push(`admission-refusal(${s.admissionRefusal.code})`);
   if (s.real?.etcdRestartAtMs !== undefined) kinds.push('etcd-restart');
   if (s.nodeDeletion) kinds.push('node-deletion');

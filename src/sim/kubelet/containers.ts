@@ -70,11 +70,20 @@ export class ContainerRuntimeModel {
     };
   }
 
-  /** Kills the container if it runs, then starts one from the new spec. */
+  /**
+   * Kills the container if it runs, then starts one from the new spec. While a start is under way
+   * (kill, pull, create: one sync of the real kubelet, which reads a newer spec only after it), the
+   * new spec waits: the container of the older spec starts, then this restart kills it.
+   */
   restart(rt: PodRuntime, c: ContainerRuntime, spec: ContainerSpec, hash: string): void {
+    if (c.starting) {
+      c.next = hash === c.hash ? undefined : { spec, hash };
+      return;
+    }
     this.cancel(c);
     c.spec = spec;
     c.hash = hash;
+    c.starting = true;
     // The kubelet's back-offs are keyed by the container's spec (and image): a new spec starts afresh.
     c.pullFailures = 0;
     c.crashes = 0;
@@ -97,6 +106,7 @@ export class ContainerRuntimeModel {
 
   /** Pull if needed, then create and start the container from its spec's image. */
   beginStart(rt: PodRuntime, c: ContainerRuntime): void {
+    c.starting = true;
     const image = c.spec.image;
     const ref = parseImageRef(image);
     if ('error' in ref) {
@@ -104,6 +114,7 @@ export class ContainerRuntimeModel {
       this.setWaiting(c, 'InvalidImageName', message);
       this.ctx.event(rt, c, 'Warning', 'InspectFailed', message);
       this.ctx.event(rt, c, 'Warning', 'Failed', 'Error: InvalidImageName');
+      this.startEnded(rt, c);
       return;
     }
     const present = this.ctx.imagesOn(rt.node).has(ref.fullName);
@@ -112,6 +123,7 @@ export class ContainerRuntimeModel {
       const message = `Container image "${image}" is not present with pull policy of Never`;
       this.setWaiting(c, 'ErrImageNeverPull', message);
       this.ctx.event(rt, c, 'Warning', 'ErrImageNeverPull', message);
+      this.startEnded(rt, c);
       return;
     }
     if (policy !== 'Always' && present) {
@@ -123,6 +135,7 @@ export class ContainerRuntimeModel {
   }
 
   private pull(rt: PodRuntime, c: ContainerRuntime, ref: ImageRef): void {
+    c.starting = true;
     const image = c.spec.image;
     const info = this.ctx.images.resolve(ref);
     const ms = this.ctx.time.step(info?.pullMs ?? this.ctx.timing.pullMs);
@@ -153,6 +166,7 @@ export class ContainerRuntimeModel {
     this.ctx.event(rt, c, 'Warning', 'Failed', `Failed to pull image "${image}": ${error}`);
     this.ctx.event(rt, c, 'Warning', 'Failed', 'Error: ErrImagePull');
     this.setWaiting(c, 'ErrImagePull', error);
+    if (this.startEnded(rt, c)) return;
     const backOff = this.ctx.time.exact(backOffMs(c.pullFailures));
     const shown = Math.min(this.ctx.time.exact(1000), backOff / 2);
     this.after(rt, c, shown, () => {
@@ -186,9 +200,23 @@ export class ContainerRuntimeModel {
     };
     this.ctx.event(rt, c, 'Normal', 'Created', `Created container: ${c.spec.name}`);
     this.ctx.event(rt, c, 'Normal', 'Started', `Started container ${c.spec.name}`);
+    if (this.startEnded(rt, c)) return;
     if (exitsAtOnce(c.spec)) this.exitAtOnce(rt, c);
     else if (info.crash) this.scheduleCrash(rt, c);
     else this.scheduleReady(rt, c, info);
+  }
+
+  /**
+   * The sync that started the container (or failed to) is over: a spec read meanwhile restarts it
+   * now. Says whether it did.
+   */
+  private startEnded(rt: PodRuntime, c: ContainerRuntime): boolean {
+    c.starting = false;
+    const next = c.next;
+    if (next === undefined) return false;
+    c.next = undefined;
+    this.restart(rt, c, next.spec, next.hash);
+    return true;
   }
 
   private scheduleReady(rt: PodRuntime, c: ContainerRuntime, info: ImageInfo | undefined): void {
@@ -285,6 +313,8 @@ export class ContainerRuntimeModel {
     rt.terminating = true;
     for (const c of rt.containers.values()) {
       this.cancel(c);
+      c.starting = false;
+      c.next = undefined;
       if (c.status.state.running) this.ctx.event(rt, c, 'Normal', 'Killing', `Stopping container ${c.spec.name}`);
     }
     const ms = Math.min(this.ctx.time.step(this.ctx.timing.stopMs), this.ctx.time.exact(graceSeconds * 1000));

@@ -271,13 +271,13 @@ export class KubeletCore {
     return rt;
   }
 
-  /** Restarts every container whose spec hash changed (the image was patched). */
+  /** Restarts every container whose spec hash changed (the image was patched), or meets its current spec again. */
   private syncSpec(rt: PodRuntime, pod: KubeObject): void {
     for (const spec of specContainers(pod)) {
       const c = rt.containers.get(spec.name);
       if (!c) continue; // the API server refuses added containers; nothing to do
       const hash = jsonHash(spec);
-      if (hash !== c.hash) this.runtime.restart(rt, c, spec, hash);
+      if (hash !== c.hash || c.next !== undefined) this.runtime.restart(rt, c, spec, hash);
     }
   }
 

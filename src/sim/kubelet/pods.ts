@@ -23,6 +23,13 @@ export interface ContainerRuntime {
   timer?: unknown;
   pullFailures: number;
   crashes: number;
+  /**
+   * A sync that ends with this container started is under way (its kill, pull or create): the
+   * kubelet reads a newer spec only after it, so the container starts anyway.
+   */
+  starting?: boolean;
+  /** The newer spec read while `starting` (and its hash): the container is restarted with it once started. */
+  next?: { spec: ContainerSpec; hash: string };
 }
 
 export interface PodRuntime {

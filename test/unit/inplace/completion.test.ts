@@ -323,6 +323,25 @@ describe('containerCompletion: rollback record', () => {
     );
     assert.equal(r.status, 'done');
   });
+  // The upgrade's patch came while its kubelet was stopped (or still pulling): the original
+  // container was killed, NEW's pull was under way. The rollback's patch lands before the kubelet
+  // ends that sync, so it starts NEW's container anyway and kills it in its next sync for OLD's.
+  test("a container of the spec the rollback replaced starts after the rollback's patch: waiting, then done on OLD", () => {
+    const killed = rb({ fromImageID: imageIDOf(OLD), fromContainerID: 'containerd://nginx-0', fromRestartCount: 0 });
+    const stale = check(OLD, { image: NEW, containerID: 'containerd://nginx-1', restartCount: 1 }, killed);
+    assert.equal(stale.status, 'waiting', JSON.stringify(stale));
+    assert.equal(stale.reason, 'ReplacedSpecRuns');
+    assert.match(stale.message ?? '', /nginx:1\.25\.3, the spec the patch replaced/);
+    const back = check(OLD, { image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }, killed);
+    assert.equal(back.status, 'done');
+    // A container that reports the rollback's own tag with another digest is still a mismatch.
+    const moved = check(
+      OLD,
+      { image: OLD, imageID: imageIDOf('nginx:moved'), containerID: 'containerd://nginx-2', restartCount: 2 },
+      killed,
+    );
+    assert.equal(moved.reason, 'DigestMismatch');
+  });
   test('rollback of a same-digest retag needs the restart', () => {
     const r0 = rb({ fromImage: RETAG, fromImageID: imageIDOf(RETAG) });
     assert.equal(
@@ -331,6 +350,15 @@ describe('containerCompletion: rollback record', () => {
     );
     assert.equal(check(OLD, { image: OLD, containerID: 'containerd://nginx-2', restartCount: 2 }, r0).status, 'done');
   });
+});
+
+test('upgrade: a container of the spec the patch replaced (started late by the kubelet) is not the target', () => {
+  // The spec named nginx:crash (pull under way, OLD's container still reported) when kwave patched it to NEW.
+  const r0 = rec(NEW, { fromImage: 'nginx:crash' });
+  const stale = check(NEW, { image: 'nginx:crash', containerID: 'containerd://nginx-1', restartCount: 1 }, r0);
+  assert.equal(stale.status, 'waiting');
+  assert.equal(stale.reason, 'ReplacedSpecRuns');
+  assert.equal(check(NEW, { image: NEW, containerID: 'containerd://nginx-2', restartCount: 2 }, r0).status, 'done');
 });
 
 test('no recorded image ID (never started): only the target image counts', () => {

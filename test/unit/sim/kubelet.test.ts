@@ -99,6 +99,47 @@ describe('kubelet: a changed image', () => {
     }
   });
 
+  test('a spec changed again while the new image pulls: that container starts, then the next spec replaces it', async () => {
+    const h = harness(1);
+    try {
+      const images: string[] = [];
+      const unsubscribe = h.store.subscribe((c) => {
+        if (c.resource !== 'pods') return;
+        const cs = containerStatus(c.object);
+        const seen = `${cs.image} ${cs.state.running ? 'running' : 'not running'}`;
+        if (images[images.length - 1] !== seen) images.push(seen);
+      });
+      patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:1.25.3');
+      await waitForPod(h.store, 'default', 'demo-0', () =>
+        eventsFor(h.store, 'default', 'demo-0').some((e) => e.reason === 'Pulling'),
+      );
+      patchImage(h.store, 'default', 'demo-0', 'nginx', 'nginx:1.14.2');
+      const pod = await waitForPod(
+        h.store,
+        'default',
+        'demo-0',
+        (p) =>
+          containerStatus(p).image.endsWith(':1.14.2') &&
+          containerStatus(p).ready &&
+          containerStatus(p).restartCount > 0,
+      );
+      unsubscribe();
+      assert.equal(containerStatus(pod).restartCount, 2);
+      assert.deepEqual(images, [
+        'docker.io/library/nginx:1.14.2 running',
+        'docker.io/library/nginx:1.14.2 not running',
+        'docker.io/library/nginx:1.25.3 running',
+        'docker.io/library/nginx:1.25.3 not running',
+        'docker.io/library/nginx:1.14.2 running',
+      ]);
+      // Repeated Events are counted on the first (Killing, Created, Started twice each).
+      const events = eventsFor(h.store, 'default', 'demo-0').map((e) => `${e.reason} ${e.count}`);
+      assert.deepEqual(events, ['Killing 2', 'Pulling 1', 'Pulled 1', 'Created 2', 'Started 2', 'Pulled 1']);
+    } finally {
+      h.close();
+    }
+  });
+
   test('the Ready condition goes False while the container restarts, with its lastTransitionTime moving only then', async () => {
     const h = harness(1);
     try {
