@@ -95,25 +95,4 @@ describe('BudgetTracker', () => {
       { numRuns: 300 },
     );
   });
-  test("a pod whose gate is closed holds the budget while its Ready condition still says True (its node's kubelet frozen)", () => {
-    let feed: ((c: { pod: V1Pod; type: 'added' | 'modified' | 'deleted' }) => void) | undefined;
-    const gate = 'kwave.dev/in-place-ready';
-    const t = new BudgetTracker(
-      ['a', 'b'].map((n) => ({ namespace: 'ns', name: n, pod: pod(n, true) })),
-      1,
-      2,
-      undefined,
-      Date.now,
-      gate,
-    );
-    t.follow((l) => ((feed = l), () => {}));
-    t.take(key('a'));
-    const drained = pod('a', true);
-    drained.status!.conditions!.push({ type: gate, status: 'False' });
-    feed!({ pod: drained, type: 'modified' });
-    // a's flight ends waiting for its node: released, gate still False, Ready still True.
-    t.release(key('a'));
-    assert.equal(t.request(key('b')).unreadyNotInFlight, 1);
-    assert.deepEqual(t.holders(key('b')), [key('a')]);
-  });
 });
