@@ -1,18 +1,21 @@
-// `kwave approve PLAN [--wave N]`: records the approval of a wave's approval gate in the rollout
-// record, as its own data key `approval.wave-N` = {"by", "at", "revision"}, written with a JSON
-// merge patch of that one key. The runner writes only its own keys, so the two never conflict.
-// Without --wave it approves the wave the rollout is waiting on; exit 2 when none waits, or when
-// the plan was never run. A multi-cluster plan: the cluster `--cluster NAME` names, else the one
+// `kwave approve PLAN [--wave N]`: records the approval of a wave's approval gate as the key
+// `approval.wave-N` = {"by", "user", "at", "revision"} of the plan's decisions ConfigMap
+// (`kwave-<plan>.control` in its `controlNamespace`, created on the first decision), which the
+// runner only reads: where RBAC lets the runner's identity read it and nothing more, the runner
+// cannot approve its own rollout. `user` is the API server's name for the approver
+// (SelfSubjectReview, asked before writing). Reads the record (which wave waits) and writes the
+// decisions, nothing else. Without --wave it approves the wave the rollout is waiting on; exit 2
+// when none waits, or when the plan was never run. A multi-cluster plan: the cluster `--cluster NAME` names, else the one
 // waiting; `--wave N` with none waiting on it approves wave N ahead of time in every cluster.
 import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters } from '../clusterChoice.js';
-import { hostname } from 'node:os';
 import { connectFor } from '../../session/connection.js';
-import { KubeError, wrapKube } from '../../cluster/kubeError.js';
+import { wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import { recordName, type Approval } from '../../record/record.js';
+import { controlName, recordName, type Approval } from '../../record/record.js';
 import { approvalKey, decodeApprovals, decodeRecord, encodeApproval } from '../../record/codec.js';
-import { currentUser } from '../../lease/runnerIdentity.js';
+import { updateDecisions } from '../../record/controlStore.js';
+import { whoIsAsking, writingDecision } from './control.js';
 import type { CommandContext } from '../context.js';
 import type { Plan } from '../../plan/types.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
@@ -97,27 +100,22 @@ async function approveIn(
     }
 
     const revision = record?.revision ?? plan.revision;
-    const existing = decodeApprovals(cm.data ?? {})[wave];
-    if (existing && (existing.revision === undefined || existing.revision === revision)) {
-      report(ctx, plan.name, wave, existing, true, clusterName);
-      return ExitCode.OK;
-    }
-
-    const approval: Approval = {
-      by: `${currentUser(ctx.io.env)}@${hostname()}`,
-      at: new Date().toISOString(),
-      revision,
-    };
+    const { by, user } = await whoIsAsking(cluster, ctx.io.env);
+    const approval: Approval = { by, ...(user ? { user } : {}), at: new Date().toISOString(), revision };
+    let existing: Approval | undefined;
     await wrapKube(
       () =>
-        cluster
-          .patchConfigMap(namespace, name, { data: { [approvalKey(wave)]: encodeApproval(approval) } })
-          .catch((err: unknown) => {
-            throw err instanceof KubeError && err.code === 404 ? notRun(plan) : err;
+        writingDecision(plan, () =>
+          updateDecisions(cluster, plan.controlNamespace, plan.name, async (data) => {
+            existing = decodeApprovals(data)[wave];
+            if (existing && (existing.revision === undefined || existing.revision === revision)) return undefined;
+            existing = undefined;
+            return { ...data, [approvalKey(wave)]: encodeApproval(approval) };
           }),
-      `recording the approval of wave ${wave} of plan ${plan.name}`,
+        ),
+      `recording the approval of wave ${wave} of plan ${plan.name} in ${plan.controlNamespace}/${controlName(plan.name)}`,
     );
-    report(ctx, plan.name, wave, approval, false, clusterName);
+    report(ctx, plan.name, wave, existing ?? approval, existing !== undefined, clusterName);
     return ExitCode.OK;
   } finally {
     cluster.close();
@@ -140,6 +138,7 @@ function report(
         ...(cluster === undefined ? {} : { cluster }),
         wave,
         by: approval.by,
+        user: approval.user ?? null,
         at: approval.at,
         revision: approval.revision,
         alreadyApproved: already,

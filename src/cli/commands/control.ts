@@ -1,10 +1,11 @@
 // `kwave pause PLAN`, `kwave resume PLAN`, `kwave abort PLAN`: remote control of a rollout, from
 // any machine that can reach the cluster (as `kubectl argo rollouts pause/promote/abort`). Each
-// writes a request into the rollout record's `control.json` key with a resourceVersion-guarded
-// update, never taking the run's lease; the runner, wherever it runs, watches the record and acts
-// (record/control.ts says how). Who asked — the API server's name for the caller (a
-// SelfSubjectReview) and the local `user@host` — and when are kept in the key's history, which
-// `kwave status` shows. A multi-cluster plan's request goes to every cluster of the plan, or to
+// writes a request into the `control.json` key of the plan's decisions ConfigMap
+// (`kwave-<plan>.control` in its `controlNamespace`) with a resourceVersion-guarded update, never
+// taking the run's lease; the runner, wherever it runs, watches that ConfigMap (it may only read
+// it) and acts (record/control.ts says how). Who asked — the API server's name for the caller (a
+// SelfSubjectReview, asked before writing) and the local `user@host` — and when are kept in the
+// key's history, which `kwave status` shows. A multi-cluster plan's request goes to every cluster of the plan, or to
 // the one `--cluster NAME` names (each cluster's runner follows its own record); each cluster
 // answers on its own line. Exit 0 (also when nothing changed: already paused, not paused), 2 when
 // the plan was never run there or, for abort, when no runner holds the lease — in any cluster
@@ -17,7 +18,8 @@ import { decodeRecord } from '../../record/codec.js';
 import type { Plan } from '../../plan/types.js';
 import { connectFor } from '../../session/connection.js';
 import type { Cluster } from '../../cluster/cluster.js';
-import { wrapKube } from '../../cluster/kubeError.js';
+import { isForbidden, KubeError, wrapKube } from '../../cluster/kubeError.js';
+import { controlName, recordName } from '../../record/record.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import { requestControl, type ControlAction, type ControlRequest } from '../../record/control.js';
 import { writeControl } from '../../record/controlStore.js';
@@ -26,17 +28,40 @@ import { currentUser } from '../../lease/runnerIdentity.js';
 import type { CommandContext } from '../context.js';
 import { notRun, recordNamespace } from './status.js';
 
-/** `kwave-admin (alice@laptop)`: the cluster's name for the caller where it tells, and where the command ran. */
-export async function whoIsAsking(cluster: Pick<Cluster, 'whoAmI'>, env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * Who makes a decision: `user`, the API server's name for the caller (SelfSubjectReview) where it
+ * tells, and `by`, that name with where the command ran: `kwave-admin (alice@laptop)`.
+ */
+export async function whoIsAsking(
+  cluster: Pick<Cluster, 'whoAmI'>,
+  env: NodeJS.ProcessEnv,
+): Promise<{ by: string; user?: string }> {
   const local = `${currentUser(env)}@${hostname()}`;
   let user: string | undefined;
   try {
     user = await cluster.whoAmI();
   } catch {
-    // Who we are is a courtesy for the history; the request itself must still go through.
+    // A server without the review (before 1.28) still takes the decision; RBAC decides who may write it.
     user = undefined;
   }
-  return user ? `${user} (${local})` : local;
+  return user ? { by: `${user} (${local})`, user } : { by: local };
+}
+
+/**
+ * Writes a decision; a refusal (403) leaves with the API server's own words (who it saw, what it
+ * refused) and what grants the decision: the runner's identity is refused there by design.
+ */
+export async function writingDecision<T>(plan: Plan, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!isForbidden(err)) throw err;
+    throw new KwaveError(
+      'KUBE',
+      `HTTP 403 ${err.message} — people's decisions go to ${plan.controlNamespace}/${controlName(plan.name)}; the Role kwave-approver (deploy/approver.yaml) grants them, never the runner's own identity`,
+      ExitCode.BAD_INPUT,
+    );
+  }
 }
 
 export function runFor(action: ControlAction) {
@@ -97,19 +122,29 @@ async function writeRequest(
   target: ChosenCluster,
 ): Promise<number> {
   const namespace = recordNamespace(plan);
-  const by = await whoIsAsking(cluster, ctx.io.env);
-  let runner: string | undefined;
-  const request: ControlRequest = { action, by, at: new Date().toISOString(), revision: plan.revision };
-  const outcome = await writeControl(cluster, namespace, plan.name, async (state, cm) => {
-    // Read per attempt: after a 409 the runner may have come or gone.
-    const lease = await readLease(cluster, namespace, plan.name, new Date());
-    runner = lease && !lease.free ? lease.holder : undefined;
-    const record = decodeRecord(cm);
-    const direction = record.ok ? record.record.direction : undefined;
-    return requestControl(state, request, { ...(runner ? { runner } : {}), ...(direction ? { direction } : {}) });
+  const cm = await cluster.getConfigMap(namespace, recordName(plan.name)).catch((err: unknown) => {
+    if (err instanceof KubeError && err.code === 404) throw notRun(plan);
+    throw err;
   });
-  if (outcome.kind === 'not-run') throw notRun(plan);
-  const { decision } = outcome;
+  const record = decodeRecord(cm);
+  const direction = record.ok ? record.record.direction : undefined;
+  const { by, user } = await whoIsAsking(cluster, ctx.io.env);
+  let runner: string | undefined;
+  const request: ControlRequest = {
+    action,
+    by,
+    ...(user ? { user } : {}),
+    at: new Date().toISOString(),
+    revision: plan.revision,
+  };
+  const { decision } = await writingDecision(plan, () =>
+    writeControl(cluster, plan.controlNamespace, plan.name, async (state) => {
+      // Read per attempt: after a 409 the runner may have come or gone.
+      const lease = await readLease(cluster, namespace, plan.name, new Date());
+      runner = lease && !lease.free ? lease.holder : undefined;
+      return requestControl(state, request, { ...(runner ? { runner } : {}), ...(direction ? { direction } : {}) });
+    }),
+  );
   if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
   if (ctx.common.output === 'json') {
     ctx.io.stdout.write(
@@ -119,6 +154,7 @@ async function writeRequest(
         action,
         changed: decision.changed,
         by,
+        user: user ?? null,
         at: request.at,
         revision: plan.revision,
         runner: runner ?? null,

@@ -29,7 +29,7 @@ class FakeConfigMaps {
   }
   /** Another writer merges keys in (as `kwave approve` does). */
   mergeData(ns: string, name: string, data: Record<string, string>) {
-    const cur = this.objects.get(this.key(ns, name))!;
+    const cur = this.objects.get(this.key(ns, name)) ?? { metadata: { name } };
     this.put(ns, { ...cur, data: { ...cur.data, ...data } });
   }
   api(): RecordApi {
@@ -247,13 +247,22 @@ describe('RecordStore', () => {
     assert.equal(stored().wave, 1);
   });
 
-  test('isApproved reads the approval key, and ignores one given for another revision', async () => {
+  test("isApproved reads the decisions ConfigMap's approval key, ignores one given for another revision, and one in the record itself", async () => {
     const { store, server } = setup();
     await store.create(record(1));
+    assert.equal(await store.isApproved(1), undefined, 'no decisions ConfigMap yet');
+    // An earlier kwave's approval, kept in the record: the runner may write the record, so it does not count.
+    server.mergeData('ns', 'kwave-web', {
+      [approvalKey(1)]: encodeApproval({ by: 'mallory', at: 't', revision: 'r1' }),
+    });
     assert.equal(await store.isApproved(1), undefined);
-    server.mergeData('ns', 'kwave-web', { [approvalKey(1)]: encodeApproval({ by: 'alice', at: 't', revision: 'r1' }) });
-    server.mergeData('ns', 'kwave-web', { [approvalKey(2)]: encodeApproval({ by: 'alice', at: 't', revision: 'r0' }) });
-    assert.equal((await store.isApproved(1))?.by, 'alice');
+    server.mergeData('ns', 'kwave-web.control', {
+      [approvalKey(1)]: encodeApproval({ by: 'alice', user: 'alice', at: 't', revision: 'r1' }),
+    });
+    server.mergeData('ns', 'kwave-web.control', {
+      [approvalKey(2)]: encodeApproval({ by: 'alice', at: 't', revision: 'r0' }),
+    });
+    assert.deepEqual(await store.isApproved(1), { by: 'alice', user: 'alice', at: 't', revision: 'r1' });
     assert.equal(await store.isApproved(2), undefined);
   });
 });
