@@ -1,11 +1,13 @@
 // deploy/ as a user applies it: `kubectl kustomize deploy/` renders the namespace, the RBAC, the
 // plans' ConfigMap, the CronJob and the Job; the plans in the ConfigMap are valid; the Job's exit
-// code policy matches kwave's exit codes; and on the real control plane `kubectl apply
+// code policy matches kwave's exit codes; the default install grants kwave's ServiceAccount no
+// pod create or delete, no workload change and no decision, which only the optional components
+// (deploy/optional/) add; and on the real control plane `kubectl apply
 // --dry-run=server -k deploy/` passes the API server's own validation (strict field checks,
 // admission), while a broken field is refused — so the check can fail.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,11 +27,54 @@ type Obj = {
   metadata: { name: string; namespace?: string };
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
+  rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  roleRef?: { name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
 };
 
-async function render(): Promise<{ objects: Obj[] }> {
-  const { stdout } = await run('kubectl', ['kustomize', join(ROOT, 'deploy')]);
-  return { objects: parseAllDocuments(stdout).map((d) => d.toJS() as Obj) };
+/** `kubectl kustomize deploy/`, with these components of deploy/ added (as a user uncomments them). */
+async function render(components: string[] = []): Promise<{ objects: Obj[] }> {
+  let root = join(ROOT, 'deploy');
+  const dir = components.length > 0 ? await mkdtemp(join(tmpdir(), 'kwave-kustomize-')) : undefined;
+  try {
+    if (dir) {
+      await cp(root, join(dir, 'deploy'), { recursive: true });
+      root = join(dir, 'deploy');
+      const file = join(root, 'kustomization.yaml');
+      await writeFile(
+        file,
+        `${await readFile(file, 'utf8')}components:\n${components.map((c) => `  - ${c}\n`).join('')}`,
+      );
+    }
+    const { stdout } = await run('kubectl', ['kustomize', root]);
+    return { objects: parseAllDocuments(stdout).map((d) => d.toJS() as Obj) };
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every verb on every resource the Roles bound to kwave's ServiceAccount grant it. */
+function runnerRules(objects: Obj[]) {
+  const bindings = objects.filter(
+    (o) =>
+      /RoleBinding$/.test(o.kind) &&
+      (o.subjects ?? []).some((s) => s.kind === 'ServiceAccount' && s.name === 'kwave' && s.namespace === 'kwave'),
+  );
+  return objects
+    .filter(
+      (o) =>
+        /Role$/.test(o.kind) &&
+        bindings.some((b) => b.roleRef?.name === o.metadata.name && b.metadata.namespace === o.metadata.namespace),
+    )
+    .flatMap((o) =>
+      (o.rules ?? []).flatMap((r) =>
+        r.apiGroups.flatMap((group) =>
+          r.resources.flatMap((resource) =>
+            r.verbs.map((verb) => ({ role: o.metadata.name, namespace: o.metadata.namespace, group, resource, verb })),
+          ),
+        ),
+      ),
+    );
 }
 
 describe('deploy/ kustomization', () => {
@@ -49,9 +94,38 @@ describe('deploy/ kustomization', () => {
           'CronJob kwave/kwave-web-nightly',
           'Job kwave/kwave-web-nginx-1-25',
           'Namespace -/kwave',
+          'Namespace -/kwave-control',
+          'Role kwave-control/kwave-approver',
+          'Role kwave-control/kwave-read-decisions',
           'Role web/kwave',
+          'Role web/kwave-approver',
+          'RoleBinding kwave-control/kwave-approver',
+          'RoleBinding kwave-control/kwave-read-decisions',
           'RoleBinding web/kwave',
+          'RoleBinding web/kwave-approver',
           'ServiceAccount kwave/kwave',
+        ],
+      );
+      // Least privilege by default: the ServiceAccount can delete no pod, create none, change no
+      // workload, and write no decision; the optional features' Roles come only with their components.
+      const writes = (list: Obj[]) =>
+        runnerRules(list).filter(
+          (r) =>
+            (r.resource === 'pods' && ['create', 'delete'].includes(r.verb)) ||
+            (r.group === 'apps' && r.verb !== 'get') ||
+            (r.namespace === 'kwave-control' && !['get', 'watch'].includes(r.verb)),
+        );
+      assert.deepEqual(writes(objects), []);
+      const withComponents = await render(['optional/pre-pull', 'optional/owners-update']);
+      assert.deepEqual(
+        writes(withComponents.objects)
+          .map((r) => `${r.role}: ${r.verb} ${r.resource}`)
+          .sort(),
+        [
+          'kwave-owners-update: patch daemonsets',
+          'kwave-owners-update: patch statefulsets',
+          'kwave-pre-pull: create pods',
+          'kwave-pre-pull: delete pods',
         ],
       );
       const plans = objects.find((o) => o.kind === 'ConfigMap')!;
@@ -136,7 +210,7 @@ describe('deploy/ kustomization', () => {
             .trim()
             .split('\n')
             .filter((l) => /\(server dry run\)$/.test(l)).length,
-          9,
+          17,
           stdout,
         );
 
