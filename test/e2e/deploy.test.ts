@@ -18,6 +18,7 @@ import { BIN, ROOT } from './helpers/kwaveBin.js';
 import { startTestSim } from './helpers/backend.js';
 import { ExitCode } from '../../src/errors.js';
 import { missing } from './helpers/prerequisites.js';
+import { grantsOf, type RbacObject } from './helpers/inCluster.js';
 
 const kubectlMissing = missing('kubectl');
 
@@ -27,9 +28,6 @@ type Obj = {
   metadata: { name: string; namespace?: string };
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
-  rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
-  roleRef?: { name: string };
-  subjects?: { kind: string; name: string; namespace?: string }[];
 };
 
 /** `kubectl kustomize deploy/`, with these components of deploy/ added (as a user uncomments them). */
@@ -51,30 +49,6 @@ async function render(components: string[] = []): Promise<{ objects: Obj[] }> {
   } finally {
     if (dir) await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** Every verb on every resource the Roles bound to kwave's ServiceAccount grant it. */
-function runnerRules(objects: Obj[]) {
-  const bindings = objects.filter(
-    (o) =>
-      /RoleBinding$/.test(o.kind) &&
-      (o.subjects ?? []).some((s) => s.kind === 'ServiceAccount' && s.name === 'kwave' && s.namespace === 'kwave'),
-  );
-  return objects
-    .filter(
-      (o) =>
-        /Role$/.test(o.kind) &&
-        bindings.some((b) => b.roleRef?.name === o.metadata.name && b.metadata.namespace === o.metadata.namespace),
-    )
-    .flatMap((o) =>
-      (o.rules ?? []).flatMap((r) =>
-        r.apiGroups.flatMap((group) =>
-          r.resources.flatMap((resource) =>
-            r.verbs.map((verb) => ({ role: o.metadata.name, namespace: o.metadata.namespace, group, resource, verb })),
-          ),
-        ),
-      ),
-    );
 }
 
 describe('deploy/ kustomization', () => {
@@ -109,7 +83,7 @@ describe('deploy/ kustomization', () => {
       // Least privilege by default: the ServiceAccount can delete no pod, create none, change no
       // workload, and write no decision; the optional features' Roles come only with their components.
       const writes = (list: Obj[]) =>
-        runnerRules(list).filter(
+        grantsOf(list as RbacObject[]).filter(
           (r) =>
             (r.resource === 'pods' && ['create', 'delete'].includes(r.verb)) ||
             (r.group === 'apps' && r.verb !== 'get') ||
@@ -119,7 +93,7 @@ describe('deploy/ kustomization', () => {
       const withComponents = await render(['optional/pre-pull', 'optional/owners-update']);
       assert.deepEqual(
         writes(withComponents.objects)
-          .map((r) => `${r.role}: ${r.verb} ${r.resource}`)
+          .map((r) => `${r.name}: ${r.verb} ${r.resource}`)
           .sort(),
         [
           'kwave-owners-update: patch daemonsets',
