@@ -189,6 +189,16 @@ export function decodeRecord(cm: V1ConfigMap): DecodedRecord {
 }
 
 /**
+ * The record ConfigMap's data without an earlier kwave's decisions (`approval.wave-N`,
+ * `control.json` kept in the record itself), which a run no longer acts on.
+ */
+export function withoutLegacyDecisions(data: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(data ?? {}).filter(([key]) => !key.startsWith(APPROVAL_KEY_PREFIX) && key !== CONTROL_KEY),
+  );
+}
+
+/**
  * The record with the decisions of its decisions ConfigMap (`kwave-<plan>.control`). Without one,
  * the record as decoded: a record of an earlier kwave shows the approvals and requests it holds itself.
  */

@@ -14,7 +14,8 @@
 //   approval.wave-N  {"by", "user", "at", "revision"} for wave N's approval gate  (`kwave approve`)
 //   control.json     pause / resume / abort requests (control.ts)       (`kwave pause|resume|abort`)
 // Records written before decisions moved out hold the same two keys in the record ConfigMap
-// itself: `kwave status` still shows them, but a run no longer acts on them.
+// itself: `kwave status` still shows them, but a run no longer acts on them, and its first write
+// of the record drops them.
 import { ownedBy, type Direction } from '../inplace/state.js';
 import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
 import { emptyCounts, type PodCounts } from '../rollout/podCounts.js';

@@ -5,7 +5,8 @@
 // and transitions (`save(r, {flush: true})`) at once. Every write is a PUT carrying the resourceVersion last seen, of the whole
 // data with the runner's keys replaced: a write by anyone else in between makes it answer 409,
 // and then the store reads the ConfigMap again and re-applies only its own keys, so keys it does
-// not own (an earlier kwave's approvals) survive.
+// not own survive, except an earlier kwave's approvals and requests, which no longer count
+// (record.ts): the first write of a new run drops them.
 //
 // Approvals: read from the decisions ConfigMap `kwave-<plan>.control` (record.ts), which the
 // runner never writes; `waitForApproval` follows it with a watch (configMapWatch.ts); no polling.
@@ -24,6 +25,7 @@ import {
   encodeRecordData,
   recordConfigMap,
   recordLabels,
+  withoutLegacyDecisions,
   type DecodedRecord,
 } from './codec.js';
 
@@ -291,7 +293,7 @@ export class RecordStore {
           namespace: this.namespace,
           labels: { ...base.metadata?.labels, ...recordLabels(record.plan) },
         },
-        data: { ...base.data, ...ours },
+        data: { ...withoutLegacyDecisions(base.data), ...ours },
       };
       try {
         this.remember(await this.cluster.updateConfigMap(this.namespace, body));

@@ -64,7 +64,7 @@ export async function startClusterRecord(
   const decisions = `${plan.controlNamespace}/${controlName(plan.name)}`;
   if (prior && legacyDecisions(prior))
     say(
-      `the rollout record holds approvals or pause/abort requests written by an earlier kwave (${legacyDecisions(prior)}); they no longer count: people's decisions are read from ${decisions} only (give them again with kwave approve, pause, resume or abort)`,
+      `the rollout record holds approvals or pause/abort requests written by an earlier kwave (${legacyDecisions(prior)}); they no longer count and leave the record: people's decisions are read from ${decisions} only (give them again with kwave approve, pause, resume or abort)`,
     );
   // kwave pause / resume / abort, from anywhere: followed on the decisions ConfigMap by watch.
   const control = followControl(cluster, {

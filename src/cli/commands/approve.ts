@@ -5,8 +5,9 @@
 // cannot approve its own rollout. `user` is the API server's name for the approver
 // (SelfSubjectReview, asked before writing). Reads the record (which wave waits) and writes the
 // decisions, nothing else. Without --wave it approves the wave the rollout is waiting on; exit 2
-// when none waits, or when the plan was never run. A multi-cluster plan: the cluster `--cluster NAME` names, else the one
-// waiting; `--wave N` with none waiting on it approves wave N ahead of time in every cluster.
+// when none waits, or when the plan was never run. A multi-cluster plan: the cluster `--cluster
+// NAME` names, else the one waiting; `--wave N` with none waiting on it approves wave N ahead of
+// time in every cluster.
 import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters } from '../clusterChoice.js';
 import { connectFor } from '../../session/connection.js';
