@@ -155,29 +155,36 @@ describe('RecordStore', () => {
     assert.equal(stored().wave, 7);
   });
 
-  test('an approval written between two runner writes survives (409, re-read, re-apply only status.json)', async () => {
+  test('a key written by someone else between two runner writes survives (409, re-read, re-apply only status.json)', async () => {
     const { store, server, stored } = setup(0);
     await store.create(record(1));
-    server.beforeUpdate = () =>
-      server.mergeData('ns', 'kwave-web', { [approvalKey(1)]: encodeApproval({ by: 'alice', at: 'now' }) });
+    server.beforeUpdate = () => server.mergeData('ns', 'kwave-web', { 'note.example': 'theirs' });
     await store.save(record(2), { flush: true });
     assert.deepEqual(server.calls, ['create', 'update', 'get', 'update']);
     const cm = server.objects.get('ns/kwave-web')!;
-    assert.ok(cm.data?.[approvalKey(1)], 'approval kept');
+    assert.equal(cm.data?.['note.example'], 'theirs', 'their key kept');
     assert.equal(stored().wave, 2);
-    assert.equal(stored().approvals[1]?.by, 'alice');
   });
 
-  test('create finds the ConfigMap already there (an earlier run): it updates instead', async () => {
+  test("create finds the ConfigMap already there (an earlier run): it updates instead, dropping an earlier kwave's decisions", async () => {
     const { store, server, stored } = setup();
     server.put('ns', {
       metadata: { name: 'kwave-web' },
-      data: { [approvalKey(3)]: encodeApproval({ by: 'bob', at: 'then' }), [STATUS_KEY]: 'old' },
+      data: {
+        [approvalKey(3)]: encodeApproval({ by: 'bob', at: 'then' }),
+        'control.json': '{"history":[]}',
+        'note.example': 'kept',
+        [STATUS_KEY]: 'old',
+      },
     });
     await store.create(record(4));
     assert.deepEqual(server.calls, ['create', 'get', 'update']);
     assert.equal(stored().wave, 4);
-    assert.ok(server.objects.get('ns/kwave-web')!.data?.[approvalKey(3)]);
+    assert.deepEqual(Object.keys(server.objects.get('ns/kwave-web')!.data!).sort(), [
+      'note.example',
+      'plan.yaml',
+      STATUS_KEY,
+    ]);
   });
 
   test('apply folds events and flushes transitions', async () => {
