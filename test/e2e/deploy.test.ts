@@ -184,7 +184,7 @@ describe('deploy/ kustomization', () => {
             .trim()
             .split('\n')
             .filter((l) => /\(server dry run\)$/.test(l)).length,
-          17,
+          16,
           stdout,
         );
 
