@@ -96,11 +96,6 @@ export class RecordStore {
     return this.latest?.record;
   }
 
-  /** The resourceVersion of the ConfigMap as last seen (read, written or watched); for tests. */
-  get seenVersion(): string | undefined {
-    return this.seen?.metadata?.resourceVersion;
-  }
-
   /** ConfigMap writes made so far (for tests and metrics). */
   get writeCount(): number {
     return this.writes;
