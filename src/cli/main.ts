@@ -5,8 +5,7 @@ import { ExitCode, KwaveError } from '../errors.js';
 import { kwaveVersion } from '../version.js';
 import { processIO, type CliIO, type CommandContext, type CommonOptions } from './context.js';
 import { renderError } from './render.js';
-import { inClusterDefaults } from './inClusterDefaults.js';
-import { configSourceOf } from '../cluster/connect.js';
+import { inClusterDefaults, METRICS_ADDRESS, runsInPod } from './inClusterDefaults.js';
 import { wrapKube } from '../cluster/kubeError.js';
 
 type Handler = (ctx: CommandContext, args: string[], opts: Record<string, unknown>) => Promise<number>;
@@ -38,8 +37,8 @@ function commonOptions(cmd: Command, honours: Honours): Command {
     )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(
-      new Option('--metrics-address <host:port>', 'serve Prometheus metrics here, or "off"')
-        .default('127.0.0.1:9464')
+      new Option('--metrics-address <host:port>', 'serve Prometheus metrics here (in a pod: 0.0.0.0:9464), or "off"')
+        .default(METRICS_ADDRESS)
         .hideHelp(!honours.metrics),
     )
     .addOption(
@@ -96,7 +95,7 @@ function pushgatewayFlag(value: unknown): string | undefined {
 function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO): CommonOptions {
   const kubeconfig = opts.kubeconfig as string | undefined;
   const defaults = inClusterDefaults({
-    inCluster: configSourceOf(kubeconfig, io.env).kind === 'in-cluster',
+    inCluster: runsInPod(kubeconfig, io.env),
     stdoutIsTTY: io.stdout.isTTY === true,
     outputGiven: command.getOptionValueSource('output') !== 'default',
     metricsAddressGiven: command.getOptionValueSource('metricsAddress') !== 'default',
@@ -105,7 +104,7 @@ function pickCommon(opts: Record<string, unknown>, command: Command, io: CliIO):
     kubeconfig,
     context: opts.context as string | undefined,
     output: defaults.output ?? (opts.output as 'text' | 'json' | undefined) ?? 'text',
-    metricsAddress: defaults.metricsAddress ?? (opts.metricsAddress as string | undefined) ?? '127.0.0.1:9464',
+    metricsAddress: defaults.metricsAddress ?? (opts.metricsAddress as string | undefined) ?? METRICS_ADDRESS,
     pushgateway: pushgatewayFlag(opts.pushgateway),
     allowCredentialsOverHttp: opts.insecureSendCredentialsOverHttp === true,
     kubeApiQps: optionalNumber(

@@ -64,11 +64,15 @@ export function describeTarget(target: RequestTarget): string {
 }
 
 /** Where the permission comes from, for the refusal message. */
-const RBAC_SOURCE = 'deploy/rbac.yaml grants it';
+/** Where kwave's install grants what a run needs by default. */
+const RBAC_SOURCE = 'deploy/rbac.yaml';
 
-/** `forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it`. */
-export function forbiddenMessage(target: RequestTarget): string {
-  return `forbidden: cannot ${describeTarget(target)} — ${RBAC_SOURCE}`;
+/**
+ * `forbidden: cannot patch pods/status in namespace default — deploy/rbac.yaml grants it`;
+ * `source` names another file for what only an optional feature needs.
+ */
+export function forbiddenMessage(target: RequestTarget, source: string = RBAC_SOURCE): string {
+  return `forbidden: cannot ${describeTarget(target)} — ${source} grants it`;
 }
 
 interface StatusLike {

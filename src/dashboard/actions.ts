@@ -4,7 +4,7 @@
 // server (or kwave) gave it, `forbidden` and all.
 import type { Cluster } from '../cluster/cluster.js';
 import { KubeError } from '../cluster/kubeError.js';
-import { approveWave, askControl, localAsker, whoIsAsking } from '../session/requests.js';
+import { approveWave, askControl, whoIsAsking } from '../session/requests.js';
 import type { RolloutAction, RolloutView } from './viewModel.js';
 
 export interface ActionRequest {
@@ -24,7 +24,7 @@ export interface ActionAnswer {
 
 export type ActionCluster = Pick<
   Cluster,
-  'getConfigMap' | 'updateConfigMap' | 'patchConfigMap' | 'getLease' | 'whoAmI'
+  'getConfigMap' | 'createConfigMap' | 'updateConfigMap' | 'getLease' | 'whoAmI'
 >;
 
 /** Carries out `request` on the rollout `view` names (undefined: not followed by this dashboard). */
@@ -35,17 +35,19 @@ export async function carryOut(
   view: RolloutView | undefined,
 ): Promise<ActionAnswer> {
   if (!view) return { ok: false, status: 404, message: `no rollout ${request.id} in the namespaces followed` };
-  const { namespace, plan } = view;
+  const { namespace, controlNamespace, plan } = view;
   const what = `plan ${plan} in namespace ${namespace}`;
   try {
+    const asker = await whoIsAsking(cluster, env);
     if (request.action === 'approve') {
       if (request.wave === undefined || !Number.isInteger(request.wave) || request.wave < 1)
         return { ok: false, status: 400, message: 'approve: the wave to approve is missing' };
       const outcome = await approveWave(cluster, {
         namespace,
+        controlNamespace,
         plan,
         wave: request.wave,
-        by: localAsker(env),
+        asker,
         revision: view.revision ?? '',
       });
       if (outcome.kind === 'not-run') return { ok: false, status: 404, message: `${what} has no rollout record` };
@@ -58,18 +60,18 @@ export async function carryOut(
           : `approved wave ${outcome.wave} of ${what} (by ${outcome.approval.by})`,
       };
     }
-    const by = await whoIsAsking(cluster, env);
     const outcome = await askControl(cluster, {
       namespace,
+      controlNamespace,
       plan,
       revision: view.revision ?? '',
       action: request.action,
-      by,
+      asker,
     });
     if (outcome.kind === 'not-run') return { ok: false, status: 404, message: `${what} has no rollout record` };
     const { decision } = outcome;
     if (!decision.ok) return { ok: false, status: 409, message: `${request.action} ${what}: ${decision.message}` };
-    return { ok: true, status: 200, message: `${what}: ${decision.message}${decision.changed ? ` (by ${by})` : ''}` };
+    return { ok: true, status: 200, message: `${what}: ${decision.message}${decision.changed ? ` (by ${asker.by})` : ''}` };
   } catch (err) {
     if (!(err instanceof KubeError)) throw err;
     // The API server's own words: `configmaps "kwave-web" is forbidden: User "bob" cannot patch …`.

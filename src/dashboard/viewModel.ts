@@ -9,8 +9,8 @@ import { textMemo } from '../inplace/textMemo.js';
 import { leaseView } from '../lease/leaseView.js';
 import { loadPlanText } from '../plan/load.js';
 import type { Plan } from '../plan/types.js';
-import { decodeRecord } from '../record/codec.js';
-import type { RolloutRecord } from '../record/record.js';
+import { decodeRecord, withDecisions } from '../record/codec.js';
+import { controlName, type RolloutRecord } from '../record/record.js';
 import { resolveBudget } from '../rollout/budget.js';
 import type { PodCounts } from '../rollout/podCounts.js';
 import { gateView, type GateView } from './gateView.js';
@@ -33,7 +33,10 @@ export interface EventObject {
 }
 
 export interface DashboardInput {
-  /** ConfigMaps labelled as rollout records (record/codec.ts recordLabels). */
+  /**
+   * ConfigMaps labelled as rollout records (record/codec.ts recordLabels): the records and their
+   * decisions ConfigMaps (`kwave-<plan>.control`, approvals and control requests).
+   */
   records: readonly V1ConfigMap[];
   /** Leases of the same namespaces (only those named as a record are read). */
   leases: readonly V1Lease[];
@@ -48,6 +51,8 @@ export interface RolloutView {
   /** `namespace/plan`: the deep link's fragment. */
   id: string;
   namespace: string;
+  /** Where people's decisions go (the plan's `controlNamespace`). */
+  controlNamespace: string;
   plan: string;
   /** Set when the record cannot be read: what is wrong with it; most fields are then absent. */
   problem?: string;
@@ -101,8 +106,13 @@ const planOf = textMemo((text: string): Plan | undefined => {
 export function dashboardView(input: DashboardInput): DashboardView {
   const leases = new Map(input.leases.map((l) => [`${l.metadata?.namespace}/${l.metadata?.name}`, l]));
   const events = eventsByNamespace(input.events);
+  const isDecisions = (cm: V1ConfigMap) => cm.metadata?.name?.endsWith('.control') ?? false;
+  const decisions = new Map(
+    input.records.filter(isDecisions).map((cm) => [`${cm.metadata?.namespace}/${cm.metadata?.name}`, cm]),
+  );
   const rollouts = input.records
-    .map((cm) => rolloutView(cm, leases, events, input.now))
+    .filter((cm) => !isDecisions(cm))
+    .map((cm) => rolloutView(cm, leases, decisions, events, input.now))
     .sort((a, b) => a.id.localeCompare(b.id));
   return { generatedAt: input.now.toISOString(), rollouts };
 }
@@ -110,6 +120,7 @@ export function dashboardView(input: DashboardInput): DashboardView {
 function rolloutView(
   cm: V1ConfigMap,
   leases: ReadonlyMap<string, V1Lease>,
+  decisions: ReadonlyMap<string, V1ConfigMap>,
   events: ReadonlyMap<string, EventObject[]>,
   now: Date,
 ): RolloutView {
@@ -127,9 +138,12 @@ function rolloutView(
     : null;
   const decoded = decodeRecord(cm);
   const planName = decoded.ok ? decoded.record.plan : name.replace(/^kwave-/, '');
+  const plan = decoded.ok ? planOf(decoded.record.planText) : undefined;
+  const controlNamespace = plan?.controlNamespace ?? namespace;
   const base = {
     id: `${namespace}/${planName}`,
     namespace,
+    controlNamespace,
     plan: planName,
     lease: leaseShown,
     events: (events.get(namespace) ?? []).slice(-VIEW_LIMITS.events).map(eventLine),
@@ -149,8 +163,7 @@ function rolloutView(
       history: [],
       actions: [],
     };
-  const r = decoded.record;
-  const plan = planOf(r.planText);
+  const r = withDecisions(decoded.record, decisions.get(`${controlNamespace}/${controlName(planName)}`));
   const t = now.getTime();
   const inFlight = [...r.inFlight]
     .map((p) => ({

@@ -109,11 +109,9 @@ function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
 function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
   const s = spec.strategy ?? { waves: [...D.waves] };
   const concurrency = s.concurrency ?? D.strategy.concurrency;
+  const namespaces = spec.target.namespaces ? [...spec.target.namespaces] : [spec.target.namespace as string];
   const out: PlanSpec = {
-    target: {
-      namespaces: spec.target.namespaces ? [...spec.target.namespaces] : [spec.target.namespace as string],
-      selector: selector(spec.target.selector),
-    },
+    target: { namespaces, selector: selector(spec.target.selector) },
     update: {
       // Container order means nothing to the upgrade; sorting keeps it out of the revision.
       containers: spec.update.containers
@@ -146,6 +144,7 @@ function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
       countNodeFailures: spec.failurePolicy?.countNodeFailures ?? D.failurePolicy.countNodeFailures,
     },
     owners: spec.owners ?? D.owners,
+    controlNamespace: spec.controlNamespace ?? namespaces[0]!,
     gates: (spec.gates ?? []).map(gate),
     metrics: spec.metrics?.pushgateway === undefined ? {} : { pushgateway: spec.metrics.pushgateway },
     notify: (spec.notify ?? []).map(notifyTarget),

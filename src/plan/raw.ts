@@ -80,6 +80,7 @@ export interface RawSpec {
   };
   failurePolicy?: { maxFailed?: RawAmount; rollback?: 'none' | 'failed' | 'all'; countNodeFailures?: boolean };
   owners?: 'warn' | 'update';
+  controlNamespace?: string;
   gates?: RawGate[];
   window?: { timezone?: string; allow: string[] };
   metrics?: { pushgateway?: string };

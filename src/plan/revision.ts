@@ -42,6 +42,7 @@ function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
  * The clusters are left out too: what is done to each pod is the same whichever clusters the plan
  * lists, so a cluster added to a plan (or the order changed) leaves the pods already done, and the
  * gates already passed, to count in every cluster.
+ * Where people's decisions are kept (`controlNamespace`) is left out as well: moving them changes no pod.
  */
 export function planRevision(spec: PlanSpec): string {
   const {
@@ -52,7 +53,7 @@ export function planRevision(spec: PlanSpec): string {
     prePullConcurrency: _pullers,
     ...strategy
   } = spec.strategy;
-  const { notify: _notify, clusters: _clusters, ...rest } = spec;
+  const { notify: _notify, clusters: _clusters, controlNamespace: _control, ...rest } = spec;
   const hashed = {
     ...rest,
     strategy: {

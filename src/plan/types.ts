@@ -146,6 +146,12 @@ export interface Plan {
   };
   /** `warn`: say that recreated pods would run the old image; `update`: keep OnDelete StatefulSet/DaemonSet templates in step. */
   owners: 'warn' | 'update';
+  /**
+   * Namespace of the ConfigMap `kwave-<plan>-control` that holds people's decisions (`kwave
+   * approve`, `pause`, `resume`, `abort`); default the record's (the first target namespace).
+   * Outside the revision: where decisions are kept does not change what the rollout does.
+   */
+  controlNamespace: string;
   gates: Gate[];
   window?: Window;
   metrics: { pushgateway?: string };

@@ -112,7 +112,12 @@ export function decodeApprovals(data: Record<string, string>): Record<number, Ap
     if (!Number.isInteger(wave) || wave < 1) continue;
     const parsed = parseJson(value);
     if (!isObject(parsed) || !isString(parsed.by) || !isString(parsed.at)) continue;
-    out[wave] = { by: parsed.by, at: parsed.at, ...(isString(parsed.revision) ? { revision: parsed.revision } : {}) };
+    out[wave] = {
+      by: parsed.by,
+      at: parsed.at,
+      ...(isString(parsed.user) ? { user: parsed.user } : {}),
+      ...(isString(parsed.revision) ? { revision: parsed.revision } : {}),
+    };
   }
   return out;
 }
@@ -225,4 +230,26 @@ export function decodeRecord(cm: V1ConfigMap): DecodedRecord {
     record: { ...checked.value, planText: planText ?? '', approvals, ...(control ? { control } : {}) },
     ...rv,
   };
+}
+
+/**
+ * The record ConfigMap's data without an earlier kwave's decisions (`approval.wave-N`,
+ * `control.json` kept in the record itself), which a run no longer acts on.
+ */
+export function withoutLegacyDecisions(data: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(data ?? {}).filter(([key]) => !key.startsWith(APPROVAL_KEY_PREFIX) && key !== CONTROL_KEY),
+  );
+}
+
+/**
+ * The record with the decisions of its decisions ConfigMap (`kwave-<plan>.control`). Without one,
+ * the record as decoded: a record of an earlier kwave shows the approvals and requests it holds itself.
+ */
+export function withDecisions(record: RolloutRecord, decisions: V1ConfigMap | undefined): RolloutRecord {
+  if (!decisions) return record;
+  const data = decisions.data ?? {};
+  const { control: _legacy, ...rest } = record;
+  const control = data[CONTROL_KEY] === undefined ? undefined : decodeControl(data[CONTROL_KEY]).state;
+  return { ...rest, approvals: decodeApprovals(data), ...(control ? { control } : {}) };
 }

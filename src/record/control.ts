@@ -1,7 +1,8 @@
 // Remote control of a rollout (`kwave pause | resume | abort PLAN`, from any machine): requests
-// kept in the record ConfigMap under their own key `control.json`, written only by those
-// commands (with a resourceVersion-guarded update, never under the run's lease) and watched by
-// the runner. Pure: the state, how a request changes it, and what a runner makes of it.
+// kept under the key `control.json` of the decisions ConfigMap (`kwave-<plan>.control`, record.ts),
+// written only by those commands (with a resourceVersion-guarded update, never under the run's
+// lease) and watched by the runner, which may only read it. Pure: the state, how a request
+// changes it, and what a runner makes of it.
 //
 // - pause is a state: while it stands, a runner of that revision starts no new pod (pods in
 //   flight finish) and waits, phase Paused; a run started while it stands waits from the start.
@@ -25,6 +26,8 @@ export interface ControlRequest {
   action: ControlAction;
   /** Who asked: the cluster's name for them (SelfSubjectReview) and `user@host`, or `user@host` alone. */
   by: string;
+  /** The API server's name for who asked (SelfSubjectReview), when it told. */
+  user?: string;
   /** ISO time of the request. */
   at: string;
   /** The plan revision the record was at when asked. */
@@ -142,7 +145,8 @@ function isRequest(v: unknown): v is ControlRequest {
     typeof v.by === 'string' &&
     typeof v.at === 'string' &&
     optString(v.revision) &&
-    optString(v.holder)
+    optString(v.holder) &&
+    optString(v.user)
   );
 }
 

@@ -4,12 +4,18 @@
 // it to and decodes (and validates) it from ConfigMap data: all three are pure. store.ts reads and
 // writes the ConfigMap; lease/runLock.ts holds the Lease of the same name.
 //
-// Keys of the ConfigMap's data (one writer per key, so writers never overwrite each other):
+// Keys of the record ConfigMap's data (the runner's):
 //   plan.yaml        the plan text the runner was started with, its webhook and receiver URLs
-//                    redacted (plan/redactPlanText.ts)                   (runner)
-//   status.json      the record below, without plan text and approvals  (runner)
-//   approval.wave-N  {"by", "at", "revision"} for wave N's approval gate   (`kwave approve`)
-//   control.json     pause / resume / abort requests (control.ts)          (`kwave pause|resume|abort`)
+//                    redacted (plan/redactPlanText.ts)
+//   status.json      the record below, without plan text and people's decisions
+// People's decisions live in a ConfigMap of their own, `kwave-<plan>.control` in the plan's
+// `controlNamespace`, which the runner only reads, so RBAC can keep the runner's identity from
+// approving, pausing, resuming or aborting its own rollout (docs/operating.md):
+//   approval.wave-N  {"by", "user", "at", "revision"} for wave N's approval gate  (`kwave approve`)
+//   control.json     pause / resume / abort requests (control.ts)       (`kwave pause|resume|abort`)
+// Records written before decisions moved out hold the same two keys in the record ConfigMap
+// itself: `kwave status` still shows them, but a run no longer acts on them, and its first write
+// of the record drops them.
 import { ownedBy, type Direction } from '../inplace/state.js';
 import type { NodeWait, RolloutEvent, RolloutPhase, WaveSummary } from '../rollout/events.js';
 import { emptyCounts, type PodCounts } from '../rollout/podCounts.js';
@@ -109,8 +115,10 @@ interface PdbHold {
 }
 
 export interface Approval {
-  /** Who approved: `user@host`. */
+  /** Who approved: the API server's name for them and `user@host` (`alice (alice@laptop)`), or `user@host` alone. */
   by: string;
+  /** The API server's name for the approver (SelfSubjectReview), when it told. */
+  user?: string;
   /** ISO time. */
   at: string;
   /** The plan revision the approval was given for, when known. */
@@ -158,9 +166,9 @@ export interface RolloutRecord {
   gates: GateRecord[];
   waiting?: Waiting;
   rollback?: RollbackProgress;
-  /** Approvals by wave: read from their own keys, never written by the runner. */
+  /** Approvals by wave: read from the decisions ConfigMap, never written by the runner. */
   approvals: Record<number, Approval>;
-  /** Remote-control requests: read from their own key, never written by the runner; absent when none was made. */
+  /** Remote-control requests: read from the decisions ConfigMap, never written by the runner; absent when none was made. */
   control?: ControlState;
   waveSummaries: WaveSummary[];
   history: HistoryEntry[];
@@ -179,6 +187,14 @@ export interface RolloutRecord {
 /** The ConfigMap name of a plan's record (and of its lease). */
 export function recordName(plan: string): string {
   return `kwave-${plan}`;
+}
+
+/**
+ * The ConfigMap name of a plan's decisions. The dot keeps it apart from every record name (plan
+ * names are DNS labels, without dots), even in the same namespace.
+ */
+export function controlName(plan: string): string {
+  return `${recordName(plan)}.control`;
 }
 
 export interface NewRecordInput {

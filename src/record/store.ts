@@ -3,18 +3,20 @@
 // Writes: during a wave the runner may report many events a second; the store folds them in at
 // O(1) each (recordFolder.ts) and writes at most once per `throttleMs` (the latest state wins),
 // and transitions (`save(r, {flush: true})`) at once. Every write is a PUT carrying the resourceVersion last seen, of the whole
-// data with the runner's keys replaced: approval keys written by `kwave approve` in between make
-// it answer 409, and then the store reads the ConfigMap again and re-applies only its own keys,
-// so approvals always survive.
+// data with the runner's keys replaced: a write by anyone else in between makes it answer 409,
+// and then the store reads the ConfigMap again and re-applies only its own keys, so keys it does
+// not own survive, except an earlier kwave's approvals and requests, which no longer count
+// (record.ts): the first write of a new run drops them.
 //
-// Approvals: `waitForApproval` follows the ConfigMap with a watch (configMapWatch.ts); no polling.
+// Approvals: read from the decisions ConfigMap `kwave-<plan>.control` (record.ts), which the
+// runner never writes; `waitForApproval` follows it with a watch (configMapWatch.ts); no polling.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster/cluster.js';
 import { watchConfigMap } from '../cluster/configMapWatch.js';
 import { KubeError, toKubeError } from '../cluster/kubeError.js';
 import { isKnownOlder } from '../cluster/resourceVersion.js';
 import type { RolloutEvent } from '../rollout/events.js';
-import { recordName, type Approval, type RolloutRecord } from './record.js';
+import { controlName, recordName, type Approval, type RolloutRecord } from './record.js';
 import { isTransition } from './reducer.js';
 import { RecordFolder } from './recordFolder.js';
 import { CONFIGMAP_DATA_LIMIT } from './bounds.js';
@@ -25,6 +27,7 @@ import {
   othersBytes,
   recordConfigMap,
   recordLabels,
+  withoutLegacyDecisions,
   type DecodedRecord,
 } from './codec.js';
 
@@ -46,6 +49,8 @@ const realTimers: Timers = {
 export interface RecordStoreOptions {
   /** The plan's first target namespace. */
   namespace: string;
+  /** The namespace of the decisions ConfigMap (the plan's `controlNamespace`); default `namespace`. */
+  controlNamespace?: string;
   plan: string;
   /** Least time between two throttled writes. Default 1000 ms. */
   throttleMs?: number;
@@ -65,6 +70,9 @@ const MAX_CONFLICTS = 5;
 export class RecordStore {
   readonly namespace: string;
   readonly name: string;
+  private readonly controlNamespace: string;
+  /** The decisions ConfigMap's name. */
+  private readonly control: string;
   private readonly throttleMs: number;
   private readonly timers: Timers;
   private readonly onError: (err: KubeError) => void;
@@ -86,6 +94,8 @@ export class RecordStore {
   ) {
     this.namespace = options.namespace;
     this.name = recordName(options.plan);
+    this.controlNamespace = options.controlNamespace ?? options.namespace;
+    this.control = controlName(options.plan);
     this.throttleMs = options.throttleMs ?? 1000;
     this.timers = options.timers ?? realTimers;
     this.onError = options.onError ?? (() => undefined);
@@ -95,11 +105,6 @@ export class RecordStore {
   /** The record as last saved (written or waiting to be written). */
   get current(): RolloutRecord | undefined {
     return this.latest?.record;
-  }
-
-  /** The resourceVersion of the ConfigMap as last seen (read, written or watched); for tests. */
-  get seenVersion(): string | undefined {
-    return this.seen?.metadata?.resourceVersion;
   }
 
   /** ConfigMap writes made so far (for tests and metrics). */
@@ -154,15 +159,19 @@ export class RecordStore {
     if (this.dirty) await this.startWrite();
   }
 
-  /** The approval of `wave` for the current revision, read fresh from the cluster. */
+  /** The approval of `wave` for the current revision, read fresh from the decisions ConfigMap. */
   async isApproved(wave: number): Promise<Approval | undefined> {
-    const cm = await this.read();
-    return cm ? this.approvalIn(cm, wave) : undefined;
+    try {
+      return this.approvalIn(await this.cluster.getConfigMap(this.controlNamespace, this.control), wave);
+    } catch (err) {
+      if (err instanceof KubeError && err.code === 404) return undefined;
+      throw err;
+    }
   }
 
   /**
    * Resolves with the approval of `wave` once `kwave approve` records it (at once if it is
-   * there), or with undefined when `signal` aborts. Follows the ConfigMap with a watch.
+   * there), or with undefined when `signal` aborts. Follows the decisions ConfigMap with a watch.
    */
   waitForApproval(wave: number, signal: AbortSignal): Promise<Approval | undefined> {
     return new Promise<Approval | undefined>((resolve) => {
@@ -177,11 +186,10 @@ export class RecordStore {
       signal.addEventListener('abort', onAbort, { once: true });
       void watchConfigMap(
         this.cluster,
-        this.namespace,
-        this.name,
+        this.controlNamespace,
+        this.control,
         (cm) => {
           if (!cm) return;
-          this.remember(cm);
           const approval = this.approvalIn(cm, wave);
           if (approval) finish(approval);
         },
@@ -308,6 +316,7 @@ export class RecordStore {
         }
       }
       const base = this.seen;
+      const kept = withoutLegacyDecisions(base.data);
       const body: V1ConfigMap = {
         ...base,
         metadata: {
@@ -316,7 +325,7 @@ export class RecordStore {
           namespace: this.namespace,
           labels: { ...base.metadata?.labels, ...recordLabels(record.plan) },
         },
-        data: { ...base.data, ...this.encode(record, base.data) },
+        data: { ...kept, ...this.encode(record, kept) },
       };
       try {
         this.remember(await this.cluster.updateConfigMap(this.namespace, body));

@@ -82,7 +82,7 @@ async function pullOn(
     pod = await port.create(t.namespace, body);
   } catch (err) {
     if (forbidden(err))
-      return `pre-pull on node ${t.node}: creating the puller pod is forbidden (${(err as Error).message}); strategy.prePull needs pods create and delete (deploy/rbac.yaml)`;
+      return `pre-pull on node ${t.node}: creating the puller pod is forbidden (${(err as Error).message}); strategy.prePull needs pods create and delete (deploy/optional/pre-pull, Role kwave-pre-pull)`;
     // 409: a puller of this wave left by a killed run (or a retried create that went through): take it.
     if (!(err instanceof KubeError && err.code === 409))
       return `pre-pull on node ${t.node}: creating the puller pod failed: ${(err as Error).message}`;

@@ -1,12 +1,14 @@
 // What a rollout needs to be allowed to do, as RBAC sees it: one row per (verb, resource,
 // namespace), each saying what it is for. Pure: the table is checked against the API server by
-// preflight.ts before anything is written, and mirrors deploy/rbac.yaml (the RBAC e2e test keeps
-// the two in step, and its audit-log check proves kwave makes no other request).
+// preflight.ts before anything is written, and mirrors deploy/rbac.yaml plus, for what only an
+// optional feature needs, the Roles of deploy/optional/ (the RBAC e2e test keeps them in step,
+// and its audit-log check proves kwave makes no other request).
 //
 // To add a permission for a new feature: add a row here (optional, with what degrades, if the
-// rollout can go on without it), the rule to deploy/rbac.yaml, and a row to the rule-removal
+// rollout can go on without it), the rule to deploy/rbac.yaml (or, if only that feature needs it,
+// a Role of its own in deploy/optional/, named by `grantedBy`), and a row to the rule-removal
 // table (RULE_CASES) of test/e2e/helpers/rbacSuite.ts, which rbac-rules.test.ts runs.
-import { recordName } from '../record/record.js';
+import { controlName, recordName } from '../record/record.js';
 import type { Plan } from '../plan/types.js';
 import type { KubeVerb } from '../cluster/index.js';
 
@@ -24,7 +26,15 @@ export interface AccessNeed {
   purpose: string;
   /** When set, the rollout goes on without it, and this says what it loses. */
   degrades?: string;
+  /** What grants it when not deploy/rbac.yaml: an optional feature's own Role (deploy/optional/). */
+  grantedBy?: string;
 }
+
+/** The optional features' Roles: not in the default install, so it can neither delete pods nor change workloads. */
+export const OPTIONAL_ROLES = {
+  prePull: 'deploy/optional/pre-pull (Role kwave-pre-pull)',
+  ownersUpdate: 'deploy/optional/owners-update (Role kwave-owners-update)',
+} as const;
 
 /** The permissions `kwave run` (and `kwave rollback`) needs for this plan. */
 export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
@@ -62,16 +72,13 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
     { verb: 'create', group: '', resource: 'configmaps', namespace: first, purpose: 'the rollout record' },
     { verb: 'update', group: '', resource: 'configmaps', namespace: first, name, purpose: 'the rollout record' },
   );
-  if (plan.gates.some((g) => g.approval)) {
-    needs.push({
-      verb: 'watch',
-      group: '',
-      resource: 'configmaps',
-      namespace: first,
-      name,
-      purpose: 'waiting for `kwave approve`',
-    });
-  }
+  // People's decisions (kwave approve, pause, resume, abort): read and followed, never written.
+  const decisions = controlName(plan.name);
+  const purpose = "people's decisions: kwave approve, pause, resume, abort";
+  needs.push(
+    { verb: 'get', group: '', resource: 'configmaps', namespace: plan.controlNamespace, name: decisions, purpose },
+    { verb: 'watch', group: '', resource: 'configmaps', namespace: plan.controlNamespace, name: decisions, purpose },
+  );
   if (plan.strategy.respectPodDisruptionBudgets) {
     const lost = 'PodDisruptionBudgets are not respected';
     for (const namespace of plan.target.namespaces) {
@@ -104,6 +111,7 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
           resource: 'pods',
           namespace,
           purpose: 'the image pre-pull pods (strategy.prePull)',
+          grantedBy: OPTIONAL_ROLES.prePull,
         },
         {
           verb: 'delete',
@@ -111,6 +119,7 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
           resource: 'pods',
           namespace,
           purpose: 'removing the image pre-pull pods (strategy.prePull)',
+          grantedBy: OPTIONAL_ROLES.prePull,
         },
       );
     }
@@ -172,6 +181,7 @@ function ownerAccessNeeds(plan: Plan): AccessNeed[] {
           resource,
           namespace,
           purpose: "keeping OnDelete owners' pod templates in step (owners: update)",
+          grantedBy: OPTIONAL_ROLES.ownersUpdate,
         });
       }
     }

@@ -5,14 +5,14 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { gateChecker } from '../gates/index.js';
 import { ownedBy } from '../inplace/state.js';
 import { metricsSink } from '../metrics/fromEvents.js';
-import { startRecord, type RolloutRecord } from '../record/record.js';
+import { controlName, startRecord, type RolloutRecord } from '../record/record.js';
 import { standingHalt, type StandingHalt } from '../record/standingHalt.js';
 import { RecordStore } from '../record/store.js';
 import type { EventSink, RolloutEvent } from '../rollout/events.js';
 import { gateAppliesAfterWave } from '../rollout/gateCheck.js';
 import type { RunnerDeps } from '../rollout/runner.js';
 import { realSleep } from '../sleep.js';
-import { followRecordControl } from './control.js';
+import { followControl } from './control.js';
 import { holderPodWriter, holderRecordApi } from './holderWrites.js';
 import { wrapKube } from '../cluster/index.js';
 import type { ClusterOpenOptions, OpenCluster } from './openCluster.js';
@@ -37,6 +37,7 @@ export async function startClusterRecord(
     io.stderr.write(`kwave: ${open.target.name === undefined ? '' : `${open.target.name}: `}${line}\n`);
   const records = new RecordStore(holderRecordApi(cluster, lock), {
     namespace,
+    controlNamespace: plan.controlNamespace,
     plan: plan.name,
     onError: (err) => say(`saving the rollout record failed (will retry): ${err.message}`),
     onTrim: (note) => say(note === '' ? `the rollout record kwave-${plan.name} fits whole again` : note),
@@ -61,14 +62,19 @@ export async function startClusterRecord(
   });
   await wrapKube(() => records.save(record, { flush: true }), `writing the rollout record kwave-${plan.name}${where}`);
 
-  // kwave pause / resume / abort, from anywhere: followed on the record by watch.
-  const control = followRecordControl(cluster, {
-    namespace,
+  const decisions = `${plan.controlNamespace}/${controlName(plan.name)}`;
+  if (prior && legacyDecisions(prior))
+    say(
+      `the rollout record holds approvals or pause/abort requests written by an earlier kwave (${legacyDecisions(prior)}); they no longer count and leave the record: people's decisions are read from ${decisions} only (give them again with kwave approve, pause, resume or abort)`,
+    );
+  // kwave pause / resume / abort, from anywhere: followed on the decisions ConfigMap by watch.
+  const control = followControl(cluster, {
+    namespace: plan.controlNamespace,
     plan: plan.name,
     revision: plan.revision,
     identity: o.identity,
-    onError: (err) => say(`watching the rollout record for pause/abort: ${err.message} (retrying)`),
-    onProblem: (problem) => say(`the rollout record's pause/abort requests are damaged (${problem}); ignoring them`),
+    onError: (err) => say(`watching ${decisions} for pause/abort: ${err.message} (retrying)`),
+    onProblem: (problem) => say(`the pause/abort requests in ${decisions} are damaged (${problem}); ignoring them`),
   });
   o.closers.push(() => control.close());
   // Start knowing whether a pause stands; a record that cannot be read in time is followed on.
@@ -159,6 +165,19 @@ function standingHaltLine({ how, halt }: StandingHalt): string {
     return `this revision halted in an earlier run (${halt.message}) and stays halted: no pod is upgraded; run it with --retry to upgrade its failed pods again, or change the plan`;
   const what = how === 'unfinished' ? 'halted and did not finish' : 'halted and died before it let go of the plan';
   return `an earlier run of this revision ${what} (${halt.message}); carrying that halt on: no pod is upgraded, its rollback is finished`;
+}
+
+/**
+ * The decisions a record of an earlier kwave holds in its own keys (`approval.wave-N`,
+ * `control.json`): read, never acted on. Undefined when there are none.
+ */
+function legacyDecisions(record: RolloutRecord): string | undefined {
+  const keys = [
+    ...Object.keys(record.approvals).map((wave) => `approval of wave ${wave}`),
+    ...(record.control?.paused ? ['a pause'] : []),
+    ...(record.control?.abort ? ['an abort'] : []),
+  ];
+  return keys.length > 0 ? keys.join(', ') : undefined;
 }
 
 /** How long a run waits to learn whether a pause stands before it starts anyway. */

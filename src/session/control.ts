@@ -1,13 +1,13 @@
-// The runner's side of remote control (`kwave pause | resume | abort`): follows the rollout
-// record ConfigMap with a watch (no polling) and tells the runner, through the RemoteControl
-// port, whether a pause for its revision stands and whether an abort addressed to its identity
-// has come. Only the `control.json` key matters here; the runner's own writes arrive too and
-// change nothing.
+// The runner's side of remote control (`kwave pause | resume | abort`): follows the decisions
+// ConfigMap `kwave-<plan>.control` (which the runner only reads) with a watch (no polling) and
+// tells the runner, through the RemoteControl port, whether a pause for its revision stands and
+// whether an abort addressed to its identity has come. Only the `control.json` key matters here;
+// approvals arrive too and change nothing.
 import type { Cluster } from '../cluster/cluster.js';
 import { watchConfigMap } from '../cluster/configMapWatch.js';
 import type { KubeError } from '../cluster/kubeError.js';
 import { CONTROL_KEY, controlFor, decodeControl, type ControlView } from '../record/control.js';
-import { recordName } from '../record/record.js';
+import { controlName } from '../record/record.js';
 import type { ControlNote, RemoteControl } from '../rollout/runnerDeps.js';
 
 export interface RecordControl extends RemoteControl {
@@ -19,9 +19,10 @@ export interface RecordControl extends RemoteControl {
 const note = (r: { by: string; at: string } | undefined): ControlNote | undefined =>
   r ? { by: r.by, at: r.at } : undefined;
 
-export function followRecordControl(
+export function followControl(
   cluster: Pick<Cluster, 'getConfigMap' | 'watchConfigMaps'>,
   options: {
+    /** The plan's `controlNamespace`. */
     namespace: string;
     plan: string;
     revision: string;
@@ -41,7 +42,7 @@ export function followRecordControl(
   void watchConfigMap(
     cluster,
     options.namespace,
-    recordName(options.plan),
+    controlName(options.plan),
     (cm) => {
       markReady();
       const text = cm?.data?.[CONTROL_KEY];

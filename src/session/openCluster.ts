@@ -19,7 +19,7 @@ import { connectFor, type ConnectionOptions } from './connection.js';
 import { followDisruptionBudgets, type FollowedBudgets } from './disruptionBudgets.js';
 import { followNodes, readZones } from './nodes.js';
 import { readOwners } from './owners.js';
-import { accessRefusal, accessWarning, checkAccess } from './preflight.js';
+import { accessRefusal, accessWarning, checkAccess, selfDecisionWarning } from './preflight.js';
 import { prePuller, type PrePuller } from './prePull.js';
 
 export type Closer = () => Promise<unknown> | unknown;
@@ -103,6 +103,10 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
       : new KwaveError(refusal.code, `cluster ${target.name}: ${refusal.message}`, refusal.exitCode);
   }
   for (const need of access.missingOptional) say(accessWarning(need));
+  if (access.checked) {
+    const self = await selfDecisionWarning(cluster, plan);
+    if (self) say(self);
+  }
   const mayFollowNodes = !access.missingOptional.some((n) => n.resource === 'nodes');
   const mayFollowPdbs = !access.missingOptional.some((n) => n.resource === 'poddisruptionbudgets');
   const unreadableOwners = new Set(

@@ -17,6 +17,7 @@ import {
 } from '../cluster/index.js';
 import { ExitCode } from '../errors.js';
 import type { Plan } from '../plan/types.js';
+import { OPTIONAL_ROLES } from './accessNeeds.js';
 import type { FleetSelection } from '../rollout/select.js';
 import {
   controllerOf,
@@ -41,7 +42,7 @@ export const clusterWorkloadReader =
   (kind, namespace, name) =>
     readWorkload(cluster, kind, namespace, name);
 
-/** `forbidden: cannot get statefulsets in namespace web — deploy/rbac.yaml grants it`, or the error's own words. */
+/** `forbidden: cannot get statefulsets in namespace web — deploy/rbac.yaml grants it` (a patch: the optional Role), or the error's own words. */
 function lookupError(
   err: unknown,
   verb: string,
@@ -51,7 +52,7 @@ function lookupError(
   if (isForbidden(err))
     return {
       forbidden: true,
-      message: `forbidden: cannot ${verb} ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — deploy/rbac.yaml grants it`,
+      message: `forbidden: cannot ${verb} ${WORKLOAD_RESOURCES[kind]} in namespace ${namespace} — ${verb === 'patch' ? OPTIONAL_ROLES.ownersUpdate : 'deploy/rbac.yaml'} grants it`,
     };
   return { forbidden: false, message: err instanceof Error ? err.message : String(err) };
 }

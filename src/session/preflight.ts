@@ -10,6 +10,8 @@ import { describeTarget, forbiddenMessage, isForbidden, type Cluster } from '../
 import { ExitCode, KwaveError } from '../errors.js';
 import type { AccessNeed } from './accessNeeds.js';
 import { rulesGrant } from './rbacRules.js';
+import type { Plan } from '../plan/types.js';
+import { controlName } from '../record/record.js';
 
 export interface AccessCheck {
   /** False when the server offers no access reviews (the simulator) or refuses them: nothing was checked. */
@@ -60,11 +62,33 @@ export async function checkAccess(
 
 /** The refusal for missing required permissions: one line per permission. */
 export function accessRefusal(denied: AccessNeed[]): KwaveError {
-  const lines = denied.map((n) => `${forbiddenMessage(n)} (${n.purpose})`);
+  const lines = denied.map((n) => `${forbiddenMessage(n, n.grantedBy)} (${n.purpose})`);
   return new KwaveError('KUBE', lines.join('\n  '), ExitCode.BAD_INPUT);
 }
 
 /** `warning: cannot list nodes (cluster-wide) — …: pods on nodes …`. */
 export function accessWarning(need: AccessNeed): string {
-  return `warning: cannot ${describeTarget(need)} (${need.purpose}), so ${need.degrades}; deploy/rbac.yaml grants it`;
+  return `warning: cannot ${describeTarget(need)} (${need.purpose}), so ${need.degrades}; ${need.grantedBy ?? 'deploy/rbac.yaml'} grants it`;
+}
+
+/**
+ * A plan whose `controlNamespace` is not its record's asks that the runner may not make people's
+ * decisions. When this identity could write the decisions ConfigMap there anyway (create, or
+ * update it), the warning that says so; undefined when it cannot, or nothing could be checked.
+ */
+export async function selfDecisionWarning(
+  cluster: Pick<Cluster, 'reviewAccess'>,
+  plan: Plan,
+): Promise<string | undefined> {
+  const namespace = plan.controlNamespace;
+  if (namespace === plan.target.namespaces[0]) return undefined;
+  const name = controlName(plan.name);
+  const asks = [
+    { verb: 'create', group: '', resource: 'configmaps', namespace },
+    { verb: 'update', group: '', resource: 'configmaps', namespace, name },
+  ] as const;
+  const answers = await Promise.all(asks.map((a) => cluster.reviewAccess(a).catch(() => undefined)));
+  const may = asks.filter((_, i) => answers[i]?.allowed === true);
+  if (may.length === 0) return undefined;
+  return `warning: this run's identity may ${may.map((a) => a.verb).join(' and ')} configmaps in namespace ${namespace}, where people's decisions (${name}) live: it could approve, pause, resume or abort its own rollout; give it only get and watch there (deploy/rbac.yaml)`;
 }

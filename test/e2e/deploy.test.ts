@@ -1,11 +1,13 @@
 // deploy/ as a user applies it: `kubectl kustomize deploy/` renders the namespace, the RBAC, the
 // plans' ConfigMap, the CronJob and the Job; the plans in the ConfigMap are valid; the Job's exit
-// code policy matches kwave's exit codes; and on the real control plane `kubectl apply
+// code policy matches kwave's exit codes; the default install grants kwave's ServiceAccount no
+// pod create or delete, no workload change and no decision, which only the optional components
+// (deploy/optional/) add; and on the real control plane `kubectl apply
 // --dry-run=server -k deploy/` passes the API server's own validation (strict field checks,
 // admission), while a broken field is refused — so the check can fail.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +18,7 @@ import { BIN, ROOT } from './helpers/kwaveBin.js';
 import { startTestSim } from './helpers/backend.js';
 import { ExitCode } from '../../src/errors.js';
 import { missing } from './helpers/prerequisites.js';
+import { grantsOf, type RbacObject } from './helpers/inCluster.js';
 
 const kubectlMissing = missing('kubectl');
 
@@ -27,9 +30,25 @@ type Obj = {
   spec?: Record<string, unknown>;
 };
 
-async function render(): Promise<{ objects: Obj[] }> {
-  const { stdout } = await run('kubectl', ['kustomize', join(ROOT, 'deploy')]);
-  return { objects: parseAllDocuments(stdout).map((d) => d.toJS() as Obj) };
+/** `kubectl kustomize deploy/`, with these components of deploy/ added (as a user uncomments them). */
+async function render(components: string[] = []): Promise<{ objects: Obj[] }> {
+  let root = join(ROOT, 'deploy');
+  const dir = components.length > 0 ? await mkdtemp(join(tmpdir(), 'kwave-kustomize-')) : undefined;
+  try {
+    if (dir) {
+      await cp(root, join(dir, 'deploy'), { recursive: true });
+      root = join(dir, 'deploy');
+      const file = join(root, 'kustomization.yaml');
+      await writeFile(
+        file,
+        `${await readFile(file, 'utf8')}components:\n${components.map((c) => `  - ${c}\n`).join('')}`,
+      );
+    }
+    const { stdout } = await run('kubectl', ['kustomize', root]);
+    return { objects: parseAllDocuments(stdout).map((d) => d.toJS() as Obj) };
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 describe('deploy/ kustomization', () => {
@@ -49,9 +68,38 @@ describe('deploy/ kustomization', () => {
           'CronJob kwave/kwave-web-nightly',
           'Job kwave/kwave-web-nginx-1-25',
           'Namespace -/kwave',
+          'Namespace -/kwave-control',
+          'Role kwave-control/kwave-approver',
+          'Role kwave-control/kwave-read-decisions',
           'Role web/kwave',
+          'Role web/kwave-approver',
+          'RoleBinding kwave-control/kwave-approver',
+          'RoleBinding kwave-control/kwave-read-decisions',
           'RoleBinding web/kwave',
+          'RoleBinding web/kwave-approver',
           'ServiceAccount kwave/kwave',
+        ],
+      );
+      // Least privilege by default: the ServiceAccount can delete no pod, create none, change no
+      // workload, and write no decision; the optional features' Roles come only with their components.
+      const writes = (list: Obj[]) =>
+        grantsOf(list as RbacObject[]).filter(
+          (r) =>
+            (r.resource === 'pods' && ['create', 'delete'].includes(r.verb)) ||
+            (r.group === 'apps' && r.verb !== 'get') ||
+            (r.namespace === 'kwave-control' && !['get', 'watch'].includes(r.verb)),
+        );
+      assert.deepEqual(writes(objects), []);
+      const withComponents = await render(['optional/pre-pull', 'optional/owners-update']);
+      assert.deepEqual(
+        writes(withComponents.objects)
+          .map((r) => `${r.name}: ${r.verb} ${r.resource}`)
+          .sort(),
+        [
+          'kwave-owners-update: patch daemonsets',
+          'kwave-owners-update: patch statefulsets',
+          'kwave-pre-pull: create pods',
+          'kwave-pre-pull: delete pods',
         ],
       );
       const plans = objects.find((o) => o.kind === 'ConfigMap')!;
@@ -136,7 +184,7 @@ describe('deploy/ kustomization', () => {
             .trim()
             .split('\n')
             .filter((l) => /\(server dry run\)$/.test(l)).length,
-          9,
+          16,
           stdout,
         );
 

@@ -248,7 +248,7 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
     store.close();
   });
 
-  test('kwave approve wakes waitForApproval; the runner writing afterwards keeps the approval', async () => {
+  test("kwave approve writes the decisions ConfigMap (who, as the API server named them) and wakes waitForApproval; the record's writes never meet it", async () => {
     const { file, plan: p } = await plan('rec-c');
     const store = new RecordStore(cluster, { namespace: 'default', plan: p.name, throttleMs: 0 });
     let r = applyEvent(recordFor(p), event(p, rolloutStart(p)));
@@ -260,30 +260,32 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
 
     r = applyEvent(r, event(p, { event: 'gate-approval-wait', wave: 1, gate: 'sign-off' }));
     await store.save(r, { flush: true });
-    // The waiting side is a store of its own, so that `store` keeps its view of the ConfigMap from
-    // before the approval and its next write meets a 409.
     const waiter = new RecordStore(cluster, { namespace: 'default', plan: p.name });
     const abort = new AbortController();
+    const absent = () => cluster.requests.total({ verb: 'get', resource: 'configmaps', code: '404' });
+    const absentBefore = absent();
     const waiting = waiter.waitForApproval(1, abort.signal);
     let settled = false;
     void waiting.then(() => (settled = true));
-    // The waiter has seen the ConfigMap as it is now (waiting, not approved) and still waits: a
-    // waiter that took any change for an approval would have resolved by then.
-    const now = (await cluster.getConfigMap('default', 'kwave-rec-c')).metadata!.resourceVersion;
-    await until(() => waiter.seenVersion === now, `the waiter to see resourceVersion ${now}`);
+    // The waiter has read the decisions ConfigMap (not there yet) and still waits: a waiter that
+    // took any change for an approval would have resolved by then.
+    await until(() => absent() > absentBefore, 'the waiter to read the decisions ConfigMap');
     assert.equal(settled, false, 'not approved yet');
 
+    const conflicts = () => cluster.requests.total({ verb: 'update', resource: 'configmaps', code: '409' });
+    const conflictsBefore = conflicts();
     const approved = await kwave('approve', file, '--kubeconfig', kubeconfig);
     assert.equal(approved.code, 0, approved.stderr);
-    assert.match(approved.stdout, /^approved wave 1 of plan rec-c \(by .+@.+\)$/m);
+    assert.match(approved.stdout, /^approved wave 1 of plan rec-c \(by kwave-admin \(.+@.+\)\)$/m);
     const approval = await withTimeout(waiting, 'waitForApproval');
     assert.ok(approval, 'waitForApproval resolved with the approval');
     assert.equal(approval.revision, p.revision);
+    assert.equal(approval.user, 'kwave-admin', "the SelfSubjectReview's name for the approver");
     assert.equal((await waiter.isApproved(1))?.by, approval.by);
+    const decisions = await cluster.getConfigMap('default', 'kwave-rec-c.control');
+    assert.ok(decisions.data?.[approvalKey(1)]);
 
-    // The runner's next write (from its older view of the ConfigMap) must not drop the key.
-    const conflicts = () => cluster.requests.total({ verb: 'update', resource: 'configmaps', code: '409' });
-    const conflictsBefore = conflicts();
+    // The runner's next write does not meet the approval: it lives in a ConfigMap of its own.
     await store.save(
       applyEvent(
         r,
@@ -297,14 +299,17 @@ describe('rollout record (ConfigMap kwave-<plan>)', () => {
       ),
       { flush: true },
     );
-    assert.equal(conflicts() - conflictsBefore, 1, 'the write met the approval as a 409 and was re-applied');
+    assert.equal(conflicts() - conflictsBefore, 0, 'no write met another');
     const cm = await cluster.getConfigMap('default', 'kwave-rec-c');
-    assert.ok(cm.data?.[approvalKey(1)]);
+    assert.equal(cm.data?.[approvalKey(1)], undefined, 'the record holds no decision');
     assert.match(cm.data?.['status.json'] ?? '', /approved by/);
 
     const again = await kwave('approve', file, '--wave', '1', '--kubeconfig', kubeconfig, '-o', 'json');
     assert.equal(again.code, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout).alreadyApproved, true);
+    assert.deepEqual(
+      (({ alreadyApproved, user }) => ({ alreadyApproved, user }))(JSON.parse(again.stdout) as Record<string, unknown>),
+      { alreadyApproved: true, user: 'kwave-admin' },
+    );
     const tooFar = await kwave('approve', file, '--wave', '7', '--kubeconfig', kubeconfig);
     assert.equal(tooFar.code, 2);
   });

@@ -9,6 +9,10 @@ import { describe, test } from 'node:test';
 import type { RolloutEvent } from '../../src/rollout/events.js';
 import { endOf, exitOf, planYaml, startFleet, type RunningKwave } from './helpers/rolloutCli.js';
 import { NEW_ID, OLD_ID } from './helpers/images.js';
+import { connect } from '../../src/cluster/connect.js';
+import { loadPlanFile } from '../../src/plan/load.js';
+import { newRecord } from '../../src/record/record.js';
+import { recordConfigMap } from '../../src/record/codec.js';
 
 const SLOW_PULL_FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -201,6 +205,48 @@ describe('kwave pause / resume / abort from another process', () => {
       const next = fleet.start(['run', plan, '--retry']);
       assert.equal((await exitOf(next)).code, 0, next.stderr());
     } finally {
+      await fleet.close();
+    }
+  });
+  test('a record of an earlier kwave: the approval and pause it holds itself no longer count; the run says so, drops them, and waits for kwave approve', async () => {
+    const fleet = await startFleet({ fixture: SLOW_PULL_FIXTURE, timeScale: 0.3 });
+    const cluster = connect({ kubeconfig: fleet.kubeconfig });
+    try {
+      const plan = await fleet.writePlan(
+        'web.yaml',
+        planYaml({ name: 'web', waves: '[1, "100%"]', concurrency: 2, maxUnavailable: 2, gates: SIGN_OFF }),
+      );
+      const loaded = await loadPlanFile(plan);
+      assert.ok(loaded.ok);
+      const revision = loaded.plan.revision;
+      // The record as the previous kwave left it: decisions under the record's own keys.
+      const old = recordConfigMap(
+        'default',
+        newRecord({ plan: 'web', revision, planText: '', holder: 'old@host pid 1', now: new Date().toISOString() }),
+      );
+      const pause = { action: 'pause', by: 'bob@desk', at: new Date().toISOString(), revision };
+      old.data!['approval.wave-1'] = JSON.stringify({ by: 'bob@desk', at: pause.at, revision });
+      old.data!['control.json'] = JSON.stringify({ paused: pause, history: [pause] });
+      await cluster.createConfigMap('default', old);
+      const before = await fleet.status(plan);
+      assert.equal((before.approvals as Record<string, { by: string }>)['1']?.by, 'bob@desk', 'still read');
+
+      const run = fleet.start(['run', plan]);
+      await run.waitFor((e) => e.event === 'gate-approval-wait', 'the approval wait after wave 1');
+      assert.match(
+        run.stderr(),
+        /the rollout record holds approvals or pause\/abort requests written by an earlier kwave \(approval of wave 1, a pause\); they no longer count and leave the record: people's decisions are read from default\/kwave-web\.control only/,
+      );
+      assert.ok(!run.events.some((e) => e.event === 'paused'), 'the old pause holds nothing back');
+      const record = await cluster.getConfigMap('default', 'kwave-web');
+      assert.deepEqual(Object.keys(record.data ?? {}).sort(), ['plan.yaml', 'status.json'], 'dropped from the record');
+      const approved = await fleet.kwave(['approve', plan]);
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.equal((await exitOf(run)).code, 0, run.stderr());
+      const after = await fleet.status(plan);
+      assert.match((after.approvals as Record<string, { by: string }>)['1']!.by, /^kwave-admin \(/);
+    } finally {
+      cluster.close();
       await fleet.close();
     }
   });

@@ -304,8 +304,11 @@ current-context: x
     });
   }
 
-  test('the metrics server binds loopback unless told otherwise', async () => {
+  test('`kwave run --help` names both defaults of --metrics-address: loopback, every interface in a pod (resolved in test/unit/cli/inClusterDefaults.test.ts)', async () => {
     const help = await kwave(['run', '--help'], false);
-    assert.match(help.stdout, /--metrics-address <host:port>[\s\S]*default: "127\.0\.0\.1:9464"/);
+    assert.match(
+      help.stdout,
+      /--metrics-address <host:port>[\s\S]*\(in a pod: 0\.0\.0\.0:9464\)[\s\S]*default: "127\.0\.0\.1:9464"/,
+    );
   });
 });

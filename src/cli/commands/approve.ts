@@ -1,17 +1,22 @@
-// `kwave approve PLAN [--wave N]`: records the approval of a wave's approval gate in the rollout
-// record (session/requests.ts approveWave: its own data key `approval.wave-N`, a JSON merge patch
-// of that one key, the same write `kwave dashboard` makes).
-// Without --wave it approves the wave the rollout is waiting on; exit 2 when none waits, or when
-// the plan was never run. A multi-cluster plan: the cluster `--cluster NAME` names, else the one
-// waiting; `--wave N` with none waiting on it approves wave N ahead of time in every cluster.
+// `kwave approve PLAN [--wave N]`: records the approval of a wave's approval gate as the key
+// `approval.wave-N` = {"by", "user", "at", "revision"} of the plan's decisions ConfigMap
+// (`kwave-<plan>.control` in its `controlNamespace`, created on the first decision), which the
+// runner only reads: where RBAC lets the runner's identity read it and nothing more, the runner
+// cannot approve its own rollout. `user` is the API server's name for the approver
+// (SelfSubjectReview, asked before writing). The write is session/requests.ts approveWave, the
+// same `kwave dashboard` makes. Without --wave it approves the wave the rollout is waiting on;
+// exit 2 when none waits, or when the plan was never run. A multi-cluster plan: the cluster
+// `--cluster NAME` names, else the one waiting; `--wave N` with none waiting on it approves wave N
+// ahead of time in every cluster.
 import { loadPlanOrReport } from '../loadPlan.js';
 import { chooseClusters } from '../clusterChoice.js';
 import { connectFor } from '../../session/connection.js';
-import { approveWave, localAsker } from '../../session/requests.js';
+import { approveWave, whoIsAsking } from '../../session/requests.js';
 import { wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
-import type { Approval } from '../../record/record.js';
+import { controlName, type Approval } from '../../record/record.js';
 import { decodeRecord } from '../../record/codec.js';
+import { writingDecision } from './control.js';
 import type { CommandContext } from '../context.js';
 import type { Plan } from '../../plan/types.js';
 import { notRun, readRecordConfigMap, recordNamespace } from './status.js';
@@ -66,16 +71,20 @@ async function approveIn(
 ): Promise<number> {
   const cluster = connectFor({ ...ctx.common, context }, ctx.io.env, plan);
   try {
+    const asker = await whoIsAsking(cluster, ctx.io.env);
     const outcome = await wrapKube(
       () =>
-        approveWave(cluster, {
-          namespace: recordNamespace(plan),
-          plan: plan.name,
-          ...(asked === undefined ? {} : { wave: asked }),
-          by: localAsker(ctx.io.env),
-          revision: plan.revision,
-        }),
-      `recording the approval of ${asked === undefined ? 'the waiting wave' : `wave ${asked}`} of plan ${plan.name}`,
+        writingDecision(plan, () =>
+          approveWave(cluster, {
+            namespace: recordNamespace(plan),
+            controlNamespace: plan.controlNamespace,
+            plan: plan.name,
+            ...(asked === undefined ? {} : { wave: asked }),
+            asker,
+            revision: plan.revision,
+          }),
+        ),
+      `recording the approval of ${asked === undefined ? 'the waiting wave' : `wave ${asked}`} of plan ${plan.name} in ${plan.controlNamespace}/${controlName(plan.name)}`,
     );
     if (outcome.kind === 'not-run') throw notRun(plan);
     if (outcome.kind === 'refused') throw new KwaveError('REFUSED', outcome.why);
@@ -102,6 +111,7 @@ function report(
         ...(cluster === undefined ? {} : { cluster }),
         wave,
         by: approval.by,
+        user: approval.user ?? null,
         at: approval.at,
         revision: approval.revision,
         alreadyApproved: already,

@@ -1,10 +1,11 @@
 // `kwave pause PLAN`, `kwave resume PLAN`, `kwave abort PLAN`: remote control of a rollout, from
 // any machine that can reach the cluster (as `kubectl argo rollouts pause/promote/abort`). Each
-// writes a request into the rollout record's `control.json` key with a resourceVersion-guarded
-// update, never taking the run's lease; the runner, wherever it runs, watches the record and acts
-// (record/control.ts says how). Who asked — the API server's name for the caller (a
-// SelfSubjectReview) and the local `user@host` — and when are kept in the key's history, which
-// `kwave status` shows. A multi-cluster plan's request goes to every cluster of the plan, or to
+// writes a request into the `control.json` key of the plan's decisions ConfigMap
+// (`kwave-<plan>.control` in its `controlNamespace`) with a resourceVersion-guarded update, never
+// taking the run's lease; the runner, wherever it runs, watches that ConfigMap (it may only read
+// it) and acts (record/control.ts says how). Who asked — the API server's name for the caller (a
+// SelfSubjectReview, asked before writing) and the local `user@host` — and when are kept in the
+// key's history, which `kwave status` shows. A multi-cluster plan's request goes to every cluster of the plan, or to
 // the one `--cluster NAME` names (each cluster's runner follows its own record); each cluster
 // answers on its own line. Exit 0 (also when nothing changed: already paused, not paused), 2 when
 // the plan was never run there or, for abort, when no runner holds the lease — in any cluster
@@ -15,12 +16,30 @@ import { renderError } from '../render.js';
 import type { Plan } from '../../plan/types.js';
 import { connectFor } from '../../session/connection.js';
 import type { Cluster } from '../../cluster/cluster.js';
-import { wrapKube } from '../../cluster/kubeError.js';
+import { isForbidden, wrapKube } from '../../cluster/kubeError.js';
+import { controlName } from '../../record/record.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import type { ControlAction } from '../../record/control.js';
 import { askControl, whoIsAsking } from '../../session/requests.js';
 import type { CommandContext } from '../context.js';
 import { notRun, recordNamespace } from './status.js';
+
+/**
+ * Writes a decision; a refusal (403) leaves with the API server's own words (who it saw, what it
+ * refused) and what grants the decision: the runner's identity is refused there by design.
+ */
+export async function writingDecision<T>(plan: Plan, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!isForbidden(err)) throw err;
+    throw new KwaveError(
+      'KUBE',
+      `HTTP 403 ${err.message} — people's decisions go to ${plan.controlNamespace}/${controlName(plan.name)}; the Role kwave-approver (deploy/approver.yaml) grants them, never the runner's own identity`,
+      ExitCode.BAD_INPUT,
+    );
+  }
+}
 
 export function runFor(action: ControlAction) {
   return async (ctx: CommandContext, args: string[], opts: Record<string, unknown> = {}): Promise<number> => {
@@ -79,14 +98,18 @@ async function writeRequest(
   what: string,
   target: ChosenCluster,
 ): Promise<number> {
-  const by = await whoIsAsking(cluster, ctx.io.env);
-  const outcome = await askControl(cluster, {
-    namespace: recordNamespace(plan),
-    plan: plan.name,
-    revision: plan.revision,
-    action,
-    by,
-  });
+  const asker = await whoIsAsking(cluster, ctx.io.env);
+  const { by, user } = asker;
+  const outcome = await writingDecision(plan, () =>
+    askControl(cluster, {
+      namespace: recordNamespace(plan),
+      controlNamespace: plan.controlNamespace,
+      plan: plan.name,
+      revision: plan.revision,
+      action,
+      asker,
+    }),
+  );
   if (outcome.kind === 'not-run') throw notRun(plan);
   const { decision, request, runner } = outcome;
   if (!decision.ok) throw new KwaveError('REFUSED', `${action} ${what}: ${decision.message}`, ExitCode.BAD_INPUT);
@@ -98,6 +121,7 @@ async function writeRequest(
         action,
         changed: decision.changed,
         by,
+        user: user ?? null,
         at: request.at,
         revision: plan.revision,
         runner: runner ?? null,

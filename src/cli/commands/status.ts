@@ -12,7 +12,8 @@ import { KubeError, wrapKube } from '../../cluster/kubeError.js';
 import { ExitCode, KwaveError } from '../../errors.js';
 import type { Plan } from '../../plan/types.js';
 import { recordName, type RolloutRecord } from '../../record/record.js';
-import { decodeRecord } from '../../record/codec.js';
+import { decodeRecord, withDecisions } from '../../record/codec.js';
+import { readDecisions } from '../../record/controlStore.js';
 import { readLease, type LeaseView } from '../../lease/leaseView.js';
 import type { CommandContext } from '../context.js';
 import { renderStatus, statusJson, type StatusInput } from '../statusView.js';
@@ -31,10 +32,10 @@ export function notRun(plan: Plan): KwaveError {
   );
 }
 
-/** The record as data, or a KwaveError saying it is damaged. */
-export function recordOf(plan: Plan, cm: V1ConfigMap): RolloutRecord {
+/** The record as data, with people's decisions (decisionsOf), or a KwaveError saying it is damaged. */
+export function recordOf(plan: Plan, cm: V1ConfigMap, decisions: V1ConfigMap | undefined): RolloutRecord {
   const decoded = decodeRecord(cm);
-  if (decoded.ok) return decoded.record;
+  if (decoded.ok) return withDecisions(decoded.record, decisions);
   throw new KwaveError(
     'KUBE',
     `the rollout record ConfigMap ${recordNamespace(plan)}/${recordName(plan.name)} is damaged: ${decoded.problem}`,
@@ -52,6 +53,19 @@ export async function readRecordConfigMap(cluster: Cluster, plan: Plan): Promise
       }),
     `reading the rollout record of plan ${plan.name}`,
   );
+}
+
+/**
+ * The decisions ConfigMap (approvals, pause/resume/abort), for the status: undefined when there is
+ * none, or when this identity may not read it (the status shows the rest).
+ */
+async function decisionsOf(cluster: Cluster, plan: Plan): Promise<V1ConfigMap | undefined> {
+  try {
+    return await readDecisions(cluster, plan.controlNamespace, plan.name);
+  } catch (err) {
+    if (err instanceof KubeError) return undefined;
+    throw err;
+  }
 }
 
 async function lockOf(cluster: Cluster, plan: Plan, now: Date): Promise<LeaseView | undefined> {
@@ -90,7 +104,7 @@ export async function run(ctx: CommandContext, args: string[], opts: Record<stri
     }
     const cm = await readRecordConfigMap(cluster, plan);
     if (!cm) throw notRun(plan);
-    const record = recordOf(plan, cm);
+    const record = recordOf(plan, cm, await decisionsOf(cluster, plan));
     const now = new Date();
     const lock = await lockOf(cluster, plan, now);
     ctx.io.stdout.write(
@@ -157,7 +171,7 @@ async function statusAcrossClusters(
         continue;
       }
       found++;
-      const record = recordOf(plan, cm);
+      const record = recordOf(plan, cm, await decisionsOf(cluster, plan));
       const lock = await lockOf(cluster, plan, now);
       const input: StatusInput = { record, namespace, planFile, now, ...(lock ? { lock } : {}) };
       if (common.output === 'json')
@@ -221,7 +235,8 @@ export async function watchStatus(
         const decoded = decodeRecord(cm);
         if (decoded.ok) {
           const lock = await lockOf(cluster, plan, new Date());
-          latest = { record: decoded.record, ...(lock ? { lock } : {}) };
+          const record = withDecisions(decoded.record, await decisionsOf(cluster, plan));
+          latest = { record, ...(lock ? { lock } : {}) };
           problem = undefined;
         } else {
           latest = undefined;

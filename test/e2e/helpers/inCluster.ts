@@ -1,7 +1,8 @@
 // kwave as a Job's pod would run it, on the real control plane: deploy/'s ServiceAccount with a
 // token from the TokenRequest API, written where the kubelet projects it (token, ca.crt,
 // namespace), the KUBERNETES_SERVICE_* variables, an empty HOME and no KUBECONFIG: nothing else.
-// Also the RBAC of deploy/rbac.yaml as objects (to apply, to take a rule away) and the audit log
+// Also the RBAC of deploy/ as objects (to apply, to take a rule away): rbac.yaml, the optional
+// features' Roles of deploy/optional/ and the approvers' Roles of approver.yaml; and the audit log
 // of what the ServiceAccount did.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,20 +30,41 @@ export interface RbacObject {
   kind: string;
   metadata: { name: string; namespace?: string };
   rules?: RbacRule[];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
+  /** The file of deploy/ that declares it (not sent to the API server). */
+  file?: string;
   [k: string]: unknown;
 }
 
-/** deploy/namespace.yaml and deploy/rbac.yaml, as the objects they declare. */
+/** The files of deploy/ that declare namespaces and RBAC: the default install and the optional Roles. */
+const DEPLOY_RBAC_FILES = [
+  'deploy/namespace.yaml',
+  'deploy/rbac.yaml',
+  'deploy/approver.yaml',
+  'deploy/optional/pre-pull/rbac.yaml',
+  'deploy/optional/owners-update/rbac.yaml',
+];
+
+/** The objects deploy/'s namespace and RBAC files declare, each with its file. */
 export function deployObjects(): RbacObject[] {
-  return ['deploy/namespace.yaml', 'deploy/rbac.yaml'].flatMap((f) =>
-    parseAllDocuments(readFileSync(join(ROOT, f), 'utf8')).map((d) => d.toJS() as RbacObject),
+  return DEPLOY_RBAC_FILES.flatMap((f) =>
+    parseAllDocuments(readFileSync(join(ROOT, f), 'utf8')).map((d) => ({ ...(d.toJS() as RbacObject), file: f })),
   );
 }
 
-/** One permission a Role or ClusterRole of deploy/rbac.yaml grants. */
+/** The object as sent to the API server (without the file it came from). */
+export function apiObject(o: RbacObject): RbacObject {
+  const { file: _file, ...rest } = o;
+  return rest;
+}
+
+/** One permission a Role or ClusterRole of deploy/ grants kwave's ServiceAccount. */
 export interface Grant {
   kind: 'Role' | 'ClusterRole';
   name: string;
+  /** What kwave names as granting it when it is missing: `deploy/rbac.yaml`, or an optional feature's folder and Role. */
+  source: string;
   /** The Role's namespace; undefined for a ClusterRole (granted everywhere). */
   namespace?: string;
   group: string;
@@ -51,9 +73,25 @@ export interface Grant {
   verb: string;
 }
 
+/** The grants of the Roles and ClusterRoles bound to kwave's ServiceAccount (the approvers' are not). */
 export function grantsOf(objects: RbacObject[]): Grant[] {
+  const bound = (o: RbacObject) =>
+    objects.some(
+      (b) =>
+        (b.kind === 'RoleBinding' || b.kind === 'ClusterRoleBinding') &&
+        b.roleRef?.kind === o.kind &&
+        b.roleRef.name === o.metadata.name &&
+        b.metadata.namespace === o.metadata.namespace &&
+        (b.subjects ?? []).some(
+          (s) => s.kind === 'ServiceAccount' && s.name === SA_NAME && s.namespace === SA_NAMESPACE,
+        ),
+    );
+  const sourceOf = (o: RbacObject) => {
+    const optional = /^(deploy\/optional\/[^/]+)\//.exec(o.file ?? '');
+    return optional ? `${optional[1]} (Role ${o.metadata.name})` : (o.file ?? 'deploy/rbac.yaml');
+  };
   return objects
-    .filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole')
+    .filter((o) => (o.kind === 'Role' || o.kind === 'ClusterRole') && bound(o))
     .flatMap((o) =>
       (o.rules ?? []).flatMap((r) =>
         r.apiGroups.flatMap((group) =>
@@ -61,6 +99,7 @@ export function grantsOf(objects: RbacObject[]): Grant[] {
             r.verbs.map((verb) => ({
               kind: o.kind as Grant['kind'],
               name: o.metadata.name,
+              source: sourceOf(o),
               ...(o.kind === 'Role' ? { namespace: o.metadata.namespace } : {}),
               group,
               resource,
@@ -104,10 +143,11 @@ export interface PodIdentity {
   token: string;
 }
 
-export async function podIdentity(cp: ControlPlane, admin: KubeHttp): Promise<PodIdentity> {
+/** A pod of ServiceAccount `account` (in kwave's namespace; default kwave's own). */
+export async function podIdentity(cp: ControlPlane, admin: KubeHttp, account = SA_NAME): Promise<PodIdentity> {
   const answer = await admin.request<{ status: { token: string } }>(
     'POST',
-    `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${SA_NAME}/token`,
+    `/api/v1/namespaces/${SA_NAMESPACE}/serviceaccounts/${account}/token`,
     {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenRequest',

@@ -6,8 +6,10 @@
 // files, no kubeconfig).
 // - part `usage` (rbac.test.ts): a pre-pull rollout, a full rollout (waves, a pause gate, an
 //   approval gate, the record, the lease, Events; a kill mid-way and a second "Job pod" resume
-//   it; a rollback), owners kept in step, and then the audit log of the whole file, both ways:
-//   every request kwave made is granted, every grant of deploy/rbac.yaml was used.
+//   it; the runner's own token refused when it tries to approve or pause, a person bound to
+//   deploy/approver.yaml's Role approving; a rollback), owners kept in step, and then the audit
+//   log of the whole file, both ways: every request kwave made is granted, every grant to its
+//   ServiceAccount (deploy/rbac.yaml and the optional Roles of deploy/optional/) was used.
 // - part `rules` (rbac-rules.test.ts): taking any single permission away refuses the run with
 //   exit 2 naming it, nothing written (optional ones only warn); the audit log shows no request
 //   outside deploy/rbac.yaml.
@@ -22,10 +24,11 @@ import { parse, stringify } from 'yaml';
 import { BACKEND, realNotBuilt } from './backend.js';
 import { exitOf, planYaml, startFleet, type Fleet } from './rolloutCli.js';
 import { KubeHttp } from '../../../src/sim/agent/kubeHttp.js';
-import { readAudit } from '../../../src/sim/controlPlane/audit.js';
+import { readAudit, type AuditRecord } from '../../../src/sim/controlPlane/audit.js';
 import type { ControlPlane } from '../../../src/sim/controlPlane/index.js';
 import { NEW_ID, OLD_ID } from './images.js';
 import {
+  apiObject,
   deployObjects,
   grantFor,
   grantsOf,
@@ -41,12 +44,21 @@ import {
   type RbacObject,
 } from './inCluster.js';
 
-/** The plan with `spec.owners` set. */
-function withOwners(yaml: string, owners: 'warn' | 'update'): string {
+/** The plan with these fields of `spec` set. */
+function withSpec(yaml: string, fields: Record<string, unknown>): string {
   const doc = parse(yaml) as { spec: Record<string, unknown> };
-  doc.spec.owners = owners;
+  Object.assign(doc.spec, fields);
   return stringify(doc);
 }
+
+/** A refusal of a decision by the API server, as kwave shows it: the server's own words. */
+const refusedDecision = (verb: string) =>
+  new RegExp(
+    `HTTP 403 configmaps( "kwave-rbac-web\\.control")? is forbidden: User "${SA_USER.replace(/[.:]/g, '\\$&')}" cannot ${verb} resource "configmaps" in API group "" in the namespace "kwave-control" — people's decisions go to kwave-control/kwave-rbac-web\\.control; the Role kwave-approver \\(deploy/approver\\.yaml\\) grants them`,
+  );
+
+/** The ServiceAccount of the person who approves (bound to deploy/approver.yaml's Roles). */
+const APPROVER = 'approver';
 
 const skip =
   BACKEND !== 'real'
@@ -75,6 +87,8 @@ interface RuleCase {
   expect: 'refused' | 'degrades';
   /** The plan file (in /plans) run with it taken away. */
   plan: 'full' | 'solo' | 'prepull' | 'owners' | 'front';
+  /** The Role it is taken from, where more than one grants it. */
+  role?: string;
 }
 const RULE_CASES: RuleCase[] = [
   ...['get', 'list', 'watch', 'patch'].map((verb) => ({
@@ -89,12 +103,24 @@ const RULE_CASES: RuleCase[] = [
   // Only a plan with strategy.prePull needs them (the puller pods).
   { group: '', resource: 'pods', verb: 'create', expect: 'refused', plan: 'prepull' },
   { group: '', resource: 'pods', verb: 'delete', expect: 'refused', plan: 'prepull' },
-  ...['get', 'watch', 'create', 'update'].map((verb) => ({
+  ...['get', 'create', 'update'].map((verb) => ({
     group: '',
     resource: 'configmaps',
     verb,
     expect: 'refused' as const,
     plan: 'full' as const,
+    role: 'kwave',
+  })),
+  // People's decisions, read: beside the record (solo's controlNamespace is its record's), or in
+  // kwave-control (full's), where the runner may do nothing else.
+  { group: '', resource: 'configmaps', verb: 'watch', expect: 'refused', plan: 'solo', role: 'kwave' },
+  ...['get', 'watch'].map((verb) => ({
+    group: '',
+    resource: 'configmaps',
+    verb,
+    expect: 'refused' as const,
+    plan: 'full' as const,
+    role: 'kwave-read-decisions',
   })),
   ...['get', 'create', 'update'].map((verb) => ({
     group: 'coordination.k8s.io',
@@ -111,6 +137,7 @@ const RULE_CASES: RuleCase[] = [
   // without it); owners: update needs every read and the patch of the kinds it keeps in step.
   { group: 'apps', resource: 'replicasets', verb: 'get', expect: 'degrades', plan: 'front' },
   { group: 'apps', resource: 'deployments', verb: 'get', expect: 'degrades', plan: 'front' },
+  // owners: update's patch is the optional Role kwave-owners-update's (deploy/optional/owners-update).
   ...['get', 'patch'].flatMap((verb) =>
     ['statefulsets', 'daemonsets'].map((resource) => ({
       group: 'apps',
@@ -146,25 +173,44 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
             : o.kind === 'ServiceAccount'
               ? `/api/v1/namespaces/${o.metadata.namespace}/serviceaccounts`
               : path;
-        await admin.request('POST', collection, o);
+        await admin.request('POST', collection, apiObject(o));
       }
+      // A person who decides: a ServiceAccount of its own, bound to deploy/approver.yaml's Roles
+      // (which bind the group kwave-approvers; a ServiceAccount is in no such group).
+      await admin.request('POST', '/api/v1/namespaces/kwave/serviceaccounts', {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: APPROVER },
+      });
+      for (const namespace of ['kwave-control', 'web'])
+        await admin.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`, {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'kwave-approver-e2e', namespace },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kwave-approver' },
+          subjects: [{ kind: 'ServiceAccount', name: APPROVER, namespace: 'kwave' }],
+        });
       // The plans as the kubelet mounts a ConfigMap: files are symlinks into a timestamped folder.
       plans = join(fleet.dir, 'plans');
       mkdirSync(join(plans, '..2026_12_01_00_00_00.1'), { recursive: true });
       const files = {
-        'full.yaml': planYaml({
-          name: 'rbac-web',
-          namespace: 'web',
-          app: 'web',
-          waves: '[1, "50%", "100%"]',
-          concurrency: 2,
-          maxUnavailable: 2,
-          drainSeconds: 3,
-          gates: [
-            { name: 'settle', afterWaves: [1], pause: '1s' },
-            { name: 'sign-off', afterWaves: [2], approval: true },
-          ],
-        }),
+        // People's decisions in kwave-control, where the runner may only read (as deploy/'s plans).
+        'full.yaml': withSpec(
+          planYaml({
+            name: 'rbac-web',
+            namespace: 'web',
+            app: 'web',
+            waves: '[1, "50%", "100%"]',
+            concurrency: 2,
+            maxUnavailable: 2,
+            drainSeconds: 3,
+            gates: [
+              { name: 'settle', afterWaves: [1], pause: '1s' },
+              { name: 'sign-off', afterWaves: [2], approval: true },
+            ],
+          }),
+          { controlNamespace: 'kwave-control' },
+        ),
         'solo.yaml': planYaml({ name: 'rbac-solo', namespace: 'web', app: 'solo', waves: '[1]' }),
         'prepull.yaml': planYaml({
           name: 'rbac-pull',
@@ -176,7 +222,7 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
           prePull: true,
         }),
         // An OnDelete StatefulSet's and DaemonSet's pods, their templates kept in step; a Deployment's pods, its owner read (warn).
-        'owners.yaml': withOwners(
+        'owners.yaml': withSpec(
           planYaml({
             name: 'rbac-owners',
             namespace: 'web',
@@ -185,7 +231,7 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
             concurrency: 2,
             maxUnavailable: 5,
           }),
-          'update',
+          { owners: 'update' },
         ),
         'front.yaml': planYaml({
           name: 'rbac-front',
@@ -210,8 +256,8 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
       await fleet?.close();
     });
 
-    const newPod = async () => {
-      const p = await podIdentity(cp, admin);
+    const newPod = async (account?: string) => {
+      const p = await podIdentity(cp, admin, account);
       pods.push(p);
       return p;
     };
@@ -274,9 +320,31 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
         const status = runInPod(pods[1]!, ['status', full, '-o', 'json']);
         assert.equal((await exitOf(status)).code, 0, status.stderr());
         assert.equal((JSON.parse(status.stdout()) as { phase: string }).phase, 'Progressing');
-        // A person approves, with their own credentials (the Job's ServiceAccount may not write approvals).
-        const approved = await fleet.kwave(['approve', full]);
-        assert.equal(approved.code, 0, approved.stderr);
+        // Separation of duties: the runner's own token may not decide. The API server refuses the
+        // write (403), and kwave shows its words as they are.
+        for (const action of ['approve', 'pause']) {
+          const self = runInPod(pods[1]!, [action, full]);
+          const refused = await exitOf(self);
+          console.log(`the runner's token: kwave ${action} → exit ${refused.code}: ${self.stderr().trim()}`);
+          assert.equal(refused.code, 2, self.stderr());
+          assert.match(self.stderr(), refusedDecision('create'));
+          noStackTrace(self.stderr());
+        }
+        assert.ok(
+          !second.events.some((e) => (e.event === 'gate-end' && e.gate === 'sign-off') || e.event === 'paused'),
+          'the runner neither passed its gate nor paused',
+        );
+        // A person approves, with their own credentials: the runner, watching, goes on.
+        const approver = runInPod(await newPod(APPROVER), ['approve', full, '-o', 'json']);
+        assert.equal((await exitOf(approver)).code, 0, approver.stderr());
+        const approval = JSON.parse(approver.stdout()) as { by: string; user: string };
+        console.log(`a person: kwave approve → ${approver.stdout().trim()}`);
+        assert.equal(approval.user, `system:serviceaccount:kwave:${APPROVER}`, 'the name the API server saw');
+        const passed = await second.waitFor(
+          (e) => e.event === 'gate-end' && e.gate === 'sign-off',
+          'the approval gate to end',
+        );
+        assert.ok(passed.event === 'gate-end' && passed.result === 'passed', JSON.stringify(passed));
         const end = await exitOf(second);
         writing = false;
         await writer;
@@ -342,7 +410,11 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
       const what = `${rule.verb} ${rule.resource}`;
       test(`without ${what}: ${rule.expect === 'refused' ? 'exit 2 naming it, nothing written' : 'a warning naming it, the rollout goes on'}`, async () => {
         const grant = grants.find(
-          (g) => g.group === rule.group && g.resource === rule.resource && g.verb === rule.verb,
+          (g) =>
+            g.group === rule.group &&
+            g.resource === rule.resource &&
+            g.verb === rule.verb &&
+            (rule.role === undefined || g.name === rule.role),
         );
         assert.ok(grant, `deploy/rbac.yaml grants ${what}`);
         const role = objects.find((o) => o.kind === grant.kind && o.metadata.name === grant.name)!;
@@ -359,7 +431,7 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
             rbacPath(o),
           );
           await admin.request('PUT', rbacPath(o), {
-            ...o,
+            ...apiObject(o),
             metadata: { ...o.metadata, resourceVersion: current.metadata.resourceVersion },
           });
         };
@@ -384,7 +456,7 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
             assert.match(
               run.stderr(),
               new RegExp(
-                `kwave: (KUBE )?forbidden: cannot ${what} ${scope.replace(/[()]/g, '\\$&')} — deploy/rbac.yaml grants it`,
+                `kwave: (KUBE )?forbidden: cannot ${what} ${scope.replace(/[()]/g, '\\$&')} — ${grant.source.replace(/[()]/g, '\\$&')} grants it`,
               ),
             );
             const writes = readAudit(cp.auditLogPath)
@@ -414,13 +486,23 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
     }
 
     test(`the audit log of this whole file: every permission the ServiceAccount used is granted${part === 'usage' ? ', every grant was used' : ''}`, () => {
-      const used = usedPermissions(readAudit(cp.auditLogPath), SA_USER);
+      // The runner's token trying to decide (the usage part's approve and pause): refused on
+      // purpose, and exactly those two.
+      const decidedBySelf = (r: AuditRecord) =>
+        r.user === SA_USER && r.code === 403 && r.resource === 'configmaps' && r.namespace === 'kwave-control';
+      const audit = readAudit(cp.auditLogPath);
+      assert.equal(audit.filter(decidedBySelf).length, part === 'usage' ? 2 : 0, "the runner's own decisions refused");
+      const used = usedPermissions(
+        audit.filter((r) => !decidedBySelf(r)),
+        SA_USER,
+      );
       const rows = used.map((u) => {
         const grant = grantFor(u, grants);
-        const builtIn =
-          u.resource === 'selfsubjectaccessreviews' || u.resource === 'selfsubjectrulesreviews'
-            ? 'built-in system:basic-user'
-            : undefined;
+        const builtIn = ['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews'].includes(
+          u.resource,
+        )
+          ? 'built-in system:basic-user'
+          : undefined;
         return { ...u, grantedBy: grant ? `${grant.kind} ${grant.name}` : (builtIn ?? 'NOT GRANTED') };
       });
       console.log(

@@ -1,5 +1,7 @@
-// The metrics server on loopback: endpoints, port 0, the linger on close, a busy port.
+// The metrics server: endpoints, port 0, the linger on close, a busy port; on loopback it cannot be
+// reached from the machine's other addresses, on 0.0.0.0 (kwave's default in a pod) it can.
 import { describe, test } from 'node:test';
+import { networkInterfaces } from 'node:os';
 import assert from 'node:assert/strict';
 import { KwaveMetrics } from '../../../src/metrics/registry.js';
 import { startMetricsServer } from '../../../src/metrics/server.js';
@@ -79,4 +81,30 @@ describe('metrics server', () => {
       await first.close({ lingerMs: 0 });
     }
   });
+  /** An IPv4 address of this machine other than loopback, as a pod's IP is to a scraper. */
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  test(
+    "bound to 127.0.0.1 it serves loopback only; bound to 0.0.0.0 it serves the machine's other addresses too",
+    { skip: outside ? false : 'this machine has no IPv4 address besides loopback' },
+    async () => {
+      const loopback = await startMetricsServer(metrics(), { host: '127.0.0.1', port: 0 });
+      const every = await startMetricsServer(metrics(), { host: '0.0.0.0', port: 0 });
+      try {
+        assert.equal((await fetch(loopback.url)).status, 200);
+        await assert.rejects(
+          fetch(`http://${outside}:${loopback.port}/metrics`),
+          'loopback is not reachable from outside',
+        );
+        const viaPodIp = await fetch(`http://${outside}:${every.port}/metrics`);
+        assert.equal(viaPodIp.status, 200);
+        assert.match(await viaPodIp.text(), /kwave_rollout_phase/);
+        assert.equal((await fetch(`http://127.0.0.1:${every.port}/healthz`)).status, 200);
+      } finally {
+        await loopback.close({ lingerMs: 0 });
+        await every.close({ lingerMs: 0 });
+      }
+    },
+  );
 });

@@ -265,6 +265,17 @@ describe('revision', () => {
     assert.deepEqual(load(MINIMAL).notify, []);
   });
 
+  test("controlNamespace defaults to the record's namespace and is left out of the revision", () => {
+    const plain = load(MINIMAL);
+    assert.equal(plain.controlNamespace, plain.target.namespaces[0]);
+    assert.equal(plain.revision, MINIMAL_REVISION_BEFORE_COUNT_NODE_FAILURES);
+    const apart = load(MINIMAL + '  controlNamespace: kwave-control\n');
+    assert.equal(apart.controlNamespace, 'kwave-control');
+    assert.equal(apart.revision, plain.revision);
+    const bad = loadPlanText(MINIMAL + '  controlNamespace: Not_A_Namespace\n', 'plan.yaml');
+    assert.equal(bad.ok, false);
+  });
+
   test('notify is normalized (defaults, durations) but left out of the revision', () => {
     const withNotify = load(
       MINIMAL +

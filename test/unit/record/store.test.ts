@@ -29,7 +29,7 @@ class FakeConfigMaps {
   }
   /** Another writer merges keys in (as `kwave approve` does). */
   mergeData(ns: string, name: string, data: Record<string, string>) {
-    const cur = this.objects.get(this.key(ns, name))!;
+    const cur = this.objects.get(this.key(ns, name)) ?? { metadata: { name } };
     this.put(ns, { ...cur, data: { ...cur.data, ...data } });
   }
   api(): RecordApi {
@@ -155,29 +155,36 @@ describe('RecordStore', () => {
     assert.equal(stored().wave, 7);
   });
 
-  test('an approval written between two runner writes survives (409, re-read, re-apply only status.json)', async () => {
+  test('a key written by someone else between two runner writes survives (409, re-read, re-apply only status.json)', async () => {
     const { store, server, stored } = setup(0);
     await store.create(record(1));
-    server.beforeUpdate = () =>
-      server.mergeData('ns', 'kwave-web', { [approvalKey(1)]: encodeApproval({ by: 'alice', at: 'now' }) });
+    server.beforeUpdate = () => server.mergeData('ns', 'kwave-web', { 'note.example': 'theirs' });
     await store.save(record(2), { flush: true });
     assert.deepEqual(server.calls, ['create', 'update', 'get', 'update']);
     const cm = server.objects.get('ns/kwave-web')!;
-    assert.ok(cm.data?.[approvalKey(1)], 'approval kept');
+    assert.equal(cm.data?.['note.example'], 'theirs', 'their key kept');
     assert.equal(stored().wave, 2);
-    assert.equal(stored().approvals[1]?.by, 'alice');
   });
 
-  test('create finds the ConfigMap already there (an earlier run): it updates instead', async () => {
+  test("create finds the ConfigMap already there (an earlier run): it updates instead, dropping an earlier kwave's decisions", async () => {
     const { store, server, stored } = setup();
     server.put('ns', {
       metadata: { name: 'kwave-web' },
-      data: { [approvalKey(3)]: encodeApproval({ by: 'bob', at: 'then' }), [STATUS_KEY]: 'old' },
+      data: {
+        [approvalKey(3)]: encodeApproval({ by: 'bob', at: 'then' }),
+        'control.json': '{"history":[]}',
+        'note.example': 'kept',
+        [STATUS_KEY]: 'old',
+      },
     });
     await store.create(record(4));
     assert.deepEqual(server.calls, ['create', 'get', 'update']);
     assert.equal(stored().wave, 4);
-    assert.ok(server.objects.get('ns/kwave-web')!.data?.[approvalKey(3)]);
+    assert.deepEqual(Object.keys(server.objects.get('ns/kwave-web')!.data!).sort(), [
+      'note.example',
+      'plan.yaml',
+      STATUS_KEY,
+    ]);
   });
 
   test('apply folds events and flushes transitions', async () => {
@@ -247,13 +254,22 @@ describe('RecordStore', () => {
     assert.equal(stored().wave, 1);
   });
 
-  test('isApproved reads the approval key, and ignores one given for another revision', async () => {
+  test("isApproved reads the decisions ConfigMap's approval key, ignores one given for another revision, and one in the record itself", async () => {
     const { store, server } = setup();
     await store.create(record(1));
+    assert.equal(await store.isApproved(1), undefined, 'no decisions ConfigMap yet');
+    // An earlier kwave's approval, kept in the record: the runner may write the record, so it does not count.
+    server.mergeData('ns', 'kwave-web', {
+      [approvalKey(1)]: encodeApproval({ by: 'mallory', at: 't', revision: 'r1' }),
+    });
     assert.equal(await store.isApproved(1), undefined);
-    server.mergeData('ns', 'kwave-web', { [approvalKey(1)]: encodeApproval({ by: 'alice', at: 't', revision: 'r1' }) });
-    server.mergeData('ns', 'kwave-web', { [approvalKey(2)]: encodeApproval({ by: 'alice', at: 't', revision: 'r0' }) });
-    assert.equal((await store.isApproved(1))?.by, 'alice');
+    server.mergeData('ns', 'kwave-web.control', {
+      [approvalKey(1)]: encodeApproval({ by: 'alice', user: 'alice', at: 't', revision: 'r1' }),
+    });
+    server.mergeData('ns', 'kwave-web.control', {
+      [approvalKey(2)]: encodeApproval({ by: 'alice', at: 't', revision: 'r0' }),
+    });
+    assert.deepEqual(await store.isApproved(1), { by: 'alice', user: 'alice', at: 't', revision: 'r1' });
     assert.equal(await store.isApproved(2), undefined);
   });
 });

@@ -2,21 +2,50 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutAccessNeeds } from '../../../src/session/accessNeeds.js';
-import { accessWarning } from '../../../src/session/preflight.js';
+import { accessRefusal, accessWarning } from '../../../src/session/preflight.js';
 import { testPlan } from '../helpers/plans.js';
 
 /** A plan over namespaces a and b, with `gates` (spec lines) if any. */
 const plan = (gates: string) => testPlan({ name: 'p', namespaces: ['a', 'b'], extra: gates });
 
-test('access needs: pods in every namespace, record and lease in the first, watch configmaps only with an approval gate', () => {
+test("access needs: pods in every namespace, record and lease in the first, people's decisions read (never written) in the controlNamespace", () => {
   const needs = rolloutAccessNeeds(plan(''));
   const keys = needs.map((n) => `${n.verb} ${n.resource} ${n.namespace ?? '-'}${n.degrades ? ' (optional)' : ''}`);
   assert.ok(keys.includes('patch pods/status b'));
   assert.ok(keys.includes('update leases a') && !keys.includes('update leases b'));
   assert.ok(keys.includes('list nodes - (optional)'));
-  assert.ok(!keys.some((k) => k.startsWith('watch configmaps')));
-  const withApproval = rolloutAccessNeeds(plan('  gates: [{ name: ok, approval: true }]\n'));
-  assert.ok(withApproval.some((n) => n.verb === 'watch' && n.resource === 'configmaps' && n.name === 'kwave-p'));
+  const decisions = (p: ReturnType<typeof plan>) =>
+    rolloutAccessNeeds(p)
+      .filter((n) => n.name === 'kwave-p.control')
+      .map((n) => `${n.verb} ${n.resource} ${n.namespace}`);
+  assert.deepEqual(decisions(plan('')), ['get configmaps a', 'watch configmaps a']);
+  assert.deepEqual(decisions(plan('  controlNamespace: decide\n')), [
+    'get configmaps decide',
+    'watch configmaps decide',
+  ]);
+  assert.ok(
+    !rolloutAccessNeeds(plan('  controlNamespace: decide\n')).some(
+      (n) => n.namespace === 'decide' && n.verb !== 'get' && n.verb !== 'watch',
+    ),
+  );
+});
+
+test('what only an optional feature needs names its own Role in deploy/optional/', () => {
+  const refusal = (extra: string) =>
+    accessRefusal(rolloutAccessNeeds(plan(extra)).filter((n) => n.grantedBy)).message.split('\n  ');
+  assert.deepEqual(
+    rolloutAccessNeeds(plan('')).filter((n) => n.grantedBy),
+    [],
+    'a plan without the features needs no optional Role',
+  );
+  assert.deepEqual(refusal('  strategy: { waves: ["100%"], prePull: true }\n').slice(0, 2), [
+    'forbidden: cannot create pods in namespace a — deploy/optional/pre-pull (Role kwave-pre-pull) grants it (the image pre-pull pods (strategy.prePull))',
+    'forbidden: cannot delete pods in namespace a — deploy/optional/pre-pull (Role kwave-pre-pull) grants it (removing the image pre-pull pods (strategy.prePull))',
+  ]);
+  assert.equal(
+    refusal('  owners: update\n')[0],
+    "forbidden: cannot patch statefulsets in namespace a — deploy/optional/owners-update (Role kwave-owners-update) grants it (keeping OnDelete owners' pod templates in step (owners: update))",
+  );
 });
 
 test('access needs for spec.owners: get on the four owner kinds, optional with owners: warn; required, with patch on StatefulSets and DaemonSets, with owners: update', () => {

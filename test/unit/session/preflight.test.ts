@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutAccessNeeds } from '../../../src/session/accessNeeds.js';
-import { accessRefusal, accessWarning, checkAccess } from '../../../src/session/preflight.js';
+import { accessRefusal, accessWarning, checkAccess, selfDecisionWarning } from '../../../src/session/preflight.js';
 import { rulesGrant } from '../../../src/session/rbacRules.js';
 import type { ResourceRule } from '../../../src/cluster/requestShapes.js';
 import { KubeError } from '../../../src/cluster/kubeError.js';
@@ -123,4 +123,34 @@ test("rulesGrant: RBAC's matching of verb, group, resource, subresource and name
   assert.equal(rulesGrant(named, need('get', 'configmaps', { name: 'other' })), false);
   assert.equal(rulesGrant(named, need('update', 'configmaps')), false, 'a named rule grants no unnamed request');
   assert.equal(rulesGrant([], need('patch', 'pods')), false);
+});
+
+test("selfDecisionWarning: a plan that keeps people's decisions apart is warned about when the runner could write them anyway", async () => {
+  const may = (allowed: (n: { verb: string; namespace?: string }) => boolean) => ({
+    reviewAccess: async (n: { verb: string; namespace?: string }) => ({ allowed: allowed(n), reason: '' }),
+  });
+  const apart = plan('  controlNamespace: decide\n');
+  assert.equal(
+    await selfDecisionWarning(
+      may(() => false),
+      apart,
+    ),
+    undefined,
+    'read-only there: separated',
+  );
+  assert.equal(
+    await selfDecisionWarning(
+      may(() => true),
+      plan(''),
+    ),
+    undefined,
+    'decisions beside the record: no separation was asked for',
+  );
+  assert.equal(
+    await selfDecisionWarning(
+      may((n) => n.verb === 'create' && n.namespace === 'decide'),
+      apart,
+    ),
+    "warning: this run's identity may create configmaps in namespace decide, where people's decisions (kwave-p.control) live: it could approve, pause, resume or abort its own rollout; give it only get and watch there (deploy/rbac.yaml)",
+  );
 });

@@ -9,12 +9,15 @@ import { KubeError } from '../../../src/cluster/kubeError.js';
 const env = { USER: 'alice' };
 
 test('the cluster user, then the local user and host', async () => {
-  assert.equal(await whoIsAsking({ whoAmI: async () => 'kwave-admin' }, env), `kwave-admin (alice@${hostname()})`);
+  assert.deepEqual(await whoIsAsking({ whoAmI: async () => 'kwave-admin' }, env), {
+    by: `kwave-admin (alice@${hostname()})`,
+    user: 'kwave-admin',
+  });
 });
 
 test('a cluster that does not tell (or refuses to) leaves the local user and host', async () => {
-  assert.equal(await whoIsAsking({ whoAmI: async () => undefined }, env), `alice@${hostname()}`);
-  assert.equal(
+  assert.deepEqual(await whoIsAsking({ whoAmI: async () => undefined }, env), { by: `alice@${hostname()}` });
+  assert.deepEqual(
     await whoIsAsking(
       {
         whoAmI: async () => {
@@ -23,6 +26,6 @@ test('a cluster that does not tell (or refuses to) leaves the local user and hos
       },
       env,
     ),
-    `alice@${hostname()}`,
+    { by: `alice@${hostname()}` },
   );
 });

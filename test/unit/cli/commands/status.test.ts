@@ -30,7 +30,37 @@ describe('the record of a plan', () => {
       holder: 'alice@laptop',
       now: '2025-01-01T00:00:00.000Z',
     });
-    assert.deepEqual(recordOf(plan, recordConfigMap('shop', record)), record);
+    assert.deepEqual(recordOf(plan, recordConfigMap('shop', record), undefined), record);
+  });
+
+  test("an earlier kwave's record keeps its decisions in its own keys: shown; the decisions ConfigMap's take their place", () => {
+    const record = newRecord({
+      plan: 'web',
+      revision: plan.revision,
+      planText: '',
+      holder: 'h',
+      now: '2025-01-01T00:00:00.000Z',
+    });
+    const old = recordConfigMap('shop', record);
+    const pause = { action: 'pause', by: 'bob@desk', at: '2025-01-01T00:01:00.000Z', revision: plan.revision };
+    old.data!['approval.wave-1'] = JSON.stringify({ by: 'bob@desk', at: '2025-01-01T00:02:00.000Z' });
+    old.data!['control.json'] = JSON.stringify({ paused: pause, history: [pause] });
+    const legacy = recordOf(plan, old, undefined);
+    assert.equal(legacy.approvals[1]?.by, 'bob@desk');
+    assert.equal(legacy.control?.paused?.by, 'bob@desk');
+    const approval = {
+      by: 'alice (alice@laptop)',
+      user: 'alice',
+      at: '2025-01-01T00:03:00.000Z',
+      revision: plan.revision,
+    };
+    const decisions = {
+      metadata: { name: 'kwave-web.control' },
+      data: { 'approval.wave-2': JSON.stringify(approval) },
+    };
+    const now = recordOf(plan, old, decisions);
+    assert.deepEqual(now.approvals, { 2: approval });
+    assert.equal(now.control, undefined, 'no request in the decisions ConfigMap: none stands');
   });
 
   test('damaged: an internal error (exit 1) naming the ConfigMap and what is wrong', () => {
@@ -40,7 +70,7 @@ describe('the record of a plan', () => {
     );
     cm.data!['status.json'] = '{not json';
     assert.throws(
-      () => recordOf(plan, cm),
+      () => recordOf(plan, cm, undefined),
       (err: unknown) =>
         err instanceof KwaveError &&
         err.exitCode === 1 &&
