@@ -285,6 +285,7 @@ export class PodRunner {
         containers: plan.update.containers,
         gate: plan.readinessGate,
         drainMs: s.drainMs,
+        drain: s.drain,
         podTimeoutMs: s.podTimeoutMs,
         minReadyMs: s.minReadyMs,
       },
@@ -296,7 +297,15 @@ export class PodRunner {
         signal: nodeLost,
         onStep: (step) => {
           this.nodes.flowAt(key, step.kind);
-          if (!(step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate'))) return;
+          if (
+            !(
+              step.kind.startsWith('wait-') ||
+              step.kind === 'patch' ||
+              step.kind === 'resize' ||
+              step.kind.endsWith('-gate')
+            )
+          )
+            return;
           // A wait looked at again with nothing new to say (the same step and message) is not repeated.
           if (step.kind === shown?.step && step.message === shown.message) return;
           shown = { step: step.kind, message: step.message };
