@@ -71,7 +71,13 @@ export class ContainerRuntimeModel {
   }
 
   /** Kills the container if it runs, then starts one from the new spec. */
-  restart(rt: PodRuntime, c: ContainerRuntime, spec: ContainerSpec, hash: string): void {
+  restart(
+    rt: PodRuntime,
+    c: ContainerRuntime,
+    spec: ContainerSpec,
+    hash: string,
+    why = `Container ${spec.name} definition changed, will be restarted`,
+  ): void {
     this.cancel(c);
     c.spec = spec;
     c.hash = hash;
@@ -82,7 +88,7 @@ export class ContainerRuntimeModel {
       this.beginStart(rt, c);
       return;
     }
-    this.ctx.event(rt, c, 'Normal', 'Killing', `Container ${c.spec.name} definition changed, will be restarted`);
+    this.ctx.event(rt, c, 'Normal', 'Killing', why);
     this.after(rt, c, this.ctx.time.step(this.ctx.timing.stopMs), () => {
       this.terminate(c, 0, 'Completed');
       this.beginStart(rt, c);
