@@ -266,7 +266,9 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   const ns = `namespace${r.namespaces.length > 1 ? 's' : ''} ${r.namespaces.join(', ')}`;
   out.push(`plan ${r.plan} (revision ${r.revision}) from ${r.file}`);
   out.push(`target: pods in ${ns} matching ${r.selector || '(everything)'}`);
-  out.push(`update: ${r.update.map((c) => `${c.name} → ${[c.image, c.resources].filter(Boolean).join(' + ')}`).join(', ')}`);
+  out.push(
+    `update: ${r.update.map((c) => `${c.name} → ${[c.image, c.resources].filter(Boolean).join(' + ')}`).join(', ')}`,
+  );
   const parts = [
     `${r.toUpgrade} to upgrade in ${count(r.waves.length, 'wave')}`,
     `${r.alreadyAtTarget} already at target`,

@@ -158,10 +158,7 @@ function podSpec(spec: Json): Json {
     'spec',
     compact({
       nodeName: rstr(spec.nodeName),
-      containers: sharedItems(
-        'container',
-        list(spec.containers).map(specContainer),
-      ),
+      containers: sharedItems('container', list(spec.containers).map(specContainer)),
       readinessGates: Array.isArray(spec.readinessGates)
         ? sharedItems(
             'gate',

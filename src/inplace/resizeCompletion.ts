@@ -43,10 +43,7 @@ export function resizeCompletion(pod: V1Pod, name: string, target: Resources): C
     return waiting('ResizeInProgress', inProgress.message ?? 'the kubelet is resizing the container');
   if (actual === undefined) return waiting('NoResources', 'the kubelet reports no resources for this container');
   if (!atTarget)
-    return waiting(
-      'NotResized',
-      `the kubelet reports ${formatResources(actual)}, not yet ${formatResources(target)}`,
-    );
+    return waiting('NotResized', `the kubelet reports ${formatResources(actual)}, not yet ${formatResources(target)}`);
   const generation = pod.metadata?.generation;
   const observed = pod.status?.observedGeneration;
   if (generation !== undefined && observed !== undefined && observed < generation)

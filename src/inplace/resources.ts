@@ -23,7 +23,9 @@ function cpuMemory(list: Record<string, string> | undefined): CpuMemory | undefi
 }
 
 /** CPU and memory of a `resources` object (spec or status); other resources are left out. */
-export function cpuMemoryOf(res: { requests?: Record<string, string>; limits?: Record<string, string> } | undefined): Resources {
+export function cpuMemoryOf(
+  res: { requests?: Record<string, string>; limits?: Record<string, string> } | undefined,
+): Resources {
   const out: Resources = {};
   const requests = cpuMemory(res?.requests);
   const limits = cpuMemory(res?.limits);

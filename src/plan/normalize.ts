@@ -117,7 +117,9 @@ function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
 }
 
 /** Only the quantities written, in a fixed shape (an empty requests or limits is left out). */
-function resourceTarget(raw: NonNullable<RawPlan['spec']['update']['containers'][number]['resources']>): ResourceTarget {
+function resourceTarget(
+  raw: NonNullable<RawPlan['spec']['update']['containers'][number]['resources']>,
+): ResourceTarget {
   const out: ResourceTarget = {};
   for (const kind of ['requests', 'limits'] as const) {
     const r = raw[kind];

@@ -21,7 +21,8 @@ const SUFFIX: Readonly<Record<string, number>> = {
   Ei: 2 ** 60,
 };
 
-const QUANTITY = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/;
+const QUANTITY =
+  /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/;
 
 /** The quantity's value (cores for CPU, bytes for memory); undefined when it is not a quantity. */
 export function parseQuantity(text: string): number | undefined {

@@ -258,6 +258,7 @@ export class PodRunner {
       ...('reason' in outcome ? { reason: outcome.reason } : {}),
       message: outcome.message,
       durationMs: run.now() - began,
+      ...(resizedBy(flowOutcome) ? { resized: true as const } : {}),
       ...unready(run.budget.unreadyMs(key)),
     });
     summary.durationMs = run.now() - (this.firstStart.get(summary) ?? began);
@@ -297,14 +298,12 @@ export class PodRunner {
         signal: nodeLost,
         onStep: (step) => {
           this.nodes.flowAt(key, step.kind);
-          if (
-            !(
-              step.kind.startsWith('wait-') ||
-              step.kind === 'patch' ||
-              step.kind === 'resize' ||
-              step.kind.endsWith('-gate')
-            )
-          )
+          if (!(
+            step.kind.startsWith('wait-') ||
+            step.kind === 'patch' ||
+            step.kind === 'resize' ||
+            step.kind.endsWith('-gate')
+          ))
             return;
           // A wait looked at again with nothing new to say (the same step and message) is not repeated.
           if (step.kind === shown?.step && step.message === shown.message) return;
@@ -332,4 +331,10 @@ export class PodRunner {
       if (direction === 'rollback') this.run.rollbackFailures.push(failure);
     }
   }
+}
+
+/** Whether a flow's state records a resize (a container's `toResources`). */
+function resizedBy(outcome: PodOutcome): boolean {
+  const state = 'state' in outcome ? outcome.state : undefined;
+  return state !== undefined && Object.values(state.containers).some((c) => c.toResources !== undefined);
 }

@@ -71,7 +71,10 @@ export function buildWorld(
       if (runnable) {
         kubelet.createRunningPod(manifest, conditions);
       } else {
-        store.create('pods', { ...manifest, status: { phase: 'Pending', conditions, qosClass: qosClassOf(manifest.spec as JsonObject) } });
+        store.create('pods', {
+          ...manifest,
+          status: { phase: 'Pending', conditions, qosClass: qosClassOf(manifest.spec as JsonObject) },
+        });
         startingPods++;
       }
       pods++;

@@ -108,7 +108,10 @@ describe('kwave run: in-place resize in waves', () => {
     assert.deepEqual(waves, [10, 10, 10]);
     const ends = run.events.filter((e) => e.event === 'pod-end');
     assert.equal(ends.length, 30);
-    assert.ok(ends.every((e) => e.event === 'pod-end' && e.result === 'upgraded'), JSON.stringify(ends[0]));
+    assert.ok(
+      ends.every((e) => e.event === 'pod-end' && e.result === 'upgraded'),
+      JSON.stringify(ends[0]),
+    );
 
     const after = await facts('web');
     for (const [name, p] of after) {
@@ -165,7 +168,10 @@ describe('kwave run: in-place resize in waves', () => {
     const failed = run.events.find((e) => e.event === 'pod-end' && e.result === 'failed');
     assert.ok(failed && failed.event === 'pod-end');
     assert.equal(failed.reason, 'ResizeInfeasible');
-    assert.match(failed.message, /Node didn't have enough capacity: memory, requested: 68719476736, capacity: 34359738368/);
+    assert.match(
+      failed.message,
+      /Node didn't have enough capacity: memory, requested: 68719476736, capacity: 34359738368/,
+    );
     const rolledBack = run.events.filter((e) => e.event === 'pod-end' && e.result === 'rolled-back');
     assert.equal(rolledBack.length, 1);
     for (const p of (await facts('huge')).values()) {
@@ -178,7 +184,12 @@ describe('kwave run: in-place resize in waves', () => {
   test('a full node defers the resize: ResizeDeferred at podTimeout, then resized back', async () => {
     const plan = await fleet.writePlan(
       'tight.yaml',
-      resizePlan('tight', 'tight', { requests: { cpu: '700m' } }, { waves: ['100%'], concurrency: 1, podTimeout: '3s' }),
+      resizePlan(
+        'tight',
+        'tight',
+        { requests: { cpu: '700m' } },
+        { waves: ['100%'], concurrency: 1, podTimeout: '3s' },
+      ),
     );
     const run = fleet.start(['run', plan]);
     const exit = await exitOf(run);

@@ -12,7 +12,15 @@ import type { Clock } from '../clock.js';
 import { jsonEqual } from '../json.js';
 import type { KubeObject } from '../store.js';
 import type { ContainerRuntimeModel } from './containers.js';
-import { specContainers, specHash, specResources, type ContainerRuntime, type ContainerSpec, type PodRuntime, type ResourceLists } from './pods.js';
+import {
+  specContainers,
+  specHash,
+  specResources,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type PodRuntime,
+  type ResourceLists,
+} from './pods.js';
 
 /** Base time of a runtime's UpdateContainerResources (× time scale, ± jitter). */
 const UPDATE_RESOURCES_MS = 50;
@@ -98,9 +106,12 @@ export class PodResizer {
     wanted: ReadonlyMap<string, { resources: ResourceLists }>,
     node: KubeObject,
   ): PodRuntime['resizePending'] {
-    const allocatable = ((node.status as { allocatable?: Record<string, string> } | undefined)?.allocatable ?? {}) as Record<string, string>;
+    const allocatable = ((node.status as { allocatable?: Record<string, string> } | undefined)?.allocatable ??
+      {}) as Record<string, string>;
     const capacity = { cpu: amount(allocatable.cpu, 'cpu'), memory: amount(allocatable.memory, 'memory') };
-    const after = podRequests([...rt.containers.values()].map((c) => wanted.get(c.spec.name)?.resources ?? c.allocated));
+    const after = podRequests(
+      [...rt.containers.values()].map((c) => wanted.get(c.spec.name)?.resources ?? c.allocated),
+    );
     if (after.memory > capacity.memory)
       return {
         reason: 'Infeasible',

@@ -64,20 +64,31 @@ export function validatePodResize(old: JsonObject, next: JsonObject): FieldError
   if (running && running.resources === undefined)
     errors.push({ type: 'Forbidden', field: 'spec', detail: 'Pod running on node without support for resize' });
   if (olds.length !== news.length) {
-    errors.push({ type: 'Forbidden', field: 'spec.containers', detail: 'containers may not be added or removed on resize' });
+    errors.push({
+      type: 'Forbidden',
+      field: 'spec.containers',
+      detail: 'containers may not be added or removed on resize',
+    });
     return errors;
   }
   const misnamed = olds.flatMap((c, i): FieldError[] =>
     news[i]?.name === c.name
       ? []
-      : [{ type: 'Forbidden', field: `spec.containers[${i}].name`, detail: 'containers may not be renamed or reordered on resize' }],
+      : [
+          {
+            type: 'Forbidden',
+            field: `spec.containers[${i}].name`,
+            detail: 'containers may not be renamed or reordered on resize',
+          },
+        ],
   );
   if (misnamed.length) return [...errors, ...misnamed];
   olds.forEach((c, i) => errors.push(...containerResize(c, news[i] as JsonObject, `spec.containers[${i}].resources`)));
   if (errors.length) return errors;
   // Besides CPU and memory, nothing may change.
   const cpuMemoryOnly = olds.some((c, i) => !deepEqual(withoutCpuMemory(c), withoutCpuMemory(news[i] as JsonObject)));
-  if (cpuMemoryOnly) errors.push({ type: 'Forbidden', field: 'spec', detail: 'only cpu and memory resources are mutable' });
+  if (cpuMemoryOnly)
+    errors.push({ type: 'Forbidden', field: 'spec', detail: 'only cpu and memory resources are mutable' });
   return errors;
 }
 
