@@ -70,7 +70,7 @@ export const KUBELET_CONDITIONS = [
   'PodScheduled',
 ] as const;
 /** The resize conditions (Kubernetes 1.33), written by the kubelet before its others while a resize is not done. */
-const RESIZE_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'] as const;
+export const RESIZE_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'] as const;
 const KUBELET_OWNED = new Set<string>([...KUBELET_CONDITIONS, ...RESIZE_CONDITIONS]);
 
 /** ContainersReady: True when every container of the spec reports ready. */
