@@ -29,7 +29,7 @@ interface ResizeRow {
 }
 
 /** The resizes a pod's row shows (none when the plan resizes nothing, or the pod is already there). */
-export function resizeRows(p: SelectedPod, containers: readonly ContainerUpdate[]): ResizeRow[] {
+function resizeRows(p: SelectedPod, containers: readonly ContainerUpdate[]): ResizeRow[] {
   return podChanges(p.pod, containers).resizes.map((r) => ({
     container: r.name,
     from: formatResources(r.from),

@@ -8,7 +8,7 @@ import { sameImage } from './image.js';
 import { specContainer } from './podView.js';
 import { applyTarget, resizeRestarts, sameResources, specResources, type Resources } from './resources.js';
 
-export interface Resize {
+interface Resize {
   name: string;
   from: Resources;
   to: Resources;
@@ -39,7 +39,7 @@ export function podChanges(pod: V1Pod, containers: readonly ContainerUpdate[]): 
 }
 
 /** Whether the change restarts a container: a new image, or a resize whose policy restarts it. */
-export function restartsContainer(changes: PodChanges): boolean {
+function restartsContainer(changes: PodChanges): boolean {
   return changes.images.length > 0 || changes.resizes.some((r) => r.restarts);
 }
 

@@ -9,8 +9,8 @@ import { containerStatus, podCondition } from './podView.js';
 import { formatResources, sameResources, statusResources, type Resources } from './resources.js';
 
 /** The pod conditions the kubelet reports while a resize is not done (Kubernetes 1.33+). */
-export const RESIZE_PENDING = 'PodResizePending';
-export const RESIZE_IN_PROGRESS = 'PodResizeInProgress';
+const RESIZE_PENDING = 'PodResizePending';
+const RESIZE_IN_PROGRESS = 'PodResizeInProgress';
 
 /**
  * Where one container's resize to `target` stands.

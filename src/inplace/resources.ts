@@ -23,7 +23,7 @@ function cpuMemory(list: Record<string, string> | undefined): CpuMemory | undefi
 }
 
 /** CPU and memory of a `resources` object (spec or status); other resources are left out. */
-export function cpuMemoryOf(
+function cpuMemoryOf(
   res: { requests?: Record<string, string>; limits?: Record<string, string> } | undefined,
 ): Resources {
   const out: Resources = {};
@@ -122,7 +122,7 @@ export function resizeQosChange(
  * The pod's QoS class now and once every container is resized to `targets` (by container name),
  * so a resize that would change it (which the API server refuses) is refused before any write.
  */
-export function qosChange(
+function qosChange(
   pod: V1Pod,
   targets: ReadonlyMap<string, ResourceTarget>,
 ): { from: QosClass; to: QosClass } | undefined {

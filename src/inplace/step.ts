@@ -55,7 +55,7 @@ export interface ImagePatch {
 }
 
 /** Strategic-merge patch body for `pods/{name}/resize`: target CPU and memory by container name. */
-export interface ResizePatch {
+interface ResizePatch {
   metadata: { resourceVersion?: string };
   spec: { containers: { name: string; resources: Resources }[] };
 }
