@@ -1,7 +1,10 @@
 // The pods of a `kwave plan` report: one row per pod, the pods whose node cannot act now, and the
 // pods that would stand in for them in their waves (rollout/waveFill.ts). Pure.
 import type { V1Node } from '@kubernetes/client-node';
+import { podChanges } from '../inplace/changes.js';
 import { podKey } from '../inplace/podView.js';
+import { formatResources } from '../inplace/resources.js';
+import type { ContainerUpdate } from '../plan/types.js';
 import { nodeHealth, nodeWaitMessage } from '../rollout/nodeHealth.js';
 import type { SelectedPod } from '../rollout/select.js';
 import { standIns } from '../rollout/waveFill.js';
@@ -14,17 +17,42 @@ export interface PodRow {
   zone?: string;
   /** Left mid-flow by an earlier run of this revision: the run continues it first. */
   resuming?: boolean;
+  /** The containers the plan resizes: resources now and after, and whether the kubelet restarts the container (its resizePolicy). */
+  resizes?: ResizeRow[];
+}
+
+interface ResizeRow {
+  container: string;
+  from: string;
+  to: string;
+  restarts: boolean;
+}
+
+/** The resizes a pod's row shows (none when the plan resizes nothing, or the pod is already there). */
+function resizeRows(p: SelectedPod, containers: readonly ContainerUpdate[]): ResizeRow[] {
+  return podChanges(p.pod, containers).resizes.map((r) => ({
+    container: r.name,
+    from: formatResources(r.from),
+    to: formatResources(r.to),
+    restarts: r.restarts,
+  }));
 }
 
 /** A pod as the report lists it. */
-export function row(p: SelectedPod, resuming: ReadonlySet<string>): PodRow {
+export function row(
+  p: SelectedPod,
+  resuming: ReadonlySet<string>,
+  containers: readonly ContainerUpdate[] = [],
+): PodRow {
   const key = podKey(p);
+  const resizes = resizeRows(p, containers);
   return {
     namespace: p.namespace,
     name: p.name,
     ...(p.node ? { node: p.node } : {}),
     ...(p.zone ? { zone: p.zone } : {}),
     ...(resuming.has(key) ? { resuming: true } : {}),
+    ...(resizes.length > 0 ? { resizes } : {}),
   };
 }
 

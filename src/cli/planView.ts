@@ -1,6 +1,7 @@
 // What `kwave plan` shows: a FleetSelection (src/rollout/select.ts) as data (`-o json`) and as
 // text for people. Pure: the command gathers the pods and prints what this returns.
 import { podKey } from '../inplace/podView.js';
+import { formatResources } from '../inplace/resources.js';
 import type { Gate, Plan } from '../plan/types.js';
 import { formatPlanDuration } from '../plan/duration.js';
 import type { V1Node } from '@kubernetes/client-node';
@@ -47,7 +48,7 @@ export interface PlanReport {
   file: string;
   namespaces: string[];
   selector: string;
-  update: { name: string; image: string }[];
+  update: { name: string; image?: string; resources?: string }[];
   selected: number;
   alreadyAtTarget: number;
   toUpgrade: number;
@@ -142,7 +143,11 @@ export function planReport(
     file: plan.source.file,
     namespaces: plan.target.namespaces,
     selector: renderSelector(plan.target.selector),
-    update: plan.update.containers.map((c) => ({ name: c.name, image: c.image })),
+    update: plan.update.containers.map((c) => ({
+      name: c.name,
+      ...(c.image !== undefined ? { image: c.image } : {}),
+      ...(c.resources !== undefined ? { resources: formatResources(c.resources) } : {}),
+    })),
     selected: sel.selected.length,
     alreadyAtTarget: sel.done.length,
     toUpgrade: partition.waves.reduce((n, w) => n + w.pods.length, 0),
@@ -152,7 +157,7 @@ export function planReport(
     waves: partition.waves.map((w) => ({
       wave: w.index,
       target: w.target,
-      pods: w.pods.map((p) => row(p, resuming)),
+      pods: w.pods.map((p) => row(p, resuming, plan.update.containers)),
       gatesAfter: gatesAfter(plan.gates, w.index, partition.waveCount),
       ...standing.get(w.index),
     })),
@@ -227,6 +232,9 @@ function podLines(lists: readonly PodRow[][], all: boolean, zonesKnown: boolean)
     p.node ?? '-',
     zonesKnown ? (p.zone ?? '-') : '?',
     p.resuming ? '(resuming)' : '',
+    (p.resizes ?? [])
+      .map((r) => `${r.container}: ${r.from} → ${r.to} (${r.restarts ? 'restarts the container' : 'no restart'})`)
+      .join('; '),
   ];
   const flat = parts.flatMap((s) => [...s.head, ...s.tail].map(cells));
   const laid = columns(flat);
@@ -264,7 +272,9 @@ export function renderPlanText(r: PlanReport, options: TextOptions = {}): string
   const ns = `namespace${r.namespaces.length > 1 ? 's' : ''} ${r.namespaces.join(', ')}`;
   out.push(`plan ${r.plan} (revision ${r.revision}) from ${r.file}`);
   out.push(`target: pods in ${ns} matching ${r.selector || '(everything)'}`);
-  out.push(`update: ${r.update.map((c) => `${c.name} → ${c.image}`).join(', ')}`);
+  out.push(
+    `update: ${r.update.map((c) => `${c.name} → ${[c.image, c.resources].filter(Boolean).join(' + ')}`).join(', ')}`,
+  );
   const parts = [
     `${r.toUpgrade} to upgrade in ${count(r.waves.length, 'wave')}`,
     `${r.alreadyAtTarget} already at target`,

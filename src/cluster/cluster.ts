@@ -8,6 +8,7 @@ import type { CoreV1Event, KubeConfig, V1ConfigMap, V1Lease, V1Node, V1Pod } fro
 import { objectAnswer } from './answers.js';
 import { realClusterDeps, type ClusterDeps, type ClusterOptions, type PodObserver } from './clusterOptions.js';
 import * as configMaps from './configMapRequests.js';
+import { servesSubresource } from './discoveryRequests.js';
 import { decodePod } from './decode.js';
 import * as identity from './identityRequests.js';
 import type { KubeError } from './kubeError.js';
@@ -164,6 +165,19 @@ export class Cluster {
   /** A strategic-merge patch of `pods/status` with a body built elsewhere (conditions merge by type). */
   async patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod> {
     return pods.patchPodStatus(this.requester, this.podObservers, namespace, name, body);
+  }
+
+  /** A strategic-merge patch of `pods/resize` (the in-place flow's resize, guarded by its resourceVersion). */
+  async resizePod(namespace: string, name: string, body: object): Promise<V1Pod> {
+    return pods.resizePod(this.requester, this.podObservers, namespace, name, body);
+  }
+
+  /**
+   * Whether the server serves `pods/resize` (in-place resize; Kubernetes 1.33+), by discovery
+   * (`GET /api/v1`). A resize plan is refused on a server that does not.
+   */
+  async servesPodResize(): Promise<boolean> {
+    return servesSubresource(this.requester, 'pods/resize');
   }
 
   /**

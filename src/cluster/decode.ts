@@ -90,6 +90,37 @@ function containerState(v: unknown): Json | undefined {
   return parts.shareObject('state', out);
 }
 
+/** CPU and memory of a `resources` (spec) or status `resources`: what a resize reads; shared. */
+function cpuMemoryResources(v: unknown): Json | undefined {
+  if (!isObject(v)) return undefined;
+  const pick = (list: unknown): Json | undefined => {
+    if (!isObject(list)) return undefined;
+    const out = compact({ cpu: rstr(list.cpu), memory: rstr(list.memory) });
+    return out.cpu === undefined && out.memory === undefined ? undefined : parts.shareObject('quantities', out);
+  };
+  return parts.shareObject('resources', compact({ requests: pick(v.requests), limits: pick(v.limits) }));
+}
+
+/** A container's `resizePolicy` (which resources restart it when resized), shared. */
+function resizePolicy(v: unknown): Json[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  return sharedItems(
+    'resizePolicy',
+    list(v).map((p) => compact({ resourceName: rstr(p.resourceName), restartPolicy: rstr(p.restartPolicy) })),
+  );
+}
+
+/** A spec container: name, image, pull policy, CPU and memory, resize policy. */
+function specContainer(c: Json): Json {
+  return compact({
+    name: rstr(c.name),
+    image: rstr(c.image),
+    imagePullPolicy: rstr(c.imagePullPolicy),
+    resources: cpuMemoryResources(c.resources),
+    resizePolicy: resizePolicy(c.resizePolicy),
+  });
+}
+
 function containerStatus(c: Json): Json {
   return compact({
     name: rstr(c.name),
@@ -99,6 +130,7 @@ function containerStatus(c: Json): Json {
     ready: bool(c.ready),
     started: bool(c.started),
     restartCount: num(c.restartCount),
+    resources: cpuMemoryResources(c.resources),
     // Not lastState: no decision reads the container before the last one (it held a third
     // container ID a pod once upgraded, ~100 bytes).
     state: containerState(c.state),
@@ -126,12 +158,7 @@ function podSpec(spec: Json): Json {
     'spec',
     compact({
       nodeName: rstr(spec.nodeName),
-      containers: sharedItems(
-        'container',
-        list(spec.containers).map((c) =>
-          compact({ name: rstr(c.name), image: rstr(c.image), imagePullPolicy: rstr(c.imagePullPolicy) }),
-        ),
-      ),
+      containers: sharedItems('container', list(spec.containers).map(specContainer)),
       readinessGates: Array.isArray(spec.readinessGates)
         ? sharedItems(
             'gate',
@@ -200,6 +227,7 @@ export function decodePod(raw: unknown): V1Pod {
       namespace: rstr(md.namespace),
       uid: str(md.uid),
       resourceVersion: str(md.resourceVersion),
+      generation: num(md.generation),
       deletionTimestamp: time(md.deletionTimestamp),
       labels: sharedLabels(stringMap(md.labels, () => true, true)),
       annotations: stringMap(md.annotations, (k) => k.startsWith(KEPT_ANNOTATION_PREFIX), false),
@@ -208,6 +236,7 @@ export function decodePod(raw: unknown): V1Pod {
     spec: podSpec(spec),
     status: compact({
       phase: rstr(status.phase),
+      observedGeneration: num(status.observedGeneration),
       conditions: Array.isArray(status.conditions) ? podConditions(status.conditions) : undefined,
       containerStatuses: Array.isArray(status.containerStatuses)
         ? list(status.containerStatuses).map(containerStatus)
@@ -305,6 +334,11 @@ export function decodePodBrief(raw: unknown): V1Pod {
     const out: Json = {};
     if (typeof c.name === 'string') out.name = c.name;
     if (typeof c.image === 'string') out.image = c.image;
+    // What a resize plan's dry run shows and checks (current resources, restarts, QoS).
+    const resources = cpuMemoryResources(c.resources);
+    if (resources !== undefined) out.resources = resources;
+    const policy = resizePolicy(c.resizePolicy);
+    if (policy !== undefined) out.resizePolicy = policy;
     return out;
   });
   if (Array.isArray(spec.readinessGates))
@@ -320,6 +354,8 @@ export function decodePodBrief(raw: unknown): V1Pod {
       if (typeof c.name === 'string') out.name = c.name;
       if (typeof c.image === 'string') out.image = c.image;
       if (typeof c.imageID === 'string') out.imageID = c.imageID;
+      const resources = cpuMemoryResources(c.resources);
+      if (resources !== undefined) out.resources = resources;
       if (isObject(c.state))
         out.state = isObject(c.state.running)
           ? { running: compact({ startedAt: rtime(c.state.running.startedAt) }) }

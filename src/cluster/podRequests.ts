@@ -105,6 +105,22 @@ export function patchPodStatus(
   });
 }
 
+/** A strategic-merge patch of `pods/{name}/resize`: the containers' CPU and memory (Kubernetes 1.33+). */
+export function resizePod(
+  requester: Requester,
+  observers: Iterable<PodObserver>,
+  namespace: string,
+  name: string,
+  body: object,
+): Promise<V1Pod> {
+  return podAnswer(requester, observers, { verb: 'patch', resource: 'pods/resize', namespace }, name, {
+    method: 'PATCH',
+    path: `${podPath(namespace, name)}/resize`,
+    body,
+    contentType: PatchStrategy.StrategicMergePatch,
+  });
+}
+
 export function watchPods(
   requester: Requester,
   namespace: string,

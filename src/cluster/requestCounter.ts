@@ -9,6 +9,8 @@ export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' 
 export type KubeResource =
   | 'pods'
   | 'pods/status'
+  | 'pods/resize'
+  | 'discovery'
   | 'events'
   | 'configmaps'
   | 'leases'

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { formatDuration } from '../durationText.js';
 import { podCompletion } from './completion.js';
-import { openGate } from './gateCondition.js';
+import { openGate, resourceVersionGuard } from './gateCondition.js';
 import { sameImage } from './image.js';
 import {
   conditionSinceMs,
@@ -17,10 +17,12 @@ import {
   specContainer,
   toMs,
 } from './podView.js';
+import { formatResources, sameResources, specResources, type Resources } from './resources.js';
 import type { InPlaceState } from './state.js';
 import { DEFAULT_READY_GRACE_MS, type DecideContext, type Step } from './step.js';
 
 export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Step {
+  const toResize: { name: string; resources: Resources }[] = [];
   for (const [name, rec] of Object.entries(state.containers)) {
     const image = specContainer(pod, name)?.image;
     if (image === undefined || !sameImage(image, rec.toImage)) {
@@ -31,6 +33,28 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
         state,
       };
     }
+    if (rec.toResources === undefined) continue;
+    const asked = specResources(pod, name);
+    if (sameResources(asked, rec.toResources)) continue;
+    if (rec.fromResources !== undefined && sameResources(asked, rec.fromResources)) {
+      toResize.push({ name, resources: rec.toResources });
+      continue;
+    }
+    return {
+      kind: 'failed',
+      reason: 'SpecChanged',
+      message: `container ${name} now asks for ${formatResources(asked)}, not ${formatResources(rec.toResources)} as this rollout set: something else changed the pod`,
+      state,
+    };
+  }
+  // The state is on the pod (with the new images, if any): now the resize, itself guarded.
+  if (toResize.length > 0) {
+    return {
+      kind: 'resize',
+      body: { metadata: resourceVersionGuard(pod), spec: { containers: toResize } },
+      state,
+      message: `resizing ${toResize.map((c) => `${c.name} to ${formatResources(c.resources)}`).join(', ')}`,
+    };
   }
   const gateType = ctx.gate.conditionType;
   const gated = declaresGate(pod, gateType);
@@ -57,7 +81,8 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
     if (ctx.nowMs >= effectiveDeadline) {
       return {
         kind: 'failed',
-        reason: 'Timeout',
+        // A resize the kubelet kept deferring (the node stayed full) is named as such.
+        reason: completion.reason === 'ResizeDeferred' ? 'ResizeDeferred' : 'Timeout',
         message: `not complete within podTimeout ${formatDuration(ctx.podTimeoutMs)}: ${completion.message ?? completion.reason ?? 'waiting'}`,
         state,
       };
@@ -69,7 +94,7 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
       message: completion.message ?? 'waiting for the kubelet',
     };
   }
-  if (!gateOpen) return openGate(pod, ctx, 'new images confirmed by image ID; reopening the gate');
+  if (!gateOpen) return openGate(pod, ctx, 'change confirmed by the kubelet; reopening the gate');
 
   if (isPodReady(pod)) {
     const since = readySince(pod, state, gateOpenedAt);

@@ -4,22 +4,33 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerUpdate, Plan } from '../plan/types.js';
 import { digestOf, sameImage } from './image.js';
 import { conditionStatus, containerStatus, specContainer } from './podView.js';
+import { applyTarget, sameResources, specResources, statusResources } from './resources.js';
 
 /**
- * Whether a container runs `target`: its spec names the target, its status reports the target
- * image (and, for a digest-pinned target, that digest in `imageID`), and it is running.
- * A container whose spec already names the target but whose kubelet has not restarted it still
- * reports the old image in its status: not at target.
+ * Whether a container runs `target`: it is running, and
+ * - for a target image: its spec names it, its status reports it (and, for a digest-pinned
+ *   target, that digest in `imageID`). A container whose spec already names the target but whose
+ *   kubelet has not restarted it still reports the old image in its status: not at target;
+ * - for target resources: its spec asks for them and the kubelet reports them
+ *   (`status.containerStatuses[].resources`).
  */
 export function containerAtTarget(pod: V1Pod, update: ContainerUpdate): boolean {
   const spec = specContainer(pod, update.name);
   const status = containerStatus(pod, update.name);
-  if (spec?.image === undefined || status === undefined) return false;
-  if (!sameImage(spec.image, update.image)) return false;
-  if (!status.state?.running) return false;
-  const pinned = digestOf(update.image);
-  if (pinned !== undefined) return digestOf(status.imageID ?? '') === pinned;
-  return sameImage(status.image ?? '', update.image);
+  if (spec === undefined || status === undefined || !status.state?.running) return false;
+  if (update.image !== undefined) {
+    if (spec.image === undefined || !sameImage(spec.image, update.image)) return false;
+    const pinned = digestOf(update.image);
+    if (pinned !== undefined ? digestOf(status.imageID ?? '') !== pinned : !sameImage(status.image ?? '', update.image))
+      return false;
+  }
+  if (update.resources !== undefined) {
+    const asked = specResources(pod, update.name);
+    const wanted = applyTarget(asked, update.resources);
+    const actual = statusResources(pod, update.name);
+    if (!sameResources(asked, wanted) || actual === undefined || !sameResources(actual, wanted)) return false;
+  }
+  return true;
 }
 
 /**

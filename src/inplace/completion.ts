@@ -4,6 +4,7 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { digestOf, sameImage, sameImageID } from './image.js';
 import { containerStatus } from './podView.js';
+import { resizeCompletion } from './resizeCompletion.js';
 import type { ContainerRecord, InPlaceState } from './state.js';
 
 type CompletionStatus = 'waiting' | 'done' | 'failed';
@@ -197,6 +198,22 @@ export function containerCompletion(
   return { name, status: 'done' };
 }
 
+/** Whether a record's flow changes the container's image (else it only resizes it). */
+export function changesImage(rec: ContainerRecord): boolean {
+  return !sameImage(rec.fromImage, rec.toImage);
+}
+
+/** One recorded container: its new image proven first (when it has one), then its resize (resizeCompletion.ts). */
+function recordCompletion(pod: V1Pod, name: string, rec: ContainerRecord): ContainerCompletion {
+  if (changesImage(rec)) {
+    const image = containerCompletion(name, containerStatus(pod, name), rec);
+    if (image.status !== 'done' || rec.toResources === undefined) return image;
+  }
+  return rec.toResources !== undefined
+    ? resizeCompletion(pod, name, rec.toResources)
+    : { name, status: 'failed', reason: 'MalformedState', message: 'the record changes neither image nor resources' };
+}
+
 /**
  * The completion rule over every container the state records. `failed` if any container
  * failed (the first by name), `done` if all are done, else `waiting` (reasons of the waiting
@@ -205,7 +222,7 @@ export function containerCompletion(
 export function podCompletion(pod: V1Pod, state: InPlaceState): PodCompletion {
   const containers = Object.keys(state.containers)
     .sort()
-    .map((name) => containerCompletion(name, containerStatus(pod, name), state.containers[name] as ContainerRecord));
+    .map((name) => recordCompletion(pod, name, state.containers[name] as ContainerRecord));
   const failed = containers.find((c) => c.status === 'failed');
   if (failed)
     return {

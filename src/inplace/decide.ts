@@ -7,6 +7,9 @@
 // Success path, with the gate: close-gate → wait-drain → patch → wait-complete → open-gate →
 // wait-ready → done. Three writes: the two gate status patches and the image patch. Without a
 // declared gate (readinessGate.required false): patch → wait-complete → wait-ready → done.
+// A resize adds one write after the patch (which then carries the state, and the images if any):
+// resize (`pods/resize`). A resize that restarts no container is not drained (`strategy.drain`
+// whenRestarting): patch → resize → wait-complete → done, two writes, the pod Ready throughout.
 //
 // Every write carries the resourceVersion of the observation it was decided on, so the API
 // server refuses it (409) if the pod changed since: a decision made on a stale cache can never
@@ -20,10 +23,11 @@
 // and its patches gateCondition.ts, the steps after the image patch afterPatch.ts.
 import type { V1Pod } from '@kubernetes/client-node';
 import { formatDuration } from '../durationText.js';
-import type { ContainerUpdate } from '../plan/types.js';
 import { follow } from './afterPatch.js';
 import { containerAtTarget } from './atTarget.js';
 import { closeGate, gateOwner, keepDrained, openGate, resourceVersionGuard } from './gateCondition.js';
+import { changesImage } from './completion.js';
+import { drainsFor, podChanges, type PodChanges } from './changes.js';
 import { sameImage, sameImageID } from './image.js';
 import {
   conditionSinceMs,
@@ -34,6 +38,7 @@ import {
   isPodReady,
   specContainer,
 } from './podView.js';
+import { formatResources, resizeQosChange, sameResources, specResources, statusResources } from './resources.js';
 import { encodeState, ownedBy, readState, STATE_ANNOTATION, type ContainerRecord, type InPlaceState } from './state.js';
 import type { DecideContext, ImagePatch, Step } from './step.js';
 
@@ -68,7 +73,7 @@ export function decide(pod: V1Pod | undefined, ctx: DecideContext): Step {
         : ctx.direction === 'upgrade'
           ? startUpgrade(pod, ctx)
           : startRollback(pod, ctx);
-  return step.kind === 'failed' ? keepDrained(pod, ctx, step) : step;
+  return step.kind === 'failed' && !step.state?.inService ? keepDrained(pod, ctx, step) : step;
 }
 
 function isOwn(state: InPlaceState, ctx: DecideContext): boolean {
@@ -86,7 +91,7 @@ function resumeOwnRollback(pod: V1Pod, state: InPlaceState, ctx: DecideContext):
   if (declaresGate(pod, ctx.gate.conditionType) && conditionStatus(pod, ctx.gate.conditionType) === 'True')
     return startUpgrade(pod, ctx);
   const step = follow(pod, state, { ...ctx, direction: 'rollback' });
-  if (step.kind === 'wait-complete' || step.kind === 'failed') return step;
+  if (step.kind === 'wait-complete' || step.kind === 'failed' || step.kind === 'resize') return step;
   return startUpgrade(pod, ctx);
 }
 
@@ -105,18 +110,19 @@ function startUpgrade(pod: V1Pod, ctx: DecideContext): Step {
   const gateType = ctx.gate.conditionType;
   const gated = declaresGate(pod, gateType);
   const atTarget = ctx.containers.every((c) => containerAtTarget(pod, c));
-  const toChange = ctx.containers.filter((c) => !sameImage(specContainer(pod, c.name)?.image ?? '', c.image));
+  const changes = podChanges(pod, ctx.containers);
+  const nothingToChange = changes.images.length === 0 && changes.resizes.length === 0;
 
   if (gated && conditionStatus(pod, gateType) === 'False') {
     const foreign = heldByOther(pod, ctx);
     if (foreign) return foreign;
     // Drained by this flow (or by nobody we know of) and not yet patched.
-    if (atTarget) return openGate(pod, ctx, 'already at the target images; reopening the gate');
-    if (toChange.length === 0) return updatingElsewhere();
-    return drainThenPatch(pod, ctx, () => upgradePatch(pod, ctx, toChange));
+    if (atTarget) return openGate(pod, ctx, 'already at the target; reopening the gate');
+    if (nothingToChange) return updatingElsewhere();
+    return refusedResize(pod, ctx) ?? drainThenPatch(pod, ctx, () => upgradePatch(pod, ctx, changes, false));
   }
 
-  if (atTarget) return { kind: 'skipped', reason: 'AtTarget', message: 'already at the target images' };
+  if (atTarget) return { kind: 'skipped', reason: 'AtTarget', message: 'already at the target' };
   if (!gated && ctx.gate.required) {
     return {
       kind: 'refused',
@@ -124,9 +130,23 @@ function startUpgrade(pod: V1Pod, ctx: DecideContext): Step {
       message: `the pod does not declare the readiness gate ${gateType} in spec.readinessGates`,
     };
   }
-  if (toChange.length === 0) return updatingElsewhere();
-  if (!gated) return upgradePatch(pod, ctx, toChange);
+  if (nothingToChange) return updatingElsewhere();
+  const refused = refusedResize(pod, ctx);
+  if (refused) return refused;
+  const drains = drainsFor(changes, ctx.drain);
+  if (!gated || !drains) return upgradePatch(pod, ctx, changes, !drains);
   return closeGate(pod, ctx);
+}
+
+/** A resize the API server would refuse for this pod: one that changes its QoS class. */
+function refusedResize(pod: V1Pod, ctx: DecideContext): Step | undefined {
+  const change = resizeQosChange({ update: { containers: ctx.containers } }, pod);
+  if (!change) return undefined;
+  return {
+    kind: 'refused',
+    reason: 'QosChange',
+    message: `the resize would change the pod's QoS class from ${change.from} to ${change.to}, which Kubernetes does not allow`,
+  };
 }
 
 function updatingElsewhere(): Step {
@@ -134,7 +154,7 @@ function updatingElsewhere(): Step {
     kind: 'foreign',
     reason: 'UpdatingElsewhere',
     message:
-      'the spec already names the target images but not every container runs them: something else is updating the pod, or the new image fails',
+      'the spec already names the target but not every container runs it: something else is updating the pod, or the change fails',
   };
 }
 
@@ -175,19 +195,29 @@ function heldByOther(pod: V1Pod, ctx: DecideContext): Step | undefined {
   return undefined;
 }
 
-function upgradePatch(pod: V1Pod, ctx: DecideContext, toChange: readonly ContainerUpdate[]): Step {
+/** The container as it is now: what a record starts from (its image kept unless the flow changes it). */
+function currentRecord(pod: V1Pod, name: string): ContainerRecord {
+  const cs = containerStatus(pod, name);
+  const image = specContainer(pod, name)?.image ?? '';
+  return {
+    fromImage: image,
+    fromImageID: cs?.imageID ?? '',
+    fromContainerID: cs?.containerID ?? '',
+    fromRestartCount: cs?.restartCount ?? 0,
+    toImage: image,
+  };
+}
+
+function upgradePatch(pod: V1Pod, ctx: DecideContext, changes: PodChanges, inService: boolean): Step {
   const containers: Record<string, ContainerRecord> = {};
-  for (const c of toChange) {
-    const cs = containerStatus(pod, c.name);
-    containers[c.name] = {
-      fromImage: specContainer(pod, c.name)?.image ?? '',
-      fromImageID: cs?.imageID ?? '',
-      fromContainerID: cs?.containerID ?? '',
-      fromRestartCount: cs?.restartCount ?? 0,
-      toImage: c.image,
+  for (const c of changes.images) containers[c.name] = { ...currentRecord(pod, c.name), toImage: c.image };
+  for (const r of changes.resizes)
+    containers[r.name] = {
+      ...(containers[r.name] ?? currentRecord(pod, r.name)),
+      fromResources: r.from,
+      toResources: r.to,
     };
-  }
-  return imagePatch(pod, ctx, containers);
+  return imagePatch(pod, ctx, containers, inService);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,12 +241,13 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
   const back = Object.entries(upgrade.containers).every(([name, rec]) => isBack(pod, name, rec));
   if (back) {
     if (gated && conditionStatus(pod, gateType) !== 'True')
-      return openGate(pod, ctx, 'already back on the recorded images; reopening the gate');
-    return { kind: 'skipped', reason: 'AtTarget', message: 'already back on the recorded images' };
+      return openGate(pod, ctx, 'already back on the recorded images and resources; reopening the gate');
+    return { kind: 'skipped', reason: 'AtTarget', message: 'already back on the recorded images and resources' };
   }
-  const build = () => rollbackPatch(pod, ctx, upgrade);
+  const inService = !rollbackDrains(pod, ctx, upgrade);
+  const build = () => rollbackPatch(pod, ctx, upgrade, inService);
   if (!gated) return build();
-  if (!gateFalse) return closeGate(pod, ctx);
+  if (!gateFalse) return inService ? build() : closeGate(pod, ctx);
   // Closed by this rollback, or still closed from the upgrade (a failed pod): either way drained.
   const owner = gateOwner(pod, gateType);
   if (owner && !ownedBy(owner, ctx.plan, ctx.revision)) {
@@ -230,31 +261,55 @@ function startRollback(pod: V1Pod, ctx: DecideContext): Step {
   return drainThenPatch(pod, ctx, build);
 }
 
-/** A container already running its pre-upgrade image again (spec and image ID). */
+/**
+ * A container already back where the upgrade found it: its pre-upgrade image running again (spec
+ * and image ID), and its recorded resources asked for and reported by the kubelet.
+ */
 function isBack(pod: V1Pod, name: string, rec: ContainerRecord): boolean {
   const cs = containerStatus(pod, name);
   if (!sameImage(specContainer(pod, name)?.image ?? '', rec.fromImage) || !cs?.state?.running) return false;
+  if (rec.fromResources !== undefined) {
+    const actual = statusResources(pod, name);
+    if (!sameResources(specResources(pod, name), rec.fromResources) || actual === undefined) return false;
+    if (!sameResources(actual, rec.fromResources)) return false;
+  }
+  if (!changesImage(rec)) return true;
   return rec.fromImageID !== ''
     ? sameImageID(cs.imageID ?? '', rec.fromImageID)
     : sameImage(cs.image ?? '', rec.fromImage);
 }
 
-function rollbackPatch(pod: V1Pod, ctx: DecideContext, upgrade: InPlaceState): Step {
+/** The changes that take the pod back to the upgrade's record: its old images, and its old resources. */
+function rollbackChanges(pod: V1Pod, upgrade: InPlaceState): PodChanges {
+  const containers = Object.entries(upgrade.containers).map(([name, up]) => ({
+    name,
+    ...(changesImage(up) ? { image: up.fromImage } : {}),
+    ...(up.fromResources ? { resources: up.fromResources } : {}),
+  }));
+  return podChanges(pod, containers);
+}
+
+/** Whether the rollback drains the pod, by the same rule as the upgrade (`strategy.drain`). */
+function rollbackDrains(pod: V1Pod, ctx: DecideContext, upgrade: InPlaceState): boolean {
+  return drainsFor(rollbackChanges(pod, upgrade), ctx.drain);
+}
+
+function rollbackPatch(pod: V1Pod, ctx: DecideContext, upgrade: InPlaceState, inService: boolean): Step {
   const containers: Record<string, ContainerRecord> = {};
   for (const [name, up] of Object.entries(upgrade.containers)) {
-    const cs = containerStatus(pod, name);
-    const rec: ContainerRecord = {
-      fromImage: specContainer(pod, name)?.image ?? '',
-      fromImageID: cs?.imageID ?? '',
-      fromContainerID: cs?.containerID ?? '',
-      fromRestartCount: cs?.restartCount ?? 0,
-      toImage: up.fromImage,
-    };
-    if (up.fromImageID !== '') rec.toImageID = up.fromImageID;
-    if (up.fromContainerID !== '') rec.originContainerID = up.fromContainerID;
+    const rec = currentRecord(pod, name);
+    if (changesImage(up)) {
+      rec.toImage = up.fromImage;
+      if (up.fromImageID !== '') rec.toImageID = up.fromImageID;
+      if (up.fromContainerID !== '') rec.originContainerID = up.fromContainerID;
+    }
+    if (up.fromResources !== undefined) {
+      rec.fromResources = specResources(pod, name);
+      rec.toResources = up.fromResources;
+    }
     containers[name] = rec;
   }
-  return imagePatch(pod, ctx, containers);
+  return imagePatch(pod, ctx, containers, inService);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,7 +357,16 @@ function drainThenPatch(pod: V1Pod, ctx: DecideContext, patch: () => Step): Step
   return patch();
 }
 
-function imagePatch(pod: V1Pod, ctx: DecideContext, containers: Record<string, ContainerRecord>): Step {
+/**
+ * The patch of `pods/{name}`: the state annotation, with the new images of the containers whose
+ * image changes (none for a resize only: then the annotation alone, and the resize follows).
+ */
+function imagePatch(
+  pod: V1Pod,
+  ctx: DecideContext,
+  containers: Record<string, ContainerRecord>,
+  inService: boolean,
+): Step {
   const state: InPlaceState = {
     plan: ctx.plan,
     revision: ctx.revision,
@@ -310,12 +374,25 @@ function imagePatch(pod: V1Pod, ctx: DecideContext, containers: Record<string, C
     startedAt: new Date(ctx.nowMs).toISOString(),
     direction: ctx.direction,
     containers,
+    ...(inService ? { inService: true } : {}),
   };
   const names = Object.keys(containers).sort();
+  const newImages = names
+    .filter((name) => changesImage(containers[name] as ContainerRecord))
+    .map((name) => ({ name, image: (containers[name] as ContainerRecord).toImage }));
   const body: ImagePatch = {
     metadata: { ...resourceVersionGuard(pod), annotations: { [STATE_ANNOTATION]: encodeState(state) } },
-    spec: { containers: names.map((name) => ({ name, image: (containers[name] as ContainerRecord).toImage })) },
+    ...(newImages.length > 0 ? { spec: { containers: newImages } } : {}),
   };
-  const what = names.map((n) => `${n}=${(containers[n] as ContainerRecord).toImage}`).join(', ');
+  const what = names
+    .map((n) => {
+      const rec = containers[n] as ContainerRecord;
+      const parts = [
+        ...(changesImage(rec) ? [rec.toImage] : []),
+        ...(rec.toResources ? [formatResources(rec.toResources)] : []),
+      ];
+      return `${n}=${parts.join(' + ')}`;
+    })
+    .join(', ');
   return { kind: 'patch', body, state, message: `${ctx.direction === 'upgrade' ? 'setting' : 'restoring'} ${what}` };
 }

@@ -16,6 +16,8 @@ import type { InPlaceState } from './state.js';
 export interface PodWriter {
   patchPod(namespace: string, name: string, body: object): Promise<V1Pod>;
   patchPodStatus(namespace: string, name: string, body: object): Promise<V1Pod>;
+  /** Strategic-merge patch of `pods/{name}/resize`. */
+  resizePod(namespace: string, name: string, body: object): Promise<V1Pod>;
   createEvent(spec: EventSpec): Promise<unknown>;
 }
 
@@ -145,6 +147,24 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
             `PatchRefused: ${message}`,
           );
           return { kind: 'failed', reason: 'PatchRefused', message, writes };
+        }
+        break;
+      case 'resize':
+        try {
+          pod = await write(() => deps.writer.resizePod(namespace, name, step.body));
+        } catch (err) {
+          if (!(err instanceof KubeError) || (err.code !== 403 && err.code !== 422)) throw err;
+          // Refused (validation, admission): the pod keeps its resources; the state says what
+          // the flow meant, so a rollback puts back whatever the patch before it changed.
+          const message = `the resize was refused (HTTP ${err.code}): ${err.message}`;
+          await recordPodEvent(
+            deps,
+            pod,
+            'Warning',
+            ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed',
+            `ResizeRefused: ${message}`,
+          );
+          return { kind: 'failed', reason: 'ResizeRefused', message, state: step.state, writes };
         }
         break;
       case 'wait-drain':

@@ -3,6 +3,7 @@
 // upgrade (or rollback) stands. Decoding never throws: a damaged annotation is reported as data.
 import type { V1Pod } from '@kubernetes/client-node';
 import { annotation } from './podView.js';
+import type { Resources } from './resources.js';
 import { textMemo } from './textMemo.js';
 
 export const STATE_ANNOTATION = 'kwave.dev/in-place-state';
@@ -27,6 +28,10 @@ export interface ContainerRecord {
    * replace it, it is still running the old image and the rollback needs no restart.
    */
   originContainerID?: string;
+  /** Resize only: the spec's CPU and memory before the flow (what a rollback resizes back to). */
+  fromResources?: Resources;
+  /** Resize only: the CPU and memory the flow resizes the container to (`pods/resize`). */
+  toResources?: Resources;
 }
 
 export interface InPlaceState {
@@ -39,6 +44,11 @@ export interface InPlaceState {
   /** Absent in the annotation means `upgrade`. */
   direction: Direction;
   containers: Record<string, ContainerRecord>;
+  /**
+   * The flow keeps the pod in service (its gate open) throughout: a resize that restarts no
+   * container under `drain: whenRestarting`. Absent means the flow drains.
+   */
+  inService?: boolean;
 }
 
 /** A plan and revision, as a state annotation or a gate message names its writer. */
@@ -71,6 +81,8 @@ export function encodeState(state: InPlaceState): string {
     };
     if (c.toImageID !== undefined) rec.toImageID = c.toImageID;
     if (c.originContainerID !== undefined) rec.originContainerID = c.originContainerID;
+    if (c.fromResources !== undefined) rec.fromResources = c.fromResources;
+    if (c.toResources !== undefined) rec.toResources = c.toResources;
     containers[name] = rec;
   }
   return JSON.stringify({
@@ -80,6 +92,7 @@ export function encodeState(state: InPlaceState): string {
     startedAt: state.startedAt,
     direction: state.direction,
     containers,
+    ...(state.inService ? { inService: true } : {}),
   });
 }
 
@@ -139,11 +152,36 @@ export function decodeState(text: string): DecodedState {
       };
       if (value.toImageID !== undefined) rec.toImageID = str(value, 'toImageID', where, true);
       if (value.originContainerID !== undefined) rec.originContainerID = str(value, 'originContainerID', where, true);
+      for (const key of ['fromResources', 'toResources'] as const) {
+        if (value[key] === undefined) continue;
+        const res = resources(value[key]);
+        if (res === undefined) problems.push(`${where}${key}: expected requests and limits of cpu and memory`);
+        else rec[key] = res;
+      }
       containers[name] = rec;
     }
   }
+  if (raw.inService !== undefined && typeof raw.inService !== 'boolean') problems.push('inService: expected a boolean');
   if (problems.length > 0) return { ok: false, error: problems.join('; ') };
-  return { ok: true, state: { plan, revision, wave, startedAt, direction, containers } };
+  const state: InPlaceState = { plan, revision, wave, startedAt, direction, containers };
+  if (raw.inService === true) state.inService = true;
+  return { ok: true, state };
+}
+
+/** `{requests?: {cpu?, memory?}, limits?: …}` with string quantities; undefined for anything else. */
+function resources(v: unknown): Resources | undefined {
+  if (!isObject(v)) return undefined;
+  const out: Resources = {};
+  for (const [kind, list] of Object.entries(v)) {
+    if ((kind !== 'requests' && kind !== 'limits') || !isObject(list)) return undefined;
+    const q: Record<string, string> = {};
+    for (const [name, amount] of Object.entries(list)) {
+      if ((name !== 'cpu' && name !== 'memory') || typeof amount !== 'string') return undefined;
+      q[name] = amount;
+    }
+    out[kind] = q;
+  }
+  return out;
 }
 
 const ABSENT: StateReading = Object.freeze({ kind: 'absent' });

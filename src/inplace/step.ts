@@ -1,8 +1,9 @@
 // The vocabulary of the per-pod flow (decide.ts): what `decide` is told (DecideContext) and what
 // it answers (Step), with the request bodies a step carries. Types and one default only.
 import type { ConditionPatchBody, GuardedConditionPatchBody } from '../cluster/requestBodies.js';
-import type { ContainerUpdate } from '../plan/types.js';
+import type { ContainerUpdate, DrainPolicy } from '../plan/types.js';
 import type { PodCompletion } from './completion.js';
+import type { Resources } from './resources.js';
 import type { Direction, InPlaceState } from './state.js';
 
 /** Default of `DecideContext.readyGraceMs`. */
@@ -23,6 +24,8 @@ export interface DecideContext {
   gate: { conditionType: string; required: boolean };
   nowMs: number;
   drainMs: number;
+  /** Which pods are drained (`strategy.drain`); default `whenRestarting`. */
+  drain?: DrainPolicy;
   /** From the image patch (`startedAt`) to Ready. */
   podTimeoutMs: number;
   minReadyMs: number;
@@ -52,13 +55,19 @@ export interface DecideContext {
 /** The flow's guarded gate patch for `pods/{name}/status` (built by cluster/requestBodies.ts). */
 export type GatePatch = GuardedConditionPatchBody;
 
-/** Strategic-merge patch body for `pods/{name}`: new images by container name + the state. */
+/** Strategic-merge patch body for `pods/{name}`: new images by container name (none for a resize only) + the state. */
 export interface ImagePatch {
   metadata: { resourceVersion?: string; annotations: Record<string, string> };
-  spec: { containers: { name: string; image: string }[] };
+  spec?: { containers: { name: string; image: string }[] };
 }
 
-type RefuseReason = 'GateMissing' | 'ContainerMissing';
+/** Strategic-merge patch body for `pods/{name}/resize`: target CPU and memory by container name. */
+interface ResizePatch {
+  metadata: { resourceVersion?: string };
+  spec: { containers: { name: string; resources: Resources }[] };
+}
+
+type RefuseReason = 'GateMissing' | 'ContainerMissing' | 'QosChange';
 type ForeignReason = 'OtherRollout' | 'MalformedState' | 'UpdatingElsewhere';
 
 /**
@@ -75,6 +84,8 @@ export type Step =
   /** Wait for the pod to turn not Ready, then for `drainMs`. Re-decide on a pod event or after `retryAfterMs`. */
   | { kind: 'wait-drain'; reason: 'StillReady' | 'Draining'; retryAfterMs: number; message: string }
   | { kind: 'patch'; body: ImagePatch; state: InPlaceState; message: string }
+  /** After the state is on the pod: the resize through `pods/{name}/resize`. */
+  | { kind: 'resize'; body: ResizePatch; state: InPlaceState; message: string }
   | { kind: 'wait-complete'; retryAfterMs: number; completion: PodCompletion; message: string }
   | { kind: 'open-gate'; body: GatePatch; message: string }
   | { kind: 'wait-ready'; retryAfterMs: number; message: string }

@@ -33,6 +33,7 @@ export function metricsSink(
           break;
         }
         if (e.result === 'upgraded') metrics.podUpgradeConfirmedByImageID(e.wave, e.durationMs / 1000);
+        if (e.result === 'upgraded' && e.resized) metrics.podResized(e.durationMs / 1000);
         if (e.result === 'upgraded' && e.unreadyMs !== undefined) metrics.podUnready(e.unreadyMs / 1000);
         if (isFailure(e.result)) metrics.podUpgradeFailed(e.wave, e.reason ?? e.result);
         break;

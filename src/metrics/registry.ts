@@ -101,6 +101,13 @@ function createSeries(registry: Registry, multiCluster: boolean) {
       buckets: UPGRADE_DURATION_BUCKETS,
       registers,
     }),
+    resize: new Histogram({
+      name: 'kwave_pod_resize_seconds',
+      help: 'Time from a pod resize start (its state written, or its gate closed) to the resources confirmed by the kubelet and the pod Ready.',
+      labelNames: names(),
+      buckets: UPGRADE_DURATION_BUCKETS,
+      registers,
+    }),
     unready: new Histogram({
       name: 'kwave_pod_unready_seconds',
       help: 'Time an upgraded pod was not Ready during its upgrade (drain to Ready again): what pre-pull shortens.',
@@ -292,6 +299,11 @@ export class KwaveMetrics {
   podUpgradeConfirmedByImageID(wave: number, durationSeconds: number): void {
     this.series.completed.inc({ ...this.base, wave: String(wave) });
     this.series.duration.observe(this.base, durationSeconds);
+  }
+
+  /** A pod's resize was confirmed by the kubelet (status resources at the target, Ready). */
+  podResized(durationSeconds: number): void {
+    this.series.resize.observe(this.base, durationSeconds);
   }
 
   /** A pod's upgrade failed; `reason` is a waiting reason, `DigestMismatch` or `Timeout`. */

@@ -11,6 +11,7 @@ export const PLAN_DEFAULTS = {
     concurrency: 1,
     order: 'name',
     drainSeconds: 0,
+    drain: 'whenRestarting',
     podTimeout: '5m',
     minReadySeconds: 0,
     respectPodDisruptionBudgets: true,

@@ -5,7 +5,17 @@ import { PLAN_DEFAULTS as D } from './defaults.js';
 import { parseDuration } from './duration.js';
 import type { RawGate, RawNotify, RawPlan, RawSelector, RawUrlSource } from './raw.js';
 import { planRevision, type PlanSpec } from './revision.js';
-import type { Amount, Gate, LabelSelector, NotifyTarget, Plan, UrlSource, Window } from './types.js';
+import type {
+  Amount,
+  CpuMemory,
+  Gate,
+  LabelSelector,
+  NotifyTarget,
+  Plan,
+  ResourceTarget,
+  UrlSource,
+  Window,
+} from './types.js';
 import { parseWindowEntry } from './window.js';
 
 // The checks have passed, so these parses cannot fail; a failure here is a bug, not bad input.
@@ -106,6 +116,22 @@ function window(raw: NonNullable<RawPlan['spec']['window']>): Window {
   };
 }
 
+/** Only the quantities written, in a fixed shape (an empty requests or limits is left out). */
+function resourceTarget(
+  raw: NonNullable<RawPlan['spec']['update']['containers'][number]['resources']>,
+): ResourceTarget {
+  const out: ResourceTarget = {};
+  for (const kind of ['requests', 'limits'] as const) {
+    const r = raw[kind];
+    if (r === undefined) continue;
+    const q: CpuMemory = {};
+    if (r.cpu !== undefined) q.cpu = r.cpu;
+    if (r.memory !== undefined) q.memory = r.memory;
+    out[kind] = q;
+  }
+  return out;
+}
+
 function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
   const s = spec.strategy ?? { waves: [...D.waves] };
   const concurrency = s.concurrency ?? D.strategy.concurrency;
@@ -115,7 +141,11 @@ function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
     update: {
       // Container order means nothing to the upgrade; sorting keeps it out of the revision.
       containers: spec.update.containers
-        .map((c) => ({ name: c.name, image: c.image }))
+        .map((c) => ({
+          name: c.name,
+          ...(c.image === undefined ? {} : { image: c.image }),
+          ...(c.resources === undefined ? {} : { resources: resourceTarget(c.resources) }),
+        }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
     },
     readinessGate: {
@@ -130,6 +160,7 @@ function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
       maxUnavailable: s.maxUnavailable === undefined ? { kind: 'count', value: concurrency } : amount(s.maxUnavailable),
       order: s.order ?? D.strategy.order,
       drainMs: (s.drainSeconds ?? D.strategy.drainSeconds) * 1000,
+      drain: s.drain ?? D.strategy.drain,
       podTimeoutMs: ms(s.podTimeout ?? D.strategy.podTimeout),
       minReadyMs: (s.minReadySeconds ?? D.strategy.minReadySeconds) * 1000,
       respectPodDisruptionBudgets: s.respectPodDisruptionBudgets ?? D.strategy.respectPodDisruptionBudgets,

@@ -60,7 +60,13 @@ export interface RawNotify extends RawUrlSource {
 
 export interface RawSpec {
   target: { namespace?: string; namespaces?: string[]; selector: RawSelector };
-  update: { containers: { name: string; image: string }[] };
+  update: {
+    containers: {
+      name: string;
+      image?: string;
+      resources?: { requests?: { cpu?: string; memory?: string }; limits?: { cpu?: string; memory?: string } };
+    }[];
+  };
   readinessGate?: { conditionType?: string; required?: boolean };
   /** Absent: `PLAN_DEFAULTS.waves`, every other field its default. */
   strategy?: {
@@ -70,6 +76,7 @@ export interface RawSpec {
     maxUnavailable?: RawAmount;
     order?: 'name' | 'spread-nodes' | 'spread-zones';
     drainSeconds?: number;
+    drain?: 'always' | 'whenRestarting';
     podTimeout?: string;
     minReadySeconds?: number;
     respectPodDisruptionBudgets?: boolean;

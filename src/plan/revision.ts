@@ -61,6 +61,7 @@ export function planRevision(spec: PlanSpec): string {
       // Left out at its default, so plans written before the field existed keep their revision.
       respectPodDisruptionBudgets: respectPodDisruptionBudgets ? undefined : false,
       prePull: prePull || undefined,
+      drain: strategy.drain === 'whenRestarting' ? undefined : strategy.drain,
     },
     // Left out at its default, so plans written before the field existed keep their revision.
     failurePolicy: { ...spec.failurePolicy, countNodeFailures: spec.failurePolicy.countNodeFailures || undefined },

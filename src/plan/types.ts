@@ -15,10 +15,27 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
+/** CPU and memory quantities as the plan writes them (`250m`, `256Mi`); the only resources resized in place. */
+export interface CpuMemory {
+  cpu?: string;
+  memory?: string;
+}
+
+/** Target requests and limits of one container; a resource left out keeps its value. */
+export interface ResourceTarget {
+  requests?: CpuMemory;
+  limits?: CpuMemory;
+}
+
+/** One container's target: a new image, new resources (resized through `pods/resize`), or both. */
 export interface ContainerUpdate {
   name: string;
-  image: string;
+  image?: string;
+  resources?: ResourceTarget;
 }
+
+/** `whenRestarting`: drain only pods whose change restarts a container; `always`: every pod. */
+export type DrainPolicy = 'always' | 'whenRestarting';
 
 export type Order = 'name' | 'spread-nodes' | 'spread-zones';
 
@@ -126,6 +143,8 @@ export interface Plan {
     maxUnavailable: Amount;
     order: Order;
     drainMs: number;
+    /** Which pods are drained before their change (default `whenRestarting`). */
+    drain: DrainPolicy;
     podTimeoutMs: number;
     minReadyMs: number;
     /** Hold pods back while draining them would break a PodDisruptionBudget. Default true. */

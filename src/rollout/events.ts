@@ -72,6 +72,8 @@ export type RolloutEventBody =
       reason?: string;
       message: string;
       durationMs: number;
+      /** The flow resized a container in place (pods/resize); absent for an image change only. */
+      resized?: true;
       unreadyMs?: number;
     }
   /**

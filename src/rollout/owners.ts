@@ -79,8 +79,8 @@ const label = (kind: string, namespace: string, name: string) => `${kind} ${name
 /** The images the plan sets, for the containers the template has. */
 function targetsFor(w: WorkloadView, plan: Pick<Plan, 'update'>): { name: string; from: string; to: string }[] {
   return plan.update.containers
-    .filter((c) => w.templateImages[c.name] !== undefined)
-    .map((c) => ({ name: c.name, from: w.templateImages[c.name]!, to: c.image }));
+    .filter((c) => c.image !== undefined && w.templateImages[c.name] !== undefined)
+    .map((c) => ({ name: c.name, from: w.templateImages[c.name]!, to: c.image as string }));
 }
 
 const oldImages = (w: WorkloadView, plan: Pick<Plan, 'update'>) =>

@@ -258,6 +258,7 @@ export class PodRunner {
       ...('reason' in outcome ? { reason: outcome.reason } : {}),
       message: outcome.message,
       durationMs: run.now() - began,
+      ...(resizedBy(flowOutcome) ? { resized: true as const } : {}),
       ...unready(run.budget.unreadyMs(key)),
     });
     summary.durationMs = run.now() - (this.firstStart.get(summary) ?? began);
@@ -285,6 +286,7 @@ export class PodRunner {
         containers: plan.update.containers,
         gate: plan.readinessGate,
         drainMs: s.drainMs,
+        drain: s.drain,
         podTimeoutMs: s.podTimeoutMs,
         minReadyMs: s.minReadyMs,
       },
@@ -296,7 +298,13 @@ export class PodRunner {
         signal: nodeLost,
         onStep: (step) => {
           this.nodes.flowAt(key, step.kind);
-          if (!(step.kind.startsWith('wait-') || step.kind === 'patch' || step.kind.endsWith('-gate'))) return;
+          if (!(
+            step.kind.startsWith('wait-') ||
+            step.kind === 'patch' ||
+            step.kind === 'resize' ||
+            step.kind.endsWith('-gate')
+          ))
+            return;
           // A wait looked at again with nothing new to say (the same step and message) is not repeated.
           if (step.kind === shown?.step && step.message === shown.message) return;
           shown = { step: step.kind, message: step.message };
@@ -323,4 +331,10 @@ export class PodRunner {
       if (direction === 'rollback') this.run.rollbackFailures.push(failure);
     }
   }
+}
+
+/** Whether a flow's state records a resize (a container's `toResources`). */
+function resizedBy(outcome: PodOutcome): boolean {
+  const state = 'state' in outcome ? outcome.state : undefined;
+  return state !== undefined && Object.values(state.containers).some((c) => c.toResources !== undefined);
 }

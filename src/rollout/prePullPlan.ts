@@ -60,7 +60,7 @@ export function prePullPlan(
     };
     for (const c of containers) {
       const current = specContainer(pod, c.name);
-      if (current && !sameImage(current.image ?? '', c.image)) entry.images.add(c.image);
+      if (current && c.image !== undefined && !sameImage(current.image ?? '', c.image)) entry.images.add(c.image);
     }
     // Only pods of the puller's namespace lend it their pull secrets (a secret is namespaced).
     if (pod.metadata?.namespace === entry.namespace)

@@ -9,6 +9,7 @@ import { declaresGate, podKey, specContainer } from '../inplace/podView.js';
 import { resolveBudget, resolveMaxFailed } from './budget.js';
 import { orderPods } from './order.js';
 import { isAtTarget } from '../inplace/atTarget.js';
+import { resizeQosChange } from '../inplace/resources.js';
 import { matchesSelector } from './labelSelector.js';
 import { partitionWaves, type WavePartition } from './waves.js';
 
@@ -26,6 +27,8 @@ export type ProblemKind =
   | 'empty-selection'
   | 'gate-missing'
   | 'container-missing'
+  /** A resize that would change the pod's QoS class, which the API server refuses (error). */
+  | 'qos-change'
   | 'other-revision'
   | 'other-plan'
   /** A pod's owner (rollout/owners.ts): replacements would run the old image, or owners: update is refused. */
@@ -235,6 +238,15 @@ function podProblems(plan: Plan, pod: V1Pod, key: string): PodProblem[] {
       pod: key,
       severity: 'error',
       message: `${key} has no container named ${missing.join(', ')}`,
+    });
+  }
+  const qos = resizeQosChange(plan, pod);
+  if (qos) {
+    problems.push({
+      kind: 'qos-change',
+      pod: key,
+      severity: 'error',
+      message: `${key}: the resize would change its QoS class from ${qos.from} to ${qos.to}, which Kubernetes refuses`,
     });
   }
   const st = readState(pod);

@@ -10,6 +10,7 @@
 // table (RULE_CASES) of test/e2e/helpers/rbacSuite.ts, which rbac-rules.test.ts runs.
 import { controlName, recordName } from '../record/record.js';
 import type { Plan } from '../plan/types.js';
+import { resizesAny } from '../inplace/changes.js';
 import type { KubeVerb } from '../cluster/index.js';
 
 export interface AccessNeed {
@@ -48,6 +49,9 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
       { verb: 'get', group: '', resource: 'pods', namespace, purpose: 'reading a pod afresh after a conflict' },
       { verb: 'patch', group: '', resource: 'pods', namespace, purpose: 'the image patch' },
       { verb: 'patch', group: '', resource: 'pods/status', namespace, purpose: 'the readiness gate' },
+      ...(resizesAny(plan.update.containers)
+        ? [{ verb: 'patch' as const, group: '', resource: 'pods/resize', namespace, purpose: 'the resize' }]
+        : []),
       {
         verb: 'create',
         group: '',

@@ -14,6 +14,7 @@ import type {
 import { KubeError, kubeErrorToKwave, wrapKube, type Cluster, type PageSink } from '../cluster/index.js';
 import { decodePodBrief } from '../cluster/decode.js';
 import { isForbidden } from '../cluster/kubeError.js';
+import { resizesAny } from '../inplace/changes.js';
 import { podCondition } from '../inplace/podView.js';
 import type { Plan } from '../plan/types.js';
 import type { RolloutRecord } from '../record/record.js';
@@ -68,8 +69,9 @@ export function clusterSources(cluster: Cluster, readRecord: () => Promise<Rollo
 
 /**
  * What the dry run still reads of a pod once it is classified: names and labels, owners
- * (spec.owners), deletion and whether it is Ready (PDB arithmetic: podView.isPodReady). At 50,000
- * pods the whole views were most of the command's memory.
+ * (spec.owners), deletion and whether it is Ready (PDB arithmetic: podView.isPodReady); for a plan
+ * that resizes, the containers too (their resources and resize policies, shown per pod). At
+ * 50,000 pods the whole views were most of the command's memory.
  */
 type PlannedView = (pod: V1Pod) => V1Pod;
 
@@ -79,7 +81,7 @@ type PlannedView = (pod: V1Pod) => V1Pod;
  * equal those of the pod kept before it (a workload's pods come one after the other) shares that
  * pod's labels object: 120 bytes held a simulator pod, where a view each would hold 300.
  */
-function plannedViews(): PlannedView {
+function plannedViews(keepContainers: boolean): PlannedView {
   const statuses = new Map<string, V1PodStatus>();
   const noStatus: V1PodStatus = Object.freeze({});
   let lastLabels: Record<string, string> | undefined;
@@ -89,8 +91,9 @@ function plannedViews(): PlannedView {
     if (md.labels) metadata.labels = lastLabels = sameLabels(md.labels, lastLabels) ? lastLabels : md.labels;
     if (md.ownerReferences) metadata.ownerReferences = md.ownerReferences;
     if (md.deletionTimestamp) metadata.deletionTimestamp = md.deletionTimestamp;
+    const spec = keepContainers && pod.spec ? { spec: { containers: pod.spec.containers } } : {};
     const ready = podCondition(pod, 'Ready')?.status;
-    if (ready === undefined) return { metadata, status: noStatus };
+    if (ready === undefined) return { metadata, ...spec, status: noStatus };
     let status = statuses.get(ready);
     if (!status)
       statuses.set(
@@ -99,7 +102,7 @@ function plannedViews(): PlannedView {
           conditions: Object.freeze([Object.freeze({ type: 'Ready', status: ready })]) as V1PodCondition[],
         })),
       );
-    return { metadata, status };
+    return { metadata, ...spec, status };
   };
 }
 
@@ -151,7 +154,7 @@ async function readSelection(
   plan: Plan,
   sources: PlanSources,
 ): Promise<{ selection: FleetSelection; zones: ZonesRead }> {
-  const keep = plannedViews();
+  const keep = plannedViews(resizesAny(plan.update.containers));
   const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [
     intakeOf(plan, pods, keep),
   ]);

@@ -8,6 +8,7 @@ export function holderPodWriter(writer: PodWriter, lock: Holder): PodWriter {
   return {
     patchPod: (namespace, name, body) => asHolder(lock, () => writer.patchPod(namespace, name, body)),
     patchPodStatus: (namespace, name, body) => asHolder(lock, () => writer.patchPodStatus(namespace, name, body)),
+    resizePod: (namespace, name, body) => asHolder(lock, () => writer.resizePod(namespace, name, body)),
     createEvent: (spec) => asHolder(lock, () => writer.createEvent(spec)),
   };
 }

@@ -20,6 +20,7 @@ import { followDisruptionBudgets, type FollowedBudgets } from './disruptionBudge
 import { followNodes, readZones } from './nodes.js';
 import { readOwners } from './owners.js';
 import { accessRefusal, accessWarning, checkAccess, selfDecisionWarning } from './preflight.js';
+import { refuseUnservedResize } from './resizeSupport.js';
 import { prePuller, type PrePuller } from './prePull.js';
 
 export type Closer = () => Promise<unknown> | unknown;
@@ -107,6 +108,7 @@ export async function openCluster(o: ClusterOpenOptions): Promise<OpenCluster> {
     const self = await selfDecisionWarning(cluster, plan);
     if (self) say(self);
   }
+  await wrapKube(() => refuseUnservedResize(cluster, plan), `asking the API server what it serves${where}`);
   const mayFollowNodes = !access.missingOptional.some((n) => n.resource === 'nodes');
   const mayFollowPdbs = !access.missingOptional.some((n) => n.resource === 'poddisruptionbudgets');
   const unreadableOwners = new Set(

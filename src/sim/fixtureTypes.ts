@@ -11,6 +11,8 @@ export interface FixtureNode {
   maxPods?: number;
   /** Images this node's registry mirror lacks: pulls of them fail here only (a mirror not yet synced). */
   missingImages?: string[];
+  /** CPU and memory (capacity = allocatable); default cpu 8, memory 32Gi. */
+  capacity?: { cpu?: string; memory?: string };
 }
 
 interface FixtureContainer {
@@ -18,6 +20,8 @@ interface FixtureContainer {
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   ports?: number[];
+  resources?: { requests?: { cpu?: string; memory?: string }; limits?: { cpu?: string; memory?: string } };
+  resizePolicy?: { resourceName: 'cpu' | 'memory'; restartPolicy: 'NotRequired' | 'RestartContainer' }[];
 }
 
 export interface FixtureWorkload {

@@ -35,6 +35,10 @@ export interface ContainerStatus {
   imageID: string;
   containerID?: string;
   started: boolean;
+  /** What the running container has (in-place resize, Kubernetes 1.33); the admitted resources when it does not run. */
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  /** The requests the kubelet admitted. */
+  allocatedResources?: Record<string, string>;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -65,7 +69,9 @@ export const KUBELET_CONDITIONS = [
   'ContainersReady',
   'PodScheduled',
 ] as const;
-const KUBELET_OWNED = new Set<string>(KUBELET_CONDITIONS);
+/** The resize conditions (Kubernetes 1.33), written by the kubelet before its others while a resize is not done. */
+export const RESIZE_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'] as const;
+const KUBELET_OWNED = new Set<string>([...KUBELET_CONDITIONS, ...RESIZE_CONDITIONS]);
 
 /** ContainersReady: True when every container of the spec reports ready. */
 function containersReady(specNames: readonly string[], statuses: readonly ContainerStatus[]): ConditionValue {
@@ -119,6 +125,8 @@ export interface ConditionInputs {
   sandboxReady: boolean;
   /** Phase Succeeded or Failed: Ready and ContainersReady turn False with reason PodCompleted, as the kubelet reports a finished pod. */
   completed?: boolean;
+  /** The resize conditions now (PodResizePending with its reason and message, PodResizeInProgress); absent ones are dropped. */
+  resize?: readonly ConditionValue[];
 }
 
 /**
@@ -143,7 +151,16 @@ export function podConditions(
     containers,
     { type: 'PodScheduled', status: 'True' },
   ];
-  const out = [...custom, ...values.map((v) => sameAsBefore(settle(v, previous, now), previous))];
+  // A resize condition's time changes with its reason (the kubelet keeps it while the reason stays).
+  const resize = (inputs.resize ?? []).map((v) => {
+    const prev = previous.find((c) => c.type === v.type);
+    const since = prev && prev.reason === v.reason && prev.lastTransitionTime ? prev.lastTransitionTime : now;
+    const c: PodCondition = { type: v.type, status: v.status, lastProbeTime: null, lastTransitionTime: since };
+    if (v.reason) c.reason = v.reason;
+    if (v.message) c.message = v.message;
+    return sameAsBefore(c, previous);
+  });
+  const out = [...custom, ...resize, ...values.map((v) => sameAsBefore(settle(v, previous, now), previous))];
   return out.length === previous.length && out.every((c, i) => c === previous[i]) ? previous : out;
 }
 

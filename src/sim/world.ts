@@ -7,7 +7,7 @@ import type { Fixture, FixtureNode, FixturePdb, FixtureWorkload } from './fixtur
 import type { ImageTable } from './images.js';
 import { parseImageRef } from './images.js';
 import { jsonHash } from './json.js';
-import { addServiceAccount } from './apiserver/defaults.js';
+import { addServiceAccount, qosClassOf } from './apiserver/defaults.js';
 import type { JsonObject } from './apiserver/json.js';
 import type { Kubelet } from './kubelet.js';
 import { NODE_HEALTHY } from './nodeController.js';
@@ -66,7 +66,10 @@ export function buildWorld(
       if (runnable) {
         kubelet.createRunningPod(manifest, conditions);
       } else {
-        store.create('pods', { ...manifest, status: { phase: 'Pending', conditions, qosClass: 'BestEffort' } });
+        store.create('pods', {
+          ...manifest,
+          status: { phase: 'Pending', conditions, qosClass: qosClassOf(manifest.spec as JsonObject) },
+        });
         startingPods++;
       }
       pods++;
@@ -149,7 +152,16 @@ export function containerSpecs(w: FixtureWorkload): JsonObject[] {
       image: c.image,
       imagePullPolicy: c.imagePullPolicy ?? (latest ? 'Always' : 'IfNotPresent'),
       ...(c.ports?.length ? { ports: c.ports.map((p) => ({ containerPort: p, protocol: 'TCP' })) } : {}),
-      resources: {},
+      // As the API server defaults it: requests from limits where only limits are given.
+      resources: c.resources
+        ? {
+            ...(c.resources.limits ? { limits: { ...c.resources.limits } } : {}),
+            ...(c.resources.requests || c.resources.limits
+              ? { requests: { ...c.resources.limits, ...c.resources.requests } }
+              : {}),
+          }
+        : {},
+      ...(c.resizePolicy ? { resizePolicy: c.resizePolicy.map((p) => ({ ...p })) } : {}),
       terminationMessagePath: '/dev/termination-log',
       terminationMessagePolicy: 'File',
     };
@@ -241,7 +253,12 @@ export function nodePodCapacity(fixture: Pick<Fixture, 'nodes' | 'workloads'>): 
 export function nodeObject(n: FixtureNode, index: number, pods: number, now: string): KubeObject {
   // One /16 per node so that even 50,000 pods on three nodes get distinct addresses.
   const podCIDR = `10.${(100 + index) % 256}.0.0/16`;
-  const capacity = { cpu: '8', 'ephemeral-storage': '102350Mi', memory: '32Gi', pods: String(Math.max(110, pods)) };
+  const capacity = {
+    cpu: n.capacity?.cpu ?? '8',
+    'ephemeral-storage': '102350Mi',
+    memory: n.capacity?.memory ?? '32Gi',
+    pods: String(Math.max(110, pods)),
+  };
   return {
     apiVersion: 'v1',
     kind: 'Node',

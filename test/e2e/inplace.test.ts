@@ -222,6 +222,7 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
       ...deps,
       writer: {
         patchPodStatus: (ns, name, body) => h.cluster.patchPodStatus(ns, name, body),
+        resizePod: (ns, name, body) => h.cluster.resizePod(ns, name, body),
         createEvent: (spec) => h.cluster.createEvent(spec),
         patchPod: async (ns, name, body) => {
           // Another client labels the pod just before kwave's image patch arrives.

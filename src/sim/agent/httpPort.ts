@@ -5,13 +5,13 @@
 // precondition once the containers of a deleted pod stopped, as a real kubelet does (docs/sim-api.md).
 import type { KubeletEventInput, KubeletPort } from '../kubelet/port.js';
 import { StaleWrite } from '../kubelet/port.js';
-import { KUBELET_CONDITIONS, type PodCondition } from '../podStatus.js';
+import { KUBELET_CONDITIONS, RESIZE_CONDITIONS, type PodCondition } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
 import type { HttpEventRecorder } from './eventRecorder.js';
 import { KubeHttpError, type KubeHttp } from './kubeHttp.js';
 import type { PodWatch } from './podWatch.js';
 
-const KUBELET_OWNED = new Set<string>(KUBELET_CONDITIONS);
+const KUBELET_OWNED = new Set<string>([...KUBELET_CONDITIONS, ...RESIZE_CONDITIONS]);
 /** The status fields the kubelet reports (everything else of a pod's status is someone else's). */
 const OWNED_FIELDS = ['phase', 'hostIP', 'hostIPs', 'podIP', 'podIPs', 'startTime', 'containerStatuses'] as const;
 
@@ -22,13 +22,19 @@ export function statusPatch(pod: KubeObject, status: Record<string, unknown>): R
   const conditions = (status.conditions as PodCondition[] | undefined) ?? [];
   const own: Record<string, unknown> = {};
   for (const f of OWNED_FIELDS) if (status[f] !== undefined) own[f] = status[f];
+  // A resize condition the kubelet no longer reports (the resize was admitted, or is done) is removed.
+  const stored = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).map((c) => c.type);
+  const cleared = RESIZE_CONDITIONS.filter((t) => stored.includes(t) && !conditions.some((c) => c.type === t));
   return {
     metadata: { uid: pod.metadata.uid },
     status: {
       ...own,
       // The order the kubelet keeps them in, others' conditions included (they are not sent).
       '$setElementOrder/conditions': conditions.map((c) => ({ type: c.type })),
-      conditions: conditions.filter((c) => KUBELET_OWNED.has(c.type)),
+      conditions: [
+        ...conditions.filter((c) => KUBELET_OWNED.has(c.type)),
+        ...cleared.map((type) => ({ type, $patch: 'delete' })),
+      ],
     },
   };
 }

@@ -159,7 +159,7 @@ const SUFFIX: Record<string, number> = {
 };
 
 /** A resource quantity (`100m`, `1Gi`, `0.5`) as a number, or NaN. */
-function parseQuantity(q: unknown): number {
+export function parseQuantity(q: unknown): number {
   if (typeof q === 'number') return q;
   if (typeof q !== 'string') return NaN;
   const m = /^([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(q.trim());
@@ -168,7 +168,7 @@ function parseQuantity(q: unknown): number {
 }
 
 /** Guaranteed, Burstable or BestEffort, from the containers' CPU and memory requests and limits. */
-function qosClassOf(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+export function qosClassOf(spec: JsonObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const containers = [
     ...(Array.isArray(spec.containers) ? spec.containers : []),
     ...(Array.isArray(spec.initContainers) ? spec.initContainers : []),

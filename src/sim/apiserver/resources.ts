@@ -76,7 +76,8 @@ export const RESOURCES: Readonly<Record<Resource, ResourceInfo>> = {
     namespaced: true,
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status'],
+    // resize: in-place resize of CPU and memory, as Kubernetes 1.33 serves it.
+    subresources: ['status', 'resize'],
     returnsDeletedObject: true,
     fields: {
       ...META_FIELDS,

@@ -9,6 +9,7 @@ import type { FieldError } from './status.js';
 import { validateLabelsAndAnnotations, validateName } from './validation/meta.js';
 import { validatePdbSpec } from './validation/pdb.js';
 import { validatePodCreate, validatePodStatus, validatePodUpdate } from './validation/pod.js';
+import { prepareResize, validatePodResize } from './validation/podResize.js';
 
 const HAS_STATUS = new Set(['pods', 'nodes', 'namespaces', 'poddisruptionbudgets', ...APPS_RESOURCES]);
 /** Workloads: created with generation 1, counting spec changes (PDBs too, below; pods have none in 1.32). */
@@ -148,6 +149,8 @@ export function prepareUpdate(
   old: JsonObject,
   next: JsonObject,
 ): JsonObject {
+  // pods/resize keeps all but the containers' resources and resize policies (validation/podResize.ts).
+  if (info.resource === 'pods' && subresource === 'resize') return prepareResize(old, next);
   // Copies only the levels changed here: what is taken from `old` (frozen, stored) is shared.
   const out = { ...next };
   const meta: JsonObject = isObject(out.metadata) ? { ...out.metadata } : {};
@@ -208,6 +211,7 @@ export function validateUpdate(
   }
   if (info.resource === 'pods') {
     if (subresource === 'status') errors.push(...validatePodStatus(next));
+    else if (subresource === 'resize') errors.push(...validatePodResize(old, next));
     else errors.push(...validatePodUpdate(old, next));
   } else if (subresource !== 'status') errors.push(...validateContent(info, next));
   return errors;

@@ -75,7 +75,13 @@ export class ContainerRuntimeModel {
    * (kill, pull, create: one sync of the real kubelet, which reads a newer spec only after it), the
    * new spec waits: the container of the older spec starts, then this restart kills it.
    */
-  restart(rt: PodRuntime, c: ContainerRuntime, spec: ContainerSpec, hash: string): void {
+  restart(
+    rt: PodRuntime,
+    c: ContainerRuntime,
+    spec: ContainerSpec,
+    hash: string,
+    why = `Container ${spec.name} definition changed, will be restarted`,
+  ): void {
     if (c.starting) {
       c.next = hash === c.hash ? undefined : { spec, hash };
       return;
@@ -91,7 +97,7 @@ export class ContainerRuntimeModel {
       this.beginStart(rt, c);
       return;
     }
-    this.ctx.event(rt, c, 'Normal', 'Killing', `Container ${c.spec.name} definition changed, will be restarted`);
+    this.ctx.event(rt, c, 'Normal', 'Killing', why);
     this.after(rt, c, this.ctx.time.step(this.ctx.timing.stopMs), () => {
       this.terminate(c, 0, 'Completed');
       this.beginStart(rt, c);

@@ -9,11 +9,12 @@
 import { DEFAULT_TIMING, realClock, seededRandom, SimTime, type Clock, type Timing } from '../clock.js';
 import type { ImageTable } from '../images.js';
 import { PodIpam } from '../ipam.js';
-import { jsonEqual, jsonHash } from '../json.js';
+import { jsonEqual } from '../json.js';
 import type { ContainerStatus, PodCondition } from '../podStatus.js';
 import { frozenCopy, type KubeObject } from '../store.js';
 import { ContainerRuntimeModel } from './containers.js';
 import { NodeImageCaches } from './imageCaches.js';
+import { PodResizer } from './resize.js';
 import {
   admitContainers,
   newPodRuntime,
@@ -27,6 +28,7 @@ import {
   podStatusFor,
   rfc3339,
   specContainers,
+  specHash,
   splitKey,
   type ContainerRuntime,
   type PodRuntime,
@@ -60,6 +62,7 @@ export class KubeletCore {
   private readonly runtime: ContainerRuntimeModel;
   private readonly imageCaches: NodeImageCaches;
   private readonly admission: AdmissionContext;
+  private readonly resizer: PodResizer;
   private readonly onError: (err: unknown) => void;
   private readonly onWriteError: (err: unknown, pod: string) => void;
 
@@ -103,6 +106,17 @@ export class KubeletCore {
       event: (rt, c, type, reason, message) => this.event(rt, c, type, reason, message),
       changed: (rt) => this.markDirty(rt.key),
       onError: (err) => this.onError(err),
+    });
+    this.resizer = new PodResizer({
+      runtime: this.runtime,
+      time,
+      clock: this.clock,
+      podsOn: (node) =>
+        [...(this.podsByNode.get(node) ?? [])].flatMap((key) => {
+          const rt = this.pods.get(key);
+          return rt ? [rt] : [];
+        }),
+      changed: (rt) => this.markDirty(rt.key),
     });
     this.admission = {
       images: this.images,
@@ -246,6 +260,7 @@ export class KubeletCore {
     if (!node && !rt) return;
     if (!rt) rt = this.admit(pod, node!);
     else if (!rt.terminating) this.syncSpec(rt, pod);
+    if (!rt.terminating) this.resizer.sync(rt, pod, node);
     if (pod.metadata.deletionTimestamp && !rt.terminating)
       this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);
     if (rt.terminated) {
@@ -276,7 +291,7 @@ export class KubeletCore {
     for (const spec of specContainers(pod)) {
       const c = rt.containers.get(spec.name);
       if (!c) continue; // the API server refuses added containers; nothing to do
-      const hash = jsonHash(spec);
+      const hash = specHash(spec);
       if (hash !== c.hash || c.next !== undefined) this.runtime.restart(rt, c, spec, hash);
     }
   }
@@ -373,6 +388,7 @@ export class KubeletCore {
     this.runtime.drop(rt);
     if (this.pods.get(rt.key) === rt) this.pods.delete(rt.key);
     this.podsByNode.get(rt.node)?.delete(rt.key);
+    if (this.unsubscribe) this.resizer.released(rt.node);
   }
 
   /**

@@ -3,7 +3,6 @@
 import type { Clock } from '../clock.js';
 import { parseImageRef, type ImageTable } from '../images.js';
 import type { PodIpam } from '../ipam.js';
-import { jsonHash } from '../json.js';
 import type { ContainerStatus } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
 import type { ContainerRuntimeModel } from './containers.js';
@@ -14,6 +13,8 @@ import {
   restartPolicyOf,
   rfc3339,
   specContainers,
+  specHash,
+  specResources,
   type ContainerRuntime,
   type PodRuntime,
 } from './pods.js';
@@ -76,7 +77,9 @@ export function runningPodRuntime(ctx: AdmissionContext, manifest: KubeObject, n
     ctx.addImage(nodeName, ref.fullName);
     containers.set(spec.name, {
       spec,
-      hash: jsonHash(spec),
+      hash: specHash(spec),
+      allocated: specResources(spec),
+      actuated: specResources(spec),
       epoch: 0,
       pullFailures: 0,
       crashes: 0,
@@ -99,7 +102,9 @@ export function admitContainers(
     const ref = parseImageRef(spec.image);
     const c: ContainerRuntime = {
       spec,
-      hash: jsonHash(spec),
+      hash: specHash(spec),
+      allocated: specResources(spec),
+      actuated: specResources(spec),
       epoch: 0,
       pullFailures: 0,
       crashes: 0,

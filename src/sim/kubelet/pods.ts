@@ -3,7 +3,9 @@
 import type { ImageRef } from '../images.js';
 import { podConditions, podPhase, type ContainerStatus, type PodCondition } from '../podStatus.js';
 import type { KubeObject } from '../store.js';
-import { sameMembers } from '../json.js';
+import { qosClassOf } from '../apiserver/defaults.js';
+import type { JsonObject } from '../apiserver/json.js';
+import { jsonEqual, jsonHash, sameMembers } from '../json.js';
 
 /** The parts of a container spec the kubelet reads. */
 export interface ContainerSpec {
@@ -13,10 +15,25 @@ export interface ContainerSpec {
   [key: string]: unknown;
 }
 
+/** A container's `resources` (requests and limits, every resource) as the spec writes them. */
+export interface ResourceLists {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+}
+
 export interface ContainerRuntime {
   spec: ContainerSpec;
-  /** Hash of the spec the current (or next) container runs; a different one means restart. */
+  /** Hash of the spec the current (or next) container runs, resources left out (specHash); a different one means restart. */
   hash: string;
+  /** The resources the kubelet admitted for the container (status `allocatedResources`). */
+  allocated: ResourceLists;
+  /** The resources the running container has (status `resources`); a resize changes them (resize.ts). */
+  actuated: ResourceLists;
+  /**
+   * A resize of the running container is under way: an UpdateContainerResources (NotRequired), or
+   * a restart (RestartContainer) of the container `from`.
+   */
+  resizing?: { from: string | undefined };
   status: ContainerStatus;
   /** Bumped whenever the container's lifecycle starts over; stale timer callbacks see it and stop. */
   epoch: number;
@@ -57,6 +74,28 @@ export interface PodRuntime {
   writtenStatus?: Record<string, unknown>;
   /** A write of this pod is on its way (asynchronous ports): the next one waits for it. */
   inFlight?: boolean;
+  /** A resize the kubelet could not admit: its PodResizePending condition (resize.ts). */
+  resizePending?: { reason: 'Deferred' | 'Infeasible'; message: string };
+  /** A running container's resources differ from the admitted ones: PodResizeInProgress. */
+  resizeInProgress?: boolean;
+}
+
+/**
+ * The hash that decides whether a container is restarted: its spec without `resources` and
+ * `resizePolicy`, as the kubelet hashes it with in-place resize on (a resize is no new spec).
+ */
+export function specHash(spec: ContainerSpec): string {
+  const { resources: _r, resizePolicy: _p, ...rest } = spec;
+  return jsonHash(rest);
+}
+
+/** The spec's resources, as the kubelet admits them at start. */
+export function specResources(spec: ContainerSpec): ResourceLists {
+  const res = spec.resources as ResourceLists | undefined;
+  const out: ResourceLists = {};
+  if (res?.requests && Object.keys(res.requests).length) out.requests = { ...res.requests };
+  if (res?.limits && Object.keys(res.limits).length) out.limits = { ...res.limits };
+  return out;
 }
 
 export { rfc3339 } from '../clock.js';
@@ -133,7 +172,10 @@ export function podStatusFor(
 ): Record<string, unknown> {
   const specs = specContainers(pod);
   const statuses = specs
-    .map((s) => rt.containers.get(s.name)?.status)
+    .map((s) => {
+      const c = rt.containers.get(s.name);
+      return c && withResources(c);
+    })
     .filter((s): s is ContainerStatus => s !== undefined);
   const old = (pod.status ?? {}) as Record<string, unknown>;
   const phase = podPhase(statuses, rt.terminated, rt.restartPolicy);
@@ -149,6 +191,10 @@ export function podStatusFor(
         gates: readinessGates(pod),
         sandboxReady: rt.sandboxReady && !completed,
         completed,
+        resize: [
+          ...(rt.resizePending ? [{ type: 'PodResizePending', status: 'True' as const, ...rt.resizePending }] : []),
+          ...(rt.resizeInProgress ? [{ type: 'PodResizeInProgress', status: 'True' as const }] : []),
+        ],
       },
       now,
     ),
@@ -158,8 +204,24 @@ export function podStatusFor(
     podIPs: oneIP(old.podIPs, rt.podIP),
     startTime: rt.startTime,
     containerStatuses: sameItems(old.containerStatuses, statuses) ? old.containerStatuses : statuses,
-    qosClass: old.qosClass ?? 'BestEffort',
+    qosClass: old.qosClass ?? qosClassOf((pod.spec ?? {}) as JsonObject),
   };
+}
+
+/**
+ * The container's status with the resources the kubelet reports (in-place resize on, 1.33): what
+ * the running container has, else what was admitted; `allocatedResources` the admitted requests.
+ * The status object itself when it already says so (it is shared with the stored status).
+ */
+function withResources(c: ContainerRuntime): ContainerStatus {
+  const resources = c.status.state.running ? c.actuated : c.allocated;
+  const allocatedResources = c.allocated.requests;
+  if (jsonEqual(c.status.resources, resources) && jsonEqual(c.status.allocatedResources, allocatedResources))
+    return c.status;
+  const out: ContainerStatus = { ...c.status, resources };
+  if (allocatedResources) out.allocatedResources = allocatedResources;
+  else delete out.allocatedResources;
+  return out;
 }
 
 // The parts of the stored status that did not change are kept as they are (frozen, shared by the

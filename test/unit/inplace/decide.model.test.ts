@@ -98,7 +98,7 @@ class World {
       ),
     );
     if (gate?.status === 'False' && this.now < closedAt + this.drainMs) this.patchedBeforeDrain = true;
-    for (const c of body.spec.containers) {
+    for (const c of body.spec?.containers ?? []) {
       const spec = this.pod.spec!.containers.find((x) => x.name === c.name)!;
       spec.image = c.image;
     }

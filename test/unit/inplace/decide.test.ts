@@ -195,7 +195,7 @@ describe('decide: upgrade, before the patch', () => {
       ],
     });
     const s = expectKind(decide(pod, two), 'patch');
-    assert.deepEqual(s.body.spec.containers, [{ name: 'nginx', image: NEW }]);
+    assert.deepEqual(s.body.spec?.containers, [{ name: 'nginx', image: NEW }]);
     assert.deepEqual(Object.keys(s.state.containers), ['nginx']);
   });
   test('gate closed by this flow but already at target (nothing to patch): reopen', () => {
@@ -531,7 +531,7 @@ describe('decide: rollback', () => {
   test('drained by the rollback: patch back to the recorded images', () => {
     const pod = makePod({ ...closedByUs(10_000, rollbackCtx), state: upgraded(60_000), containers: [newContainer] });
     const s = expectKind(decide(pod, rollbackCtx), 'patch');
-    assert.deepEqual(s.body.spec.containers, [{ name: 'nginx', image: OLD }]);
+    assert.deepEqual(s.body.spec?.containers, [{ name: 'nginx', image: OLD }]);
     assert.equal(s.state.direction, 'rollback');
     assert.deepEqual(s.state.containers.nginx, {
       fromImage: NEW,

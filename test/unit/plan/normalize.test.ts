@@ -115,6 +115,7 @@ describe('defaults', () => {
       maxUnavailable: { kind: 'count', value: 1 },
       order: 'name',
       drainMs: 0,
+      drain: 'whenRestarting',
       podTimeoutMs: 300_000,
       minReadyMs: 0,
       respectPodDisruptionBudgets: true,

@@ -114,6 +114,9 @@ export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods
         p.spec!.containers[0]!.image = image;
       });
     },
+    resizePod: async (_ns: string, name: string): Promise<V1Pod> => {
+      throw new Error(`the fake fleet does not resize (${name})`);
+    },
     createEvent: async () => ({}),
   };
   return { pods, view, writer, writes, most, update, remove };

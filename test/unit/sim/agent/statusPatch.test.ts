@@ -9,6 +9,22 @@ import type { KubeObject } from '../../../../src/sim/store.js';
 const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: 'u-1' } };
 
 describe('node agent: the pods/status patch', () => {
+  test('sends the resize conditions, and deletes one the kubelet no longer reports', () => {
+    const pending = { type: 'PodResizePending', status: 'True', reason: 'Deferred', message: 'no room' };
+    const withPending = statusPatch(pod, { conditions: [pending, { type: 'Ready', status: 'True' }] }) as {
+      status: { conditions: unknown[] };
+    };
+    assert.deepEqual(withPending.status.conditions, [pending, { type: 'Ready', status: 'True' }]);
+    const stored: KubeObject = { ...pod, status: { conditions: [pending, { type: 'Ready', status: 'True' }] } };
+    const cleared = statusPatch(stored, { conditions: [{ type: 'Ready', status: 'True' }] }) as {
+      status: { conditions: unknown[] };
+    };
+    assert.deepEqual(cleared.status.conditions, [
+      { type: 'Ready', status: 'True' },
+      { type: 'PodResizePending', $patch: 'delete' },
+    ]);
+  });
+
   test("sends the kubelet's conditions only, in the kubelet's order, with the uid as precondition", () => {
     const status = {
       phase: 'Running',

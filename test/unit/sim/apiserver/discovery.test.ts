@@ -43,6 +43,7 @@ describe('discovery documents', () => {
       'nodes',
       'nodes/status',
       'pods',
+      'pods/resize',
       'pods/status',
     ]);
     const pods = list.resources.find((r) => r.name === 'pods')!;
@@ -51,6 +52,8 @@ describe('discovery documents', () => {
     assert.ok(pods.verbs.includes('watch') && pods.verbs.includes('patch'));
     assert.deepEqual((pods as { shortNames?: string[] }).shortNames, ['po']);
     assert.deepEqual(list.resources.find((r) => r.name === 'pods/status')!.verbs, ['get', 'patch', 'update']);
+    // In-place resize (Kubernetes 1.33), with the verbs kube-apiserver lists for it.
+    assert.deepEqual(list.resources.find((r) => r.name === 'pods/resize')!.verbs, ['get', 'patch', 'update']);
   });
 
   test('the OpenAPI v3 stub tells kubectl that PATCH of each kind takes fieldValidation', () => {
