@@ -260,7 +260,7 @@ export class KubeletCore {
     if (!node && !rt) return;
     if (!rt) rt = this.admit(pod, node!);
     else if (!rt.terminating) this.syncSpec(rt, pod);
-    if (!rt.terminating) this.resizer.sync(rt, pod, node);
+    if (!rt.terminating && node) this.resizer.sync(rt, pod, node); // a deleted Node: no capacity to admit against
     if (pod.metadata.deletionTimestamp && !rt.terminating)
       this.runtime.beginTermination(rt, pod.metadata.deletionGracePeriodSeconds ?? 30);
     if (rt.terminated) {
