@@ -71,7 +71,11 @@ export async function carryOut(
     if (outcome.kind === 'not-run') return { ok: false, status: 404, message: `${what} has no rollout record` };
     const { decision } = outcome;
     if (!decision.ok) return { ok: false, status: 409, message: `${request.action} ${what}: ${decision.message}` };
-    return { ok: true, status: 200, message: `${what}: ${decision.message}${decision.changed ? ` (by ${asker.by})` : ''}` };
+    return {
+      ok: true,
+      status: 200,
+      message: `${what}: ${decision.message}${decision.changed ? ` (by ${asker.by})` : ''}`,
+    };
   } catch (err) {
     if (!(err instanceof KubeError)) throw err;
     // The API server's own words: `configmaps "kwave-web" is forbidden: User "bob" cannot patch …`.

@@ -52,8 +52,7 @@ export interface RolloutPlace {
 }
 
 export type ControlOutcome =
-  | { kind: 'not-run' }
-  | { kind: 'decided'; decision: ControlDecision; request: ControlRequest; runner?: string };
+  { kind: 'not-run' } | { kind: 'decided'; decision: ControlDecision; request: ControlRequest; runner?: string };
 
 /**
  * Writes a pause, resume or abort request (record/control.ts decides, record/controlStore.ts
