@@ -8,6 +8,7 @@ import type { CoreV1Event, KubeConfig, V1ConfigMap, V1Lease, V1Node, V1Pod } fro
 import { objectAnswer } from './answers.js';
 import { realClusterDeps, type ClusterDeps, type ClusterOptions, type PodObserver } from './clusterOptions.js';
 import * as configMaps from './configMapRequests.js';
+import * as discovery from './discovery.js';
 import { decodePod } from './decode.js';
 import * as identity from './identityRequests.js';
 import type { KubeError } from './kubeError.js';
@@ -311,6 +312,13 @@ export class Cluster {
   /** PUT; `metadata.resourceVersion` is required by the API for leases; 409 if someone renewed in between. */
   async updateLease(namespace: string, body: V1Lease, options: LeaseCallOptions = {}): Promise<V1Lease> {
     return leases.updateLease(this.requester, namespace, body, options);
+  }
+
+  // ---- what the server serves ---------------------------------------------------------------
+
+  /** Whether the server serves `pods/resize` (discovery.ts): Kubernetes 1.33 and later, unless its feature gate is off. */
+  async servesPodResize(): Promise<boolean> {
+    return discovery.servesPodResize(this.requester);
   }
 
   // ---- who we are, and what we may do -------------------------------------------------------

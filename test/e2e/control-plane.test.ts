@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { connect } from '../../src/cluster/index.js';
 import {
   readAudit,
   selectedRelease,
@@ -256,6 +257,36 @@ describe('the real control plane through the real kubectl', () => {
         const reasons = r.stdout.trim().split('\n');
         return reasons.length === 2 && reasons.every((x) => x === 'Unschedulable') ? true : undefined;
       });
+    },
+  );
+
+  test('kwave reads from discovery that the server serves pods/resize', { skip }, async () => {
+    const cluster = connect({ kubeconfig: admin, env: {} });
+    try {
+      assert.equal(await cluster.servesPodResize(), true);
+      assert.equal(cluster.requests.snapshot()['get discovery 200'], 1);
+    } finally {
+      cluster.close();
+    }
+  });
+
+  test(
+    'with the InPlacePodVerticalScaling gate off (1.33; locked on from 1.35) the server serves no pods/resize, and kwave sees that',
+    { skip: skip || (selectedRelease().minor === '1.33' ? false : 'the gate can be turned off on 1.33 only') },
+    async () => {
+      const other = await startControlPlane({
+        controllers: false,
+        extraArgs: { apiserver: ['--feature-gates=InPlacePodVerticalScaling=false'] },
+      });
+      const file = join(work, 'gate-off.kubeconfig');
+      writeFileSync(file, other.kubeconfig());
+      const cluster = connect({ kubeconfig: file, env: {} });
+      try {
+        assert.equal(await cluster.servesPodResize(), false);
+      } finally {
+        cluster.close();
+        await other.close();
+      }
     },
   );
 
