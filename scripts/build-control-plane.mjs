@@ -13,8 +13,7 @@ import { controlPlaneSourceDir, pickRelease } from '../src/sim/controlPlane/rele
 
 const started = Date.now();
 const sourceDir = controlPlaneSourceDir();
-const { values: flags } = parseArgs({ options: { kubernetes: { type: 'string' } } });
-const release = pickRelease(flags.kubernetes);
+const release = pickRelease(kubernetesFlag());
 if ('reason' in release) {
   console.error(`control plane: ${release.reason}`);
   process.exit(2);
@@ -56,6 +55,16 @@ renameSync(partial, target); // atomic: a concurrent reader sees no binary or a 
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 console.error(`control plane: built in ${seconds} s (${mb(statSync(target).size)})`);
 console.log(target);
+
+/** `--kubernetes V`, the only flag; anything else exits 2. */
+function kubernetesFlag() {
+  try {
+    return parseArgs({ options: { kubernetes: { type: 'string' } } }).values.kubernetes;
+  } catch (err) {
+    console.error(`control plane: ${err.message}; usage: npm run build:control-plane [-- --kubernetes 1.33]`);
+    process.exit(2);
+  }
+}
 
 /** The commit the release's tag points at, as the module proxy records it (undefined if not). */
 function releaseCommit(release) {
