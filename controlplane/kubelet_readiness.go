@@ -35,7 +35,7 @@ func newReadiness(c *catalog) *readiness {
 }
 
 // No probe workers to start or stop: readiness is computed from the container's state alone.
-// (AddPod and UpdatePodStatus, whose signatures differ between releases, are in kubelet_prober*.go.)
+// (AddPod and UpdatePodStatus, whose signatures differ between releases, are in kubelet_release*.go.)
 func (r *readiness) StopLivenessAndStartup(*v1.Pod)       {}
 func (r *readiness) RemovePod(*v1.Pod)                    {}
 func (r *readiness) CleanupPods(map[types.UID]sets.Empty) {}
