@@ -48,7 +48,7 @@ func (s *imageService) PullImage(ctx context.Context, spec *runtimeapi.ImageSpec
 	id := image.imageRef()
 	stored, ok := s.Images[id]
 	if !ok {
-		stored = &runtimeapi.Image{Id: id, Size_: image.SizeBytes, RepoDigests: []string{id}, Spec: &runtimeapi.ImageSpec{Image: id}}
+		stored = newImage(id, image.SizeBytes)
 		s.Images[id] = stored
 	}
 	if _, digested := named.(reference.Digested); !digested && !contains(stored.RepoTags, named.String()) {

@@ -35,13 +35,13 @@ func newReadiness(c *catalog) *readiness {
 }
 
 // No probe workers to start or stop: readiness is computed from the container's state alone.
-func (r *readiness) AddPod(*v1.Pod)                       {}
+// (AddPod and UpdatePodStatus, whose signatures differ between releases, are in kubelet_release*.go.)
 func (r *readiness) StopLivenessAndStartup(*v1.Pod)       {}
 func (r *readiness) RemovePod(*v1.Pod)                    {}
 func (r *readiness) CleanupPods(map[types.UID]sets.Empty) {}
 
-// UpdatePodStatus sets Started and Ready on each container status, as the prober manager does.
-func (r *readiness) UpdatePodStatus(pod *v1.Pod, status *v1.PodStatus) {
+// updatePodStatus sets Started and Ready on each container status, as the prober manager does.
+func (r *readiness) updatePodStatus(pod *v1.Pod, status *v1.PodStatus) {
 	for i := range status.ContainerStatuses {
 		c := &status.ContainerStatuses[i]
 		r.setReady(pod, c, containerImage(pod.Spec.Containers, c.Name))

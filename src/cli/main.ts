@@ -299,6 +299,10 @@ export function buildProgram(io: CliIO, setResult: (p: Promise<number>) => void)
           'simulated',
         )
         .option(
+          '--kubernetes <minor>',
+          'the Kubernetes release of --control-plane real, e.g. 1.33 (default KWAVE_KUBERNETES, else the newest `npm run build:control-plane` builds)',
+        )
+        .option(
           '--clusters <n>',
           'serve this many clusters (embedded only), each with its own API server, nodes and /sim/stats; the kubeconfig has contexts sim-1 … sim-N',
         )

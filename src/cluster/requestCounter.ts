@@ -5,8 +5,9 @@
 /** Verbs as in Kubernetes audit logs. */
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
-/** Resources kwave touches; subresources as `pods/status`. */
+/** Resources kwave touches; subresources as `pods/status`; `discovery` for the discovery documents (`/api/v1`). */
 export type KubeResource =
+  | 'discovery'
   | 'pods'
   | 'pods/status'
   | 'pods/resize'

@@ -10,8 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { kubernetesVersion } from '../../src/sim/controlPlane/binary.js';
-import { readAudit, skipUnlessControlPlane, startControlPlane, type ControlPlane } from './helpers/controlPlane.js';
+import { connect } from '../../src/cluster/index.js';
+import {
+  readAudit,
+  selectedRelease,
+  skipUnlessControlPlane,
+  startControlPlane,
+  type ControlPlane,
+} from './helpers/controlPlane.js';
 
 const execFileP = promisify(execFile);
 const VIEWER = 'kwave-test-nobody';
@@ -86,16 +92,14 @@ describe('the real control plane through the real kubectl', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  test('kubectl version shows the real server version the module builds', { skip }, async () => {
+  test('kubectl version shows the real server version of the selected release', { skip }, async () => {
     const r = await kubectl(admin, 'version', '-o', 'json');
     assert.equal(r.code, 0, r.stderr);
     const v = JSON.parse(r.stdout) as { serverVersion: { gitVersion: string; major: string; minor: string } };
-    assert.equal(v.serverVersion.gitVersion, kubernetesVersion());
+    const release = selectedRelease();
+    assert.equal(v.serverVersion.gitVersion, release.version);
     assert.equal(v.serverVersion.gitVersion, cp.version);
-    assert.equal(
-      `v${v.serverVersion.major}.${v.serverVersion.minor}`,
-      kubernetesVersion().split('.').slice(0, 2).join('.'),
-    );
+    assert.equal(`${v.serverVersion.major}.${v.serverVersion.minor}`, release.minor);
   });
 
   test('kubectl get ns lists default and kube-system', { skip }, async () => {
@@ -290,6 +294,36 @@ describe('the real control plane through the real kubectl', () => {
       assert.equal(read, 'v');
       const written = await kubectl(admin, 'create', 'configmap', 'after-etcd-restart', '-n', 'default');
       assert.equal(written.code, 0, written.stderr);
+    },
+  );
+
+  test('kwave reads from discovery that the server serves pods/resize', { skip }, async () => {
+    const cluster = connect({ kubeconfig: admin, env: {} });
+    try {
+      assert.equal(await cluster.servesPodResize(), true);
+      assert.equal(cluster.requests.snapshot()['get discovery 200'], 1);
+    } finally {
+      cluster.close();
+    }
+  });
+
+  test(
+    'with the InPlacePodVerticalScaling gate off (1.33; locked on from 1.35) the server serves no pods/resize, and kwave sees that',
+    { skip: skip || (selectedRelease().minor === '1.33' ? false : 'the gate can be turned off on 1.33 only') },
+    async () => {
+      const other = await startControlPlane({
+        controllers: false,
+        extraArgs: { apiserver: ['--feature-gates=InPlacePodVerticalScaling=false'] },
+      });
+      const file = join(work, 'gate-off.kubeconfig');
+      writeFileSync(file, other.kubeconfig());
+      const cluster = connect({ kubeconfig: file, env: {} });
+      try {
+        assert.equal(await cluster.servesPodResize(), false);
+      } finally {
+        cluster.close();
+        await other.close();
+      }
     },
   );
 

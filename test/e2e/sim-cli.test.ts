@@ -272,6 +272,21 @@ describe('kwave sim', { skip: embeddedOnly('checks `kwave sim` with its default 
     );
   });
 
+  test('--kubernetes on the embedded backend, or naming a release kwave does not build, is refused with exit 2', async () => {
+    const embedded = startCli(['sim', '--kubernetes', '1.33']);
+    assert.equal(await embedded.exit, 2);
+    assert.match(
+      embedded.stderr.join(''),
+      /--kubernetes: picks the release of the real control plane; add --control-plane real/,
+    );
+    const unknown = startCli(['sim', '--control-plane', 'real', '--kubernetes', '1.20']);
+    assert.equal(await unknown.exit, 2);
+    assert.match(
+      unknown.stderr.join(''),
+      /--kubernetes 1\.20: kwave's control plane builds 1\.33 \(v1\.33\.\d+\), 1\.37 \(v1\.37\.\d+\)/,
+    );
+  });
+
   test('a bad fixture exits 2 naming file, line and column', async () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(file, 'nodes:\n  - name: n1\n    zoen: a\n');

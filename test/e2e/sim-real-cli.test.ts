@@ -1,8 +1,9 @@
-// `kwave sim --control-plane real` as a user runs it (the built CLI in its own process, the
-// cached control-plane build): 20 Running pods on the agent's nodes through the real kubectl, a
-// real server version, RBAC answering `auth can-i`, then `kwave run plans/demo.yaml` to the end:
-// every pod's imageID changed, restartCount 1, uid unchanged, and /sim/stats — read from the
-// apiserver's audit log, kwave's user only — 3 pod writes per pod. Runs on the real pass.
+// `kwave sim --control-plane real --kubernetes V` as a user runs it (the built CLI in its own
+// process, the cached control-plane build of that release): 20 Running pods on the agent's nodes
+// through the real kubectl, that release's server version, RBAC answering `auth can-i`, then
+// `kwave run plans/demo.yaml` to the end: every pod's imageID changed, restartCount 1, uid
+// unchanged, and /sim/stats — read from the apiserver's audit log, kwave's user only — 3 pod
+// writes per pod. Runs on the real pass.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { BACKEND, realNotBuilt } from './helpers/backend.js';
+import { selectedRelease } from './helpers/controlPlane.js';
 
 const run = promisify(execFile);
 const BIN = join(process.cwd(), 'bin/kwave.js');
@@ -39,7 +41,18 @@ describe('kwave sim --control-plane real', { skip }, () => {
     kubeconfig = join(dir, 'kc');
     child = spawn(
       process.execPath,
-      [BIN, 'sim', '--control-plane', 'real', '--pods', '20', '--kubeconfig-out', kubeconfig],
+      [
+        BIN,
+        'sim',
+        '--control-plane',
+        'real',
+        '--kubernetes',
+        selectedRelease().minor,
+        '--pods',
+        '20',
+        '--kubeconfig-out',
+        kubeconfig,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.setEncoding('utf8').on('data', (c: string) => out.push(c));
@@ -72,7 +85,7 @@ describe('kwave sim --control-plane real', { skip }, () => {
     for (const line of pods)
       assert.match(line, /^demo-\d+\s+1\/1\s+Running\s+0\s+\S+\s+10\.\d+\.\d+\.\d+\s+sim-node-[123]\s+<none>\s+1\/1$/);
     const version = JSON.parse(await kubectl('version', '-o', 'json')) as { serverVersion: { gitVersion: string } };
-    assert.match(version.serverVersion.gitVersion, /^v1\.\d+\.\d+$/);
+    assert.equal(version.serverVersion.gitVersion, selectedRelease().version);
     assert.equal((await kubectl('auth', 'can-i', 'patch', 'pods', '--subresource=status')).trim(), 'yes');
     const zones = (await kubectl('get', 'nodes', '-L', 'topology.kubernetes.io/zone', '--no-headers'))
       .trim()

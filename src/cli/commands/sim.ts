@@ -82,6 +82,12 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
       'USAGE',
       '--kubelet real: real kubelets join a real control plane; add --control-plane real (the embedded backend runs its own simulated kubelet)',
     );
+  const kubernetes = opts.kubernetes as string | undefined;
+  if (kubernetes !== undefined && controlPlane !== 'real')
+    throw new KwaveError(
+      'USAGE',
+      '--kubernetes: picks the release of the real control plane; add --control-plane real (the embedded backend is one simulator)',
+    );
   if (controlPlane === 'real' && faultSpec !== undefined)
     throw new KwaveError('USAGE', `--faults: ${FAULTS_EMBEDDED_ONLY}`);
   if (controlPlane === 'real' && opts.clusters !== undefined)
@@ -144,6 +150,7 @@ export async function run(ctx: CommandContext, _args: string[], opts: Record<str
         timeScale,
         jitter,
         kubelet,
+        controlPlane: { kubernetes },
         onWarning: (m) => ctx.io.stderr.write(`${kubelet === 'real' ? 'kubelets' : 'node agent'}: ${m}\n`),
       });
       const realControlPlane = `real control plane ${sim.controlPlane.version} up in ${(sim.timings.controlPlaneMs / 1000).toFixed(1)} s; pods Running and Ready ${(sim.timings.worldMs / 1000).toFixed(1)} s later`;

@@ -34,8 +34,10 @@ import {
 } from './identities.js';
 
 export interface ControlPlaneOptions {
-  /** The binary; default: KWAVE_CONTROL_PLANE_BIN or the cached build (binary.ts). */
+  /** The binary; default: KWAVE_CONTROL_PLANE_BIN or the cached build of `kubernetes` (binary.ts). */
   binary?: string;
+  /** The Kubernetes release to run, e.g. `1.33` (releases.ts); default KWAVE_KUBERNETES, else the newest. */
+  kubernetes?: string;
   /** Extra bearer-token users (e.g. an unprivileged test user); tokens in `ControlPlane.tokens`. */
   users?: ExtraUser[];
   /** false: etcd and apiserver only (as envtest runs them). Default true. */
@@ -123,7 +125,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
 async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const t0 = Date.now();
-  const binary = opts.binary ?? binaryOrThrow();
+  const binary = opts.binary ?? binaryOrThrow(opts.kubernetes);
   const pickPort = opts.pickPort ?? freePort;
   const stepMs = opts.stepTimeoutMs ?? 180_000;
   const dir = await mkdtemp(join(tmpdir(), 'kwave-cp-'));
@@ -282,8 +284,8 @@ async function startOnce(opts: ControlPlaneOptions): Promise<ControlPlane> {
   }
 }
 
-function binaryOrThrow(): string {
-  const found = findControlPlaneBinary();
+function binaryOrThrow(kubernetes: string | undefined): string {
+  const found = findControlPlaneBinary(process.env, kubernetes);
   if ('reason' in found) throw new Error(found.reason);
   return found.path;
 }

@@ -111,7 +111,7 @@ const SEED_USER = 'kwave-sim-seeder';
 
 /** Starts the control plane from the cached build; exit 2 with the build command when there is none. */
 export async function startOwnControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const binary = options.binary ?? findControlPlaneBinary();
+  const binary = options.binary ?? findControlPlaneBinary(process.env, options.kubernetes);
   if (typeof binary !== 'string' && 'reason' in binary)
     throw new KwaveError('USAGE', binary.reason, ExitCode.BAD_INPUT);
   const users = [...(options.users ?? []), { name: SEED_USER, groups: ['system:masters'] }];
