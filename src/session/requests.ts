@@ -22,7 +22,7 @@ export interface Asker {
 }
 
 /** `alice@laptop`: the person at the keyboard, where the request was made. */
-export function localAsker(env: NodeJS.ProcessEnv): string {
+function localAsker(env: NodeJS.ProcessEnv): string {
   return `${currentUser(env)}@${hostname()}`;
 }
 
