@@ -1,11 +1,7 @@
-// The simulated kubelet for a set of nodes, over a KubeletPort. It acts only as a kubelet does:
-// it reads pods bound to its nodes, runs their containers in the pretend runtime
-// (containers.ts), and writes pod status and Events back through the port, never a pod's spec.
-//
-// Work is event-driven and per pod: a change marks that one pod dirty, and dirty pods are
-// reconciled together on the next turn of the event loop. Nothing walks all pods on a change.
-// With an asynchronous port a pod has at most one write in flight; its end brings the pod back
-// for another look, so the status written always follows the latest view.
+// The simulated kubelet for a set of nodes, over a KubeletPort: it reads pods bound to its nodes,
+// runs their containers (containers.ts) and writes pod status and Events, never a pod's spec. A
+// change marks one pod dirty; dirty pods are reconciled together on the next turn of the event
+// loop, and a pod has at most one write in flight, whose end brings it back for another look.
 import { DEFAULT_TIMING, realClock, seededRandom, SimTime, type Clock, type Timing } from '../clock.js';
 import type { ImageTable } from '../images.js';
 import { PodIpam } from '../ipam.js';
