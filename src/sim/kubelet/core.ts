@@ -48,8 +48,7 @@ export interface KubeletCoreOptions {
   missingImages?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** How long a failed asynchronous write waits before the pod is looked at again. */
-const WRITE_RETRY_MS = 1000;
+const WRITE_RETRY_MS = 1000; // a failed asynchronous write: the pod is looked at again after this
 
 export class KubeletCore {
   private readonly port: KubeletPort;
