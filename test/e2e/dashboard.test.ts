@@ -95,8 +95,8 @@ describe('kwave dashboard in chromium during a gated rollout', () => {
         assert.match(
           await refusal.innerText(),
           BACKEND === 'real'
-            ? /forbidden: .*cannot patch resource "configmaps"/
-            : /denied the request: patch of configmaps "kwave-web"/,
+            ? /forbidden: .*cannot create resource "configmaps"/
+            : /denied the request: create of configmaps/,
         );
         await viewer.screenshot({ path: join(OUT(), '2-approval-refused.png'), fullPage: true });
         assert.equal(run.events.filter((e) => e.event === 'gate-end' && e.gate === 'sign-off').length, 0);

@@ -175,7 +175,7 @@ describe(
       assert.equal(exit.code, 3, `exit ${exit.code}\n${run.stderr()}\n${run.stdout().slice(-2000)}`);
       const failed = run.events.find((e) => e.event === 'pod-end' && e.result === 'failed');
       assert.ok(failed && failed.event === 'pod-end');
-      assert.equal(failed.reason, 'ResizeInfeasible');
+      assert.equal(failed.reason, 'ResizeInfeasible', failed.message);
       assert.match(
         failed.message,
         /Node didn't have enough capacity: memory, requested: 68719476736, capacity: 34359738368/,

@@ -2,8 +2,9 @@
 // ServiceAccount `viewer` that may read ConfigMaps, Leases and Events of `default` and nothing
 // more (a Role and its RoleBinding), with a token from the TokenRequest API in a kubeconfig of
 // its own: RBAC refuses its approval. Embedded (the simulator has no authorizer): the admin's
-// kubeconfig, with an admission rule that refuses every patch of the record with a 403 as a
-// webhook would; `lift` takes the rule away.
+// kubeconfig, with admission rules that refuse the writes of the plan's decisions ConfigMap (its
+// create — the record exists by then, and a create names nothing in its path — and its update)
+// with a 403 as a webhook would; `lift` takes them away.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeHttp } from '../../../src/sim/agent/kubeHttp.js';
@@ -18,7 +19,10 @@ export interface RefusedUser {
 export async function refusedUser(fleet: Fleet, record: string): Promise<RefusedUser> {
   const embedded = fleet.sim.embedded;
   if (embedded) {
-    embedded.admission.set([{ verb: 'patch', resource: 'configmaps', name: record, refuse: 403 }]);
+    embedded.admission.set([
+      { verb: 'create', resource: 'configmaps', refuse: 403 },
+      { verb: 'update', resource: 'configmaps', name: `${record}.control`, refuse: 403 },
+    ]);
     return { kubeconfig: fleet.kubeconfig, lift: async () => embedded.admission.set([]) };
   }
   const admin = new KubeHttp({ url: fleet.sim.url, token: fleet.sim.token, caPem: fleet.sim.caPem });
