@@ -75,51 +75,30 @@ export function getPod(
   });
 }
 
-export function patchPod(
+/**
+ * A strategic-merge patch of a pod (`subresource` undefined), of its status, or of its resources
+ * (`resize`: the containers' CPU and memory, Kubernetes 1.33+).
+ */
+function strategicPatch(
+  subresource: 'status' | 'resize' | undefined,
   requester: Requester,
   observers: Iterable<PodObserver>,
   namespace: string,
   name: string,
   body: object,
 ): Promise<V1Pod> {
-  return podAnswer(requester, observers, { verb: 'patch', resource: 'pods', namespace }, name, {
+  const resource = subresource ? (`pods/${subresource}` as const) : 'pods';
+  return podAnswer(requester, observers, { verb: 'patch', resource, namespace }, name, {
     method: 'PATCH',
-    path: podPath(namespace, name),
+    path: subresource ? `${podPath(namespace, name)}/${subresource}` : podPath(namespace, name),
     body,
     contentType: PatchStrategy.StrategicMergePatch,
   });
 }
 
-export function patchPodStatus(
-  requester: Requester,
-  observers: Iterable<PodObserver>,
-  namespace: string,
-  name: string,
-  body: object,
-): Promise<V1Pod> {
-  return podAnswer(requester, observers, { verb: 'patch', resource: 'pods/status', namespace }, name, {
-    method: 'PATCH',
-    path: `${podPath(namespace, name)}/status`,
-    body,
-    contentType: PatchStrategy.StrategicMergePatch,
-  });
-}
-
-/** A strategic-merge patch of `pods/{name}/resize`: the containers' CPU and memory (Kubernetes 1.33+). */
-export function resizePod(
-  requester: Requester,
-  observers: Iterable<PodObserver>,
-  namespace: string,
-  name: string,
-  body: object,
-): Promise<V1Pod> {
-  return podAnswer(requester, observers, { verb: 'patch', resource: 'pods/resize', namespace }, name, {
-    method: 'PATCH',
-    path: `${podPath(namespace, name)}/resize`,
-    body,
-    contentType: PatchStrategy.StrategicMergePatch,
-  });
-}
+export const patchPod = strategicPatch.bind(undefined, undefined);
+export const patchPodStatus = strategicPatch.bind(undefined, 'status');
+export const resizePod = strategicPatch.bind(undefined, 'resize');
 
 export function watchPods(
   requester: Requester,
