@@ -120,7 +120,11 @@ function tagOffset(text: string, node: Node): number {
 }
 
 function yamlErrorMessage(code: string, message: string): string {
-  const short = message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message;
+  // The parser quotes the token it met whole: a hostile plan's long key would make a long message.
+  const short = (message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? message).replace(
+    /"([^"]{60})[^"]+"/g,
+    '"$1…"',
+  );
   switch (code) {
     case 'MULTIPLE_DOCS':
       return 'expected one YAML document, found several (a plan file holds one plan; remove the "---" separator)';

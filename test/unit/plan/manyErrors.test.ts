@@ -74,3 +74,13 @@ test('formatErrors quotes each error its own line of one text, CRLF or not', () 
     '… and 1 more error',
   ]);
 });
+
+test('a syntax error at a 5,000-character token quotes its first 60 characters, not the whole token', () => {
+  const token = 'a'.repeat(5000);
+  const r = loadPlanText(`- a\nb: ${token}\n`, 'plan.yaml');
+  assert.equal(r.ok, false);
+  if (r.ok) return;
+  const long = r.errors.filter((e) => e.message.includes('aaaa'));
+  assert.ok(long.length > 0, JSON.stringify(r.errors.map((e) => e.message)));
+  for (const e of long) assert.ok(e.message.length < 200, `${e.message.length} chars: ${e.message.slice(0, 120)}`);
+});
