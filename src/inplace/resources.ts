@@ -3,7 +3,7 @@
 // the plan's target makes of them, whether the kubelet restarts the container for the change (its
 // `resizePolicy`), and the pod's QoS class before and after. Pure.
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { sameQuantity } from '../plan/quantity.js';
+import { sameQuantity } from '../quantity.js';
 import type { ContainerUpdate, CpuMemory, ResourceTarget } from '../plan/types.js';
 import { containerStatus, specContainer } from './podView.js';
 

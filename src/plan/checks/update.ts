@@ -2,7 +2,7 @@
 // resources the API server could take (a request above its limit it refuses, as it would here).
 import { quoted } from '../describe.js';
 import { IMAGE_REF_EXPECTED, parseImageRef } from '../imageRef.js';
-import { parseQuantity } from '../quantity.js';
+import { parseQuantity } from '../../quantity.js';
 import type { DeepPartial, RawSpec } from '../raw.js';
 import type { CheckContext } from './context.js';
 

@@ -2,6 +2,7 @@
 // admission plugins' visible effects), and the QoS class it records in status.
 import { frozenCopy } from '../store.js';
 import { clone, isObject, type JsonObject } from './json.js';
+import { parseQuantity as quantityValue } from '../../quantity.js';
 
 /** The image pull policy the API defaults: Always for `:latest` or untagged images, else IfNotPresent. */
 function defaultPullPolicy(image: string): string {
@@ -139,32 +140,10 @@ export function defaultNewPod(pod: JsonObject): JsonObject {
   return p;
 }
 
-const SUFFIX: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
 /** A resource quantity (`100m`, `1Gi`, `0.5`) as a number, or NaN. */
 export function parseQuantity(q: unknown): number {
   if (typeof q === 'number') return q;
-  if (typeof q !== 'string') return NaN;
-  const m = /^([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.exec(q.trim());
-  if (!m) return NaN;
-  return Number(m[1]) * SUFFIX[m[2] ?? '']!;
+  return (typeof q === 'string' ? quantityValue(q) : undefined) ?? NaN;
 }
 
 /** Guaranteed, Burstable or BestEffort, from the containers' CPU and memory requests and limits. */

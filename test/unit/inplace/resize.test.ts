@@ -7,7 +7,7 @@ import { decide, type DecideContext, type Step } from '../../../src/inplace/deci
 import { resizeCompletion } from '../../../src/inplace/resizeCompletion.js';
 import { applyTarget, qosClassOf, resizeRestarts, type Resources } from '../../../src/inplace/resources.js';
 import { decodeState, encodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
-import { parseQuantity, sameQuantity } from '../../../src/plan/quantity.js';
+import { parseQuantity, sameQuantity } from '../../../src/quantity.js';
 
 const GATE = 'kwave.dev/in-place-ready';
 const T0 = Date.parse('2026-12-06T10:00:00Z');

@@ -1,6 +1,7 @@
 // Kubernetes resource quantities (`250m`, `0.5`, `128Mi`, `1G`, `1e3`) as numbers, to compare
 // a plan's target with what a pod asks for and what its kubelet reports: `100m` and `0.1` are
-// the same CPU, `1Gi` and `1024Mi` the same memory. Pure.
+// the same CPU, `1Gi` and `1024Mi` the same memory; the simulator's API server and kubelet read
+// quantities with it too. Pure.
 
 const SUFFIX: Readonly<Record<string, number>> = {
   '': 1,
