@@ -15,6 +15,7 @@ import type { DashboardView, RolloutView } from '../../src/dashboard/viewModel.j
 async function pushedView(url: string, match: (r: RolloutView) => boolean, what: string): Promise<RolloutView> {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), 120_000);
+  let last: RolloutView | undefined;
   try {
     const res = await fetch(`${url}api/stream`, { signal: stop.signal });
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
@@ -28,11 +29,15 @@ async function pushedView(url: string, match: (r: RolloutView) => boolean, what:
         buffer = buffer.slice(end + 2);
         const data = /^data: (.*)$/m.exec(message)?.[1];
         const rollout = data && (JSON.parse(data) as DashboardView).rollouts.find((r) => r.plan === 'web');
+        if (rollout) last = rollout;
         if (rollout && match(rollout)) return rollout;
       }
     }
   } catch (err) {
-    if (stop.signal.aborted) throw new Error(`no view pushed with ${what}`);
+    if (stop.signal.aborted) {
+      const seen = last ? `phase ${last.phase}, waves ${JSON.stringify(last.waveBars)}` : 'no view of web';
+      throw new Error(`no view pushed with ${what} in 120 s; the last: ${seen}`);
+    }
     throw err;
   } finally {
     clearTimeout(timer);
@@ -67,7 +72,14 @@ describe('kwave dashboard: live through broken watches, and its access rules', (
       }
       const approved = await fleet.kwave(['approve', plan]);
       assert.equal(approved.code, 0, approved.stderr);
-      const done = await pushedView(dashboard.url, (r) => r.phase === 'Completed', 'phase Completed');
+      const done = await pushedView(dashboard.url, (r) => r.phase === 'Completed', 'phase Completed').catch(
+        (err: Error) => {
+          const tail = (text: string) => text.slice(-3000);
+          throw new Error(
+            `${err.message}\nkwave run stdout:\n${tail(run.stdout())}\nstderr:\n${tail(run.stderr())}\nkwave dashboard stderr:\n${tail(dashboard.stderr())}`,
+          );
+        },
+      );
       assert.deepEqual(
         done.waveBars.map((b) => [b.atTarget, b.pods, b.state]),
         [
