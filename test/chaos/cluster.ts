@@ -50,8 +50,10 @@ export interface ChaosCluster {
   crashContainer(name: string): Promise<boolean>;
   /** The Node object deleted through the API; its pods are left to the pod GC. */
   deleteNode(node: string): Promise<void>;
-  /** Every watch event this many ms late (embedded only: its API server's slow-watch fault; 0 ends it). */
+  /** Every watch event of kwave's this many ms late (embedded: its API server's fault; real: the fault proxy, when the scenario has a slow watch; 0 ends it). */
   setWatchDelay?(ms: number): void;
+  /** Ends kwave's open watch streams (real, through the fault proxy); returns how many. */
+  cutWatches?(): number;
   /** The node fault: its kubelet silent (embedded: NotReady at once; real: the node-lifecycle controller notices). */
   setNodeReady(node: string, ready: boolean): Promise<void>;
   /** Admission refuses every patch of `pod` with `code` (embedded only: the simulator's admission rules). */
@@ -79,6 +81,8 @@ export interface BackendFaultReport {
   kwaveRelists: number;
   /** Faults that failed to take place (e.g. the apiserver did not come back), as messages. */
   problems: string[];
+  /** Real, through the fault proxy: kwave's watch chunks held back, and its watch streams cut. */
+  slowWatch?: { delayedChunks: number; cuts: number };
 }
 
 export function isSelected(pod: KubeObject): boolean {

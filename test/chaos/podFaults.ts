@@ -105,6 +105,13 @@ export function startTimedFaults(
       return;
     }
     timers.push(setTimeout(() => setWatchDelay(slowWatch.delayMs), slowWatch.atMs));
-    timers.push(setTimeout(() => setWatchDelay(0), slowWatch.atMs + slowWatch.forMs));
+    timers.push(
+      setTimeout(() => {
+        setWatchDelay(0);
+        if (!slowWatch.cutAtEnd) return;
+        if (!cluster.cutWatches) observed.problems.push('watch cut: this backend cannot cut watches');
+        else cluster.cutWatches();
+      }, slowWatch.atMs + slowWatch.forMs),
+    );
   }
 }
