@@ -151,9 +151,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         }
       }
     },
-    ...(proxy
-      ? { setWatchDelay: (ms: number) => proxy.setWatchDelay(ms), cutWatches: () => proxy.cutWatches() }
-      : {}),
+    ...(proxy ? { setWatchDelay: (ms: number) => proxy.setWatchDelay(ms), cutWatches: () => proxy.cutWatches() } : {}),
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

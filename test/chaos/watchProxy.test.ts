@@ -147,7 +147,10 @@ describe('held chunks', () => {
   test('keep their order when the delay is lowered, each released at its own due time', async () => {
     let now = 0;
     const out: string[] = [];
-    const held = new HeldChunks((c) => out.push(c.toString()), () => now);
+    const held = new HeldChunks(
+      (c) => out.push(c.toString()),
+      () => now,
+    );
     assert.equal(held.push(Buffer.from('a'), 50), true);
     assert.equal(held.push(Buffer.from('b'), 0), true, 'behind a held chunk, a chunk waits too');
     assert.deepEqual(out, []);
