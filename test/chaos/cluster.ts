@@ -62,8 +62,11 @@ export interface ChaosCluster {
   subscribe(listener: (change: ClusterChange) => void): () => void;
   /** Starts counting (not-Ready pods, requests) from now. */
   resetStats(): Promise<void>;
-  /** The backend's own faults of the scenario, on timers from now (none on embedded: its API faults are set at start). */
-  startBackendFaults(s: Scenario, timers: NodeJS.Timeout[]): void;
+  /**
+   * The backend's own faults of the scenario, on timers from now (none on embedded: its API faults
+   * are set at start); resolves once the last of them is over (the API server answers again).
+   */
+  startBackendFaults(s: Scenario, timers: NodeJS.Timeout[]): Promise<void>;
   /** Marks that a batch of `runners` kwave processes starts now (for per-run request counts). */
   runnersStarting(runners: number): void;
   /** The batch ended: this many distinct runners held the Lease meanwhile. */

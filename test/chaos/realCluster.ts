@@ -161,8 +161,11 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
       audit.read();
     },
     startBackendFaults: (sc, timers) => {
+      let last = 0;
       const at = (ms: number | undefined, what: string, run: () => Promise<void>) => {
-        if (ms !== undefined) timers.push(setTimeout(() => fault(what, run), ms));
+        if (ms === undefined) return;
+        last = Math.max(last, ms);
+        timers.push(setTimeout(() => fault(what, run), ms));
       };
       at(sc.real?.apiserverRestartAtMs, 'apiserver restart', () => cp.restartApiServer());
       at(sc.real?.etcdRestartAtMs, 'etcd restart', () => cp.restartEtcd());
@@ -176,6 +179,8 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         if (!sim.kubelets) throw new Error('no real kubelets to restart (--kubelet real)');
         await sim.kubelets.restartKubelet(restart!.node);
       });
+      // Created after the faults' timers: at `last` it fires after the last of them joined the chain.
+      return new Promise<void>((resolve) => timers.push(setTimeout(() => void faultChain.then(resolve), last)));
     },
     runnersStarting: (runners) => audit.batch(runners),
     runnersRan: (holders) => audit.ran(holders),

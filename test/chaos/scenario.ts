@@ -59,9 +59,9 @@ export interface Scenario {
    */
   crashes: { nth: number; afterMs: number }[];
   /**
-   * A slow watch: every watch event `delayMs` late, from `atMs` after kwave's first image patch for
-   * `forMs` (embedded: its API server's fault; real: the fault proxy in front of kube-apiserver,
-   * watchProxy.ts). On real, `cutAtEnd` also cuts kwave's open watch streams as the slow spell
+   * A slow watch: every watch event `delayMs` late for `forMs`, from `atMs` after kwave's first
+   * image patch (embedded: its API server's fault) or after the real faults are over (real: the
+   * fault proxy in front of kube-apiserver, watchProxy.ts). On real, `cutAtEnd` also cuts kwave's open watch streams as the slow spell
    * ends, losing the events they still held.
    */
   slowWatch?: { atMs: number; forMs: number; delayMs: number; cutAtEnd?: boolean };
