@@ -50,8 +50,10 @@ export interface ChaosCluster {
   crashContainer(name: string): Promise<boolean>;
   /** The Node object deleted through the API; its pods are left to the pod GC. */
   deleteNode(node: string): Promise<void>;
-  /** Every watch event this many ms late (embedded only: its API server's slow-watch fault; 0 ends it). */
+  /** Every watch event of kwave's this many ms late (embedded: its API server's fault; real: the fault proxy, when the scenario has a slow watch; 0 ends it). */
   setWatchDelay?(ms: number): void;
+  /** Ends kwave's open watch streams (real, through the fault proxy); returns how many. */
+  cutWatches?(): number;
   /** The node fault: its kubelet silent (embedded: NotReady at once; real: the node-lifecycle controller notices). */
   setNodeReady(node: string, ready: boolean): Promise<void>;
   /** Admission refuses every patch of `pod` with `code` (embedded only: the simulator's admission rules). */
@@ -60,8 +62,11 @@ export interface ChaosCluster {
   subscribe(listener: (change: ClusterChange) => void): () => void;
   /** Starts counting (not-Ready pods, requests) from now. */
   resetStats(): Promise<void>;
-  /** The backend's own faults of the scenario, on timers from now (none on embedded: its API faults are set at start). */
-  startBackendFaults(s: Scenario, timers: NodeJS.Timeout[]): void;
+  /**
+   * The backend's own faults of the scenario, on timers from now (none on embedded: its API faults
+   * are set at start); resolves once the last of them is over (the API server answers again).
+   */
+  startBackendFaults(s: Scenario, timers: NodeJS.Timeout[]): Promise<void>;
   /** Marks that a batch of `runners` kwave processes starts now (for per-run request counts). */
   runnersStarting(runners: number): void;
   /** The batch ended: this many distinct runners held the Lease meanwhile. */
@@ -79,6 +84,8 @@ export interface BackendFaultReport {
   kwaveRelists: number;
   /** Faults that failed to take place (e.g. the apiserver did not come back), as messages. */
   problems: string[];
+  /** Real, through the fault proxy: kwave's watch chunks held back, and its watch streams cut. */
+  slowWatch?: { delayedChunks: number; cuts: number };
 }
 
 export function isSelected(pod: KubeObject): boolean {

@@ -65,7 +65,7 @@ export async function startEmbeddedCluster(s: Scenario, dir: string, timeScale: 
     resetStats: async () => {
       await fetch(`${sim.metricsUrl}/sim/stats/reset`, { method: 'POST' });
     },
-    startBackendFaults: () => undefined,
+    startBackendFaults: async () => undefined,
     runnersStarting: () => undefined,
     runnersRan: () => undefined,
     final: async () => {

@@ -109,8 +109,8 @@ export async function runScenario(
     // kwave's first image patch the cluster saw.
     const seen = observed;
     observed.onFirstPatch = () => {
-      cluster.startBackendFaults(s, timers);
-      startTimedFaults(s, cluster, seen, timers);
+      const backendFaultsOver = cluster.startBackendFaults(s, timers);
+      startTimedFaults(s, cluster, seen, timers, backendFaultsOver);
     };
 
     // From the moment the cluster serves: its start-up (long on a loaded machine) is not kwave's time.

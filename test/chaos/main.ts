@@ -77,6 +77,8 @@ let with410 = 0;
 let tainted = 0;
 let interrupted = 0;
 let notStarted = 0;
+/** Real, through the fault proxy: scenarios with a slow watch, kwave's watch chunks it held back, streams it cut. */
+const proxied = { scenarios: 0, delayedChunks: 0, cuts: 0 };
 const landed = { evictions: 0, crashes: 0, nodeDeletions: 0 };
 /** Per real fault kind: scenarios with it, and those where a watch was answered 410 Gone. */
 const goneByKind = new Map<string, { scenarios: number; gone: number; relisted: number }>();
@@ -116,9 +118,16 @@ async function worker(queue: typeof scenarios): Promise<void> {
       goneByKind.set(k, g);
     }
     startups.push(result.startupMs);
+    const slow = result.faults.slowWatch;
+    if (slow) {
+      proxied.scenarios++;
+      proxied.delayedChunks += slow.delayedChunks;
+      proxied.cuts += slow.cuts;
+    }
+    const slowPart = slow ? `; slow watch: ${slow.delayedChunks} chunks held back, ${slow.cuts} streams cut` : '';
     const realPart =
       backend === 'real'
-        ? `; 410s: observer ${result.faults.observer410}, kwave re-lists ≥ ${result.faults.kwaveRelists}; nodes NotReady/tainted ${result.nodesTainted}; start ${(result.startupMs / 1000).toFixed(1)}s`
+        ? `; 410s: observer ${result.faults.observer410}, kwave re-lists ≥ ${result.faults.kwaveRelists}; nodes NotReady/tainted ${result.nodesTainted}${slowPart}; start ${(result.startupMs / 1000).toFixed(1)}s`
         : '';
     const { evictions, crashes, nodeDeletions } = result.landed;
     const landedPart =
@@ -152,7 +161,7 @@ const byKind = [...faults.entries()]
 const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)] ?? 0;
 const realSummary =
   backend === 'real'
-    ? `; 410 Gone in ${with410} scenarios (observer watches ${observer410}, kwave re-lists ≥ ${kwaveRelists}; by fault: ${[...goneByKind.entries()].map(([k, g]) => `${k} ${g.gone}/${g.scenarios} observer, ${g.relisted}/${g.scenarios} kwave`).join(', ')}); nodes NotReady/tainted in ${tainted}; control plane start median ${(median / 1000).toFixed(1)}s`
+    ? `; 410 Gone in ${with410} scenarios (observer watches ${observer410}, kwave re-lists ≥ ${kwaveRelists}; by fault: ${[...goneByKind.entries()].map(([k, g]) => `${k} ${g.gone}/${g.scenarios} observer, ${g.relisted}/${g.scenarios} kwave`).join(', ')}); nodes NotReady/tainted in ${tainted}; slow watch through the proxy in ${proxied.scenarios} (${proxied.delayedChunks} chunks held back, ${proxied.cuts} streams cut); control plane start median ${(median / 1000).toFixed(1)}s`
     : '';
 console.log(
   `chaos${backend === 'real' ? ` (real control plane${kubelet === 'real' ? ', real kubelets' : ''})` : ''}: ${count} scenarios (seed ${replay ?? seed}), ${failed} failed; faults: ${byKind || 'none'}; landed: ${landed.evictions} evictions, ${landed.crashes} crashes, ${landed.nodeDeletions} node deletions; kills ${kills}; interrupted ${interrupted}${notStarted ? `; clusters that did not start ${notStarted}` : ''}; violations ${violations}${realSummary}; ${((Date.now() - started) / 1000).toFixed(0)}s`,

@@ -79,12 +79,17 @@ export function startPodFaults(
   });
 }
 
-/** The node deletion and the slow watch, on timers from now (kwave's first image patch). */
+/**
+ * The node deletion, on a timer from now (kwave's first image patch), and the slow watch, timed
+ * from `backendFaultsOver` (the backend's outages over: a watch held back while the API server
+ * is down holds nothing back).
+ */
 export function startTimedFaults(
   s: Scenario,
   cluster: ChaosCluster,
   observed: Observed,
   timers: NodeJS.Timeout[],
+  backendFaultsOver: Promise<void>,
 ): void {
   const { nodeDeletion, slowWatch } = s;
   if (nodeDeletion)
@@ -104,7 +109,17 @@ export function startTimedFaults(
       observed.problems.push('slow watch: this backend has no watch delay');
       return;
     }
-    timers.push(setTimeout(() => setWatchDelay(slowWatch.delayMs), slowWatch.atMs));
-    timers.push(setTimeout(() => setWatchDelay(0), slowWatch.atMs + slowWatch.forMs));
+    void backendFaultsOver.then(() => {
+      if (observed.chaosOver) return;
+      timers.push(setTimeout(() => setWatchDelay(slowWatch.delayMs), slowWatch.atMs));
+      timers.push(
+        setTimeout(() => {
+          setWatchDelay(0);
+          if (!slowWatch.cutAtEnd) return;
+          if (!cluster.cutWatches) observed.problems.push('watch cut: this backend cannot cut watches');
+          else cluster.cutWatches();
+        }, slowWatch.atMs + slowWatch.forMs),
+      );
+    });
   }
 }

@@ -7,8 +7,12 @@
 // frozen, etcd compacted before a restart (so resumed watches meet 410 Gone), a node's heartbeats
 // stopped (with real kubelets: the kubelet frozen), a kubelet restarted; a Node deleted (the real
 // pod GC removes its pods), evictions through the Eviction API, containers crashed by the node
-// agent's kubelet.
+// agent's kubelet; in a scenario with a slow watch, kwave's requests go through the fault proxy
+// (watchProxy.ts), which holds its watch streams back and cuts them.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { renderKubeconfig, writeKubeconfig } from '../../src/sim/apiserver/kubeconfig.js';
+import { paths } from '../../src/sim/controlPlane/flags.js';
 import { KubeHttp } from '../../src/sim/agent/kubeHttp.js';
 import { AuditTail, type AuditRecord } from '../../src/sim/controlPlane/index.js';
 import { startRealSim } from '../../src/sim/real/index.js';
@@ -23,6 +27,7 @@ import {
   type ClusterChange,
 } from './cluster.js';
 import type { Scenario } from './scenario.js';
+import { startWatchProxy, type WatchProxy } from './watchProxy.js';
 
 const OBSERVER = 'kwave-chaos-observer';
 const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
@@ -40,6 +45,23 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
     controlPlane: { users: [{ name: OBSERVER, groups: ['system:masters'] }] },
   });
   const cp = sim.controlPlane;
+  let proxy: WatchProxy | undefined;
+  if (s.slowWatch) {
+    // kube-apiserver's own serving pair: kwave's kubeconfig keeps the cluster's CA, only its server moves.
+    const pki = paths(cp.dir);
+    try {
+      proxy = await startWatchProxy({
+        upstream: cp.url,
+        upstreamCaPem: cp.caPem,
+        certPem: await readFile(pki.servingCert, 'utf8'),
+        keyPem: await readFile(pki.servingKey, 'utf8'),
+      });
+    } catch (err) {
+      await sim.close();
+      throw err;
+    }
+    await writeKubeconfig(kubeconfigPath, renderKubeconfig({ server: proxy.url, caPem: cp.caPem, token: sim.token }));
+  }
   const http = new KubeHttp({
     url: cp.url,
     caPem: cp.caPem,
@@ -79,6 +101,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
   try {
     for (const f of feeds) await f.start();
   } catch (err) {
+    await proxy?.close();
     await sim.close();
     throw err;
   }
@@ -128,6 +151,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         }
       }
     },
+    ...(proxy ? { setWatchDelay: (ms: number) => proxy.setWatchDelay(ms), cutWatches: () => proxy.cutWatches() } : {}),
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -137,8 +161,11 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
       audit.read();
     },
     startBackendFaults: (sc, timers) => {
+      let last = 0;
       const at = (ms: number | undefined, what: string, run: () => Promise<void>) => {
-        if (ms !== undefined) timers.push(setTimeout(() => fault(what, run), ms));
+        if (ms === undefined) return;
+        last = Math.max(last, ms);
+        timers.push(setTimeout(() => fault(what, run), ms));
       };
       at(sc.real?.apiserverRestartAtMs, 'apiserver restart', () => cp.restartApiServer());
       at(sc.real?.etcdRestartAtMs, 'etcd restart', () => cp.restartEtcd());
@@ -152,6 +179,8 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
         if (!sim.kubelets) throw new Error('no real kubelets to restart (--kubelet real)');
         await sim.kubelets.restartKubelet(restart!.node);
       });
+      // Created after the faults' timers: at `last` it fires after the last of them joined the chain.
+      return new Promise<void>((resolve) => timers.push(setTimeout(() => void faultChain.then(resolve), last)));
     },
     runnersStarting: (runners) => audit.batch(runners),
     runnersRan: (holders) => audit.ran(holders),
@@ -171,13 +200,19 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
     },
     faultReport: () => ({
       ...report,
+      problems: [
+        ...report.problems,
+        ...(proxy && proxy.stats.watches === 0 ? ['slow watch: kwave opened no watch through the fault proxy'] : []),
+      ],
       observer410: feeds.reduce((n, f) => n + f.expired, 0),
       kwaveRelists: audit.relists(),
+      ...(proxy ? { slowWatch: { delayedChunks: proxy.stats.delayedChunks, cuts: proxy.stats.cuts } } : {}),
     }),
     close: async () => {
       await faultChain;
       for (const f of feeds) f.close();
       http.close();
+      await proxy?.close();
       await sim.close();
     },
   };

@@ -4,7 +4,7 @@
 // another PID namespace, a runner with a skewed clock. On the real control plane the API faults
 // (served by the embedded API server only) give way to the real one's: kube-apiserver restarted,
 // etcd paused, the watch cache emptied under old resourceVersions (410), a node's heartbeats
-// stopped until the node-lifecycle controller taints it.
+// stopped until the node-lifecycle controller taints it, kwave's watches slowed and cut by a proxy.
 import { seededRandom } from '../../src/sim/clock.js';
 
 export type Backend = 'embedded' | 'real';
@@ -58,8 +58,13 @@ export interface Scenario {
    * container exiting `afterMs` later (once; the kubelet restarts it at once).
    */
   crashes: { nth: number; afterMs: number }[];
-  /** Embedded only: a slow watch, every watch event `delayMs` late, from `atMs` after kwave's first image patch for `forMs`. */
-  slowWatch?: { atMs: number; forMs: number; delayMs: number };
+  /**
+   * A slow watch: every watch event `delayMs` late for `forMs`, from `atMs` after kwave's first
+   * image patch (embedded: its API server's fault) or after the real faults are over (real: the
+   * fault proxy in front of kube-apiserver, watchProxy.ts). On real, `cutAtEnd` also cuts kwave's open watch streams as the slow spell
+   * ends, losing the events they still held.
+   */
+  slowWatch?: { atMs: number; forMs: number; delayMs: number; cutAtEnd?: boolean };
 }
 
 interface RealFaults {
@@ -135,7 +140,7 @@ export function drawScenario(
   // (and, but for the new faults, before the admission refusal and the pod faults did).
   if (backend === 'real') {
     const real = withPodFaults(withRealFaults(drawn, r), r);
-    return kubelet === 'real' ? withKubeletFaults(real, r) : real;
+    return withRealSlowWatch(kubelet === 'real' ? withKubeletFaults(real, r) : real, r);
   }
   if (chance(0.25)) drawn.admissionRefusal = { podIndex: int(0, 9), code: pick([403, 422] as const) };
   const withFaults = withPodFaults(drawn, r);
@@ -168,8 +173,8 @@ function withPodFaults(s: Scenario, r: () => number): Scenario {
 }
 
 /**
- * The real control plane's version of a scenario: no API error/latency/cut injection (there is
- * no proxy in front of kube-apiserver), at least one real fault, a node silent long enough for
+ * The real control plane's version of a scenario: no API error/latency/cut injection (kube-apiserver
+ * answers for itself), at least one real fault, a node silent long enough for
  * the node-lifecycle controller (8 s grace, see src/sim/real) to mark it NotReady and taint it.
  */
 function withRealFaults(s: Scenario, r: () => number): Scenario {
@@ -205,6 +210,18 @@ function withKubeletFaults(s: Scenario, r: () => number): Scenario {
   return { ...s, kubelet: 'real', real: { ...s.real, ...(r() < 0.7 ? { kubeletRestart: { node, atMs } } : {}) } };
 }
 
+/**
+ * On the real control plane, drawn last (a real seed replays its other faults as before): a slow
+ * watch through the fault proxy, longer than the embedded one (real kubelet timings), half the
+ * time ended by a cut of kwave's watch streams.
+ */
+function withRealSlowWatch(s: Scenario, r: () => number): Scenario {
+  const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+  if (r() >= 0.35) return s;
+  const slowWatch = { atMs: int(0, 3000), forMs: int(3000, 10_000), delayMs: int(500, 3000), cutAtEnd: r() < 0.5 };
+  return { ...s, slowWatch };
+}
+
 /** Fault kinds a scenario injects, for the summary line. */
 export function faultKinds(s: Scenario): string[] {
   const kinds: string[] = [];
@@ -227,7 +244,7 @@ export function faultKinds(s: Scenario): string[] {
   if (s.nodeDeletion) kinds.push('node-deletion');
   if (s.evictions.length > 0) kinds.push('eviction-mid-flight');
   if (s.crashes.length > 0) kinds.push('crash-after-gate');
-  if (s.slowWatch) kinds.push('slow-watch');
+  if (s.slowWatch) kinds.push(s.slowWatch.cutAtEnd ? 'slow-watch(then cut)' : 'slow-watch');
   return kinds;
 }
 
