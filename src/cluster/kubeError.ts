@@ -33,6 +33,11 @@ export class KubeError extends Error {
     readonly retryAfterSeconds?: number,
     /** The request that was refused, on a 403 (so the message can name the missing permission). */
     readonly target?: RequestTarget,
+    /**
+     * The `reason` of each of the Status's `details.causes` that has one: what admission or
+     * validation named as the cause (`FieldValueInvalid`, a plugin's own type such as `NodeCapacity`).
+     */
+    readonly causes: readonly string[] = [],
   ) {
     super(message);
   }
@@ -55,7 +60,7 @@ export interface RequestTarget {
 /** The error with the request it answered attached, when it is a 403 (other errors unchanged). */
 export function withTarget(err: KubeError, target: RequestTarget): KubeError {
   if (err.code !== 403 || err.target) return err;
-  return new KubeError(err.code, err.reason, err.message, err.retryAfterSeconds, target);
+  return new KubeError(err.code, err.reason, err.message, err.retryAfterSeconds, target, err.causes);
 }
 
 /** `patch pods/status in namespace default`, `list nodes (cluster-wide)`. */
@@ -80,7 +85,7 @@ interface StatusLike {
   code?: unknown;
   reason?: unknown;
   message?: unknown;
-  details?: { retryAfterSeconds?: unknown };
+  details?: { retryAfterSeconds?: unknown; causes?: unknown };
 }
 
 /** Parses a response body that should be a `Status` (client-node hands it over as a string). */
@@ -125,13 +130,23 @@ function retryAfterFrom(
   return typeof fromBody === 'number' && fromBody >= 0 ? fromBody : undefined;
 }
 
+/** The reasons of a Status's `details.causes` (metav1.StatusCause's `reason` on the wire). */
+function causesFrom(status: StatusLike | undefined): string[] {
+  const causes = status?.details?.causes;
+  if (!Array.isArray(causes)) return [];
+  return causes.flatMap((c: unknown) => {
+    const reason = c && typeof c === 'object' ? (c as { reason?: unknown }).reason : undefined;
+    return typeof reason === 'string' && reason ? [reason] : [];
+  });
+}
+
 /** Builds a KubeError from an HTTP status, its body (a Status, as object or JSON text) and headers. */
 export function kubeErrorFromResponse(code: number, body: unknown, headers?: Record<string, string>): KubeError {
   const status = parseStatus(body);
   const reason =
     typeof status?.reason === 'string' && status.reason ? status.reason : (REASON_BY_CODE[code] ?? `HTTP${code}`);
   const message = typeof status?.message === 'string' && status.message ? status.message : `${reason} (HTTP ${code})`;
-  return new KubeError(code, reason, message, retryAfterFrom(headers, status));
+  return new KubeError(code, reason, message, retryAfterFrom(headers, status), undefined, causesFrom(status));
 }
 
 interface ErrorLike {

@@ -10,6 +10,7 @@ import type { WaitOptions, WaitResult } from '../cluster/podCache.js';
 import { decide, type DecideContext, type Step } from './decide.js';
 import { reopenAfterRefusal } from './gateCondition.js';
 import { isPodReady } from './podView.js';
+import { resizeRefusal } from './resizeCompletion.js';
 import type { InPlaceState } from './state.js';
 
 /** What the driver needs of the cluster module: raw strategic-merge bodies, and events. */
@@ -155,16 +156,17 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
         } catch (err) {
           if (!(err instanceof KubeError) || (err.code !== 403 && err.code !== 422)) throw err;
           // Refused (validation, admission): the pod keeps its resources; the state says what
-          // the flow meant, so a rollback puts back whatever the patch before it changed.
-          const message = `the resize was refused (HTTP ${err.code}): ${err.message}`;
+          // the flow meant, so a rollback puts back whatever the patch before it changed. A
+          // node that can never hold the target is the kubelet's Infeasible, said by the server.
+          const { reason, message } = resizeRefusal(err);
           await recordPodEvent(
             deps,
             pod,
             'Warning',
             ctx.direction === 'upgrade' ? 'InPlaceUpdateFailed' : 'InPlaceRollbackFailed',
-            `ResizeRefused: ${message}`,
+            `${reason}: ${message}`,
           );
-          return { kind: 'failed', reason: 'ResizeRefused', message, state: step.state, writes };
+          return { kind: 'failed', reason, message, state: step.state, writes };
         }
         break;
       case 'wait-drain':

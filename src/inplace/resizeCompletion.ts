@@ -2,7 +2,7 @@
 // container the target CPU and memory? The kubelet's own word, never the spec: its
 // `PodResizePending` and `PodResizeInProgress` conditions gone, `status.containerStatuses[].resources`
 // equal to the target, and — where the server tracks it — a status observed at the pod's current
-// generation. Pure.
+// generation — and what the API server's refusal of a resize means. Pure.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerCompletion } from './completion.js';
 import { containerStatus, podCondition } from './podView.js';
@@ -52,4 +52,25 @@ export function resizeCompletion(pod: V1Pod, name: string, target: Resources): C
   if (!cs?.state?.running) return waiting('NotRunning', 'the resized container is not running');
   if (!cs.ready) return waiting('NotReady', 'the resized container runs but is not ready');
   return { name, status: 'done' };
+}
+
+/**
+ * The `details.causes` reasons with which the API server's admission (PodResizeValidator, on by
+ * default where `pods/resize` is GA: 1.37 has it, 1.33 not) refuses a resize that the node can
+ * never hold: requests above its allocatable (`NodeCapacity`), or a node whose OS resizes nothing
+ * (`UnsupportedPlatform`). Where that check is not in the server, the kubelet gives the same
+ * verdict as `PodResizePending` reason `Infeasible`; both are one outcome.
+ */
+const INFEASIBLE_CAUSES: ReadonlySet<string> = new Set(['NodeCapacity', 'UnsupportedPlatform']);
+
+/** How a refused resize ends the pod, from the server's answer (a `Status` as KubeError holds it). */
+export function resizeRefusal(refusal: { code: number; causes: readonly string[]; message: string }): {
+  reason: 'ResizeInfeasible' | 'ResizeRefused';
+  message: string;
+} {
+  const infeasible = refusal.code === 403 && refusal.causes.some((c) => INFEASIBLE_CAUSES.has(c));
+  return {
+    reason: infeasible ? 'ResizeInfeasible' : 'ResizeRefused',
+    message: `the resize was refused (HTTP ${refusal.code}): ${refusal.message}`,
+  };
 }

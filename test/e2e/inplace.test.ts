@@ -169,14 +169,19 @@ describe('in-place upgrade of a pod against the simulated cluster', () => {
   test('pull failure, crash loop and never-ready fail with the kubelet reason, gate kept closed, and leave an Event', async () => {
     const cases = [
       { pod: 'demo-3', image: 'nginx:broken', reasons: ['ErrImagePull', 'ImagePullBackOff'] },
-      { pod: 'demo-4', image: 'nginx:crash', reasons: ['CrashLoopBackOff'] },
+      // It exits 300 ms after it starts. Without a readiness probe the kubelet counts it Ready
+      // while it runs (1.37's reports it at once), so only minReadySeconds tells it from a good one.
+      { pod: 'demo-4', image: 'nginx:crash', reasons: ['CrashLoopBackOff'], minReadyMs: 3_000 },
       { pod: 'demo-5', image: 'nginx:slow', reasons: ['Timeout'], podTimeoutMs: 1500 },
     ];
     const outcomes = await Promise.all(
       cases.map((c) =>
         runPodFlow(
           { namespace: 'default', name: c.pod },
-          ctx([{ name: 'nginx', image: c.image }], c.podTimeoutMs ? { podTimeoutMs: c.podTimeoutMs } : {}),
+          ctx([{ name: 'nginx', image: c.image }], {
+            ...(c.podTimeoutMs ? { podTimeoutMs: c.podTimeoutMs } : {}),
+            ...(c.minReadyMs ? { minReadyMs: c.minReadyMs } : {}),
+          }),
           deps,
         ),
       ),

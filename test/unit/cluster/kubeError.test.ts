@@ -66,6 +66,26 @@ describe('toKubeError', () => {
     assert.equal(e.retryAfterSeconds, 4);
   });
 
+  test("keeps the reasons of the Status's causes (an admission plugin's own, as kube-apiserver 1.37 sends a refused resize)", () => {
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'pods "huge-0" is forbidden: node didn\'t have enough allocatable resources: memory, requested: 68719476736, allocatable: 34359738368',
+      reason: 'Forbidden',
+      details: { name: 'huge-0', kind: 'pods', causes: [{ reason: 'NodeCapacity' }] },
+      code: 403,
+    });
+    const e = toKubeError(new ApiException(403, 'x', body, {}));
+    assert.deepEqual([e.code, e.reason, e.causes], [403, 'Forbidden', ['NodeCapacity']]);
+    assert.deepEqual(withTarget(e, { verb: 'patch', resource: 'pods/resize', namespace: 'default' }).causes, [
+      'NodeCapacity',
+    ]);
+    assert.deepEqual(toKubeError(new ApiException(409, 'x', conflictStatus, {})).causes, []);
+  });
+
   test("maps the Watch's non-200 error (statusCode)", () => {
     const w = Object.assign(new Error('Gone'), { statusCode: 410 });
     assert.deepEqual([toKubeError(w).code, toKubeError(w).reason], [410, 'Expired']);

@@ -651,3 +651,43 @@ test('gateOwner reads back the flow from the condition message', () => {
   );
   assert.equal(gateOwner(makePod(), GATE), undefined);
 });
+
+// The 1.37 kubelet's reports for an image whose container exits 300 ms after it starts, with no
+// readiness probe (recorded from `kubectl get -w` on the kubelet backend): running and Ready at
+// once (its start is relisted on demand), then terminated (exit 1, at the next periodic relist),
+// started again at once, terminated, then CrashLoopBackOff.
+describe('decide: a new container that crashes right after it starts', () => {
+  const opened = { state: upgraded(2_000), gate: 'True' as const, gateSince: T0 - 1_000 };
+  const first = { ...newContainer, startedAt: T0 - 1_000 };
+  const second = { ...newContainer, containerID: 'containerd://nginx-2', restartCount: 2, startedAt: T0 + 1_000 };
+  const crashed = (c: typeof first) => ({ ...c, terminated: { exitCode: 1, reason: 'Error' } });
+  const ctx3 = { ...ctx, minReadyMs: 3_000 };
+  test('minReadySeconds 0: Ready on the new image is done, as a Deployment counts such a pod available', () => {
+    expectKind(decide(makePod({ ...opened, readySince: T0, containers: [first] }), { ...ctx, minReadyMs: 0 }), 'done');
+  });
+  test('minReadySeconds 3: each crash is waited through, each restart counts again, and the back-off fails it', () => {
+    const ready = expectKind(decide(makePod({ ...opened, readySince: T0, containers: [first] }), ctx3), 'wait-ready');
+    assert.equal(ready.retryAfterMs, 4_000, 'from the end of the stored second of its Ready');
+    const exited = decide(makePod({ ...opened, ready: false, containers: [crashed(first)] }), {
+      ...ctx3,
+      nowMs: T0 + 500,
+    });
+    assert.equal(expectKind(exited, 'wait-complete').completion.reason, 'Terminated');
+    // Started again before Ready ever turned False in a report: the count starts at its start.
+    const again = makePod({ ...opened, readySince: T0, containers: [second] });
+    assert.equal(expectKind(decide(again, { ...ctx3, nowMs: T0 + 1_500 }), 'wait-ready').retryAfterMs, 3_500);
+    const backOff = makePod({
+      ...opened,
+      ready: false,
+      containers: [
+        {
+          ...second,
+          waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=nginx' },
+        },
+      ],
+    });
+    const failed = expectKind(decide(backOff, { ...ctx3, nowMs: T0 + 3_000 }), 'failed');
+    assert.equal(failed.reason, 'CrashLoopBackOff');
+    assert.ok(failed.reclose, 'the gate it had reopened is closed again');
+  });
+});

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { decide, type DecideContext, type Step } from '../../../src/inplace/decide.js';
-import { resizeCompletion } from '../../../src/inplace/resizeCompletion.js';
+import { resizeCompletion, resizeRefusal } from '../../../src/inplace/resizeCompletion.js';
 import { applyTarget, qosClassOf, resizeRestarts, type Resources } from '../../../src/inplace/resources.js';
 import { decodeState, encodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 import { parseQuantity, sameQuantity } from '../../../src/quantity.js';
@@ -240,5 +240,28 @@ describe('resizeCompletion', () => {
     assert.equal(resizeCompletion(stale, 'nginx', NEW).reason, 'StaleStatus');
     stale.status!.observedGeneration = 3;
     assert.equal(resizeCompletion(stale, 'nginx', NEW).status, 'done');
+  });
+});
+
+describe('resizeRefusal', () => {
+  const refusal = (code: number, causes: string[], message: string) => resizeRefusal({ code, causes, message });
+  test("the server's NodeCapacity or UnsupportedPlatform refusal is the kubelet's Infeasible, with the server's message", () => {
+    const message =
+      'pods "huge-0" is forbidden: node didn\'t have enough allocatable resources: memory, requested: 68719476736, allocatable: 34359738368';
+    assert.deepEqual(refusal(403, ['NodeCapacity'], message), {
+      reason: 'ResizeInfeasible',
+      message: `the resize was refused (HTTP 403): ${message}`,
+    });
+    assert.equal(refusal(403, ['UnsupportedPlatform'], 'pods "w" is forbidden: …').reason, 'ResizeInfeasible');
+  });
+  test('any other refusal is ResizeRefused, however it is worded', () => {
+    for (const [code, causes, message] of [
+      [403, [], 'pods "huge-0" is forbidden: node didn\'t have enough allocatable resources: memory'],
+      [403, ['FieldValueForbidden'], 'pods "a" is forbidden: a webhook said no'],
+      [422, ['FieldValueInvalid'], 'Pod "a" is invalid: spec: Forbidden: Pod QOS Class may not change'],
+      [422, ['NodeCapacity'], 'not an admission refusal'],
+    ] as const) {
+      assert.equal(refusal(code, [...causes], message).reason, 'ResizeRefused', message);
+    }
   });
 });
