@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import { exitOf, startFleet, type Fleet } from './helpers/rolloutCli.js';
 import { clusterReader } from './helpers/clusterRead.js';
-import { simulatedKubeletOnly } from './helpers/backend.js';
 
 const FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
@@ -69,14 +68,7 @@ function resizePlan(name: string, app: string, resources: Resources, strategy: R
   });
 }
 
-describe(
-  'kwave run: in-place resize in waves',
-  {
-    skip: simulatedKubeletOnly(
-      "the runtime layer's UpdateContainerResources and the resources in its ContainerStatus are not built",
-    ),
-  },
-  () => {
+describe('kwave run: in-place resize in waves', () => {
     let fleet: Fleet;
     let facts: (app: string) => Promise<Map<string, PodFacts>>;
     before(async () => {
