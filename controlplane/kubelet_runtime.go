@@ -161,9 +161,9 @@ func (r *runtimeService) UpdateContainerResources(ctx context.Context, id string
 		return status.Errorf(codes.NotFound, "failed to find container %q: not found", id)
 	}
 	if linux := resources.GetLinux(); linux != nil {
-		c.LinuxResources = linux
 		// A new value, never a change in place: a status handed out earlier keeps what it said.
 		c.Resources = linuxResources(linux)
+		c.LinuxResources = c.Resources.Linux
 	}
 	return nil
 }
