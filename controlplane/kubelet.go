@@ -42,6 +42,8 @@ func runKubelet(args []string) int {
 	labels := flags.String("node-labels", "", "labels to register the node with, k=v,k2=v2")
 	clusterDNS := flags.String("cluster-dns", "10.0.0.10", "the cluster DNS Service's IP, written into pods' resolv.conf")
 	maxPods := flags.Int("max-pods", 110, "pods this node admits")
+	cpu := flags.String("cpu", "8", "the node's CPU capacity and allocatable (a quantity: 8, 1500m)")
+	memory := flags.String("memory", "32Gi", "the node's memory capacity and allocatable (a quantity)")
 	leaseSeconds := flags.Int("lease-duration-seconds", 40, "the node Lease's duration; it is renewed every quarter of it")
 	statusEvery := flags.Duration("node-status-update-frequency", 10*time.Second, "how often the node's status is computed and posted if changed")
 	klog.InitFlags(flags)
@@ -57,6 +59,11 @@ func runKubelet(args []string) int {
 		fmt.Fprintf(os.Stderr, "kubelet: --node-labels: %v\n", err)
 		return 2
 	}
+	size, err := parseNodeSize(*cpu, *memory)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kubelet: %v\n", err)
+		return 2
+	}
 	catalog, err := loadCatalog(*imagesPath, *name)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kubelet: --images: %v\n", err)
@@ -67,7 +74,7 @@ func runKubelet(args []string) int {
 	hollow := hollowOptions{
 		name: *name, rootDir: *rootDir, bootstrapKubeconfig: *bootstrapKubeconfig, port: *port,
 		podCIDR: *podCIDR, nodeIP: *nodeIP, clusterDNS: *clusterDNS, labels: nodeLabels, maxPods: *maxPods,
-		leaseSeconds: int32(*leaseSeconds), statusEvery: *statusEvery,
+		leaseSeconds: int32(*leaseSeconds), statusEvery: *statusEvery, size: size,
 	}
 	if err := startHollowKubelet(ctx, hollow, catalog); err != nil {
 		fmt.Fprintf(os.Stderr, "kubelet: %v\n", err)
@@ -87,6 +94,7 @@ type hollowOptions struct {
 	maxPods                            int
 	leaseSeconds                       int32
 	statusEvery                        time.Duration
+	size                               nodeSize
 }
 
 func startHollowKubelet(ctx context.Context, o hollowOptions, catalog *catalog) error {
@@ -153,9 +161,13 @@ func startHollowKubelet(ctx context.Context, o hollowOptions, catalog *catalog) 
 		return err
 	}
 	ready := newReadiness(catalog)
+	stub := cm.NewStubContainerManager()
 	hollow := kubemark.NewHollowKubelet(flags, kc, client, heartbeatClient,
-		&cadvisortest.Fake{NodeName: o.name}, newImageService(catalog), runtimeService,
-		&containerManager{ContainerManager: cm.NewStubContainerManager(), updates: ready.resync})
+		&machine{Fake: &cadvisortest.Fake{NodeName: o.name}, size: o.size}, newImageService(catalog), runtimeService,
+		&containerManager{
+			ContainerManager: stub, updates: ready.resync,
+			cgroups: newPodCgroups(stub.NewPodContainerManager()), reserved: o.size.reserved(),
+		})
 	deps := hollow.KubeletDeps
 	deps.ProbeManager = ready
 	// nil: the kubelet makes its own recorder, which posts Events (kubemark's FakeRecorder drops them).

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
-	"k8s.io/kubernetes/pkg/kubelet/cm"
 	"k8s.io/kubernetes/pkg/kubelet/cm/resourceupdates"
 )
 
@@ -106,12 +105,3 @@ func isRestartable(pod *v1.Pod, name string) bool {
 	}
 	return false
 }
-
-// containerManager is kubemark's stub container manager with readiness's resync channel as its
-// update channel (the stub's is nil: it never asks for a sync).
-type containerManager struct {
-	cm.ContainerManager
-	updates <-chan resourceupdates.Update
-}
-
-func (m *containerManager) Updates() <-chan resourceupdates.Update { return m.updates }

@@ -5,12 +5,17 @@ package main
 import (
 	"context"
 
+	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/kubelet/cm"
 )
 
 // What differs in 1.37 from 1.33 (kubelet_release_1.33.go): the prober manager's methods, which the
-// kubelet calls with a context, and the name of a CRI image's size field.
+// kubelet calls with a context, the name of a CRI image's size field, the pod container manager's
+// methods and the pod cgroup computation, which take a logger and a memory reservation policy, and
+// cadvisor's machine type, which moved.
 
 func (r *readiness) AddPod(context.Context, *v1.Pod) {}
 
@@ -22,4 +27,33 @@ func (r *readiness) UpdatePodStatus(_ context.Context, pod *v1.Pod, status *v1.P
 // the size field Size.
 func newImage(id string, size uint64) *runtimeapi.Image {
 	return &runtimeapi.Image{Id: id, Size: size, RepoDigests: []string{id}, Spec: &runtimeapi.ImageSpec{Image: id}}
+}
+
+func (p *podCgroups) EnsureExists(_ klog.Logger, pod *v1.Pod) error {
+	p.create(pod)
+	return nil
+}
+
+func (p *podCgroups) Destroy(_ klog.Logger, name cm.CgroupName) error {
+	p.remove(name)
+	return nil
+}
+
+func (p *podCgroups) SetPodCgroupConfig(_ klog.Logger, pod *v1.Pod, rc *cm.ResourceConfig) error {
+	return p.set(pod, rc)
+}
+
+// podCgroupConfig is what the kubelet writes into a new pod's cgroup: CFS quota enforced (the
+// kubelet's default), its default period, no memory QoS.
+func podCgroupConfig(pod *v1.Pod) *cm.ResourceConfig {
+	return cm.ResourceConfigForPod(pod, true, cm.QuotaPeriod, false, "")
+}
+
+func (m *machine) MachineInfo(logger klog.Logger) (*cadvisorapi.MachineInfo, error) {
+	info, err := m.Fake.MachineInfo(logger)
+	if err != nil {
+		return nil, err
+	}
+	info.NumCores, info.MemoryCapacity = m.size.cores(), uint64(m.size.memory)
+	return info, nil
 }

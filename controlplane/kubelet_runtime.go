@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	critest "k8s.io/cri-api/pkg/apis/testing"
 )
@@ -26,7 +28,10 @@ import (
 //     for, `imageID` the registry digest form (the fake reports the image string twice);
 //   - starting and stopping take the simulator's step times, and a container of a crashing image
 //     exits with code 1 after the simulator's crash time, so the kubelet's own restart back-off
-//     (CrashLoopBackOff) follows.
+//     (CrashLoopBackOff) follows;
+//   - a container's status reports the Linux resources it was created with, and those of the last
+//     UpdateContainerResources, as containerd reports them from the container's spec: the kubelet
+//     reads a resize's outcome there (status.containerStatuses[].resources); the fake reports none.
 type runtimeService struct {
 	*critest.FakeRuntimeService
 	catalog *catalog
@@ -89,6 +94,7 @@ func (r *runtimeService) CreateContainer(ctx context.Context, sandboxID string, 
 	sum := sha256.Sum256(append(r.boot[:], fakeID...))
 	c.Id = hex.EncodeToString(sum[:])
 	r.Containers[c.Id] = c
+	c.Resources = linuxResources(config.GetLinux().GetResources())
 	// The kubelet passes the image ID it got from the image service; containerd reports the
 	// name the pod asked for (normalized) beside it.
 	c.ImageRef = config.Image.Image
@@ -139,6 +145,51 @@ func (r *runtimeService) StopContainer(ctx context.Context, id string, timeout i
 		return err
 	}
 	return r.FakeRuntimeService.StopContainer(ctx, id, timeout)
+}
+
+// UpdateContainerResources records the container's new Linux resources, which its status reports
+// from then on. containerd updates a container in any state (a stopped one's spec only), and
+// refuses an unknown ID.
+func (r *runtimeService) UpdateContainerResources(ctx context.Context, id string, resources *runtimeapi.ContainerResources) error {
+	if err := r.FakeRuntimeService.UpdateContainerResources(ctx, id, resources); err != nil {
+		return err
+	}
+	r.Lock()
+	defer r.Unlock()
+	c, ok := r.Containers[id]
+	if !ok {
+		return status.Errorf(codes.NotFound, "failed to find container %q: not found", id)
+	}
+	if linux := resources.GetLinux(); linux != nil {
+		// A new value, never a change in place: a status handed out earlier keeps what it said.
+		c.Resources = linuxResources(linux)
+		c.LinuxResources = c.Resources.Linux
+	}
+	return nil
+}
+
+// linuxResources is a container status's resources: a copy of what the kubelet gave.
+func linuxResources(linux *runtimeapi.LinuxContainerResources) *runtimeapi.ContainerResources {
+	if linux == nil {
+		return nil
+	}
+	// A field-by-field copy: cri-api's messages are gogo-generated in 1.33 and not in 1.37, so no
+	// one proto library clones both.
+	c := &runtimeapi.LinuxContainerResources{
+		CpuPeriod: linux.CpuPeriod, CpuQuota: linux.CpuQuota, CpuShares: linux.CpuShares,
+		MemoryLimitInBytes: linux.MemoryLimitInBytes, MemorySwapLimitInBytes: linux.MemorySwapLimitInBytes,
+		OomScoreAdj: linux.OomScoreAdj, CpusetCpus: linux.CpusetCpus, CpusetMems: linux.CpusetMems,
+	}
+	for _, h := range linux.HugepageLimits {
+		c.HugepageLimits = append(c.HugepageLimits, &runtimeapi.HugepageLimit{PageSize: h.PageSize, Limit: h.Limit})
+	}
+	if linux.Unified != nil {
+		c.Unified = make(map[string]string, len(linux.Unified))
+		for k, v := range linux.Unified {
+			c.Unified[k] = v
+		}
+	}
+	return &runtimeapi.ContainerResources{Linux: c}
 }
 
 // exit ends a running container as its process would: exited, with the code and reason given.

@@ -31,10 +31,11 @@ export interface AccessNeed {
   grantedBy?: string;
 }
 
-/** The optional features' Roles: not in the default install, so it can neither delete pods nor change workloads. */
+/** The optional features' Roles: not in the default install, so it can neither delete pods, change workloads nor resize pods. */
 export const OPTIONAL_ROLES = {
   prePull: 'deploy/optional/pre-pull (Role kwave-pre-pull)',
   ownersUpdate: 'deploy/optional/owners-update (Role kwave-owners-update)',
+  resize: 'deploy/optional/resize (Role kwave-resize)',
 } as const;
 
 /** The permissions `kwave run` (and `kwave rollback`) needs for this plan. */
@@ -50,7 +51,16 @@ export function rolloutAccessNeeds(plan: Plan): AccessNeed[] {
       { verb: 'patch', group: '', resource: 'pods', namespace, purpose: 'the image patch' },
       { verb: 'patch', group: '', resource: 'pods/status', namespace, purpose: 'the readiness gate' },
       ...(resizesAny(plan.update.containers)
-        ? [{ verb: 'patch' as const, group: '', resource: 'pods/resize', namespace, purpose: 'the resize' }]
+        ? [
+            {
+              verb: 'patch' as const,
+              group: '',
+              resource: 'pods/resize',
+              namespace,
+              purpose: 'the resize',
+              grantedBy: OPTIONAL_ROLES.resize,
+            },
+          ]
         : []),
       {
         verb: 'create',

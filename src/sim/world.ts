@@ -250,13 +250,19 @@ export function nodePodCapacity(fixture: Pick<Fixture, 'nodes' | 'workloads'>): 
   return pods;
 }
 
+/** A node's CPU and memory, capacity and allocatable alike: the fixture's, by default 8 CPUs and 32Gi. */
+export function nodeSize(n: FixtureNode): { cpu: string; memory: string } {
+  return { cpu: n.capacity?.cpu ?? '8', memory: n.capacity?.memory ?? '32Gi' };
+}
+
 export function nodeObject(n: FixtureNode, index: number, pods: number, now: string): KubeObject {
   // One /16 per node so that even 50,000 pods on three nodes get distinct addresses.
   const podCIDR = `10.${(100 + index) % 256}.0.0/16`;
+  const { cpu, memory } = nodeSize(n);
   const capacity = {
-    cpu: n.capacity?.cpu ?? '8',
+    cpu,
     'ephemeral-storage': '102350Mi',
-    memory: n.capacity?.memory ?? '32Gi',
+    memory,
     pods: String(Math.max(110, pods)),
   };
   return {

@@ -80,17 +80,18 @@ describe('deploy/ kustomization', () => {
           'ServiceAccount kwave/kwave',
         ],
       );
-      // Least privilege by default: the ServiceAccount can delete no pod, create none, change no
-      // workload, and write no decision; the optional features' Roles come only with their components.
+      // Least privilege by default: the ServiceAccount can delete no pod, create none, resize none,
+      // change no workload, and write no decision; the optional features' Roles come only with their components.
       const writes = (list: Obj[]) =>
         grantsOf(list as RbacObject[]).filter(
           (r) =>
             (r.resource === 'pods' && ['create', 'delete'].includes(r.verb)) ||
+            r.resource === 'pods/resize' ||
             (r.group === 'apps' && r.verb !== 'get') ||
             (r.namespace === 'kwave-control' && !['get', 'watch'].includes(r.verb)),
         );
       assert.deepEqual(writes(objects), []);
-      const withComponents = await render(['optional/pre-pull', 'optional/owners-update']);
+      const withComponents = await render(['optional/pre-pull', 'optional/owners-update', 'optional/resize']);
       assert.deepEqual(
         writes(withComponents.objects)
           .map((r) => `${r.name}: ${r.verb} ${r.resource}`)
@@ -100,6 +101,7 @@ describe('deploy/ kustomization', () => {
           'kwave-owners-update: patch statefulsets',
           'kwave-pre-pull: create pods',
           'kwave-pre-pull: delete pods',
+          'kwave-resize: patch pods/resize',
         ],
       );
       const plans = objects.find((o) => o.kind === 'ConfigMap')!;

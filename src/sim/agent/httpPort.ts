@@ -23,8 +23,19 @@ export function statusPatch(pod: KubeObject, status: Record<string, unknown>): R
   const own: Record<string, unknown> = {};
   for (const f of OWNED_FIELDS) if (status[f] !== undefined) own[f] = status[f];
   // A resize condition the kubelet no longer reports (the resize was admitted, or is done) is removed.
-  const stored = ((pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? []).map((c) => c.type);
+  const storedConditions = (pod.status as { conditions?: PodCondition[] } | undefined)?.conditions ?? [];
+  const stored = storedConditions.map((c) => c.type);
   const cleared = RESIZE_CONDITIONS.filter((t) => stored.includes(t) && !conditions.some((c) => c.type === t));
+  // A reason or message a condition no longer has is removed (null), as the status manager's
+  // two-way merge patch removes it: else Ready turned True would keep `ContainersNotReady`.
+  const dropped = (c: PodCondition) => {
+    const was = storedConditions.find((s) => s.type === c.type);
+    return Object.fromEntries(
+      (['reason', 'message'] as const)
+        .filter((f) => was?.[f] !== undefined && c[f] === undefined)
+        .map((f) => [f, null]),
+    );
+  };
   return {
     metadata: { uid: pod.metadata.uid },
     status: {
@@ -32,7 +43,7 @@ export function statusPatch(pod: KubeObject, status: Record<string, unknown>): R
       // The order the kubelet keeps them in, others' conditions included (they are not sent).
       '$setElementOrder/conditions': conditions.map((c) => ({ type: c.type })),
       conditions: [
-        ...conditions.filter((c) => KUBELET_OWNED.has(c.type)),
+        ...conditions.filter((c) => KUBELET_OWNED.has(c.type)).map((c) => ({ ...c, ...dropped(c) })),
         ...cleared.map((type) => ({ type, $patch: 'delete' })),
       ],
     },

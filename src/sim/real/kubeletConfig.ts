@@ -5,6 +5,7 @@
 import { DEFAULT_TIMING, type Timing } from '../clock.js';
 import type { FixtureNode } from '../fixture.js';
 import type { ImageTable } from '../images.js';
+import { nodeSize } from '../world.js';
 
 /** The catalog file, as controlplane/kubelet_catalog.go reads it (durations in ms before scaling). */
 export interface KubeletCatalog {
@@ -76,6 +77,7 @@ export function kubeletArgs(i: KubeletArgsInput): string[] {
   const labels = Object.entries(nodeLabels(i.node))
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
+  const { cpu, memory } = nodeSize(i.node);
   return [
     `--name=${i.node.name}`,
     `--root-dir=${i.rootDir}`,
@@ -85,6 +87,9 @@ export function kubeletArgs(i: KubeletArgsInput): string[] {
     `--pod-cidr=10.${(100 + i.index) % 256}.0.0/16`,
     `--node-labels=${labels}`,
     `--max-pods=${i.maxPods}`,
+    // The size the simulated nodes have, so that both kubelets admit pods and resizes alike.
+    `--cpu=${cpu}`,
+    `--memory=${memory}`,
     `--lease-duration-seconds=${i.leaseDurationSeconds}`,
     `--node-status-update-frequency=${i.statusUpdateMs}ms`,
   ];

@@ -32,14 +32,6 @@ export function embeddedOnly(why: string): string | false {
   return BACKEND === 'real' ? `embedded backend only: ${why}` : false;
 }
 
-/**
- * What kwave's runtime layer under the real kubelet (controlplane/kubelet*.go) does not carry out
- * yet, as a `skip` option: an open gap of that layer, printed with the run's skips.
- */
-export function simulatedKubeletOnly(why: string): string | false {
-  return KUBELET === 'real' ? `not yet on real kubelets: ${why}` : false;
-}
-
 /** For suites that need no cluster (or start none of a backend's): they run once, on the embedded pass. */
 export const noClusterOnReal: string | false = embeddedOnly(
   'no cluster of a backend involved: runs once, on the embedded pass',

@@ -44,6 +44,7 @@ const DEPLOY_RBAC_FILES = [
   'deploy/approver.yaml',
   'deploy/optional/pre-pull/rbac.yaml',
   'deploy/optional/owners-update/rbac.yaml',
+  'deploy/optional/resize/rbac.yaml',
 ];
 
 /** The objects deploy/'s namespace and RBAC files declare, each with its file. */

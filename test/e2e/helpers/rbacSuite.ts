@@ -7,7 +7,7 @@
 // - part `usage` (rbac.test.ts): a pre-pull rollout, a full rollout (waves, a pause gate, an
 //   approval gate, the record, the lease, Events; a kill mid-way and a second "Job pod" resume
 //   it; the runner's own token refused when it tries to approve or pause, a person bound to
-//   deploy/approver.yaml's Role approving; a rollback), owners kept in step, and then the audit
+//   deploy/approver.yaml's Role approving; a rollback), owners kept in step, a resize, and then the audit
 //   log of the whole file, both ways: every request kwave made is granted, every grant to its
 //   ServiceAccount (deploy/rbac.yaml and the optional Roles of deploy/optional/) was used.
 // - part `rules` (rbac-rules.test.ts): taking any single permission away refuses the run with
@@ -73,6 +73,7 @@ workloads:
   - { namespace: web, name: db, kind: StatefulSet, updateStrategy: OnDelete, replicas: 2, labels: { app: owned, part: db }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
   - { namespace: web, name: agent, kind: DaemonSet, updateStrategy: OnDelete, labels: { app: owned, part: agent }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
   - { namespace: web, name: front, kind: Deployment, replicas: 2, labels: { app: front }, containers: [{ name: nginx, image: "nginx:1.14.2" }] }
+  - { namespace: web, name: sized, replicas: 2, labels: { app: sized }, containers: [{ name: nginx, image: "nginx:1.14.2", resources: { requests: { cpu: 100m, memory: 64Mi } } }] }
 `;
 
 /**
@@ -86,7 +87,7 @@ interface RuleCase {
   /** refused: exit 2 naming it; degrades: exit 0 with a warning naming it. */
   expect: 'refused' | 'degrades';
   /** The plan file (in /plans) run with it taken away. */
-  plan: 'full' | 'solo' | 'prepull' | 'owners' | 'front';
+  plan: 'full' | 'solo' | 'prepull' | 'owners' | 'front' | 'resize';
   /** The Role it is taken from, where more than one grants it. */
   role?: string;
 }
@@ -147,6 +148,8 @@ const RULE_CASES: RuleCase[] = [
       plan: 'owners' as const,
     })),
   ),
+  // Only a resize plan needs it: the optional Role kwave-resize's (deploy/optional/resize).
+  { group: '', resource: 'pods/resize', verb: 'patch', expect: 'refused', plan: 'resize' },
 ];
 
 export function rbacSuite(part: 'usage' | 'rules'): void {
@@ -232,6 +235,11 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
             maxUnavailable: 5,
           }),
           { owners: 'update' },
+        ),
+        // CPU raised in place (NotRequired: no drain, no restart).
+        'resize.yaml': withSpec(
+          planYaml({ name: 'rbac-resize', namespace: 'web', app: 'sized', waves: '["100%"]', concurrency: 2 }),
+          { update: { containers: [{ name: 'nginx', resources: { requests: { cpu: '200m' } } }] } },
         ),
         'front.yaml': planYaml({
           name: 'rbac-front',
@@ -406,6 +414,28 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
           assert.ok(apps.includes(used), `${used} as the ServiceAccount: ${[...new Set(apps)].join(', ')}`);
       });
 
+    if (part === 'usage')
+      test('a resize in-cluster: CPU raised through pods/resize as the ServiceAccount (deploy/optional/resize)', async () => {
+        const run = runInPod(await newPod(), ['run', join(plans, 'resize.yaml')]);
+        const end = await exitOf(run);
+        assert.equal(end.code, 0, run.stderr());
+        noStackTrace(run.stderr());
+        const list = await admin.request<{
+          items: { metadata: { name: string }; status: { containerStatuses?: { resources?: unknown }[] } }[];
+        }>('GET', '/api/v1/namespaces/web/pods?labelSelector=app%3Dsized');
+        assert.equal(list.items.length, 2);
+        for (const p of list.items)
+          assert.deepEqual(
+            p.status.containerStatuses?.[0]?.resources,
+            { requests: { cpu: '200m', memory: '64Mi' } },
+            p.metadata.name,
+          );
+        const resized = readAudit(cp.auditLogPath).filter(
+          (r) => r.user === SA_USER && r.subresource === 'resize' && r.verb === 'patch' && (r.code ?? 500) < 300,
+        );
+        assert.equal(resized.length, 2, 'one resize a pod, as the ServiceAccount');
+      });
+
     for (const rule of part === 'rules' ? RULE_CASES : []) {
       const what = `${rule.verb} ${rule.resource}`;
       test(`without ${what}: ${rule.expect === 'refused' ? 'exit 2 naming it, nothing written' : 'a warning naming it, the rollout goes on'}`, async () => {
@@ -498,11 +528,14 @@ export function rbacSuite(part: 'usage' | 'rules'): void {
       );
       const rows = used.map((u) => {
         const grant = grantFor(u, grants);
+        // A resize plan asks discovery whether the server serves pods/resize (GET /api/v1).
         const builtIn = ['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews'].includes(
           u.resource,
         )
           ? 'built-in system:basic-user'
-          : undefined;
+          : /^nonResourceURL \/apis?(\/|$)/.test(u.resource) && u.verb === 'get'
+            ? 'built-in system:discovery'
+            : undefined;
         return { ...u, grantedBy: grant ? `${grant.kind} ${grant.name}` : (builtIn ?? 'NOT GRANTED') };
       });
       console.log(

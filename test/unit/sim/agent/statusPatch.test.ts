@@ -25,6 +25,20 @@ describe('node agent: the pods/status patch', () => {
     ]);
   });
 
+  test('removes the reason and message a condition no longer has (Ready turned True)', () => {
+    const notReady = {
+      type: 'Ready',
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [nginx]',
+    };
+    const stored: KubeObject = { ...pod, status: { conditions: [notReady] } };
+    const patch = statusPatch(stored, { conditions: [{ type: 'Ready', status: 'True' }] }) as {
+      status: { conditions: unknown[] };
+    };
+    assert.deepEqual(patch.status.conditions, [{ type: 'Ready', status: 'True', reason: null, message: null }]);
+  });
+
   test("sends the kubelet's conditions only, in the kubelet's order, with the uid as precondition", () => {
     const status = {
       phase: 'Running',

@@ -60,6 +60,22 @@ describe('kubeletArgs', () => {
     assert.ok(args.includes('--node-status-update-frequency=2000ms'));
   });
 
+  test("sizes the node as the simulated node: the fixture's CPU and memory, else 8 and 32Gi", () => {
+    assert.ok(args.includes('--cpu=8') && args.includes('--memory=32Gi'));
+    const sized = kubeletArgs({
+      node: { name: 'small', capacity: { cpu: '1500m', memory: '8Gi' } },
+      index: 0,
+      rootDir: '/d/small',
+      catalogPath: '/d/images.json',
+      bootstrapKubeconfig: '/d/bootstrap.kubeconfig',
+      port: 40124,
+      maxPods: 110,
+      leaseDurationSeconds: 4,
+      statusUpdateMs: 2000,
+    });
+    assert.ok(sized.includes('--cpu=1500m') && sized.includes('--memory=8Gi'));
+  });
+
   test('a node without a zone has no zone label', () => {
     assert.deepEqual(nodeLabels({ name: 'n' }), { 'topology.kubernetes.io/region': 'sim' });
   });
