@@ -32,7 +32,16 @@ import {
 } from './peers/cluster.js';
 import { kruiseManagerBinary, kruiseSourceDir } from './peers/kruiseBuild.js';
 import { applyKruiseManifests, KRUISE_USER, startKruiseManager, type KruiseManager } from './peers/kruiseInstall.js';
-import { checkTargets, median, peersFile, TOOLS, type KubeletKind, type Measurement, type Tool } from './peers/rows.js';
+import {
+  budgetOvershoot,
+  checkTargets,
+  median,
+  peersFile,
+  TOOLS,
+  type KubeletKind,
+  type Measurement,
+  type Tool,
+} from './peers/rows.js';
 import { upgradeOnce, type Cluster, type Setting } from './peers/upgradeOnce.js';
 
 const { values: flags } = parseArgs({
@@ -66,6 +75,13 @@ function maxUnavailableFor(pods: number): number {
 
 const toDigest = new ImageTable(defaultImages()).lookup(TO_IMAGE)!.digest;
 const load = () => `load ${loadavg()[0]!.toFixed(2)} on ${cpus().length} CPUs`;
+
+/** A flag for a run that had more pods not Ready at once than M: by the tool's own pods, or with others'. */
+function overshoot(m: Measurement, maxUnavailable: number): string {
+  const { overByTool, overWithOthers } = budgetOvershoot(m, maxUnavailable);
+  if (overByTool) return ` OVER THE BUDGET by ${overByTool} with its own pods`;
+  return overWithOthers ? ` (over M by ${overWithOthers} with pods made not Ready by something else)` : '';
+}
 
 /** The order of the tools in repeat `i`: turned by one each repeat, so each goes first in turn. */
 function orderOf(i: number): Tool[] {
@@ -133,7 +149,7 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
         measurements.push(m);
         const drains = m.drainsSeconds;
         console.log(
-          `  ${i + 1}. ${tool.padEnd(12)} wall ${m.wallSeconds.toFixed(2)} s; writes/pod ${(m.writes.accepted / pods).toFixed(2)} (pods ${(m.writes.pods / pods).toFixed(2)}, refused ${m.writes.refused}); unready p50/p95/max ${m.unready.p50}/${m.unready.p95}/${m.unready.max} s; max not Ready ${m.maxNotReady}; drain min/p50 ${drains.length ? `${drains[0]!.toFixed(2)}/${median(drains).toFixed(2)} s` : '–'}; CPU ${m.cpuSeconds.toFixed(2)} s, RSS ${m.rssMb} MB; in place ${m.inPlace}${m.problems.length ? ` (${m.problems.join('; ')})` : ''}${m.exitCode ? `; exit ${m.exitCode}` : ''}; ${loadBefore}`,
+          `  ${i + 1}. ${tool.padEnd(12)} wall ${m.wallSeconds.toFixed(2)} s; writes/pod ${(m.writes.accepted / pods).toFixed(2)} (pods ${(m.writes.pods / pods).toFixed(2)}, refused ${m.writes.refused}); unready p50/p95/max ${m.unready.p50}/${m.unready.p95}/${m.unready.max} s; max not Ready ${m.maxNotReady} (watched ${m.maxNotReadyWatched}, the tool's ${m.maxNotReadyByTool}) of M ${setting.maxUnavailable}${overshoot(m, setting.maxUnavailable)}; drain min/p50 ${drains.length ? `${drains[0]!.toFixed(2)}/${median(drains).toFixed(2)} s` : '–'}; CPU ${m.cpuSeconds.toFixed(2)} s, RSS ${m.rssMb} MB; in place ${m.inPlace}${m.problems.length ? ` (${m.problems.join('; ')})` : ''}${m.exitCode ? `; exit ${m.exitCode}` : ''}; ${loadBefore}`,
         );
         await deleteNamespace(http, ns, Boolean(kruise));
       }
@@ -160,6 +176,13 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
     console.log(
       `| ${r.tool} | ${r.wall_s} s | ${r.writes_per_pod} | ${r.unready_p50_s} / ${r.unready_p95_s} s | ${r.max_not_ready} | ${r.cpu_s} s | ${r.rss_mb} MB | ${r.in_place ? 'yes' : 'no'} |`,
     );
+  for (const m of measurements) {
+    const { overByTool } = budgetOvershoot(m, setting.maxUnavailable);
+    if (overByTool)
+      console.log(
+        `${m.tool}: OVER THE BUDGET: ${m.maxNotReadyByTool} of its pods not Ready at once, M = ${setting.maxUnavailable}`,
+      );
+  }
   const t = checkTargets(file);
   if (t)
     console.log(

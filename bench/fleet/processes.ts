@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { stopGroup, stopOnInterrupt } from './interrupt.js';
 
 export const GNU_TIME = '/usr/bin/time';
 
@@ -76,12 +77,16 @@ export function runTimed(
     const child = spawn(GNU_TIME, ['-v', '-o', opts.usageFile, opts.executable ?? process.execPath, ...nodeArgs], {
       stdio: ['ignore', out, 'pipe'],
       env: opts.env ?? process.env,
+      detached: true,
     });
     closeSync(out);
+    const exited = new Promise<void>((r) => child.on('close', () => r()));
+    const forget = stopOnInterrupt(() => stopGroup(child.pid!, exited));
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
     child.on('error', reject);
     child.on('close', (code) => {
+      forget();
       try {
         let firstMatchSeconds: number | undefined;
         for (const line of readFileSync(opts.stdoutFile, 'utf8').split('\n')) {
@@ -142,7 +147,8 @@ export function startSimProcess(
     const child = spawn(
       process.execPath,
       [...nodeFlags, 'bin/kwave.js', 'sim', '-o', 'json', '--kubeconfig-out', kubeconfig, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      // Its own process group: on Ctrl-C the benchmark stops it (stopOnInterrupt), once.
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
@@ -154,7 +160,13 @@ export function startSimProcess(
       reject(new Error(`the simulator did not start within ${timeoutMs} ms`));
     }, timeoutMs);
     const exited = new Promise<void>((r) => child.on('close', () => r()));
+    const forget = stopOnInterrupt(() => stop());
+    const stop = async () => {
+      child.kill('SIGTERM');
+      await exited;
+    };
     child.on('close', (code) => {
+      forget();
       clearTimeout(timer);
       reject(new Error(`the simulator exited (${code}) before it served: ${stderr.trim()}`));
     });
@@ -174,10 +186,7 @@ export function startSimProcess(
         kubeconfig,
         ...(msg.auditLog ? { auditLog: msg.auditLog } : {}),
         startSeconds: (performance.now() - t0) / 1000,
-        stop: async () => {
-          child.kill('SIGTERM');
-          await exited;
-        },
+        stop,
       });
     });
   });

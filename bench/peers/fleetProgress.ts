@@ -1,7 +1,8 @@
 // What the peer benchmark sees of one fleet's upgrade, from the pods alone (whatever tool does
 // it): fed every version of every pod the bench's watch receives, with the time it arrived
 // (performance.now()), it says when the upgrade is done, its wall time, each pod's drain (not
-// Ready seen → image patch seen) and whether it was in place. Pure: no I/O, no clock.
+// Ready seen → image patch seen), the most pods not Ready at once and whether it was in place.
+// Pure: no I/O, no clock.
 
 export interface PodVersion {
   metadata: { name: string; uid: string };
@@ -30,7 +31,18 @@ interface Seen {
   patchedAt?: number;
   /** When it last became Ready on the target imageID (undefined while it is not). */
   doneAt?: number;
+  /** Was Ready on the target imageID at some time. */
+  everDone?: boolean;
 }
+
+/** The conditions Kubernetes itself keeps on a pod; any other is a readiness gate's. */
+const POD_CONDITIONS = new Set([
+  'Ready',
+  'ContainersReady',
+  'Initialized',
+  'PodScheduled',
+  'PodReadyToStartContainers',
+]);
 
 export interface FleetSummary {
   /** The change to the last pod Ready on the target imageID. */
@@ -41,12 +53,28 @@ export interface FleetSummary {
   problems: string[];
   /** Per pod that was seen not Ready before its image patch: ms between the two, sorted. */
   drainsMs: number[];
+  /**
+   * The most pods not Ready at once in the watch's order, which is the order the API server
+   * stored the versions in: each count is of one state the fleet really was in.
+   */
+  maxNotReady: number;
+  /**
+   * The same for the tool's pods alone: not Ready with a readiness gate closed, or patched to
+   * the target and not yet once Ready on it. The rest were made not Ready by something else
+   * (the node lifecycle controller marks every pod of a node whose heartbeat is late not Ready).
+   */
+  maxNotReadyByTool: number;
 }
 
 export class FleetProgress {
   private readonly initial = new Map<string, Initial>();
   private readonly pods = new Map<string, Seen>();
   private atTarget = 0;
+  /** The pods not Ready now: true for the tool's (see FleetSummary.maxNotReadyByTool). */
+  private readonly notReady = new Map<string, boolean>();
+  private byTool = 0;
+  private maxNotReady = 0;
+  private maxNotReadyByTool = 0;
 
   constructor(
     before: readonly PodVersion[],
@@ -98,15 +126,29 @@ export class FleetProgress {
       delete seen.notReadyAt;
       delete seen.patchedAt;
       delete seen.doneAt;
+      delete seen.everDone;
     }
     if (!ready && seen.notReadyAt === undefined && at > this.opts.startedAt) seen.notReadyAt = at;
     if (image === this.opts.toImage && seen.patchedAt === undefined) seen.patchedAt = at;
     const wasDone = prev?.doneAt !== undefined && prev.uid === seen.uid;
     const done = ready && this.isTarget(seen.imageID);
     if (done && !wasDone) seen.doneAt = at;
+    if (done) seen.everDone = true;
     if (!done) delete seen.doneAt;
     this.atTarget += Number(done) - Number(wasDone);
     this.pods.set(name, seen);
+    const gateClosed = (pod.status?.conditions ?? []).some((x) => !POD_CONDITIONS.has(x.type) && x.status === 'False');
+    this.setNotReady(name, ready ? undefined : gateClosed || (seen.patchedAt !== undefined && !seen.everDone));
+  }
+
+  /** `byTool` undefined: Ready (or gone). */
+  private setNotReady(name: string, byTool: boolean | undefined): void {
+    this.byTool -= Number(this.notReady.get(name) === true);
+    if (byTool === undefined) this.notReady.delete(name);
+    else this.notReady.set(name, byTool);
+    this.byTool += Number(byTool === true);
+    this.maxNotReady = Math.max(this.maxNotReady, this.notReady.size);
+    this.maxNotReadyByTool = Math.max(this.maxNotReadyByTool, this.byTool);
   }
 
   /** A pod deleted. */
@@ -114,6 +156,7 @@ export class FleetProgress {
     const prev = this.pods.get(name);
     if (prev?.doneAt !== undefined) this.atTarget--;
     this.pods.delete(name);
+    this.setNotReady(name, undefined);
   }
 
   /** `count` pods, every one Ready on the target imageID. */
@@ -142,6 +185,8 @@ export class FleetProgress {
       inPlace: problems.length === 0,
       problems: problems.slice(0, 5),
       drainsMs: drainsMs.sort((a, b) => a - b),
+      maxNotReady: this.maxNotReady,
+      maxNotReadyByTool: this.maxNotReadyByTool,
     };
   }
 }

@@ -13,6 +13,7 @@ import YAML from 'yaml';
 import type { KubeHttp } from '../../src/sim/agent/kubeHttp.js';
 import { realSleep as sleep } from '../../src/sleep.js';
 import { freePort } from '../fleet/apiFigures.js';
+import { stopOnInterrupt } from '../fleet/interrupt.js';
 import { kubeconfigText, type Kubeconfig } from './cluster.js';
 
 const KRUISE_NAMESPACE = 'kruise-system';
@@ -120,9 +121,11 @@ export async function startKruiseManager(opts: {
       resolve();
     }),
   );
+  const forget = stopOnInterrupt(() => stop());
   const stop = async () => {
     if (!exited) child.kill('SIGTERM');
     await closed;
+    forget();
   };
   try {
     const alive = async (check: () => Promise<boolean>) => {

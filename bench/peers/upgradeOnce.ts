@@ -1,7 +1,7 @@
 // One tool upgrading one fresh fleet, measured from outside the tool: the bench watches the
 // fleet's pods (FleetProgress) from the change to the last pod Ready on the target imageID, reads
 // the tool's writes from kube-apiserver's audit log, the pods' unready seconds and the most not
-// Ready at once from /sim/stats, and the tool's CPU and peak RSS (GNU time around a command;
+// Ready at once from /sim/stats (the most not Ready also from its own watch), and the tool's CPU and peak RSS (GNU time around a command;
 // /proc for kruise-manager, which runs on: its CPU across the window, its peak RSS since the
 // window began, VmHWM being reset through /proc/PID/clear_refs).
 import { writeFileSync } from 'node:fs';
@@ -179,6 +179,8 @@ export async function upgradeOnce(
     writes,
     unready: stats.unreadySeconds[namespace] ?? { p50: 0, p95: 0, max: 0 },
     maxNotReady: stats.maxNotReady[namespace] ?? 0,
+    maxNotReadyWatched: summary.maxNotReady,
+    maxNotReadyByTool: summary.maxNotReadyByTool,
     cpuSeconds: usage.cpuSeconds,
     rssMb: Math.round(usage.peakRssBytes / 1024 / 1024),
     inPlace: summary.inPlace,

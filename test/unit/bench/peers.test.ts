@@ -50,7 +50,21 @@ describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
       inPlace: true,
       problems: [],
       drainsMs: [2000, 2500],
+      maxNotReady: 1,
+      maxNotReadyByTool: 1,
     });
+  });
+
+  it("counts the most not Ready at once, and apart the tool's: gate closed, or patched and not yet done", () => {
+    const p = progressOf([pod('web-0'), pod('web-1'), pod('web-2')]);
+    const gated = pod('web-0', { ready: false });
+    gated.status!.conditions!.push({ type: 'kwave.dev/in-place-ready', status: 'False' });
+    p.observe(gated, 1100);
+    p.observe(pod('web-1', { ready: false, image: 'nginx:1.25.3' }), 1200);
+    p.observe(pod('web-2', { ready: false }), 1300); // made not Ready by something else
+    const s = p.summary();
+    assert.equal(s.maxNotReady, 3);
+    assert.equal(s.maxNotReadyByTool, 2);
   });
 
   it('is not in place when a pod was recreated, restarted twice, or a pod was added or went', () => {
@@ -134,6 +148,8 @@ function measurement(tool: Measurement['tool'], wall: number, o: Partial<Measure
     writes: { accepted: 300, refused: 0, pods: 300 },
     unready: { p50: 2.5, p95: 2.9, max: 3.1 },
     maxNotReady: 10,
+    maxNotReadyWatched: 10,
+    maxNotReadyByTool: 10,
     cpuSeconds: 1.5,
     rssMb: 120,
     inPlace: true,

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { V1Pod } from '@kubernetes/client-node';
+import { canStart } from '../../../src/rollout/budget.js';
 import { BudgetTracker } from '../../../src/rollout/budgetTracker.js';
 
 const pod = (name: string, ready: boolean): V1Pod =>
@@ -96,3 +97,88 @@ describe('BudgetTracker', () => {
     );
   });
 });
+
+describe('the budget with a view that lags the cluster', () => {
+  // The cluster's true readiness changes first; the tracker hears of each change later, in order
+  // (a watch). The runner starts a pod only on the tracker's word, and ends a flow only once it
+  // has seen the pod Ready again. Others make pods not Ready at any time. Whatever the lag, the
+  // pods the rollout itself made unavailable never exceed the budget: more pods not Ready at once
+  // than the budget are always others' doing (docs/rollout.md, "Across the fleet").
+  type Step = { kind: 'start' | 'finish' | 'deliver' | 'other-down' | 'other-up'; pick: number };
+  const step: fc.Arbitrary<Step> = fc.record({
+    kind: fc.constantFrom(
+      'start' as const,
+      'finish' as const,
+      'deliver' as const,
+      'other-down' as const,
+      'other-up' as const,
+    ),
+    pick: fc.nat(),
+  });
+  const PODS = Array.from({ length: 12 }, (_, i) => `p${i}`);
+
+  test('property: pods the rollout made not Ready ≤ budget; the rest of any overshoot was made by others', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(step, { maxLength: 200 }),
+        (budget, concurrency, steps) => {
+          let feed: ((c: { pod: V1Pod; type: 'added' | 'modified' | 'deleted' }) => void) | undefined;
+          const t = new BudgetTracker(
+            PODS.map((n) => ({ namespace: 'ns', name: n, pod: pod(n, true) })),
+            budget,
+            concurrency,
+          );
+          t.follow((l) => ((feed = l), () => {}));
+          const trueReady = new Map(PODS.map((n) => [n, true]));
+          const seenReady = new Map(PODS.map((n) => [n, true]));
+          const pending: { name: string; ready: boolean }[] = [];
+          const inFlight = new Set<string>();
+          /** In flight, started while the tracker saw it Ready: the rollout made it unavailable. */
+          const madeUnready = new Set<string>();
+          const otherDown = new Set<string>();
+          const set = (name: string, ready: boolean) => {
+            trueReady.set(name, ready);
+            pending.push({ name, ready });
+          };
+          for (const s of steps) {
+            const name = PODS[s.pick % PODS.length]!;
+            if (s.kind === 'start' && !inFlight.has(name) && canStartFor(t, key(name))) {
+              t.take(key(name));
+              inFlight.add(name);
+              if (seenReady.get(name)) madeUnready.add(name);
+              set(name, false); // the gate closes
+            } else if (s.kind === 'finish' && inFlight.has(name)) {
+              if (!trueReady.get(name) && !otherDown.has(name)) set(name, true); // the gate reopens
+              if (seenReady.get(name)) {
+                inFlight.delete(name);
+                madeUnready.delete(name);
+                t.release(key(name));
+              }
+            } else if (s.kind === 'deliver' && pending.length > 0) {
+              const c = pending.shift()!;
+              seenReady.set(c.name, c.ready);
+              feed!({ pod: pod(c.name, c.ready), type: 'modified' });
+            } else if (s.kind === 'other-down' && !inFlight.has(name)) {
+              otherDown.add(name);
+              set(name, false);
+            } else if (s.kind === 'other-up' && otherDown.delete(name) && !inFlight.has(name)) set(name, true);
+            assert.ok(
+              madeUnready.size <= budget,
+              `the rollout made ${madeUnready.size} pods unavailable, budget ${budget}`,
+            );
+            const notReady = PODS.filter((n) => !trueReady.get(n));
+            const others = notReady.filter((n) => !madeUnready.has(n)).length;
+            assert.ok(notReady.length <= budget + others);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function canStartFor(t: BudgetTracker, k: string): boolean {
+  return canStart(t.request(k));
+}
