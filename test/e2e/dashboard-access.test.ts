@@ -12,9 +12,14 @@ import { compactEtcd } from '../chaos/realCluster.js';
 import type { DashboardView, RolloutView } from '../../src/dashboard/viewModel.js';
 
 /** Resolves with the first view pushed on /api/stream whose rollout `web` satisfies `match`. */
-async function pushedView(url: string, match: (r: RolloutView) => boolean, what: string): Promise<RolloutView> {
+async function pushedView(
+  url: string,
+  match: (r: RolloutView) => boolean,
+  what: string,
+  waitMs = 120_000,
+): Promise<RolloutView> {
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), 120_000);
+  const timer = setTimeout(() => stop.abort(), waitMs);
   let last: RolloutView | undefined;
   try {
     const res = await fetch(`${url}api/stream`, { signal: stop.signal });
@@ -36,7 +41,7 @@ async function pushedView(url: string, match: (r: RolloutView) => boolean, what:
   } catch (err) {
     if (stop.signal.aborted) {
       const seen = last ? `phase ${last.phase}, waves ${JSON.stringify(last.waveBars)}` : 'no view of web';
-      throw new Error(`no view pushed with ${what} in 120 s; the last: ${seen}`);
+      throw new Error(`no view pushed with ${what} in ${waitMs / 1000} s; the last: ${seen}`);
     }
     throw err;
   } finally {
@@ -72,7 +77,9 @@ describe('kwave dashboard: live through broken watches, and its access rules', (
       }
       const approved = await fleet.kwave(['approve', plan]);
       assert.equal(approved.code, 0, approved.stderr);
-      const done = await pushedView(dashboard.url, (r) => r.phase === 'Completed', 'phase Completed').catch(
+      // On the real backend wave 2 follows an apiserver restart, after which the controllers and
+      // the node agent list and watch again: on a loaded machine that alone can take a minute.
+      const done = await pushedView(dashboard.url, (r) => r.phase === 'Completed', 'phase Completed', 240_000).catch(
         (err: Error) => {
           const tail = (text: string) => text.slice(-3000);
           throw new Error(
