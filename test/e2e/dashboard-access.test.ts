@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { embeddedOnly } from './helpers/backend.js';
 import { startDashboard } from './helpers/dashboard.js';
 import { exitOf, planYaml, startFleet } from './helpers/rolloutCli.js';
+import { clusterReader, type ClusterReader } from './helpers/clusterRead.js';
 import { compactEtcd } from '../chaos/realCluster.js';
 import type { DashboardView, RolloutView } from '../../src/dashboard/viewModel.js';
 
@@ -51,6 +52,25 @@ async function pushedView(
   throw new Error(`the stream ended before ${what}`);
 }
 
+/**
+ * Resolves once every node has read Ready for `steadyMs` on end. After an apiserver restart the
+ * node lifecycle controller may mark every node NotReady (their heartbeats went unseen past its
+ * grace) and kwave, rightly, leaves their pods and ends Partial: this suite is about the dashboard.
+ */
+async function nodesSteadyReady(reader: ClusterReader, steadyMs = 10_000, waitMs = 120_000): Promise<void> {
+  const ready = async () =>
+    (await reader.nodes()).every((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True');
+  const end = Date.now() + waitMs;
+  let since: number | undefined;
+  while (Date.now() < end) {
+    const now = Date.now();
+    since = (await ready().catch(() => false)) ? (since ?? now) : undefined;
+    if (since !== undefined && now - since >= steadyMs) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`the nodes were not Ready for ${steadyMs / 1000} s on end within ${waitMs / 1000} s`);
+}
+
 describe('kwave dashboard: live through broken watches, and its access rules', () => {
   test('the pushed view follows the record across watch cuts (embedded) or 410s and an apiserver restart (real)', async () => {
     const fleet = await startFleet({ pods: 6 });
@@ -74,12 +94,11 @@ describe('kwave dashboard: live through broken watches, and its access rules', (
         const cp = fleet.sim.real!.controlPlane;
         await compactEtcd(cp.etcdUrl);
         await cp.restartApiServer();
+        await nodesSteadyReady(clusterReader(fleet.kubeconfig));
       }
       const approved = await fleet.kwave(['approve', plan]);
       assert.equal(approved.code, 0, approved.stderr);
-      // On the real backend wave 2 follows an apiserver restart, after which the controllers and
-      // the node agent list and watch again: on a loaded machine that alone can take a minute.
-      const done = await pushedView(dashboard.url, (r) => r.phase === 'Completed', 'phase Completed', 240_000).catch(
+      const done = await pushedView(dashboard.url, (r) => r.phase === 'Completed', 'phase Completed').catch(
         (err: Error) => {
           const tail = (text: string) => text.slice(-3000);
           throw new Error(
