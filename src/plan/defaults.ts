@@ -14,6 +14,7 @@ export const PLAN_DEFAULTS = {
     drain: 'whenRestarting',
     podTimeout: '5m',
     minReadySeconds: 0,
+    nodeGraceSeconds: 30,
     respectPodDisruptionBudgets: true,
     prePull: false,
     prePullConcurrency: 5,

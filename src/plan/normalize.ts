@@ -163,6 +163,7 @@ function normalizeSpec(spec: RawPlan['spec']): PlanSpec {
       drain: s.drain ?? D.strategy.drain,
       podTimeoutMs: ms(s.podTimeout ?? D.strategy.podTimeout),
       minReadyMs: (s.minReadySeconds ?? D.strategy.minReadySeconds) * 1000,
+      nodeGraceMs: (s.nodeGraceSeconds ?? D.strategy.nodeGraceSeconds) * 1000,
       respectPodDisruptionBudgets: s.respectPodDisruptionBudgets ?? D.strategy.respectPodDisruptionBudgets,
       prePull: s.prePull ?? D.strategy.prePull,
       prePullConcurrency: s.prePullConcurrency ?? D.strategy.prePullConcurrency,

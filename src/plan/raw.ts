@@ -79,6 +79,7 @@ export interface RawSpec {
     drain?: 'always' | 'whenRestarting';
     podTimeout?: string;
     minReadySeconds?: number;
+    nodeGraceSeconds?: number;
     respectPodDisruptionBudgets?: boolean;
     prePull?: boolean;
     prePullConcurrency?: number;

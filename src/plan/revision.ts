@@ -36,7 +36,8 @@ function gateForRevision(gate: PlanSpec['gates'][number]): unknown {
  * First 10 hex digits of sha256 over the canonical spec; window texts are left out (their parse is
  * in), and so is the client's API rate limit: how fast kwave may talk to the API server does not
  * change what the rollout does, so changing it mid-rollout must not make another revision; nor
- * does how many nodes pre-pull at once (`prePullConcurrency`).
+ * does how many nodes pre-pull at once (`prePullConcurrency`), nor how long the run waits for a
+ * NotReady node before leaving its pods (`nodeGraceSeconds`).
  * Notification receivers are left out for the same reason: a new revision would refuse the pods
  * the old one left mid-flight and forget its approvals, for a change that touches no pod.
  * The clusters are left out too: what is done to each pod is the same whichever clusters the plan
@@ -51,6 +52,7 @@ export function planRevision(spec: PlanSpec): string {
     respectPodDisruptionBudgets,
     prePull,
     prePullConcurrency: _pullers,
+    nodeGraceMs: _nodeGrace,
     ...strategy
   } = spec.strategy;
   const { notify: _notify, clusters: _clusters, controlNamespace: _control, ...rest } = spec;

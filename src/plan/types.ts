@@ -147,6 +147,8 @@ export interface Plan {
     drain: DrainPolicy;
     podTimeoutMs: number;
     minReadyMs: number;
+    /** How long a node may read NotReady before the run leaves its pods (default 30 s); outside the revision. */
+    nodeGraceMs: number;
     /** Hold pods back while draining them would break a PodDisruptionBudget. Default true. */
     respectPodDisruptionBudgets: boolean;
     /** Pull each wave's target images on its nodes before draining. Default false. */

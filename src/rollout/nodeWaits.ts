@@ -3,7 +3,8 @@
 // ("parked", holding no concurrency slot); a pod still waiting when the run ends is left for the
 // next run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in
 // flight the run still waits for, and those it leaves resumable at once because their node
-// cannot act.
+// cannot act. A node NotReady for less than `strategy.nodeGraceSeconds` may be flapping (a late
+// heartbeat, a control-plane restart): the run does not give up on it before that (`inGrace`).
 import pLimit from 'p-limit';
 import type { PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
@@ -34,6 +35,10 @@ export class NodeWaits {
   /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
   private readonly midFlow = new Map<string, symbol>();
   private readonly parkedLimit: ReturnType<typeof pLimit>;
+  /** Ends of grace periods with a wake-up scheduled, so waiters look again when one runs out. */
+  private readonly graceWakes = new Set<number>();
+  /** Cancels those wake-ups once the run is over. */
+  private readonly closed = new AbortController();
 
   constructor(private readonly run: RunState) {
     this.parkedLimit = pLimit(run.plan.strategy.concurrency);
@@ -63,6 +68,31 @@ export class NodeWaits {
     if (!node || !nodes) return undefined;
     const health = nodeHealth(nodes.get(node));
     return health.canAct ? undefined : { node, health };
+  }
+
+  /**
+   * Whether the run still gives `down`'s node time to come back: NotReady (not gone) for less than
+   * `nodeGraceMs` since its transition. While it does, a wake-up is due when the grace runs out.
+   */
+  private inGrace(down: NodeDown): boolean {
+    const { health } = down;
+    if (health.state !== 'NotReady' || health.sinceMs === undefined) return false;
+    const until = health.sinceMs + this.run.plan.strategy.nodeGraceMs;
+    const left = until - this.run.now();
+    if (left <= 0) return false;
+    if (!this.graceWakes.has(until)) {
+      this.graceWakes.add(until);
+      void this.run.deps.sleep(left, this.closed.signal).then(() => {
+        this.graceWakes.delete(until);
+        this.run.budget.wake();
+      });
+    }
+    return true;
+  }
+
+  /** The run is over: no grace wake-up is left pending. */
+  close(): void {
+    this.closed.abort();
   }
 
   private gone(p: SelectedPod): boolean {
@@ -240,11 +270,16 @@ export class NodeWaits {
    * (false); `backAtEnd`: a node back when everything else is done still counts.
    */
   private async nodeBack(p: SelectedPod, backAtEnd: boolean): Promise<boolean> {
+    // Once everything else is done, a node within its grace is still waited for, and counts if back.
+    let waitedInGrace = false;
     for (;;) {
       if (this.run.stopping) return false;
       const down = this.nodeDown(p);
-      if (this.ending && (down || !backAtEnd)) return false;
-      if (!down) return true;
+      if (!down) return !this.ending || backAtEnd || waitedInGrace;
+      if (this.ending) {
+        if (!this.inGrace(down)) return false;
+        waitedInGrace = true;
+      }
       await this.run.budget.nextChange();
     }
   }
@@ -281,9 +316,14 @@ export class NodeWaits {
     return true;
   }
 
-  /** Whether the pod `key` waits for its node (left for the next run, or parked while its node cannot act). */
-  waitsForNode(key: string): boolean {
-    return this.waitingForNode(key) !== undefined;
+  /**
+   * Whether the pod `key` waits for its node for good in this run: left for the next run, or its
+   * node cannot act and is past its grace (within it, the node may yet come back).
+   */
+  waitsForNodeForGood(key: string): boolean {
+    if (this.leftForNodes.has(key)) return true;
+    const down = this.nodeDownOf(key);
+    return down !== undefined && !this.inGrace(down);
   }
 
   /**
@@ -305,11 +345,18 @@ export class NodeWaits {
     return n;
   }
 
-  /** Parked pods whose node can act again: about to go on (in flight), so a wave waits for them. */
-  get resumingCount(): number {
+  /**
+   * Parked pods whose node can act again: about to go on (in flight), so a wave waits for them.
+   * `orInGrace`: also those whose node is down within its grace, which a wave left short waits for.
+   */
+  resumingCount(orInGrace: boolean): number {
     if (this.ending || this.run.stopping) return 0;
     let n = 0;
-    for (const key of this.parked.keys()) if (!this.leftForNodes.has(key) && !this.nodeDownOf(key)) n++;
+    for (const key of this.parked.keys()) {
+      if (this.leftForNodes.has(key)) continue;
+      const down = this.nodeDownOf(key);
+      if (!down || (orInGrace && this.inGrace(down))) n++;
+    }
     return n;
   }
 

@@ -106,8 +106,8 @@ export class PodRunner {
           );
           return false;
         }
-        // Held only by pods waiting for their nodes (and failures), none in flight: nothing in this run frees it.
-        const staysOut = (k: string) => failed.has(k) || this.nodes.waitsForNode(k);
+        // Held only by pods waiting for their nodes past their grace (and failures), none in flight: nothing in this run frees it.
+        const staysOut = (k: string) => failed.has(k) || this.nodes.waitsForNodeForGood(k);
         if (
           heldForGood(holders, req.inFlight, staysOut) &&
           this.nodes.leaveBehindBudgetHolders(p, wave, direction, req.budget, holders)

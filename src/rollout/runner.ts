@@ -101,6 +101,7 @@ class Rollout {
         unwatchPods();
         unwatchNodes?.();
         unwatchPdbs?.();
+        this.nodes.close();
       },
     };
   }

@@ -119,10 +119,11 @@ export class WaveRun {
         stopping: run.stopping,
       };
       let step = waveStep(counts);
-      // Parked pods whose node is back are about to be in flight: asked only when the wave would
-      // end, as it looks at every parked pod's node.
+      // Parked pods whose node is back are about to be in flight, and a wave left short waits for
+      // those whose node is within its grace: asked only when the wave would end, as it looks at
+      // every parked pod's node.
       if (step.kind === 'done' || step.kind === 'short') {
-        const resuming = this.nodes.resumingCount;
+        const resuming = this.nodes.resumingCount(step.kind === 'short');
         if (resuming > 0) step = waveStep({ ...counts, inFlight: resuming });
       }
       if (step.kind === 'take') {

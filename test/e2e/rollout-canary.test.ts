@@ -23,6 +23,8 @@ const PLAN = {
   maxFailed: 0,
   rollback: 'failed' as const,
   gates: [{ name: 'canary-check', pause: '1s', afterWaves: [1] }],
+  // The nodes taken down stay down: the run gives up on them at once.
+  nodeGraceSeconds: 0,
 };
 
 describe("the canary's node NotReady: another pod stands in, and the gate judges it upgraded", () => {

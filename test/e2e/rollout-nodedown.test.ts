@@ -10,6 +10,8 @@
 //    toward maxFailed: no halt, no rollback. The node comes back and a re-run finishes demo-1
 //    from its own state. The node back while the run still has work: demo-1 waits apart for it
 //    and is finished in the same run.
+// 3. sim-node-2 NotReady before the run and back 2 s after the others are done, within its
+//    grace (strategy.nodeGraceSeconds): the same run upgrades demo-1, Completed, exit 0.
 // Neither output may mention OtherRollout: every pod kwave meets is this plan's revision's own.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -68,7 +70,8 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
     await fleet.admin('/sim/nodes/sim-node-2/not-ready');
     const before = await fleet.pods();
     assert.equal(before.get('demo-1')!.node, 'sim-node-2');
-    const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN }));
+    // The node stays down: no grace, so the run leaves demo-1 as soon as the rest is done.
+    const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN, nodeGraceSeconds: 0 }));
 
     // kwave plan lists the waiting pod up front, before the waves.
     const dry = await fleet.kwave(['plan', plan]);
@@ -139,6 +142,32 @@ describe('a node NotReady before the run: its pods wait, the rest is upgraded, P
   });
 });
 
+describe('a node that flaps: back within its grace once the rest is done, its pod is upgraded in the same run', () => {
+  let fleet: Fleet;
+  before(async () => {
+    fleet = await startFleet({ pods: 3, timeScale: 0.3 });
+  });
+  after(async () => fleet?.close());
+
+  test('sim-node-2 NotReady at the start, back 2 s after demo-0 and demo-2 are done: Completed, exit 0', async () => {
+    await fleet.admin('/sim/nodes/sim-node-2/not-ready');
+    const plan = await fleet.writePlan('flap.yaml', planYaml({ name: 'flap', ...PLAN }));
+    const run = fleet.start(['run', plan]);
+    for (const pod of ['default/demo-0', 'default/demo-2'])
+      await run.waitFor((e) => e.event === 'pod-end' && e.pod === pod, `${pod} done`, 60_000);
+    // Without the grace (strategy.nodeGraceSeconds, 30 s by default) the run would end Partial here.
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.ok(!run.events.some((e) => e.event === 'rollout-end'), `ended before the node came back: ${run.stdout()}`);
+    await fleet.admin('/sim/nodes/sim-node-2/ready');
+    await exitsWith(run, 0);
+    assert.equal(endOf(run).phase, 'Completed');
+    assert.equal(podEnds(run)['default/demo-1']?.result, 'upgraded');
+    const after = (await fleet.pods()).get('demo-1')!;
+    assert.equal(after.imageID, NEW_ID);
+    assert.equal(after.gate, 'True');
+  });
+});
+
 const SLOW_PULL_FIXTURE = `
 apiVersion: kwave.dev/v1alpha1
 kind: SimFixture
@@ -166,7 +195,10 @@ describe('a node lost after the image patch: NodeNotReady, no halt; a re-run fin
 
   test('first run: demo-1 ends NodeNotReady, not rolled back, no halt; re-run after the node is back: demo-1 upgraded', async () => {
     const before = await fleet.pods();
-    const plan = await fleet.writePlan('nodedown.yaml', planYaml({ name: 'nodedown', ...PLAN, podTimeout: '20s' }));
+    const plan = await fleet.writePlan(
+      'nodedown.yaml',
+      planYaml({ name: 'nodedown', ...PLAN, podTimeout: '20s', nodeGraceSeconds: 0 }),
+    );
     const first = await runLosingNode2(fleet, plan, EXIT_NODES_DOWN);
     assert.equal(endOf(first).phase, 'Partial');
     assert.ok(!first.events.some((e) => e.event === 'halt'), `nothing halts\n${first.stdout().slice(-3000)}`);

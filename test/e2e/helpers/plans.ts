@@ -21,6 +21,7 @@ export interface PlanOptions {
   respectPodDisruptionBudgets?: boolean;
   prePull?: boolean;
   prePullConcurrency?: number;
+  nodeGraceSeconds?: number;
   /** `spec.gates`: the items as objects, or as YAML text of a sequence (any indentation). */
   gates?: string | Record<string, unknown>[];
 }
@@ -50,6 +51,7 @@ export function planYaml(o: PlanOptions): string {
         respectPodDisruptionBudgets: o.respectPodDisruptionBudgets,
         prePull: o.prePull,
         prePullConcurrency: o.prePullConcurrency,
+        nodeGraceSeconds: o.nodeGraceSeconds,
       }),
       failurePolicy: defined({ maxFailed: o.maxFailed, rollback: o.rollback }),
       gates: typeof o.gates === 'string' ? (parse(o.gates) as unknown) : o.gates,

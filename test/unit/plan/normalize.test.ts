@@ -118,6 +118,7 @@ describe('defaults', () => {
       drain: 'whenRestarting',
       podTimeoutMs: 300_000,
       minReadyMs: 0,
+      nodeGraceMs: 30_000,
       respectPodDisruptionBudgets: true,
       prePull: false,
       prePullConcurrency: 5,

@@ -168,14 +168,24 @@ export function fleetNodes(f: ReturnType<typeof fleet>, count: number) {
   return { view, down, up: (name: string) => set(name, true) };
 }
 
-/** The runner's deps over a fake fleet: events collected into `events`, sleeps instant, never stopped. */
-export const fleetDeps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]): RunnerDeps => ({
-  writer: f.writer,
-  view: f.view,
-  sink: (e: RolloutEvent): void => void events.push(e),
-  sleep: async () => true,
-  stop: new AbortController().signal,
-});
+/**
+ * The runner's deps over a fake fleet: events collected into `events`, never stopped; sleeps are
+ * instant and move the run's clock on by their length (a node's grace runs out at once).
+ */
+export const fleetDeps = (f: ReturnType<typeof fleet>, events: RolloutEvent[]): RunnerDeps => {
+  let slept = 0;
+  return {
+    writer: f.writer,
+    view: f.view,
+    sink: (e: RolloutEvent): void => void events.push(e),
+    now: () => Date.now() + slept,
+    sleep: async (ms) => {
+      slept += Math.max(0, ms);
+      return true;
+    },
+    stop: new AbortController().signal,
+  };
+};
 
 /** A RemoteControl a test sets by hand (the shell's follows the rollout record). */
 export function remote() {

@@ -7,7 +7,7 @@ import { gateMessage } from '../../../src/inplace/decide.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
 import { runRollout } from '../../../src/rollout/runner.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
-import { abortAtFirstPodStart, fleet, fleetNodes, remote } from './fakeFleet.js';
+import { abortAtFirstPodStart, fleet, fleetDeps, fleetNodes, remote } from './fakeFleet.js';
 import { loadPlanText } from '../../../src/plan/load.js';
 import { testPlan } from '../helpers/plans.js';
 import { ExitCode, KwaveError } from '../../../src/errors.js';
@@ -17,13 +17,7 @@ function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none 
   return testPlan({ name: 'p', strategy, failurePolicy, image });
 }
 
-const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => ({
-  writer: f.writer,
-  view: f.view,
-  sink: (e: RolloutEvent): void => void events.push(e),
-  sleep: async () => true,
-  stop: new AbortController().signal,
-});
+const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => fleetDeps(f, events);
 
 describe('runRollout', () => {
   test('upgrades every pod with three writes each and never exceeds concurrency or budget', async () => {
@@ -186,7 +180,8 @@ describe('runRollout with a node that cannot act', () => {
     });
     assert.equal(r.phase, 'Partial');
     assert.equal(r.exitCode, 5);
-    assert.match(r.message, /web\/web-1 \(node n1 is NotReady since 1\ds\)/);
+    // Left once its node's grace (30 s from its NotReady, 12 s before the run) ran out.
+    assert.match(r.message, /web\/web-1 \(node n1 is NotReady since 30s\)/);
     assert.ok(!f.writes.some((w) => w.endsWith('web-1')), f.writes.join(', '));
     assert.deepEqual(
       events
