@@ -35,8 +35,8 @@ export class NodeWaits {
   /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
   private readonly midFlow = new Map<string, symbol>();
   private readonly parkedLimit: ReturnType<typeof pLimit>;
-  /** Ends of grace periods with a wake-up scheduled, so waiters look again when one runs out. */
-  private readonly graceWakes = new Set<number>();
+  /** When each NotReady spell's grace ends on this clock, by `node@sinceMs` (a new spell gets its own). */
+  private readonly graceEnds = new Map<string, number>();
   /** Cancels those wake-ups once the run is over. */
   private readonly closed = new AbortController();
 
@@ -77,17 +77,18 @@ export class NodeWaits {
   private inGrace(down: NodeDown): boolean {
     const { health } = down;
     if (health.state !== 'NotReady' || health.sinceMs === undefined) return false;
-    const until = health.sinceMs + this.run.plan.strategy.nodeGraceMs;
-    const left = until - this.run.now();
-    if (left <= 0) return false;
-    if (!this.graceWakes.has(until)) {
-      this.graceWakes.add(until);
-      void this.run.deps.sleep(left, this.closed.signal).then(() => {
-        this.graceWakes.delete(until);
-        this.run.budget.wake();
-      });
+    const spell = `${down.node}@${health.sinceMs}`;
+    let end = this.graceEnds.get(spell);
+    if (end === undefined) {
+      // Counted from the transition on the cluster's clock, but never more than the grace on
+      // ours: a runner whose clock is behind the cluster's must not wait longer.
+      const grace = this.run.plan.strategy.nodeGraceMs;
+      const now = this.run.now();
+      end = now + Math.min(grace, Math.max(0, health.sinceMs + grace - now));
+      this.graceEnds.set(spell, end);
+      if (end > now) void this.run.deps.sleep(end - now, this.closed.signal).then(() => this.run.budget.wake());
     }
-    return true;
+    return this.run.now() < end;
   }
 
   /** The run is over: no grace wake-up is left pending. */

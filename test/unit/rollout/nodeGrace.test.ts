@@ -80,6 +80,17 @@ describe('strategy.nodeGraceSeconds', () => {
     assert.ok(judged[0]! >= 4, `the gate judged ${judged[0]} pods at target`);
   });
 
+  test('a runner whose clock is 2 minutes behind the cluster waits no longer than the grace', async () => {
+    const s = setup(3, { backInGrace: false });
+    const now = s.deps.now!;
+    const r = await runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 3 }'), {
+      ...s.deps,
+      now: () => now() - 120_000,
+    });
+    assert.equal(r.phase, 'Partial');
+    assert.ok(s.sleeps.length > 0 && s.sleeps.every((ms) => ms <= 30_000), `sleeps ${s.sleeps.join(', ')}`);
+  });
+
   test('a budget held by two pods of a node within its grace: the run waits, and goes on once the node is back', async () => {
     // maxUnavailable 2, held by web-1 and web-4 (n1's pods, not Ready with their node).
     const s = setup(6, { backInGrace: true, podsNotReady: true });
