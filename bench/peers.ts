@@ -200,7 +200,7 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
   const t = checkTargets(file);
   if (t)
     console.log(
-      `targets: wall ratio ${t.wallRatio} (≤ 0.8: ${t.wallRatio <= 0.8}); unready p95 ≤ Kruise's: ${t.unreadyP95}; writes/pod ≤ Kruise's: ${t.writesPerPod}; both in place: ${t.inPlace}`,
+      `targets: wall ratio ${t.wallRatio} (≤ 0.8: ${t.wallRatio <= 0.8}); unready p95 ≤ Kruise's: ${t.unreadyP95}; writes/pod ≤ Kruise's: ${t.writesPerPod}; both in place: ${t.inPlace}${t.floorRatio === undefined ? '' : `; the floor (minimal / Kruise) ${t.floorRatio}${t.floorRatio > 0.8 ? ': 0.8 is below the floor' : ''}`}`,
     );
 }
 

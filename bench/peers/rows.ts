@@ -152,6 +152,8 @@ export interface TargetCheck {
   unreadyP95: boolean;
   writesPerPod: boolean;
   inPlace: boolean;
+  /** The minimal client's wall / Kruise's, when it ran: the least any client could reach (the floor). */
+  floorRatio?: number;
 }
 
 /** The targets for kwave against Kruise, from a file with both rows; undefined without them. */
@@ -159,11 +161,13 @@ export function checkTargets(file: PeersFile): TargetCheck | undefined {
   const kwave = file.rows.find((r) => r.tool === 'kwave');
   const kruise = file.rows.find((r) => r.tool === 'kruise');
   if (!kwave || !kruise) return undefined;
+  const minimal = file.rows.find((r) => r.tool === 'minimal');
   return {
     wallRatio: round(kwave.wall_s / kruise.wall_s, 2),
     unreadyP95: kwave.unready_p95_s <= kruise.unready_p95_s,
     writesPerPod: kwave.writes_per_pod <= kruise.writes_per_pod,
     inPlace: kwave.in_place && kruise.in_place,
+    ...(minimal ? { floorRatio: round(minimal.wall_s / kruise.wall_s, 2) } : {}),
   };
 }
 

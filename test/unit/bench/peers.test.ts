@@ -260,6 +260,16 @@ describe('the rows and peers-N.json', () => {
     ]);
     assert.deepEqual(checkTargets(file), { wallRatio: 0.75, unreadyP95: true, writesPerPod: true, inPlace: true });
     assert.equal(checkTargets({ ...file, rows: file.rows.slice(0, 1) }), undefined);
+    const withFloor = peersFile({ pods: 100, maxUnavailable: 10, drainSeconds: 2, kubelet: 'real' }, [
+      measurement('kruise', 10),
+      measurement('minimal', 8.5),
+      measurement('kwave', 9),
+    ]);
+    assert.deepEqual(
+      withFloor.rows.map((r) => r.tool),
+      ['kwave', 'kruise', 'minimal'],
+    );
+    assert.equal(checkTargets(withFloor)?.floorRatio, 0.85);
   });
 });
 
