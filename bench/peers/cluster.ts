@@ -60,10 +60,13 @@ export function benchClient(k: Kubeconfig): KubeHttp {
   return new KubeHttp({ url: k.server, caPem: k.caPem, token: k.token, userAgent: BENCH_USER_AGENT, maxSockets: 32 });
 }
 
+/** The answers of a server too busy to finish (a 1,000-pod delete of a collection took more than its 60 s). */
+const RETRIED_CODES = new Set([429, 500, 503, 504]);
+
 /**
  * A request of the bench's own, sent again (up to 5 times, a second apart) when the connection
- * broke rather than the server answering: kube-apiserver on two loaded cores resets a kept-alive
- * socket now and then, and one reset must not end an hour's benchmark. A create whose first try
+ * broke or the server was too busy: kube-apiserver on two loaded cores resets a kept-alive socket
+ * now and then, and one reset must not end an hour's benchmark. A create whose first try
  * may have landed counts a 409 AlreadyExists on a later try as done.
  */
 async function call<T = unknown>(
@@ -77,11 +80,9 @@ async function call<T = unknown>(
     try {
       return await http.request<T>(method, path, body, contentType);
     } catch (err) {
-      if (err instanceof KubeHttpError) {
-        if (attempt > 1 && method === 'POST' && err.code === 409) return undefined;
-        throw err;
-      }
-      if (attempt >= 5) throw err;
+      const answered = err instanceof KubeHttpError;
+      if (answered && attempt > 1 && method === 'POST' && err.code === 409) return undefined;
+      if ((answered && !RETRIED_CODES.has(err.code)) || attempt >= 5) throw err;
       await sleep(1000);
     }
   }
