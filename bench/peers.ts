@@ -88,6 +88,19 @@ function overshoot(m: Measurement, maxUnavailable: number): string {
   return overWithOthers ? ` (over M by ${overWithOthers} with pods made not Ready by something else)` : '';
 }
 
+/** Writes peers-N.json with the measurements so far. */
+function writePeersFile(setting: Setting, measurements: readonly Measurement[]) {
+  const file = peersFile(
+    { pods: setting.pods, maxUnavailable: setting.maxUnavailable, drainSeconds: DRAIN, kubelet: KUBELET },
+    measurements,
+  );
+  mkdirSync(flags.out, { recursive: true });
+  // The real kubelet's figures are the ones quoted (README); the simulated kubelet's are named apart.
+  const out = path.join(flags.out, `peers-${setting.pods}${KUBELET === 'real' ? '' : '-simulated-kubelet'}.json`);
+  writeFileSync(out, JSON.stringify(file, null, 2) + '\n');
+  return { file, out };
+}
+
 /** A row's phases on one line. */
 function phasesText(p: PhasesRow): string {
   return `first close ${p.first_close_s} s; close→not Ready ${p.close_to_not_ready_s} s, drain ${p.drain_s} s (min ${p.drain_min_s}), patch→running ${p.patch_to_running_s} s, running→Ready ${p.running_to_ready_s} s; window full ${p.window_full}`;
@@ -157,6 +170,7 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
         const loadBefore = load();
         const m = await upgradeOnce(tool, ns, setting, cluster, dir);
         measurements.push(m);
+        writePeersFile(setting, measurements); // a run stopped part-way keeps what it measured
         const drains = m.drainsSeconds;
         console.log(
           `  ${i + 1}. ${tool.padEnd(12)} wall ${m.wallSeconds.toFixed(2)} s; writes/pod ${(m.writes.accepted / pods).toFixed(2)} (pods ${(m.writes.pods / pods).toFixed(2)}, refused ${m.writes.refused}); unready p50/p95/max ${m.unready.p50}/${m.unready.p95}/${m.unready.max} s; max not Ready ${m.maxNotReady} (watched ${m.maxNotReadyWatched}, the tool's ${m.maxNotReadyByTool}) of M ${setting.maxUnavailable}${overshoot(m, setting.maxUnavailable)}; drain min/p50 ${drains.length ? `${drains[0]!.toFixed(2)}/${median(drains).toFixed(2)} s` : '–'}; CPU ${m.cpuSeconds.toFixed(2)} s, RSS ${m.rssMb} MB; in place ${m.inPlace}${m.problems.length ? ` (${m.problems.join('; ')})` : ''}${m.exitCode ? `; exit ${m.exitCode}` : ''}; ${loadBefore}`,
@@ -171,14 +185,7 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
     await sim.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const file = peersFile(
-    { pods, maxUnavailable: setting.maxUnavailable, drainSeconds: DRAIN, kubelet: KUBELET },
-    measurements,
-  );
-  mkdirSync(flags.out, { recursive: true });
-  // The real kubelet's figures are the ones quoted (README); the simulated kubelet's are named apart.
-  const out = path.join(flags.out, `peers-${pods}${KUBELET === 'real' ? '' : '-simulated-kubelet'}.json`);
-  writeFileSync(out, JSON.stringify(file, null, 2) + '\n');
+  const { file, out } = writePeersFile(setting, measurements);
   console.log(
     `\n${pods} pods, M ${setting.maxUnavailable}, D ${DRAIN} s, kubelet ${KUBELET}: medians of ${REPEAT} (${out})`,
   );
