@@ -1,15 +1,18 @@
-// Peer benchmark: kwave side by side with OpenKruise's CloneSet (and, if asked, the kubectl loop)
+// Peer benchmark: kwave side by side with OpenKruise's CloneSet (and, if asked, the minimal client
+// and the kubectl loop)
 // on one real control plane, `kwave sim --control-plane real` (the simulated kubelet, or with
 // `--kubelet real` the real one). Per size N, on the same three nodes: for each repeat and each
 // tool (the order alternating between repeats), a fresh fleet of N pods in its own namespace,
 // then the change — kwave: `kwave run` of one wave of N, concurrency = maxUnavailable = M,
 // drainSeconds D; Kruise: the CloneSet's template image (updateStrategy InPlaceIfPossible,
-// maxUnavailable M, gracePeriodSeconds D); kubectl loop: bench/fleet/kubectl-loop.sh, M at once —
+// maxUnavailable M, gracePeriodSeconds D); minimal: bench/fleet/minimal-client.mjs, the bare
+// protocol, M at once and D from its sight of the pod not Ready (the floor any client could reach);
+// kubectl loop: bench/fleet/kubectl-loop.sh, M at once —
 // measured by bench/peers/upgradeOnce.ts. kwave runs with Kruise installed, as in a shared cluster:
 // Kruise's pod webhook judges kwave's patches too. Writes `peers-N.json` (rows: medians of the
-// repeats) and prints a table.
+// repeats, with where the pods' turns went) and prints a table.
 //
-//   npm run bench -- --peer kruise[,kubectl-loop] --pods 200[,1000] [--repeat 3] [--max-unavailable 10%]
+//   npm run bench -- --peer kruise[,minimal][,kubectl-loop] --pods 200[,1000] [--repeat 3] [--max-unavailable 10%]
 //                    [--drain 2] [--kubelet simulated|real] [--out bench/results]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -36,8 +39,10 @@ import {
   budgetOvershoot,
   checkTargets,
   median,
+  peerRow,
   peersFile,
   TOOLS,
+  type PhasesRow,
   type KubeletKind,
   type Measurement,
   type Tool,
@@ -58,7 +63,7 @@ const { values: flags } = parseArgs({
 const peers = flags.peer.split(',').filter(Boolean);
 for (const p of peers)
   if (p === 'kwave' || !(TOOLS as readonly string[]).includes(p))
-    throw new Error(`--peer: kruise and/or kubectl-loop, not ${p}`);
+    throw new Error(`--peer: any of kruise, minimal, kubectl-loop, not ${p}`);
 const tools: Tool[] = ['kwave', ...(peers as Tool[])];
 const SIZES = flags.pods.split(',').map(Number);
 const REPEAT = Math.max(1, Number(flags.repeat));
@@ -81,6 +86,24 @@ function overshoot(m: Measurement, maxUnavailable: number): string {
   const { overByTool, overWithOthers } = budgetOvershoot(m, maxUnavailable);
   if (overByTool) return ` OVER THE BUDGET by ${overByTool} with its own pods`;
   return overWithOthers ? ` (over M by ${overWithOthers} with pods made not Ready by something else)` : '';
+}
+
+/** Writes peers-N.json with the measurements so far. */
+function writePeersFile(setting: Setting, measurements: readonly Measurement[]) {
+  const file = peersFile(
+    { pods: setting.pods, maxUnavailable: setting.maxUnavailable, drainSeconds: DRAIN, kubelet: KUBELET },
+    measurements,
+  );
+  mkdirSync(flags.out, { recursive: true });
+  // The real kubelet's figures are the ones quoted (README); the simulated kubelet's are named apart.
+  const out = path.join(flags.out, `peers-${setting.pods}${KUBELET === 'real' ? '' : '-simulated-kubelet'}.json`);
+  writeFileSync(out, JSON.stringify(file, null, 2) + '\n');
+  return { file, out };
+}
+
+/** A row's phases on one line. */
+function phasesText(p: PhasesRow): string {
+  return `first close ${p.first_close_s} s; close→not Ready ${p.close_to_not_ready_s} s, drain ${p.drain_s} s (min ${p.drain_min_s}), patch→running ${p.patch_to_running_s} s, running→Ready ${p.running_to_ready_s} s; window full ${p.window_full}`;
 }
 
 /** The order of the tools in repeat `i`: turned by one each repeat, so each goes first in turn. */
@@ -147,10 +170,12 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
         const loadBefore = load();
         const m = await upgradeOnce(tool, ns, setting, cluster, dir);
         measurements.push(m);
+        writePeersFile(setting, measurements); // a run stopped part-way keeps what it measured
         const drains = m.drainsSeconds;
         console.log(
           `  ${i + 1}. ${tool.padEnd(12)} wall ${m.wallSeconds.toFixed(2)} s; writes/pod ${(m.writes.accepted / pods).toFixed(2)} (pods ${(m.writes.pods / pods).toFixed(2)}, refused ${m.writes.refused}); unready p50/p95/max ${m.unready.p50}/${m.unready.p95}/${m.unready.max} s; max not Ready ${m.maxNotReady} (watched ${m.maxNotReadyWatched}, the tool's ${m.maxNotReadyByTool}) of M ${setting.maxUnavailable}${overshoot(m, setting.maxUnavailable)}; drain min/p50 ${drains.length ? `${drains[0]!.toFixed(2)}/${median(drains).toFixed(2)} s` : '–'}; CPU ${m.cpuSeconds.toFixed(2)} s, RSS ${m.rssMb} MB; in place ${m.inPlace}${m.problems.length ? ` (${m.problems.join('; ')})` : ''}${m.exitCode ? `; exit ${m.exitCode}` : ''}; ${loadBefore}`,
         );
+        console.log(`     phases ${phasesText(peerRow([m], setting.maxUnavailable).phases)}`);
         await deleteNamespace(http, ns, Boolean(kruise));
       }
     }
@@ -160,13 +185,7 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
     await sim.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const file = peersFile(
-    { pods, maxUnavailable: setting.maxUnavailable, drainSeconds: DRAIN, kubelet: KUBELET },
-    measurements,
-  );
-  mkdirSync(flags.out, { recursive: true });
-  const out = path.join(flags.out, `peers-${pods}${KUBELET === 'real' ? '-real-kubelet' : ''}.json`);
-  writeFileSync(out, JSON.stringify(file, null, 2) + '\n');
+  const { file, out } = writePeersFile(setting, measurements);
   console.log(
     `\n${pods} pods, M ${setting.maxUnavailable}, D ${DRAIN} s, kubelet ${KUBELET}: medians of ${REPEAT} (${out})`,
   );
@@ -176,6 +195,8 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
     console.log(
       `| ${r.tool} | ${r.wall_s} s | ${r.writes_per_pod} | ${r.unready_p50_s} / ${r.unready_p95_s} s | ${r.max_not_ready} | ${r.cpu_s} s | ${r.rss_mb} MB | ${r.in_place ? 'yes' : 'no'} |`,
     );
+  console.log('phases, medians (per run the p50 over pods):');
+  for (const r of file.rows) console.log(`  ${r.tool.padEnd(12)} ${phasesText(r.phases)}`);
   for (const m of measurements) {
     const { overByTool } = budgetOvershoot(m, setting.maxUnavailable);
     if (overByTool)
@@ -186,7 +207,7 @@ async function benchSize(pods: number, kruiseBinary: string | undefined): Promis
   const t = checkTargets(file);
   if (t)
     console.log(
-      `targets: wall ratio ${t.wallRatio} (≤ 0.8: ${t.wallRatio <= 0.8}); unready p95 ≤ Kruise's: ${t.unreadyP95}; writes/pod ≤ Kruise's: ${t.writesPerPod}; both in place: ${t.inPlace}`,
+      `targets: wall ratio ${t.wallRatio} (≤ 0.8: ${t.wallRatio <= 0.8}); unready p95 ≤ Kruise's: ${t.unreadyP95}; writes/pod ≤ Kruise's: ${t.writesPerPod}; both in place: ${t.inPlace}${t.floorRatio === undefined ? '' : `; the floor (minimal / Kruise) ${t.floorRatio}${t.floorRatio > 0.8 ? ': 0.8 is below the floor' : ''}`}`,
     );
 }
 

@@ -8,22 +8,39 @@
 // kubeconfigs with a bearer token and inline CA data (the simulator's, both backends), itself:
 // client-node's KubeConfig would load ~1,000 modules unbundled, 0.8 s of CPU at its start.
 //
-//   node bench/fleet/minimal-client.mjs KUBECONFIG CONCURRENCY IMAGE WAVE_SIZE...
+// The peer benchmark (bench/peers.ts, tool `minimal`) runs it as the floor beside kwave and Kruise:
+// one wave of N, M at a time, a drain of D seconds timed from its own sight of the pod not Ready.
+//
+//   node bench/fleet/minimal-client.mjs [--namespace NS] [--selector K=V] [--drain-seconds D]
+//        KUBECONFIG CONCURRENCY IMAGE WAVE_SIZE...
 // Prints one JSON line: pods upgraded, and the process's own CPU seconds.
 import https from 'node:https';
 import tls from 'node:tls';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import YAML from 'yaml';
 // kwave's own line cutter and version peek (plain functions over bytes, in a file that imports nothing).
 import { lineSplitter, peekResourceVersion } from '../../dist/cluster/wireBytes.js';
 import { report, throughWaves } from './clientWaves.mjs';
 
-const [kubeconfig, concurrencyArg, image, ...waveArgs] = process.argv.slice(2);
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    namespace: { type: 'string', default: 'default' },
+    selector: { type: 'string', default: 'app=demo' },
+    'drain-seconds': { type: 'string', default: '0' },
+  },
+});
+const [kubeconfig, concurrencyArg, image, ...waveArgs] = positionals;
 const concurrency = Number(concurrencyArg);
 const waveSizes = waveArgs.map(Number);
-const NS = 'default';
-const SELECTOR = 'app%3Ddemo';
+const NS = flags.namespace;
+const SELECTOR = encodeURIComponent(flags.selector);
+const DRAIN_MS = Number(flags['drain-seconds']) * 1000;
+/** The audit log tells its requests from the bench's and kwave's by this. */
+const USER_AGENT = 'kwave-minimal-client';
 const GATE = 'kwave.dev/in-place-ready';
 const CONTAINER = 'nginx';
 
@@ -67,20 +84,36 @@ function waitFor(name, until) {
 async function request(method, path, body) {
   const headers = {
     authorization,
+    'user-agent': USER_AGENT,
     accept: 'application/json',
     ...(body ? { 'content-type': 'application/strategic-merge-patch+json' } : {}),
   };
   const answer = await pool.request({ method, path, headers, body: body && JSON.stringify(body) });
   const text = await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`${method} ${path}: ${answer.statusCode} ${text.slice(0, 300)}`);
+  if (answer.statusCode !== 200)
+    throw Object.assign(new Error(`${method} ${path}: ${answer.statusCode} ${text.slice(0, 300)}`), {
+      status: answer.statusCode,
+    });
   return JSON.parse(text);
 }
 
-const patch = async (path, body) => {
-  const pod = await request('PATCH', path, body);
-  seen(pod);
-  return pod;
-};
+/**
+ * A patch of the pod `name` guarded by the version it was built from (`build(pod)`, the last held);
+ * on a 409 (the pod changed since: a kubelet's or controller's write), built again from a newer one.
+ */
+async function patch(name, path, build) {
+  for (;;) {
+    const held = pods.get(name).pod;
+    try {
+      const pod = await request('PATCH', path, build(held));
+      seen(pod);
+      return pod;
+    } catch (err) {
+      if (err.status !== 409) throw err;
+      await waitFor(name, (p) => Number(p.metadata.resourceVersion) > Number(held.metadata.resourceVersion));
+    }
+  }
+}
 
 /** The watch from the list's version: a line whose version is already held (an answer's) is not parsed. */
 function watch(resourceVersion) {
@@ -97,7 +130,7 @@ function watch(resourceVersion) {
   });
   const url = `${cluster.server}/api/v1/namespaces/${NS}/pods?labelSelector=${SELECTOR}&watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`;
   https
-    .get(url, { ca, headers: { authorization } }, (res) => {
+    .get(url, { ca, headers: { authorization, 'user-agent': USER_AGENT } }, (res) => {
       res.on('data', lines.push);
       // It does not watch again: a run whose watch ends fails rather than waits forever.
       res.on('end', () => fail(`the watch ended (HTTP ${res.statusCode})`));
@@ -113,9 +146,9 @@ function fail(message) {
 const condition = (pod, type) => pod.status?.conditions?.find((c) => c.type === type)?.status;
 const containerStatus = (pod) => pod.status?.containerStatuses?.find((c) => c.name === CONTAINER);
 const podPath = (name) => `/api/v1/namespaces/${NS}/pods/${name}`;
-const gate = (name, status, resourceVersion) =>
-  patch(`${podPath(name)}/status`, {
-    metadata: { resourceVersion },
+const gate = (name, status) =>
+  patch(name, `${podPath(name)}/status`, (pod) => ({
+    metadata: { resourceVersion: pod.metadata.resourceVersion },
     status: {
       conditions: [
         {
@@ -126,14 +159,15 @@ const gate = (name, status, resourceVersion) =>
         },
       ],
     },
-  });
+  }));
 
-/** Close the gate, wait not Ready, patch the image (and a note the size of kwave's state annotation), wait for a new image ID and ready, reopen, wait Ready. */
+/** Close the gate, wait not Ready, drain, patch the image (and a note the size of kwave's state annotation), wait for a new image ID and ready, reopen, wait Ready. */
 async function upgrade(name) {
   let pod = pods.get(name).pod;
   const fromImageID = containerStatus(pod)?.imageID;
-  pod = await gate(name, 'False', pod.metadata.resourceVersion);
+  await gate(name, 'False');
   pod = await waitFor(name, (p) => condition(p, 'Ready') === 'False');
+  if (DRAIN_MS > 0) await sleep(DRAIN_MS);
   const note = JSON.stringify({
     fromImage: pod.spec.containers[0].image,
     fromImageID,
@@ -141,18 +175,18 @@ async function upgrade(name) {
     startedAt: new Date().toISOString(),
     pad: 'x'.repeat(300),
   });
-  pod = await patch(podPath(name), {
+  await patch(name, podPath(name), (held) => ({
     metadata: {
-      resourceVersion: pod.metadata.resourceVersion,
+      resourceVersion: held.metadata.resourceVersion,
       annotations: { 'bench.kwave.dev/minimal-client': note },
     },
     spec: { containers: [{ name: CONTAINER, image }] },
-  });
-  pod = await waitFor(name, (p) => {
+  }));
+  await waitFor(name, (p) => {
     const now = containerStatus(p);
     return now !== undefined && now.imageID !== fromImageID && now.ready === true;
   });
-  pod = await gate(name, 'True', pod.metadata.resourceVersion);
+  await gate(name, 'True');
   await waitFor(name, (p) => condition(p, 'Ready') === 'True');
 }
 

@@ -60,6 +60,34 @@ export function benchClient(k: Kubeconfig): KubeHttp {
   return new KubeHttp({ url: k.server, caPem: k.caPem, token: k.token, userAgent: BENCH_USER_AGENT, maxSockets: 32 });
 }
 
+/** The answers of a server too busy to finish (a 1,000-pod delete of a collection took more than its 60 s). */
+const RETRIED_CODES = new Set([429, 500, 503, 504]);
+
+/**
+ * A request of the bench's own, sent again (up to 5 times, a second apart) when the connection
+ * broke or the server was too busy: kube-apiserver on two loaded cores resets a kept-alive socket
+ * now and then, and one reset must not end an hour's benchmark. A create whose first try
+ * may have landed counts a 409 AlreadyExists on a later try as done.
+ */
+async function call<T = unknown>(
+  http: KubeHttp,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+): Promise<T | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await http.request<T>(method, path, body, contentType);
+    } catch (err) {
+      const answered = err instanceof KubeHttpError;
+      if (answered && attempt > 1 && method === 'POST' && err.code === 409) return undefined;
+      if ((answered && !RETRIED_CODES.has(err.code)) || attempt >= 5) throw err;
+      await sleep(1000);
+    }
+  }
+}
+
 export interface PodObject {
   metadata: { name: string; uid: string; resourceVersion: string; namespace?: string; deletionTimestamp?: string };
   spec: { nodeName?: string; containers: { name: string; image: string }[] };
@@ -73,10 +101,11 @@ export async function listPods(
   http: KubeHttp,
   namespace: string,
 ): Promise<{ items: PodObject[]; resourceVersion: string }> {
-  const list = await http.request<{ items: PodObject[]; metadata: { resourceVersion: string } }>(
+  const list = (await call<{ items: PodObject[]; metadata: { resourceVersion: string } }>(
+    http,
     'GET',
     `/api/v1/namespaces/${namespace}/pods`,
-  );
+  ))!;
   return { items: list.items, resourceVersion: list.metadata.resourceVersion };
 }
 
@@ -92,7 +121,7 @@ async function until(what: string, timeoutMs: number, ok: () => Promise<boolean>
 
 /** A namespace whose `default` service account exists (pods are refused before it does). */
 export async function createNamespace(http: KubeHttp, name: string): Promise<void> {
-  await http.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await call(http, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   await until(`the service account ${name}/default`, 60_000, () =>
     http.request('GET', `/api/v1/namespaces/${name}/serviceaccounts/default`).then(
       () => true,
@@ -107,9 +136,9 @@ export async function createNamespace(http: KubeHttp, name: string): Promise<voi
  */
 export async function deleteNamespace(http: KubeHttp, name: string, cloneSets: boolean): Promise<void> {
   if (cloneSets)
-    await http.request('DELETE', `/apis/apps.kruise.io/v1alpha1/namespaces/${name}/clonesets`).catch(ignoreNotFound);
-  await http.request('DELETE', `/api/v1/namespaces/${name}/pods?gracePeriodSeconds=0`).catch(ignoreNotFound);
-  await http.request('DELETE', `/api/v1/namespaces/${name}`).catch(ignoreNotFound);
+    await call(http, 'DELETE', `/apis/apps.kruise.io/v1alpha1/namespaces/${name}/clonesets`).catch(ignoreNotFound);
+  await call(http, 'DELETE', `/api/v1/namespaces/${name}/pods?gracePeriodSeconds=0`).catch(ignoreNotFound);
+  await call(http, 'DELETE', `/api/v1/namespaces/${name}`).catch(ignoreNotFound);
   await until(`the pods of ${name} to go`, 300_000, async () => (await listPods(http, name)).items.length === 0);
 }
 
@@ -142,7 +171,7 @@ export async function createPodFleet(
     Array.from({ length: count }, (_, i) =>
       limit(async () => {
         const name = `web-${i}`;
-        await http.request('POST', `/api/v1/namespaces/${namespace}/pods`, {
+        await call(http, 'POST', `/api/v1/namespaces/${namespace}/pods`, {
           apiVersion: 'v1',
           kind: 'Pod',
           metadata: { name, labels: APP_LABEL },
@@ -152,7 +181,8 @@ export async function createPodFleet(
             readinessGates: [{ conditionType: KWAVE_GATE }],
           },
         });
-        await http.request(
+        await call(
+          http,
           'PATCH',
           `/api/v1/namespaces/${namespace}/pods/${name}/status`,
           {
@@ -200,13 +230,14 @@ export function cloneSetManifest(namespace: string, replicas: number, maxUnavail
 
 export async function createCloneSet(http: KubeHttp, manifest: ReturnType<typeof cloneSetManifest>): Promise<void> {
   const ns = manifest.metadata.namespace;
-  await http.request('POST', `/apis/apps.kruise.io/v1alpha1/namespaces/${ns}/clonesets`, manifest);
+  await call(http, 'POST', `/apis/apps.kruise.io/v1alpha1/namespaces/${ns}/clonesets`, manifest);
   await untilPodsReady(http, ns, manifest.spec.replicas);
 }
 
 /** The change a Kruise user makes: the template's image, as a JSON patch. */
 export function changeCloneSetImage(http: KubeHttp, namespace: string, image: string): Promise<unknown> {
-  return http.request(
+  return call(
+    http,
     'PATCH',
     `/apis/apps.kruise.io/v1alpha1/namespaces/${namespace}/clonesets/web`,
     [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }],

@@ -1,7 +1,8 @@
 // What the peer benchmark sees of one fleet's upgrade, from the pods alone (whatever tool does
 // it): fed every version of every pod the bench's watch receives, with the time it arrived
 // (performance.now()), it says when the upgrade is done, its wall time, each pod's drain (not
-// Ready seen → image patch seen), the most pods not Ready at once and whether it was in place.
+// Ready seen → image patch seen) and the other phases of its turn, the most pods not Ready at
+// once and whether it was in place.
 // Pure: no I/O, no clock.
 
 export interface PodVersion {
@@ -9,7 +10,7 @@ export interface PodVersion {
   spec: { containers: { name: string; image: string }[] };
   status?: {
     conditions?: { type: string; status: string }[];
-    containerStatuses?: { name: string; imageID?: string; restartCount?: number }[];
+    containerStatuses?: { name: string; imageID?: string; restartCount?: number; ready?: boolean }[];
   };
 }
 
@@ -25,10 +26,14 @@ interface Seen {
   imageID: string | undefined;
   image: string | undefined;
   ready: boolean;
+  /** First time seen with a readiness gate's condition False since the change (the tool's first write to it). */
+  closedAt?: number;
   /** First time seen not Ready since the change. */
   notReadyAt?: number;
   /** First time seen with the target image in its spec. */
   patchedAt?: number;
+  /** First time seen with the container ready on the target imageID (the kubelet's part done). */
+  runningAt?: number;
   /** When it last became Ready on the target imageID (undefined while it is not). */
   doneAt?: number;
   /** Was Ready on the target imageID at some time. */
@@ -64,7 +69,26 @@ export interface FleetSummary {
    * (the node lifecycle controller marks every pod of a node whose heartbeat is late not Ready).
    */
   maxNotReadyByTool: number;
+  phases: Phases;
 }
+
+/**
+ * Where a pod's turn goes, from the watch: per pod, sorted, in ms — gate closed → not Ready (the
+ * kubelet), not Ready → patched (the drain), patched → container ready on the target (the
+ * kubelet's restart), container ready → pod Ready (the tool reopens its gate, the kubelet sees
+ * it). Of pods seen through every step.
+ */
+export interface Phases {
+  /** The change to the first pod seen with its gate closed: the tool's start-up and first write. */
+  firstCloseMs: number;
+  closeToNotReadyMs: number[];
+  patchToRunningMs: number[];
+  runningToReadyMs: number[];
+  /** Σ per pod (gate closed → done) in ms: divided by M × (wall − firstCloseMs), how full the window of M was. */
+  busyMs: number;
+}
+
+const byNumber = (a: number, b: number) => a - b;
 
 export class FleetProgress {
   private readonly initial = new Map<string, Initial>();
@@ -123,13 +147,19 @@ export class FleetProgress {
     };
     if (prev && prev.uid !== pod.metadata.uid) {
       // Replaced by a new pod of the same name: its times start again.
+      delete seen.closedAt;
       delete seen.notReadyAt;
       delete seen.patchedAt;
+      delete seen.runningAt;
       delete seen.doneAt;
       delete seen.everDone;
     }
-    if (!ready && seen.notReadyAt === undefined && at > this.opts.startedAt) seen.notReadyAt = at;
+    const gateClosed = (pod.status?.conditions ?? []).some((x) => !POD_CONDITIONS.has(x.type) && x.status === 'False');
+    const afterChange = at > this.opts.startedAt;
+    if (gateClosed && seen.closedAt === undefined && afterChange) seen.closedAt = at;
+    if (!ready && seen.notReadyAt === undefined && afterChange) seen.notReadyAt = at;
     if (image === this.opts.toImage && seen.patchedAt === undefined) seen.patchedAt = at;
+    if (c?.ready === true && this.isTarget(seen.imageID) && seen.runningAt === undefined) seen.runningAt = at;
     const wasDone = prev?.doneAt !== undefined && prev.uid === seen.uid;
     const done = ready && this.isTarget(seen.imageID);
     if (done && !wasDone) seen.doneAt = at;
@@ -137,7 +167,6 @@ export class FleetProgress {
     if (!done) delete seen.doneAt;
     this.atTarget += Number(done) - Number(wasDone);
     this.pods.set(name, seen);
-    const gateClosed = (pod.status?.conditions ?? []).some((x) => !POD_CONDITIONS.has(x.type) && x.status === 'False');
     this.setNotReady(name, ready ? undefined : gateClosed || (seen.patchedAt !== undefined && !seen.everDone));
   }
 
@@ -168,10 +197,18 @@ export class FleetProgress {
     const problems: string[] = [];
     let last = this.opts.startedAt;
     const drainsMs: number[] = [];
+    const phases: Phases = {
+      firstCloseMs: NaN,
+      closeToNotReadyMs: [],
+      patchToRunningMs: [],
+      runningToReadyMs: [],
+      busyMs: 0,
+    };
     for (const [name, p] of this.pods) {
       if (p.doneAt !== undefined) last = Math.max(last, p.doneAt);
       if (p.notReadyAt !== undefined && p.patchedAt !== undefined && p.notReadyAt <= p.patchedAt)
         drainsMs.push(p.patchedAt - p.notReadyAt);
+      this.addPhases(phases, p);
       const before = this.initial.get(name);
       if (!before) problems.push(`${name}: a new pod`);
       else if (before.uid !== p.uid) problems.push(`${name}: recreated (new uid)`);
@@ -187,6 +224,26 @@ export class FleetProgress {
       drainsMs: drainsMs.sort((a, b) => a - b),
       maxNotReady: this.maxNotReady,
       maxNotReadyByTool: this.maxNotReadyByTool,
+      phases: {
+        ...phases,
+        firstCloseMs: phases.firstCloseMs - this.opts.startedAt,
+        closeToNotReadyMs: phases.closeToNotReadyMs.sort(byNumber),
+        patchToRunningMs: phases.patchToRunningMs.sort(byNumber),
+        runningToReadyMs: phases.runningToReadyMs.sort(byNumber),
+      },
     };
+  }
+
+  /** A pod's share of `phases` (firstCloseMs as a time, not yet from the change). */
+  private addPhases(phases: Phases, p: Seen): void {
+    const { closedAt, notReadyAt, patchedAt, runningAt, doneAt } = p;
+    if (closedAt === undefined || notReadyAt === undefined || patchedAt === undefined) return;
+    if (runningAt === undefined || doneAt === undefined) return;
+    if (!(closedAt <= notReadyAt && notReadyAt <= patchedAt && patchedAt <= runningAt && runningAt <= doneAt)) return;
+    phases.firstCloseMs = Number.isNaN(phases.firstCloseMs) ? closedAt : Math.min(phases.firstCloseMs, closedAt);
+    phases.closeToNotReadyMs.push(notReadyAt - closedAt);
+    phases.patchToRunningMs.push(runningAt - patchedAt);
+    phases.runningToReadyMs.push(doneAt - runningAt);
+    phases.busyMs += doneAt - closedAt;
   }
 }

@@ -1,8 +1,10 @@
 // The peer benchmark's figures: one measurement per tool and repeat, a row per tool (medians of
 // the repeats; in place only if every repeat was), and the file `peers-N.json`. Pure.
 import type { AuditRecord } from '../../src/sim/controlPlane/audit.js';
+import type { Phases } from './fleetProgress.js';
 
-export const TOOLS = ['kwave', 'kruise', 'kubectl-loop'] as const;
+/** `minimal`: bench/fleet/minimal-client.mjs, the bare protocol with the same M and D (the floor). */
+export const TOOLS = ['kwave', 'kruise', 'minimal', 'kubectl-loop'] as const;
 export type Tool = (typeof TOOLS)[number];
 export type KubeletKind = 'simulated' | 'real';
 
@@ -57,6 +59,25 @@ export interface Measurement {
   inPlace: boolean;
   /** Per pod seen not Ready before its image patch: seconds between the two, sorted. */
   drainsSeconds: number[];
+  /** Where the pods' turns went, as the bench's watch saw them (FleetProgress). */
+  phases: Phases;
+}
+
+/** A row's phases: per run the median over pods (ms → s), then the median over the repeats. */
+export interface PhasesRow {
+  /** The change to the first gate closed: the tool's start-up and first write. */
+  first_close_s: number;
+  /** Gate closed → pod not Ready: the kubelet's turn. */
+  close_to_not_ready_s: number;
+  /** Not Ready → image patched; `drain_min_s` the shortest (at least D is the promise). */
+  drain_s: number;
+  drain_min_s: number;
+  /** Image patched → container ready on the target imageID: the kubelet's restart. */
+  patch_to_running_s: number;
+  /** Container ready on the target → pod Ready: the tool reopens its gate. */
+  running_to_ready_s: number;
+  /** Σ per pod (gate closed → done) / (M × (wall − first close)): how full the tool kept its window of M. */
+  window_full: number;
 }
 
 /** A row of peers-N.json, as the issue fixes its shape. */
@@ -70,6 +91,7 @@ export interface PeerRow {
   cpu_s: number;
   rss_mb: number;
   in_place: boolean;
+  phases: PhasesRow;
 }
 
 export interface PeersFile {
@@ -89,8 +111,8 @@ export function median(xs: readonly number[]): number {
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** The row of one tool: the median of each figure over its repeats. */
-export function peerRow(runs: readonly Measurement[]): PeerRow {
+/** The row of one tool: the median of each figure over its repeats; `maxUnavailable` is M. */
+export function peerRow(runs: readonly Measurement[], maxUnavailable: number): PeerRow {
   const tool = runs[0]?.tool;
   if (!tool || runs.some((r) => r.tool !== tool)) throw new Error('peerRow: the runs of one tool, at least one');
   const m = (f: (r: Measurement) => number, digits: number) => round(median(runs.map(f)), digits);
@@ -104,6 +126,15 @@ export function peerRow(runs: readonly Measurement[]): PeerRow {
     cpu_s: m((r) => r.cpuSeconds, 2),
     rss_mb: m((r) => r.rssMb, 0),
     in_place: runs.every((r) => r.inPlace),
+    phases: {
+      first_close_s: m((r) => r.phases.firstCloseMs / 1000, 2),
+      close_to_not_ready_s: m((r) => median(r.phases.closeToNotReadyMs) / 1000, 2),
+      drain_s: m((r) => median(r.drainsSeconds), 2),
+      drain_min_s: m((r) => r.drainsSeconds[0] ?? NaN, 2),
+      patch_to_running_s: m((r) => median(r.phases.patchToRunningMs) / 1000, 2),
+      running_to_ready_s: m((r) => median(r.phases.runningToReadyMs) / 1000, 2),
+      window_full: m((r) => r.phases.busyMs / (maxUnavailable * (r.wallSeconds * 1000 - r.phases.firstCloseMs)), 2),
+    },
   };
 }
 
@@ -111,7 +142,7 @@ export function peerRow(runs: readonly Measurement[]): PeerRow {
 export function peersFile(setting: Omit<PeersFile, 'rows'>, measurements: readonly Measurement[]): PeersFile {
   const rows = TOOLS.map((tool) => measurements.filter((m) => m.tool === tool))
     .filter((runs) => runs.length > 0)
-    .map(peerRow);
+    .map((runs) => peerRow(runs, setting.maxUnavailable));
   return { ...setting, rows };
 }
 
@@ -121,6 +152,8 @@ export interface TargetCheck {
   unreadyP95: boolean;
   writesPerPod: boolean;
   inPlace: boolean;
+  /** The minimal client's wall / Kruise's, when it ran: the least any client could reach (the floor). */
+  floorRatio?: number;
 }
 
 /** The issue's targets for kwave against Kruise, from a file with both rows; undefined without them. */
@@ -128,11 +161,13 @@ export function checkTargets(file: PeersFile): TargetCheck | undefined {
   const kwave = file.rows.find((r) => r.tool === 'kwave');
   const kruise = file.rows.find((r) => r.tool === 'kruise');
   if (!kwave || !kruise) return undefined;
+  const minimal = file.rows.find((r) => r.tool === 'minimal');
   return {
     wallRatio: round(kwave.wall_s / kruise.wall_s, 2),
     unreadyP95: kwave.unready_p95_s <= kruise.unready_p95_s,
     writesPerPod: kwave.writes_per_pod <= kruise.writes_per_pod,
     inPlace: kwave.in_place && kruise.in_place,
+    ...(minimal ? { floorRatio: round(minimal.wall_s / kruise.wall_s, 2) } : {}),
   };
 }
 

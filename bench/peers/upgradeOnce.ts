@@ -97,6 +97,20 @@ async function change(tool: Tool, namespace: string, s: Setting, c: Cluster, dir
       'off',
     ]);
   }
+  if (tool === 'minimal')
+    return timed(dir, name, process.execPath, [
+      'bench/fleet/minimal-client.mjs',
+      '--namespace',
+      namespace,
+      '--selector',
+      `app=${APP_LABEL.app}`,
+      '--drain-seconds',
+      String(s.drainSeconds),
+      c.kubeconfig,
+      String(s.maxUnavailable),
+      TO_IMAGE,
+      String(s.pods),
+    ]);
   return timed(
     dir,
     name,
@@ -116,7 +130,8 @@ async function change(tool: Tool, namespace: string, s: Setting, c: Cluster, dir
 
 function requester(tool: Tool, c: Cluster): Requester {
   if (tool === 'kruise') return { user: c.kruise!.user };
-  return { user: c.adminUser, userAgentPrefix: tool === 'kwave' ? 'kwave/' : 'kubectl/' };
+  const userAgentPrefix = { kwave: 'kwave/', minimal: 'kwave-minimal-client', 'kubectl-loop': 'kubectl/' }[tool];
+  return { user: c.adminUser, userAgentPrefix };
 }
 
 /** Upgrades the fleet in `namespace` (N pods Ready on the old image) with `tool`, and measures it. */
@@ -185,6 +200,7 @@ export async function upgradeOnce(
     rssMb: Math.round(usage.peakRssBytes / 1024 / 1024),
     inPlace: summary.inPlace,
     drainsSeconds: summary.drainsMs.map((ms) => ms / 1000),
+    phases: summary.phases,
     problems: summary.problems,
     ...(finished ? { exitCode: finished.code } : {}),
   };

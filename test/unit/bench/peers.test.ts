@@ -13,15 +13,31 @@ const NEW = 'sha256:' + 'b'.repeat(64);
 
 function pod(
   name: string,
-  o: { uid?: string; image?: string; digest?: string; restarts?: number; ready?: boolean } = {},
+  o: {
+    uid?: string;
+    image?: string;
+    digest?: string;
+    restarts?: number;
+    ready?: boolean;
+    gate?: 'True' | 'False';
+    running?: boolean;
+  } = {},
 ): PodVersion {
   return {
     metadata: { name, uid: o.uid ?? `uid-${name}` },
     spec: { containers: [{ name: 'nginx', image: o.image ?? 'nginx:1.14.2' }] },
     status: {
-      conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
+      conditions: [
+        { type: 'Ready', status: o.ready === false ? 'False' : 'True' },
+        ...(o.gate ? [{ type: 'kwave.dev/in-place-ready', status: o.gate }] : []),
+      ],
       containerStatuses: [
-        { name: 'nginx', imageID: `docker.io/library/nginx@${o.digest ?? OLD}`, restartCount: o.restarts ?? 0 },
+        {
+          name: 'nginx',
+          imageID: `docker.io/library/nginx@${o.digest ?? OLD}`,
+          restartCount: o.restarts ?? 0,
+          ready: o.running ?? o.ready !== false,
+        },
       ],
     },
   };
@@ -30,12 +46,18 @@ function pod(
 const progressOf = (pods: PodVersion[]) =>
   new FleetProgress(pods, { container: 'nginx', toImage: 'nginx:1.25.3', toDigest: NEW, startedAt: 1000 });
 
-/** One pod's in-place upgrade: drained at `at`, patched `drain` ms later, Ready on the new image 500 ms after that. */
+/**
+ * One pod's in-place upgrade: gate closed 50 ms before `at`, not Ready at `at`, patched `drain` ms
+ * later, running on the new image 400 ms after that, Ready (gate open) 100 ms after that.
+ */
 function upgrade(p: FleetProgress, name: string, at: number, drain: number): void {
-  p.observe(pod(name, { ready: false }), at);
-  p.observe(pod(name, { ready: false, image: 'nginx:1.25.3' }), at + drain);
-  p.observe(pod(name, { ready: false, image: 'nginx:1.25.3', digest: NEW, restarts: 1 }), at + drain + 400);
-  p.observe(pod(name, { image: 'nginx:1.25.3', digest: NEW, restarts: 1 }), at + drain + 500);
+  const to = { image: 'nginx:1.25.3', digest: NEW, restarts: 1 };
+  p.observe(pod(name, { gate: 'False', running: true }), at - 50);
+  p.observe(pod(name, { gate: 'False', ready: false, running: true }), at);
+  p.observe(pod(name, { gate: 'False', ready: false, running: true, image: 'nginx:1.25.3' }), at + drain);
+  p.observe(pod(name, { gate: 'False', ready: false, running: false, ...to }), at + drain + 300);
+  p.observe(pod(name, { gate: 'False', ready: false, running: true, ...to }), at + drain + 400);
+  p.observe(pod(name, { gate: 'True', ...to }), at + drain + 500);
 }
 
 describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
@@ -52,7 +74,24 @@ describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
       drainsMs: [2000, 2500],
       maxNotReady: 1,
       maxNotReadyByTool: 1,
+      phases: {
+        firstCloseMs: 1100 - 50 - 1000,
+        closeToNotReadyMs: [50, 50],
+        patchToRunningMs: [400, 400],
+        runningToReadyMs: [100, 100],
+        busyMs: 50 + 2000 + 500 + (50 + 2500 + 500),
+      },
     });
+  });
+
+  it('leaves out of the phases a pod not seen through every step', () => {
+    const p = progressOf([pod('web-0'), pod('web-1')]);
+    upgrade(p, 'web-0', 1100, 2000);
+    // web-1 patched without being seen not Ready first (no drain), then done
+    p.observe(pod('web-1', { image: 'nginx:1.25.3', digest: NEW, restarts: 1 }), 1500);
+    const { phases } = p.summary();
+    assert.deepEqual(phases.closeToNotReadyMs, [50]);
+    assert.equal(phases.busyMs, 50 + 2000 + 500);
   });
 
   it("counts the most not Ready at once, and apart the tool's: gate closed, or patched and not yet done", () => {
@@ -154,17 +193,27 @@ function measurement(tool: Measurement['tool'], wall: number, o: Partial<Measure
     rssMb: 120,
     inPlace: true,
     drainsSeconds: [2.1],
+    phases: {
+      firstCloseMs: 200,
+      closeToNotReadyMs: [40, 50, 60],
+      patchToRunningMs: [500],
+      runningToReadyMs: [100],
+      busyMs: 10 * (wall * 1000 - 200),
+    },
     ...o,
   };
 }
 
 describe('the rows and peers-N.json', () => {
   it('takes the median of each figure, in place only if every repeat was', () => {
-    const row = peerRow([
-      measurement('kwave', 12),
-      measurement('kwave', 10, { writes: { accepted: 320, refused: 0, pods: 300 }, inPlace: false }),
-      measurement('kwave', 11, { cpuSeconds: 1.234 }),
-    ]);
+    const row = peerRow(
+      [
+        measurement('kwave', 12),
+        measurement('kwave', 10, { writes: { accepted: 320, refused: 0, pods: 300 }, inPlace: false }),
+        measurement('kwave', 11, { cpuSeconds: 1.234, drainsSeconds: [2.0, 2.3, 2.4] }),
+      ],
+      10,
+    );
     assert.deepEqual(row, {
       tool: 'kwave',
       wall_s: 11,
@@ -175,10 +224,19 @@ describe('the rows and peers-N.json', () => {
       cpu_s: 1.5,
       rss_mb: 120,
       in_place: false,
+      phases: {
+        first_close_s: 0.2,
+        close_to_not_ready_s: 0.05,
+        drain_s: 2.1,
+        drain_min_s: 2.1,
+        patch_to_running_s: 0.5,
+        running_to_ready_s: 0.1,
+        window_full: 1,
+      },
     });
   });
 
-  it("has exactly the issue's shape, a row per tool in a fixed order, and checks the targets", () => {
+  it("has the issue's shape (and the phases), a row per tool in a fixed order, and checks the targets", () => {
     const file = peersFile({ pods: 100, maxUnavailable: 10, drainSeconds: 2, kubelet: 'simulated' }, [
       measurement('kruise', 10, { writes: { accepted: 500, refused: 9, pods: 450 } }),
       measurement('kwave', 7.5),
@@ -198,9 +256,20 @@ describe('the rows and peers-N.json', () => {
       'cpu_s',
       'rss_mb',
       'in_place',
+      'phases',
     ]);
     assert.deepEqual(checkTargets(file), { wallRatio: 0.75, unreadyP95: true, writesPerPod: true, inPlace: true });
     assert.equal(checkTargets({ ...file, rows: file.rows.slice(0, 1) }), undefined);
+    const withFloor = peersFile({ pods: 100, maxUnavailable: 10, drainSeconds: 2, kubelet: 'real' }, [
+      measurement('kruise', 10),
+      measurement('minimal', 8.5),
+      measurement('kwave', 9),
+    ]);
+    assert.deepEqual(
+      withFloor.rows.map((r) => r.tool),
+      ['kwave', 'kruise', 'minimal'],
+    );
+    assert.equal(checkTargets(withFloor)?.floorRatio, 0.85);
   });
 });
 
