@@ -8,6 +8,7 @@
 // The dependencies are bundled in; those written as CommonJS call require(), given here through
 // createRequire (resolved from dist/cli/chunks/, so a require() left dynamic still finds node_modules).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 // client-node's package declares no `sideEffects`, so esbuild keeps every module its index
@@ -34,6 +35,20 @@ const clientNodeTreeShaken = {
   },
 };
 
+// The `yaml` package's ES module build (the one its package.json gives every runtime but Node), in
+// place of its CommonJS build for Node: the same parser, but the Node build reads
+// process.env.LOG_TOKENS for every token it parses (a call into the environment each time:
+// 416,000 of them, a fifth of the parse, for a 1 MiB plan), and, being CommonJS, reaches the
+// bundle through getters that every `isMap()` of kwave's goes through.
+const yamlAsModule = {
+  name: 'yaml-as-module',
+  setup(b) {
+    b.onResolve({ filter: /^yaml$/ }, () => ({
+      path: fileURLToPath(import.meta.resolve('yaml/package.json').replace(/package\.json$/, 'browser/index.js')),
+    }));
+  },
+};
+
 // Chunks are named by their content's hash: those of an earlier build go first.
 rmSync('dist/cli/chunks', { recursive: true, force: true });
 
@@ -48,7 +63,7 @@ const { metafile } = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  plugins: [clientNodeTreeShaken],
+  plugins: [clientNodeTreeShaken, yamlAsModule],
   banner: {
     js: "import { createRequire as kwaveCreateRequire } from 'node:module'; const require = kwaveCreateRequire(import.meta.url);",
   },

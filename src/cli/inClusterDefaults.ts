@@ -1,7 +1,7 @@
 // Defaults for a run inside a pod (a Job or CronJob): nobody watches a terminal, a log collector
 // reads stdout, and Prometheus scrapes the pod's IP. Outside a pod the metrics server keeps to
 // loopback. The flags, when given, always win.
-import { configSourceOf } from '../cluster/connect.js';
+import { configSourceOf } from '../cluster/configSource.js';
 
 export interface InClusterFacts {
   /** kwave will use the pod's service account (no --kubeconfig, $KUBECONFIG or ~/.kube/config). */

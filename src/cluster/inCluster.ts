@@ -12,25 +12,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ExitCode, KwaveError } from '../errors.js';
+import { serviceAccountDir, type InClusterEnv } from './configSource.js';
 
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-/** Overrides SERVICE_ACCOUNT_DIR (tests, or a token mounted elsewhere). */
+/** Overrides the service-account folder (configSource.ts). */
 const SERVICE_ACCOUNT_DIR_ENV = 'KWAVE_SERVICEACCOUNT_DIR';
 
 /** The auth-provider name of the token-file user below (its config key is `path`: client-node's own
  * file provider claims any user whose config has a `tokenFile`). */
 const PROVIDER = 'kwave-service-account';
-
-export interface InClusterEnv {
-  KUBERNETES_SERVICE_HOST?: string;
-  KUBERNETES_SERVICE_PORT?: string;
-  KWAVE_SERVICEACCOUNT_DIR?: string;
-}
-
-/** The folder holding `token`, `ca.crt` and `namespace`. */
-export function serviceAccountDir(env: InClusterEnv): string {
-  return env.KWAVE_SERVICEACCOUNT_DIR || SERVICE_ACCOUNT_DIR;
-}
 
 /** `https://HOST:PORT`, with an IPv6 host in brackets. Pure. */
 export function inClusterServer(host: string, port: string): string {

@@ -22,13 +22,17 @@ export function formatPath(path: JsonPath): string {
   return out;
 }
 
-/** ajv's `instancePath` (a JSON pointer such as `/spec/waves/1`) → segments; indices stay strings. */
+/**
+ * ajv's `instancePath` (a JSON pointer such as `/spec/waves/1`) → segments; indices stay strings.
+ * Called once per schema error, tens of thousands of times for a hostile plan: most segments hold
+ * no escape, and are taken as they are.
+ */
 export function fromJsonPointer(pointer: string): Segment[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)
     .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((s) => (s.includes('~') ? s.replace(/~1/g, '/').replace(/~0/g, '~') : s));
 }
 
 /** Turns index segments that arrive as strings (ajv's) into numbers, by looking at `root`. */

@@ -233,12 +233,23 @@ export function schemaIssues(errors: readonly ErrorObject[], limit = Number.POSI
     if (e.keyword !== 'oneOf' && e.keyword !== 'anyOf') continue;
     choices.set(e.instancePath, [...(choices.get(e.instancePath) ?? []), e]);
   }
+  // Whether an error lies under a choice depends only on where it is and which part of the
+  // schema made it (no error lies under itself), and a hostile plan repeats those pairs by the
+  // ten thousand: each pair is looked up once.
+  const under = new Map<string, Map<string, boolean>>();
   const underChoice = (e: ErrorObject) => {
     if (choices.size === 0) return false;
-    for (let at = e.instancePath; ; at = at.slice(0, at.lastIndexOf('/'))) {
-      if (choices.get(at)?.some((c) => c !== e && e.schemaPath.startsWith(c.schemaPath + '/'))) return true;
-      if (at === '') return false;
+    let bySchemaPath = under.get(e.instancePath);
+    if (!bySchemaPath) under.set(e.instancePath, (bySchemaPath = new Map()));
+    let found = bySchemaPath.get(e.schemaPath);
+    if (found !== undefined) return found;
+    found = false;
+    for (let at = e.instancePath; !found; at = at.slice(0, at.lastIndexOf('/'))) {
+      found = choices.get(at)?.some((c) => e.schemaPath.startsWith(c.schemaPath + '/')) ?? false;
+      if (at === '') break;
     }
+    bySchemaPath.set(e.schemaPath, found);
+    return found;
   };
   const seen = new Set<string>();
   const issues: Issue[] = [];

@@ -14,6 +14,7 @@ import {
   type Node,
   type Pair,
   type YAMLMap,
+  type YAMLSeq,
 } from 'yaml';
 import { keyText, pathAtOffset } from './locate.js';
 import type { Segment } from './path.js';
@@ -42,40 +43,45 @@ const MAX_DEPTH = 64;
 
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
-/** A node's path as a chain to its parent's: built into a list only for the few nodes a problem names. */
-interface PathLink {
-  up: PathLink | undefined;
-  seg: Segment;
-}
-
-function pathOf(link: PathLink | undefined): Segment[] {
-  const path: Segment[] = [];
-  for (let l = link; l; l = l.up) path.push(l.seg);
-  return path.reverse();
+/** A collection the walk is inside, and which of its children (for a mapping: key or value) it is at. */
+interface Frame {
+  node: YAMLMap | YAMLSeq;
+  map: boolean;
+  at: number;
+  /** In a mapping: at the pair's key (true) or its value. */
+  key: boolean;
 }
 
 /**
  * Calls `visit` for every node under `root`, keys included, in text order, with its path and
- * whether it is a mapping's key. Aliases are visited, not followed. Iterative, and without a
- * path list per node: a walk that copied the path, or delegated through a generator per level,
- * would cost the depth for every node of a deeply nested plan.
+ * whether it is a mapping's key. Aliases are visited, not followed. Iterative, with one frame per
+ * collection and the path read off the frames only when `visit` asks for it: a walk that built a
+ * path per node, or delegated through a generator per level, would cost the depth for every node
+ * of a deeply nested plan.
  */
 function walk(root: unknown, visit: (node: Node, path: () => Segment[], isKey: boolean) => void): void {
-  const stack: [unknown, PathLink | undefined, boolean][] = [[root, undefined, false]];
-  while (stack.length > 0) {
-    const [node, link, isKey] = stack.pop()!;
-    if (!isNode(node)) continue;
-    visit(node, () => pathOf(link), isKey);
-    if (isMap(node)) {
-      for (let i = node.items.length - 1; i >= 0; i--) {
-        const pair = node.items[i] as Pair;
-        const at: PathLink = { up: link, seg: keyText(pair.key) };
-        stack.push([pair.value, at, false]);
-        if (isNode(pair.key)) stack.push([pair.key, at, true]);
-      }
-    } else if (isSeq(node)) {
-      for (let i = node.items.length - 1; i >= 0; i--) stack.push([node.items[i], { up: link, seg: i }, false]);
+  const frames: Frame[] = [];
+  const path = () => frames.map((f) => (f.map ? keyText((f.node.items[f.at] as Pair).key) : f.at));
+  const enter = (node: unknown, isKey: boolean) => {
+    if (!isNode(node)) return;
+    visit(node, path, isKey);
+    if (isMap(node) || isSeq(node)) frames.push({ node, map: isMap(node), at: -1, key: false });
+  };
+  enter(root, false);
+  while (frames.length > 0) {
+    const f = frames[frames.length - 1] as Frame;
+    if (f.map && f.key) f.key = false;
+    else {
+      f.at++;
+      f.key = f.map;
     }
+    if (f.at >= f.node.items.length) {
+      frames.pop();
+      continue;
+    }
+    const item = f.node.items[f.at];
+    if (!f.map) enter(item, false);
+    else enter(f.key ? (item as Pair).key : (item as Pair).value, f.key);
   }
 }
 
@@ -93,16 +99,37 @@ function tooDeep(root: unknown): Node | undefined {
 
 const DEPTH_MESSAGE = `expected values nested at most ${MAX_DEPTH} levels deep, found deeper nesting`;
 
+/** Mappings up to this many pairs are checked for repeated keys pair by pair, without a Map. */
+const SMALL_MAP = 8;
+
+/** Keys equal as a Map has them (NaN equals NaN). */
+const sameKey = (a: unknown, b: unknown) => a === b || (a !== a && b !== b);
+
 /**
  * The pairs of a mapping whose scalar key repeats an earlier one, each with the first. The YAML
  * parser's own check (`uniqueKeys`) compares every key with every earlier one, quadratic in a
- * wide mapping; this one keeps the keys seen in a Map. Keys are equal as the parser's check has
- * it: the same scalar value.
+ * wide mapping; this one keeps the keys seen in a Map (in a small mapping, where a Map would
+ * cost more than it saves, it compares them). Keys are equal as the parser's check has it: the
+ * same scalar value.
  */
 function repeatedKeys(map: YAMLMap): [Pair, Pair][] {
-  const seen = new Map<unknown, Pair>();
+  const pairs = map.items as Pair[];
   const repeats: [Pair, Pair][] = [];
-  for (const pair of map.items as Pair[]) {
+  if (pairs.length <= SMALL_MAP) {
+    for (let i = 1; i < pairs.length; i++) {
+      const key = pairs[i]!.key;
+      if (!isScalar(key)) continue;
+      for (let j = 0; j < i; j++) {
+        const first = pairs[j]!;
+        if (!isScalar(first.key) || !sameKey(first.key.value, key.value)) continue;
+        repeats.push([pairs[i]!, first]);
+        break;
+      }
+    }
+    return repeats;
+  }
+  const seen = new Map<unknown, Pair>();
+  for (const pair of pairs) {
     if (!isScalar(pair.key)) continue;
     const first = seen.get(pair.key.value);
     if (first) repeats.push([pair, first]);

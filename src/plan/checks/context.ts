@@ -14,10 +14,11 @@ import type { Anchor, Issue } from '../planError.js';
  */
 interface PathTree {
   bad: boolean;
-  below: Map<string, PathTree>;
+  /** Made for the first path below: most nodes of a hostile plan's tree are leaves. */
+  below?: Map<string, PathTree>;
 }
 
-const newTree = (): PathTree => ({ bad: false, below: new Map() });
+const newTree = (): PathTree => ({ bad: false });
 
 export class CheckContext {
   readonly issues: Issue[] = [];
@@ -30,6 +31,7 @@ export class CheckContext {
       let node = this.rejected;
       for (const seg of path) {
         const key = String(seg);
+        node.below ??= new Map();
         let next = node.below.get(key);
         if (!next) node.below.set(key, (next = newTree()));
         node = next;
@@ -43,7 +45,7 @@ export class CheckContext {
     let node = this.rejected;
     for (const seg of path) {
       if (node.bad) return false;
-      const next = node.below.get(String(seg));
+      const next = node.below?.get(String(seg));
       if (!next) return undefined;
       node = next;
     }

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chooseConfigSource, connect } from '../../../src/cluster/connect.js';
+import { chooseConfigSource } from '../../../src/cluster/configSource.js';
+import { connect } from '../../../src/cluster/connect.js';
 import { KwaveError } from '../../../src/errors.js';
 
 describe('chooseConfigSource', () => {

@@ -3,13 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  inClusterServer,
-  loadInClusterConfig,
-  serviceAccountDir,
-  TokenFileAuth,
-  SERVICE_ACCOUNT_DIR,
-} from '../../../src/cluster/inCluster.js';
+import { serviceAccountDir, SERVICE_ACCOUNT_DIR } from '../../../src/cluster/configSource.js';
+import { inClusterServer, loadInClusterConfig, TokenFileAuth } from '../../../src/cluster/inCluster.js';
 import { KwaveError } from '../../../src/errors.js';
 
 describe('in-cluster configuration', () => {
