@@ -222,7 +222,9 @@ export class NodeWaits {
 
   /**
    * A flow its node stopped (the pod drained, maybe patched) waits apart for the node, holding no
-   * slot of the wave's concurrency limiter, then `resume`s under the waiting pods' own limiter.
+   * slot of the wave's concurrency limiter, then `resume`s at once. Not under the waiting pods'
+   * limiter: a parked pod holds its slot while it waits for the budget, which this drained pod may
+   * be the one to hold (a deadlock), and such flows are few — each holds the budget while it waits.
    * `leave` instead when the run stops, or when everything else is done and the node still
    * cannot act: the run does not wait for ever for a node that may never come back.
    */
@@ -237,7 +239,7 @@ export class NodeWaits {
     this.waitApart(key, async () => {
       // A drained pod whose node is back as the run ends is finished, not left.
       if (await this.nodeBack(p, true)) {
-        await this.parkedLimit(resume);
+        await resume();
         ended();
       } else {
         ended();

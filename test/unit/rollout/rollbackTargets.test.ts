@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { GATE_CLOSED_REASON, GATE_OPEN_REASON, gateMessage } from '../../../src/inplace/gateCondition.js';
 import { encodeState } from '../../../src/inplace/state.js';
-import { upgradedByRevision } from '../../../src/rollout/rollbackTargets.js';
+import { rollbackTargets, upgradedByRevision } from '../../../src/rollout/rollbackTargets.js';
 
 const GATE = 'kwave.dev/in-place-ready';
 const plan: Parameters<typeof upgradedByRevision>[1] = {
@@ -39,29 +39,31 @@ const drainedBy = (direction: 'upgrade' | 'rollback', planName = 'web', revision
   message: gateMessage(direction, planName, revision),
 });
 
+/** A pod this revision patched (its upgrade state on it), its gate False. */
+function patchedPod(name: string): V1Pod {
+  const state = encodeState({
+    plan: 'web',
+    revision: 'r1',
+    wave: 2,
+    startedAt: '2026-12-01T00:00:00Z',
+    direction: 'upgrade',
+    containers: {
+      nginx: {
+        fromImage: 'nginx:1.14.2',
+        fromImageID: 'docker.io/library/nginx@sha256:aa',
+        fromContainerID: 'containerd://1',
+        fromRestartCount: 0,
+        toImage: 'nginx:1.25.3',
+      },
+    },
+  });
+  const base = pod(name, drainedBy('upgrade'));
+  return { ...base, metadata: { ...base.metadata, annotations: { 'kwave.dev/in-place-state': state } } };
+}
+
 describe('upgradedByRevision (kwave rollback targets)', () => {
   test('a pod this revision drained but never patched is reverted (its gate reopened), after the patched ones', () => {
-    const state = encodeState({
-      plan: 'web',
-      revision: 'r1',
-      wave: 2,
-      startedAt: '2026-12-01T00:00:00Z',
-      direction: 'upgrade',
-      containers: {
-        nginx: {
-          fromImage: 'nginx:1.14.2',
-          fromImageID: 'docker.io/library/nginx@sha256:aa',
-          fromContainerID: 'containerd://1',
-          fromRestartCount: 0,
-          toImage: 'nginx:1.25.3',
-        },
-      },
-    });
-    const base = pod('demo-1', drainedBy('upgrade'));
-    const patched: V1Pod = {
-      ...base,
-      metadata: { ...base.metadata, annotations: { 'kwave.dev/in-place-state': state } },
-    };
+    const patched = patchedPod('demo-1');
     const targets = upgradedByRevision([pod('demo-0', drainedBy('upgrade')), patched], plan).map(
       (t) => `${t.name}@${t.wave}`,
     );
@@ -77,5 +79,16 @@ describe('upgradedByRevision (kwave rollback targets)', () => {
       pod('elsewhere', drainedBy('upgrade'), { namespace: 'team-b' }),
     ];
     assert.deepEqual(upgradedByRevision(pods, plan), []);
+  });
+});
+
+describe('rollbackTargets (after a halt)', () => {
+  // Chaos on a real kubelet (seed 842216360): a killed run left demo-1 drained before its patch;
+  // the resumed run queued it behind its concurrency limit when a halt came, and with
+  // `rollback: failed` nothing reopened its gate.
+  test('rollback: failed reverts the failed pods and reopens the gate of every pod drained but never patched, not the patched ones that did not fail', () => {
+    const pods = [patchedPod('demo-0'), pod('demo-1', drainedBy('upgrade')), patchedPod('demo-2')];
+    const targets = rollbackTargets(pods, plan, 'failed', new Set(['default/demo-2']), 3).map((t) => t.name);
+    assert.deepEqual(targets.sort(), ['demo-1', 'demo-2']);
   });
 });

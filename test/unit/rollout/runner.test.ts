@@ -282,6 +282,44 @@ describe('runRollout with a node that cannot act', () => {
     assert.equal(f.writes.filter((w) => w === 'patch web-0').length, 1, f.writes.join(', '));
   });
 
+  test('lost mid-flight while another pod waits for its own node, that node back first: the drained pod resumes ahead of the waiting one, whose start its unavailability holds back; Completed', async () => {
+    // Concurrency 1, budget 1. web-1 waits for n1 from the start; web-0 is lost on n0 once
+    // patched (drained: it holds the budget). n1 comes back first: web-1 may start only once
+    // web-0 is Ready again, so web-0's resumed flow must not queue behind web-1's start.
+    const f = fleet(3);
+    const n = fleetNodes(f, 3);
+    n.down('n1');
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    // The nodes' grace never runs out here: they are back well within it.
+    d.sleep = (_ms, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false)));
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-complete') n.down('n0');
+      if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-node') {
+        n.up('n1');
+        setTimeout(() => n.up('n0'), 20);
+      }
+    };
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([
+      runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'), {
+        ...d,
+        nodes: n.view,
+      }),
+      bound,
+    ]);
+    assert.notEqual(r, 'deadlock', `the run hung: ${JSON.stringify(events.slice(-5))}`);
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Completed', r.message);
+    const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
+    assert.deepEqual(ends.sort(), [
+      ['web/web-0', 'upgraded'],
+      ['web/web-1', 'upgraded'],
+      ['web/web-2', 'upgraded'],
+    ]);
+  });
+
   test('lost mid-flight, then deleted while it waits for its node (the pod GC of a deleted node): vanished, the run does not wait for it; Completed', async () => {
     const f = fleet(3);
     const n = fleetNodes(f, 3);
@@ -335,7 +373,11 @@ describe('runRollout with a node that cannot act', () => {
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
     assert.ok(!events.some((e) => e.event === 'halt'), 'not a halt: no image failed');
-    assert.ok(!events.some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'), 'web-1 never started');
+    const rollbackStart = events.findIndex((e) => e.event === 'rollback-start');
+    assert.ok(
+      !events.slice(0, rollbackStart).some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'),
+      'web-1 never started its upgrade',
+    );
     const waiting = events.find((e) => e.event === 'pod-waiting' && e.pod === 'web/web-1');
     assert.ok(waiting && waiting.event === 'pod-waiting', JSON.stringify(events));
     assert.equal(waiting.node, 'n0', "it waits for web-0's node");
@@ -473,6 +515,41 @@ describe('runRollout resuming pods an earlier run left drained', () => {
       );
     }
     assert.ok(f.most.notReady <= 3, `never more pods out than the three already out: ${f.most.notReady}`);
+  });
+
+  test('a halt while such a pod waits for its start (its node just back, the one slot taken): rollback: failed reopens its gate too', async () => {
+    // Chaos on a real kubelet (seed 842216360): the halt found the drained pod queued, so it never
+    // ran, and being no failure it was no rollback target: left out of service for good.
+    const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }');
+    const f = fleet(2, { brokenPods: new Set(['web-0']) });
+    const n = fleetNodes(f, 2);
+    f.update('web/web-1', (q) => {
+      q.status!.conditions!.find((c) => c.type === GATE)!.status = 'False';
+      Object.assign(
+        q.status!.conditions!.find((c) => c.type === GATE)!,
+        {
+          reason: 'InPlaceUpdate',
+          message: gateMessage('upgrade', 'p', p.revision),
+        },
+      );
+    });
+    n.down('n1');
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-start' && e.pod === 'web/web-0') n.up('n1');
+    };
+    const r = await runRollout(p, { ...d, nodes: n.view });
+    assert.equal(r.phase, 'Halted', r.message);
+    const rollbackStart = events.findIndex((e) => e.event === 'rollback-start');
+    assert.ok(
+      !events.slice(0, rollbackStart).some((e) => e.event === 'pod-start' && e.pod === 'web/web-1'),
+      'web-1 never started its upgrade',
+    );
+    const web1 = f.pods.get('web/web-1')!;
+    assert.equal(web1.status!.conditions!.find((c) => c.type === GATE)!.status, 'True', 'not left drained');
+    assert.equal(web1.spec!.containers[0]!.image, 'nginx:1.14.2', 'never patched');
   });
 });
 
