@@ -1,5 +1,6 @@
 // Plan loading on large and hostile plans: how long `loadPlanText` takes to load or refuse a plan
-// of each shape, at 2k / 8k / 32k extra keys and at the 1 MiB cap, how long `kwave validate`'s
+// of each shape, at 2k and 8k extra keys, at the most the token cap lets through (the largest plan
+// that is parsed) and at the 1 MiB cap, how long `kwave validate`'s
 // text output of the refusal takes to build, and the command as users run it: `kwave validate
 // FILE` as its own process (bin/kwave.js, so dist/ must be built), under GNU time. Figures, not
 // assertions (docs/plan-reference.md says what they promise). Beside each, the floor under the
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planFailureText } from '../src/cli/loadPlan.js';
 import { loadPlanText, MAX_PLAN_BYTES } from '../src/plan/load.js';
+import { pastTokenCap } from '../src/plan/yamlSource.js';
 import { requireGnuTime, runTimed } from './fleet/processes.js';
 
 const HEAD = `apiVersion: kwave.dev/v1alpha1
@@ -95,11 +97,24 @@ function once(source: string): Run {
   return { wall, cpu: (used.user + used.system) / 1000, result: `refused, ${n} errors (${lines} lines shown)`, text };
 }
 
-const SIZES: [string, number, number][] = [
-  ['2k keys', 2000, MAX_PLAN_BYTES],
-  ['8k keys', 8000, MAX_PLAN_BYTES],
-  ['32k keys', 32000, MAX_PLAN_BYTES],
-  ['1 MiB', Number.MAX_SAFE_INTEGER, MAX_PLAN_BYTES],
+/** The most lines of `make` whose plan stays within the token cap: the largest plan of that shape that is parsed. */
+function atTokenCap(make: Shape): number {
+  let low = 0;
+  let high = 1 << 20;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (pastTokenCap(make(mid, MAX_PLAN_BYTES)) === undefined) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Sizes: lines of the shape (`cap`: as many as the token cap lets through), within the 1 MiB cap. */
+const SIZES: [string, number | 'cap'][] = [
+  ['2k keys', 2000],
+  ['token cap', 'cap'],
+  ['8k keys', 8000],
+  ['1 MiB', Number.MAX_SAFE_INTEGER],
 ];
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 const ONLY = process.env.BENCH_SHAPES?.split(',').filter(Boolean);
@@ -165,8 +180,8 @@ try {
   );
   for (const [shape, make] of Object.entries(SHAPES)) {
     if (ONLY && !ONLY.some((word) => shape.includes(word))) continue;
-    for (const [label, count, bytes] of SIZES) {
-      const source = make(count, bytes);
+    for (const [label, count] of SIZES) {
+      const source = make(count === 'cap' ? atTokenCap(make) : count, MAX_PLAN_BYTES);
       const runs = Array.from({ length: REPEAT }, () => once(source));
       const col = (pick: (r: Run) => number, width: number) => ms(median(runs.map(pick)), width);
       const file = join(dir, 'plan.yaml');

@@ -72,10 +72,10 @@ export function loadPlanText(text: string, file: string): LoadResult {
 
   const parsed = parseYaml(text);
   if (!parsed.ok) {
-    const errors = parsed.problems.map(({ offset, path, message }) => {
+    const errors = parsed.problems.map(({ offset, path, message, tooLarge }) => {
       const { line, col } = parsed.lineCounter.linePos(offset);
       const pos = { file, line, col, path: formatPath(path) };
-      return { code: 'PLAN_YAML', message, pos } satisfies PlanError;
+      return { code: tooLarge ? 'PLAN_TOO_LARGE' : 'PLAN_YAML', message, pos } satisfies PlanError;
     });
     return fail(errors, text);
   }

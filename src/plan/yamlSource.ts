@@ -1,6 +1,6 @@
 // Plan text → YAML document → plain JS value, refusing what a plan never needs and an attacker
 // might use: duplicate keys (which would silently drop a value), custom tags, several documents,
-// and aliases that expand into huge values (an "alias bomb").
+// aliases that expand into huge values (an "alias bomb"), and more tokens than any plan holds.
 import {
   isAlias,
   isCollection,
@@ -8,6 +8,7 @@ import {
   isNode,
   isScalar,
   isSeq,
+  Lexer,
   LineCounter,
   parseDocument,
   type Document,
@@ -24,6 +25,8 @@ interface YamlProblem {
   offset: number;
   path: Segment[];
   message: string;
+  /** Set for a plan refused for its size; otherwise a YAML error. */
+  tooLarge?: true;
 }
 
 interface YamlSource {
@@ -37,6 +40,30 @@ export type YamlResult =
 
 /** Aliases may expand to at most this many nodes in all; plans rarely use aliases at all. */
 const MAX_ALIAS_COUNT = 100;
+
+/**
+ * The plans in plans/ hold 80–150 YAML tokens (keys, values and indicators such as `-` and `:`);
+ * a plan of more than this is refused before it is parsed, so that no plan up to the 1 MiB cap
+ * costs more than a bounded parse (the parse of 1 MiB of short keys alone takes about a second).
+ */
+export const MAX_PLAN_TOKENS = 20_000;
+
+/** Lexer markers that stand for no text of their own: a document's start, a flow's end, a scalar's start. */
+const ZERO_WIDTH = new Set(['\x02', '\x18', '\x1f']);
+
+/** The offset of the first token past MAX_PLAN_TOKENS, counting neither spaces, line breaks nor comments; undefined when within. */
+export function pastTokenCap(text: string): number | undefined {
+  let count = 0;
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (ZERO_WIDTH.has(token)) continue;
+    const c = token.charCodeAt(0);
+    // A space or tab run, a line break, a comment: no token of the plan.
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x23 && ++count > MAX_PLAN_TOKENS) return offset;
+    offset += token.length;
+  }
+  return undefined;
+}
 
 /** Plans nest about 8 levels deep; far deeper nesting is refused before anything walks it. */
 const MAX_DEPTH = 64;
@@ -172,6 +199,15 @@ function yamlErrorMessage(code: string, message: string): string {
 /** Parses plan text; positions stay available through `lineCounter` and the document's nodes. */
 export function parseYaml(text: string): YamlResult {
   const lineCounter = new LineCounter();
+  const past = pastTokenCap(text);
+  if (past !== undefined) {
+    // Line starts up to the token, for its line and column (the parse that records them is skipped).
+    lineCounter.addNewLine(0);
+    for (let i = text.indexOf('\n'); i !== -1 && i < past; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
+    const cap = MAX_PLAN_TOKENS.toLocaleString('en-US');
+    const message = `expected a plan of at most ${cap} YAML tokens (keys, values and indicators such as "-" and ":"), found more: token ${(MAX_PLAN_TOKENS + 1).toLocaleString('en-US')} is here`;
+    return { ok: false, lineCounter, problems: [{ offset: past, path: [], message, tooLarge: true }] };
+  }
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const problems: YamlProblem[] = [];
 

@@ -1,7 +1,7 @@
 // Wide and deep plans: the valid plans in plans/ with thousands of keys added at any level, long
 // lists, and unknown keys nested deep, written in block or flow style. The loader must answer
 // each with a plan or with at most 100 errors in text order that name a place (and a count of
-// the rest), never throw; a sample goes through the real `kwave validate`: exit 2, the first
+// the rest), or refuse a plan of more tokens than the cap with one error, never throw; a sample goes through the real `kwave validate`: exit 2, the first
 // errors, "… and N more errors".
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
 import { MAX_PLAN_BYTES, MAX_REPORTED_ERRORS } from '../../src/plan/load.js';
+import { pastTokenCap } from '../../src/plan/yamlSource.js';
 import { runKwave } from './cli.js';
 import { load } from './planCheck.js';
 import { injection, oddString, params } from './runs.js';
@@ -95,6 +96,10 @@ describe('wide and deep plans', () => {
         const text = widen(w);
         fc.pre(Buffer.byteLength(text) <= MAX_PLAN_BYTES);
         const r = load(text);
+        if (pastTokenCap(text) !== undefined) {
+          assert.ok(!r.ok && r.errors.length === 1 && r.errors[0]!.code === 'PLAN_TOO_LARGE', 'over the token cap');
+          return;
+        }
         if (w.depth >= 64) assert.equal(r.ok, false, 'nesting over 64 levels is refused');
         if (!r.ok && r.moreErrors > 0) assert.equal(r.errors.length, MAX_REPORTED_ERRORS);
       }),
@@ -106,19 +111,19 @@ describe('wide and deep plans', () => {
     const dir = await mkdtemp(join(tmpdir(), 'kwave-wide-'));
     try {
       const doc = structuredClone(plans[0]!);
-      for (let i = 0; i < 3000; i++) doc[`extra${i}`] = { nested: { deeper: i } };
+      for (let i = 0; i < 2000; i++) doc[`extra${i}`] = { nested: { deeper: i } };
       const file = join(dir, 'wide.yaml');
       await writeFile(file, stringify(doc));
       const text = await runKwave(['validate', file]);
       assert.equal(text.code, 2, text.stderr);
       const lines = text.stdout.trimEnd().split('\n');
       assert.equal(lines.filter((l) => / PLAN_UNKNOWN_FIELD extra\d+: /.test(l)).length, MAX_REPORTED_ERRORS);
-      assert.deepEqual(lines.slice(-2), ['… and 2900 more errors', `FAIL ${file} (3000 errors)`]);
+      assert.deepEqual(lines.slice(-2), ['… and 1900 more errors', `FAIL ${file} (2000 errors)`]);
       const json = await runKwave(['validate', file, '-o', 'json']);
       assert.equal(json.code, 2);
       const answer = JSON.parse(json.stdout) as { errors: { line: number }[]; moreErrors: number };
       assert.equal(answer.errors.length, MAX_REPORTED_ERRORS);
-      assert.equal(answer.moreErrors, 2900);
+      assert.equal(answer.moreErrors, 1900);
       assert.ok(answer.errors.every((e) => e.line > 0));
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPlanFile, loadPlanText, MAX_PLAN_BYTES } from '../../../src/plan/load.js';
+import { MAX_PLAN_TOKENS } from '../../../src/plan/yamlSource.js';
 import { BAD_PLANS } from '../../fixtures/bad-plans/expected.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/bad-plans/', import.meta.url));
@@ -74,6 +75,27 @@ describe('files refused before parsing', () => {
     const result = loadPlanText(head + '#'.repeat(MAX_PLAN_BYTES - head.length), 'edge.yaml');
     assert.equal(result.ok, false);
     if (!result.ok) assert.doesNotMatch(result.errors[0]?.message ?? '', /1 MiB/);
+  });
+
+  test('a plan of more YAML tokens than the cap is refused before it is parsed, at the first token beyond it', () => {
+    // 11 tokens of head, 3 per extra key ("extraN", ":", "N"): key 6,663 ends at token 20,000.
+    const head = 'apiVersion: kwave.dev/v1alpha1\nkind: RolloutPlan\nmetadata:\n  name: big\n';
+    const keys = (n: number) =>
+      Array.from({ length: n }, (_, i) => `extra${i}: ${i}  # a comment is no token`).join('\n');
+    const within = loadPlanText(`${head}${keys(6663)}\n`, 'edge.yaml');
+    assert.equal(within.ok, false);
+    if (!within.ok) assert.notEqual(within.errors[0]?.code, 'PLAN_TOO_LARGE', 'token 20,000 is within the cap');
+    const over = loadPlanText(`${head}${keys(6663)}\n   "x": 1\n`, 'big.yaml');
+    assert.equal(over.ok, false);
+    if (over.ok) return;
+    assert.equal(over.errors.length, 1);
+    const [err] = over.errors;
+    assert.equal(err?.code, 'PLAN_TOO_LARGE');
+    assert.deepEqual([err?.pos.line, err?.pos.col], [4 + 6663 + 1, 4]);
+    assert.equal(
+      err?.message,
+      `expected a plan of at most ${MAX_PLAN_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and indicators such as "-" and ":"), found more: token 20,001 is here`,
+    );
   });
 
   test('a missing file, a directory and bytes that are not UTF-8 are errors, not throws', async () => {
