@@ -1,5 +1,5 @@
 // Plan loading on large and hostile plans: how long `loadPlanText` takes to load or refuse a plan
-// of each shape, at 2k and 8k extra keys, at the most the token cap lets through (the largest plan
+// of each shape, at 2k, 8k and 32k extra keys, at the most the token cap lets through (the largest plan
 // that is parsed) and at the 1 MiB cap, how long `kwave validate`'s
 // text output of the refusal takes to build, and the command as users run it: `kwave validate
 // FILE` as its own process (bin/kwave.js, so dist/ must be built), under GNU time. Figures, not
@@ -114,6 +114,7 @@ const SIZES: [string, number | 'cap'][] = [
   ['2k keys', 2000],
   ['token cap', 'cap'],
   ['8k keys', 8000],
+  ['32k keys', 32000],
   ['1 MiB', Number.MAX_SAFE_INTEGER],
 ];
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);

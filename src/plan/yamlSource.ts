@@ -46,7 +46,7 @@ const MAX_ALIAS_COUNT = 100;
  * a plan of more than this is refused before it is parsed, so that no plan up to the 1 MiB cap
  * costs more than a bounded parse (the parse of 1 MiB of short keys alone takes about a second).
  */
-export const MAX_PLAN_TOKENS = 20_000;
+export const MAX_PLAN_TOKENS = 10_000;
 
 /** Lexer markers that stand for no text of their own: a document's start, a flow's end, a scalar's start. */
 const ZERO_WIDTH = new Set(['\x02', '\x18', '\x1f']);

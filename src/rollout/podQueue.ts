@@ -45,12 +45,11 @@ export class PodQueue<T> {
     return this.firstPassedOver();
   }
 
-  /** Takes the pods at the front of the order while `pick` holds, at most `max` (pods an earlier run left mid-flow). */
-  takeFrontWhile(pick: (p: T) => boolean, max: number): T[] {
+  /** Takes the pods at the front of the order while `pick` holds, whatever their node (pods an earlier run left mid-flow). */
+  takeFrontWhile(pick: (p: T) => boolean): T[] {
     const out: T[] = [];
     if (this.passedOverCount > 0) return out;
-    while (out.length < max && this.next < this.pods.length && pick(this.pods[this.next]!))
-      out.push(this.pods[this.next++]!);
+    while (this.next < this.pods.length && pick(this.pods[this.next]!)) out.push(this.pods[this.next++]!);
     return out;
   }
 

@@ -20,6 +20,8 @@ const unready = (ms: number | undefined) => (ms === undefined ? {} : { unreadyMs
 export class PodRunner {
   /** Waves' first pod starts, for their durations. */
   private readonly firstStart = new Map<WaveSummary, number>();
+  /** Pods queued for a slot of their wave's concurrency limiter. */
+  private readonly waitingForSlot = new Set<string>();
 
   constructor(
     private readonly run: RunState,
@@ -39,7 +41,7 @@ export class PodRunner {
   /**
    * One pod under the wave's concurrency `limit`; resolves once it has ended, or waits apart for
    * its node, or was left for the next run. A pod whose node cannot act is parked at once, before
-   * it queues for a slot.
+   * it queues for a slot. One that gives its slot way (`acquire`) queues again, at the back.
    */
   runPod(
     p: SelectedPod,
@@ -48,16 +50,27 @@ export class PodRunner {
     summary: WaveSummary,
     limit: ReturnType<typeof pLimit>,
   ): Promise<void> {
-    const park = (down: NodeDown) =>
-      this.nodes.park(p, wave, direction, down, () => this.runOne(p, wave, direction, summary));
     const downNow = this.nodes.nodeDown(p);
     if (downNow) {
-      park(downNow);
+      this.park(p, wave, direction, summary, downNow);
       return Promise.resolve();
     }
-    return limit(async () => {
-      const down = await this.runOne(p, wave, direction, summary);
-      if (down) park(down);
+    const key = podKey(p);
+    this.waitingForSlot.add(key);
+    return limit(() => {
+      this.waitingForSlot.delete(key);
+      return this.runOne(p, wave, direction, summary, true);
+    }).then((end) => {
+      if (end === 'gave-way') return this.runPod(p, wave, direction, summary, limit);
+      if (end) this.park(p, wave, direction, summary, end);
+    });
+  }
+
+  /** Leaves `p` to wait apart for its node, then run outside the wave's limiter. */
+  private park(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, down: NodeDown): void {
+    this.nodes.park(p, wave, direction, down, async () => {
+      const end = await this.runOne(p, wave, direction, summary, false);
+      return end === 'gave-way' ? undefined : end;
     });
   }
 
@@ -66,14 +79,17 @@ export class PodRunner {
    * first. The slot is taken in the same turn as the check: waiters wake together, and a slot
    * taken one await later would let each of them pass the same check (budget overshoot).
    * A candidate already not Ready (left drained by a killed run, say) is not held back by the
-   * budget: its start adds no unavailable pod (budget.ts).
+   * budget: its start adds no unavailable pod (budget.ts). So when such a pod holds the budget
+   * while it queues for a slot of the wave's limiter, a pod holding a slot gives it way
+   * (`mayGiveWay`): waiting on, each would wait for the other for ever.
    */
   private async acquire(
     wave: number,
     direction: Direction,
     key: string,
     p: SelectedPod,
-  ): Promise<boolean | 'node-down'> {
+    mayGiveWay: boolean,
+  ): Promise<boolean | 'node-down' | 'gave-way'> {
     const { run } = this;
     let reported = false;
     let heldBy: string | undefined;
@@ -98,6 +114,7 @@ export class PodRunner {
       }
       if (startBlocker(req) === 'budget') {
         const holders = run.budget.holders(key);
+        if (mayGiveWay && holders.some((k) => this.waitingForSlot.has(k))) return 'gave-way';
         const failed = run.failedPods();
         if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, failed)) {
           run.halt(
@@ -142,19 +159,21 @@ export class PodRunner {
     );
   }
 
-  /** One pod, from the budget to its end; its node's state instead when the node cannot act before it starts. */
+  /** One pod, from the budget to its end; its node's state instead when the node cannot act before it starts, or `gave-way` (acquire). */
   private async runOne(
     p: SelectedPod,
     wave: number,
     direction: Direction,
     summary: WaveSummary,
-  ): Promise<NodeDown | undefined> {
+    mayGiveWay: boolean,
+  ): Promise<NodeDown | 'gave-way' | undefined> {
     const { run } = this;
     const key = podKey(p);
     const down = this.nodes.nodeDown(p);
     if (down) return down;
-    const acquired = await this.acquire(wave, direction, key, p);
+    const acquired = await this.acquire(wave, direction, key, p, mayGiveWay);
     if (acquired === 'node-down') return this.nodes.nodeDown(p);
+    if (acquired === 'gave-way') return acquired;
     if (!acquired) return undefined;
     run.budget.wake();
     const began = run.now();

@@ -16,7 +16,6 @@ import type { SelectedPod } from './select.js';
 import { shortVerdict, waveStep, type WaveStep } from './waveFill.js';
 import type { Wave } from './waves.js';
 import type { WaveWaits } from './waveWaits.js';
-import { windowState } from './window.js';
 
 /** 'ended': the rollout ends here (the window, the pre-pull, or a short wave); 'stopping': nothing new may start. */
 export type WaveEnd = 'ran' | 'stopping' | 'ended';
@@ -45,7 +44,9 @@ export class WaveRun {
 
   /**
    * One wave, once the window is open. Pods an earlier run left mid-flow (drained, maybe patched)
-   * are finished even outside the window: none may stay drained until it opens.
+   * are taken first, all of them, whatever their node, and finished even outside the window: none
+   * may stay drained until it opens. One passed over for its node would hold the budget while the
+   * wave's own starts wait for it, one of them holding the concurrency slot it needs.
    */
   async wave(wave: Wave<SelectedPod>, waveCount: number, resumed: ReadonlySet<string>): Promise<WaveEnd> {
     const { run } = this;
@@ -58,13 +59,11 @@ export class WaveRun {
       run.emit({ event: 'wave-start', wave: wave.index, waves: waveCount, pods: nominal, target: wave.target });
       this.summaries.push(summary);
     };
-    if (this.run.plan.window && !windowState(this.run.plan.window, run.now()).open) {
-      const leftMidFlow = this.queue.takeFrontWhile((p) => resumed.has(podKey(p)), nominal);
-      if (leftMidFlow.length > 0) {
-        startWave();
-        summary.pods += leftMidFlow.length;
-        await this.pods.runPods(leftMidFlow, wave.index, 'upgrade', summary);
-      }
+    const leftMidFlow = this.queue.takeFrontWhile((p) => resumed.has(podKey(p)));
+    if (leftMidFlow.length > 0) {
+      startWave();
+      summary.pods += leftMidFlow.length;
+      await this.pods.runPods(leftMidFlow, wave.index, 'upgrade', summary);
     }
     if (!(await this.waits.window(wave.index))) return 'ended';
     if (run.stopping) return 'stopping';

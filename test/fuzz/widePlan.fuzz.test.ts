@@ -111,19 +111,19 @@ describe('wide and deep plans', () => {
     const dir = await mkdtemp(join(tmpdir(), 'kwave-wide-'));
     try {
       const doc = structuredClone(plans[0]!);
-      for (let i = 0; i < 2000; i++) doc[`extra${i}`] = { nested: { deeper: i } };
+      for (let i = 0; i < 1000; i++) doc[`extra${i}`] = { nested: { deeper: i } };
       const file = join(dir, 'wide.yaml');
       await writeFile(file, stringify(doc));
       const text = await runKwave(['validate', file]);
       assert.equal(text.code, 2, text.stderr);
       const lines = text.stdout.trimEnd().split('\n');
       assert.equal(lines.filter((l) => / PLAN_UNKNOWN_FIELD extra\d+: /.test(l)).length, MAX_REPORTED_ERRORS);
-      assert.deepEqual(lines.slice(-2), ['… and 1900 more errors', `FAIL ${file} (2000 errors)`]);
+      assert.deepEqual(lines.slice(-2), ['… and 900 more errors', `FAIL ${file} (1000 errors)`]);
       const json = await runKwave(['validate', file, '-o', 'json']);
       assert.equal(json.code, 2);
       const answer = JSON.parse(json.stdout) as { errors: { line: number }[]; moreErrors: number };
       assert.equal(answer.errors.length, MAX_REPORTED_ERRORS);
-      assert.equal(answer.moreErrors, 1900);
+      assert.equal(answer.moreErrors, 900);
       assert.ok(answer.errors.every((e) => e.line > 0));
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -78,23 +78,24 @@ describe('files refused before parsing', () => {
   });
 
   test('a plan of more YAML tokens than the cap is refused before it is parsed, at the first token beyond it', () => {
-    // 11 tokens of head, 3 per extra key ("extraN", ":", "N"): key 6,663 ends at token 20,000.
+    // 11 tokens of head, 3 per extra key ("extraN", ":", "N"): key 3,329 ends at token 9,998,
+    // and "x", ":" are tokens 9,999 and 10,000.
     const head = 'apiVersion: kwave.dev/v1alpha1\nkind: RolloutPlan\nmetadata:\n  name: big\n';
     const keys = (n: number) =>
       Array.from({ length: n }, (_, i) => `extra${i}: ${i}  # a comment is no token`).join('\n');
-    const within = loadPlanText(`${head}${keys(6663)}\n`, 'edge.yaml');
+    const within = loadPlanText(`${head}${keys(3329)}\nx:\n`, 'edge.yaml');
     assert.equal(within.ok, false);
-    if (!within.ok) assert.notEqual(within.errors[0]?.code, 'PLAN_TOO_LARGE', 'token 20,000 is within the cap');
-    const over = loadPlanText(`${head}${keys(6663)}\n   "x": 1\n`, 'big.yaml');
+    if (!within.ok) assert.notEqual(within.errors[0]?.code, 'PLAN_TOO_LARGE', 'token 10,000 is within the cap');
+    const over = loadPlanText(`${head}${keys(3329)}\nx:  "y"\n`, 'big.yaml');
     assert.equal(over.ok, false);
     if (over.ok) return;
     assert.equal(over.errors.length, 1);
     const [err] = over.errors;
     assert.equal(err?.code, 'PLAN_TOO_LARGE');
-    assert.deepEqual([err?.pos.line, err?.pos.col], [4 + 6663 + 1, 4]);
+    assert.deepEqual([err?.pos.line, err?.pos.col], [4 + 3329 + 1, 5]);
     assert.equal(
       err?.message,
-      `expected a plan of at most ${MAX_PLAN_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and indicators such as "-" and ":"), found more: token 20,001 is here`,
+      `expected a plan of at most ${MAX_PLAN_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and indicators such as "-" and ":"), found more: token 10,001 is here`,
     );
   });
 

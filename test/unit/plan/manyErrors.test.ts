@@ -22,11 +22,11 @@ const refused = (text: string) => {
   return result;
 };
 
-test('5,000 unknown keys: the first 100 reported in text order, 4,900 counted', () => {
-  const keys = Array.from({ length: 5000 }, (_, i) => `extra${i}: ${i}`).join('\n');
+test('3,000 unknown keys: the first 100 reported in text order, 2,900 counted', () => {
+  const keys = Array.from({ length: 3000 }, (_, i) => `extra${i}: ${i}`).join('\n');
   const r = refused(`${PLAN}      - { name: a, image: "nginx:1" }\n${keys}\n`);
   assert.equal(r.errors.length, MAX_REPORTED_ERRORS);
-  assert.equal(r.moreErrors, 4900);
+  assert.equal(r.moreErrors, 2900);
   assert.deepEqual(
     r.errors.slice(0, 2).map((e) => `${e.pos.line}:${e.pos.col} ${e.code} ${e.pos.path}`),
     ['9:1 PLAN_UNKNOWN_FIELD extra0', '10:1 PLAN_UNKNOWN_FIELD extra1'],

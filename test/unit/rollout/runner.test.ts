@@ -517,6 +517,60 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     assert.ok(f.most.notReady <= 3, `never more pods out than the three already out: ${f.most.notReady}`);
   });
 
+  test('one whose node is down as the run starts is not passed over: once the node is back it finishes, though the wave has its count and a start holds the one slot waiting for its budget; Completed', async () => {
+    // Chaos on real kubelets (seed 2581273034): web-2, left drained by a killed run, was passed
+    // over for its NotReady node; the wave took web-0 and web-1 instead, web-0 took the one slot
+    // and waited for the budget web-2 held, and nothing took web-2 once its node was back.
+    const p = plan('{ waves: [2, "100%"], concurrency: 1, maxUnavailable: 1 }');
+    const f = fleet(4);
+    const n = fleetNodes(f, 4);
+    f.update('web/web-2', (q) => {
+      Object.assign(
+        q.status!.conditions!.find((c) => c.type === GATE)!,
+        {
+          status: 'False',
+          reason: 'InPlaceUpdate',
+          message: gateMessage('upgrade', 'p', p.revision),
+        },
+      );
+    });
+    n.down('n2');
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    // The node's grace never runs out here: it is back well within it.
+    d.sleep = (_ms, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false)));
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'budget-wait') setTimeout(() => n.up('n2'), 20);
+    };
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([runRollout(p, { ...d, nodes: n.view }), bound]);
+    assert.notEqual(r, 'deadlock', `the run hung: ${JSON.stringify(events.slice(-5))}`);
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Completed', r.message);
+    for (const pod of f.pods.values()) assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
+  });
+
+  test('a pod not Ready for its own reasons that holds the budget while it queues for the one slot: the pod holding the slot gives it way; Completed', async () => {
+    // Waiting on, each would wait for the other for ever: web-0 in the slot for the budget web-1
+    // holds, web-1 (whose start adds no unavailable pod) for the slot.
+    const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }');
+    const f = fleet(3);
+    f.update('web/web-1', (q) => {
+      q.status!.containerStatuses![0]!.ready = false;
+    });
+    const events: RolloutEvent[] = [];
+    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
+    const r = await Promise.race([runRollout(p, deps(f, events)), bound]);
+    assert.notEqual(r, 'deadlock', `the run hung: ${JSON.stringify(events.slice(-5))}`);
+    if (r === 'deadlock') return;
+    assert.equal(r.phase, 'Completed', r.message);
+    const starts = events.filter((e) => e.event === 'pod-start').map((e) => e.event === 'pod-start' && e.pod);
+    assert.equal(starts[0], 'web/web-1', 'the pod out of service already goes first');
+    assert.equal(starts.length, 3);
+    assert.ok(f.most.notReady <= 1, `never more than the budget out: ${f.most.notReady}`);
+  });
+
   test('a halt while such a pod waits for its start (its node just back, the one slot taken): rollback: failed reopens its gate too', async () => {
     // Chaos on a real kubelet (seed 842216360): the halt found the drained pod queued, so it never
     // ran, and being no failure it was no rollback target: left out of service for good.
