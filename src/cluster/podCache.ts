@@ -107,7 +107,7 @@ export class PodCache {
    * Weak: a signal no one else holds goes with its entry.
    */
   private readonly waitersBySignal = new WeakMap<AbortSignal, Set<Waiter>>();
-  /** Whether `synced` has resolved: a wait then starts in the same turn. */
+  /** Whether `synced` has resolved: a wait then starts at once. */
   private isSynced = false;
   private readonly changeListeners = new Listeners<[change: PodChange]>();
   private readonly errorListeners = new Set<(err: KubeError, namespace: string) => void>();
@@ -251,14 +251,16 @@ export class PodCache {
    * cache closes. The predicate is checked at once, then on every change of that pod. Rejects
    * only if the cache never synced or the predicate throws.
    */
-  async waitFor(
+  waitFor(
     namespace: string,
     name: string,
     predicate: (pod: V1Pod) => boolean,
     options: WaitOptions,
   ): Promise<WaitResult> {
-    if (!this.isSynced) await this.synced;
-    if (this.closed || options.signal?.aborted) return 'aborted';
+    if (!this.isSynced) return this.synced.then(() => this.waitFor(namespace, name, predicate, options));
+    if (this.closed || options.signal?.aborted) return Promise.resolve('aborted');
+    // Not an async function: its promise would wrap this one, two more turns of the microtask
+    // queue for every wait (a flow waits at every change of its pod).
     const key = keyOf(namespace, name);
     return new Promise<WaitResult>((resolve, reject) => {
       let cancelTimer = () => {};
