@@ -6,7 +6,8 @@
 //
 //   node bench/fleet/bare-client.mjs KUBECONFIG CONCURRENCY IMAGE WAVE_SIZE...
 // Prints one JSON line: pods upgraded, and the process's own CPU seconds.
-import { connect, PodCache, conditionPatchBody } from '../../dist/cluster/index.js';
+import { connect, PodCache } from '../../dist/cluster/index.js';
+import { conditionPatchBody } from '../../dist/cluster/requestBodies.js';
 import {
   GATE_CLOSED_REASON,
   GATE_OPEN_REASON,

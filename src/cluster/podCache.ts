@@ -100,8 +100,15 @@ export class PodCache {
   private readonly written = new Set<string>();
   private readonly namespaces = new Map<string, ResumableListWatch<V1Pod>>();
   private readonly waiters = new Map<string, Set<Waiter>>();
-  /** Waits by the caller's signal: one abort listener per signal, however many pods wait on it. */
-  private readonly waitersBySignal = new Map<AbortSignal, { waiting: Set<Waiter>; listener: () => void }>();
+  /**
+   * Waits by the caller's signal: one abort listener per signal, however many waits it has seen
+   * or holds, added at its first wait and left in place (a flow's signal, one a pod, sees a wait
+   * at every change of its pod; adding and removing the listener each time cost ~5 % of a run's CPU).
+   * Weak: a signal no one else holds goes with its entry.
+   */
+  private readonly waitersBySignal = new WeakMap<AbortSignal, Set<Waiter>>();
+  /** Whether `synced` has resolved: a wait then starts at once. */
+  private isSynced = false;
   private readonly changeListeners = new Listeners<[change: PodChange]>();
   private readonly errorListeners = new Set<(err: KubeError, namespace: string) => void>();
   private readonly closing = new AbortController();
@@ -121,7 +128,9 @@ export class PodCache {
       held: (ns, name, rv) => this.held(ns, name, rv),
     });
     for (const ns of new Set(options.namespaces)) this.namespaces.set(ns, this.listWatch(ns));
-    this.synced = Promise.all([...this.namespaces.values()].map((lw) => lw.synced)).then(() => undefined);
+    this.synced = Promise.all([...this.namespaces.values()].map((lw) => lw.synced)).then(() => {
+      this.isSynced = true;
+    });
     // Callers who never await `synced` must not crash the process with an unhandled rejection.
     this.synced.catch(() => undefined);
   }
@@ -242,14 +251,16 @@ export class PodCache {
    * cache closes. The predicate is checked at once, then on every change of that pod. Rejects
    * only if the cache never synced or the predicate throws.
    */
-  async waitFor(
+  waitFor(
     namespace: string,
     name: string,
     predicate: (pod: V1Pod) => boolean,
     options: WaitOptions,
   ): Promise<WaitResult> {
-    await this.synced;
-    if (this.closed || options.signal?.aborted) return 'aborted';
+    if (!this.isSynced) return this.synced.then(() => this.waitFor(namespace, name, predicate, options));
+    if (this.closed || options.signal?.aborted) return Promise.resolve('aborted');
+    // Not an async function: its promise would wrap this one, two more turns of the microtask
+    // queue for every wait (a flow waits at every change of its pod).
     const key = keyOf(namespace, name);
     return new Promise<WaitResult>((resolve, reject) => {
       let cancelTimer = () => {};
@@ -293,28 +304,23 @@ export class PodCache {
   }
 
   private watchSignal(signal: AbortSignal, waiter: Waiter): void {
-    let entry = this.waitersBySignal.get(signal);
-    if (!entry) {
-      const waiting = new Set<Waiter>();
-      const listener = () => {
-        this.waitersBySignal.delete(signal);
-        for (const w of [...waiting]) w.abort();
-      };
-      entry = { waiting, listener };
-      this.waitersBySignal.set(signal, entry);
-      signal.addEventListener('abort', listener, { once: true });
+    let waiting = this.waitersBySignal.get(signal);
+    if (!waiting) {
+      const all = (waiting = new Set<Waiter>());
+      this.waitersBySignal.set(signal, all);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const w of [...all]) w.abort();
+        },
+        { once: true },
+      );
     }
-    entry.waiting.add(waiter);
+    waiting.add(waiter);
   }
 
   private unwatchSignal(signal: AbortSignal, waiter: Waiter): void {
-    const entry = this.waitersBySignal.get(signal);
-    if (!entry) return;
-    entry.waiting.delete(waiter);
-    if (entry.waiting.size === 0) {
-      signal.removeEventListener('abort', entry.listener);
-      this.waitersBySignal.delete(signal);
-    }
+    this.waitersBySignal.get(signal)?.delete(waiter);
   }
 
   /** Stops every watch and retry; pending waits resolve 'aborted'. */

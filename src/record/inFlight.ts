@@ -51,8 +51,10 @@ export function changeInFlightMap(map: Map<string, InFlightPod>, c: InFlightChan
       map.set(c.entry.pod, c.entry);
       return;
     case 'step': {
+      // Written out, not spread: one a step of every pod. Every entry comes from a start (a run's
+      // first event clears those of the record it resumes), so these are all its fields.
       const p = map.get(c.pod);
-      if (p) map.set(c.pod, { ...p, step: c.step, stepAt: c.at });
+      if (p) map.set(c.pod, { pod: p.pod, wave: p.wave, step: c.step, since: p.since, stepAt: c.at });
       return;
     }
     case 'end':

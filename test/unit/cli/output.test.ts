@@ -252,4 +252,35 @@ describe('jsonLine', () => {
       ),
     );
   });
+
+  test('writes an event made in its line order as one written key by key would be', () => {
+    const leading = ['time', 'plan', 'cluster', 'event', 'wave', 'pod'];
+    const byKey = (fields: Record<string, unknown>) => {
+      const keys = [...leading.filter((k) => k in fields), ...Object.keys(fields).filter((k) => !leading.includes(k))];
+      const parts = keys.flatMap((k) => {
+        const text = JSON.stringify(fields[k]);
+        return text === undefined ? [] : [`${JSON.stringify(k)}:${text}`];
+      });
+      return `{${parts.join(',')}}`;
+    };
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))),
+        fc.option(fc.integer()),
+        fc.option(fc.string()),
+        (extra, wave, cluster) => {
+          const fields = {
+            time: 't',
+            plan: 'web',
+            ...(cluster === null ? {} : { cluster }),
+            event: 'pod-step',
+            ...(wave === null ? {} : { wave }),
+            pod: 'web/a',
+            ...extra,
+          };
+          assert.equal(jsonLine(fields as unknown as Parameters<typeof jsonLine>[0]), byKey(fields));
+        },
+      ),
+    );
+  });
 });
