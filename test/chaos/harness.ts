@@ -54,9 +54,12 @@ export interface ScenarioResult {
   nodesTainted: number;
   /** The pod faults that took place: evictions accepted, containers crashed, nodes deleted. */
   landed: { evictions: number; crashes: number; nodeDeletions: number };
-  /** The last runs' stderr, for a failing scenario's report. */
+  /** The last runs' stderr and every run's last events, for a failing scenario's report. */
   logs: string;
 }
+
+/** Events of a scenario's runs a failing report shows (the last of them). */
+const EVENTS_SHOWN = 60;
 
 interface Runner {
   child: ChildProcess;
@@ -66,6 +69,20 @@ interface Runner {
   dead: boolean;
   exit: Promise<number | null>;
   stderr: string;
+  /** Its events, one short line each (`kwave run -o json` on stdout), the last EVENTS_SHOWN. */
+  events: string[];
+}
+
+/** One line of kwave's `-o json` output, short: time, pid, event, pod, and what it says. */
+function eventLine(pid: number | undefined, json: string): string {
+  try {
+    const e = JSON.parse(json) as Record<string, unknown>;
+    const said = [e.step, e.result, e.reason, e.phase, e.scope].filter((v) => typeof v === 'string').join(' ');
+    const message = typeof e.message === 'string' && !e.step ? ` ${e.message.slice(0, 140)}` : '';
+    return `${String(e.time).slice(11, 23)} ${pid} ${String(e.event)}${e.pod ? ` ${String(e.pod)}` : ''}${said ? ` ${said}` : ''}${message}`;
+  } catch {
+    return `${pid} ${json.slice(0, 160)}`;
+  }
 }
 
 export async function runScenario(
@@ -154,7 +171,14 @@ export async function runScenario(
           timers.push(setTimeout(() => resolve('hang'), Math.max(0, deadline - Date.now()))),
         ),
       ]);
-      logs = batch.map((b) => b.stderr.slice(-1500)).join('\n---\n');
+      logs = [
+        ...batch.map((b) => b.stderr.slice(-1500)),
+        `events of every run (the last ${EVENTS_SHOWN}):`,
+        ...runners
+          .flatMap((b) => b.events)
+          .sort((a, b) => a.slice(0, 12).localeCompare(b.slice(0, 12)))
+          .slice(-EVENTS_SHOWN),
+      ].join('\n---\n');
       if (codes !== 'hang') observed.exits.push(...codes);
       cluster.runnersRan(new Set(observed.holders.slice(holdersBefore).filter(Boolean)).size);
       if (codes === 'hang') {
@@ -338,25 +362,28 @@ function startRunner(
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: ROOT,
     env,
-    stdio: ['ignore', debug ? 'pipe' : 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // Debugging only: kwave's own events, never used by the invariants.
-  child.stdout?.setEncoding('utf8').on('data', (c: string) =>
-    process.stderr.write(
-      c
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => `[${child.pid} out] ${l}\n`)
-        .join(''),
-    ),
-  );
   const runner: Runner = {
     child,
     otherNamespace: how.otherNamespace,
     dead: false,
     stderr: '',
+    events: [],
     exit: Promise.resolve(null),
   };
+  // kwave's own events, for a failing scenario's report (and all of them with KWAVE_CHAOS_DEBUG);
+  // never used by the invariants.
+  let partial = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    const lines = (partial + c).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines.filter(Boolean)) {
+      if (debug) process.stderr.write(`[${child.pid} out] ${l}\n`);
+      runner.events.push(eventLine(child.pid, l));
+    }
+    if (runner.events.length > 2 * EVENTS_SHOWN) runner.events.splice(0, runner.events.length - EVENTS_SHOWN);
+  });
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     runner.stderr = (runner.stderr + c).slice(-20_000);
     if (process.env.KWAVE_CHAOS_DEBUG)
