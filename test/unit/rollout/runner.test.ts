@@ -5,7 +5,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gateMessage } from '../../../src/inplace/decide.js';
 import type { RolloutEvent } from '../../../src/rollout/events.js';
-import { runRollout } from '../../../src/rollout/runner.js';
+import { runRollout, type RunnerDeps, type RunResult } from '../../../src/rollout/runner.js';
+import type { Plan } from '../../../src/plan/types.js';
+import type { Sleep } from '../../../src/sleep.js';
 import { GATE, makePod } from '../inplace/fixtures.js';
 import { abortAtFirstPodStart, fleet, fleetDeps, fleetNodes, remote } from './fakeFleet.js';
 import { loadPlanText } from '../../../src/plan/load.js';
@@ -18,6 +20,29 @@ function plan(strategy: string, failurePolicy = '{ maxFailed: 0, rollback: none 
 }
 
 const deps = (f: ReturnType<typeof fleet>, events: RolloutEvent[] = []) => fleetDeps(f, events);
+
+/**
+ * `runRollout` bounded by 20 s: a run not ended by then hangs (pods waiting for each other), and
+ * the test fails showing `shown()` (the last events unless said). The timer keeps nothing alive:
+ * a hang with nothing left to wake it fails the test as soon as the event loop empties.
+ */
+async function runBounded(
+  p: Plan,
+  d: RunnerDeps,
+  events: readonly RolloutEvent[],
+  shown: () => unknown = () => events.slice(-5),
+): Promise<RunResult> {
+  const bound = new Promise<'hang'>((resolve) => setTimeout(() => resolve('hang'), 20_000).unref());
+  const r = await Promise.race([runRollout(p, d), bound]);
+  if (r === 'hang') assert.fail(`the run hung: ${JSON.stringify(shown())}`);
+  return r;
+}
+
+/** A sleep that lasts until the run ends: a node's grace never runs out. */
+const sleepUntilEnd: Sleep = (_ms, signal) =>
+  new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false)));
+
+const budgetWaits = (events: readonly RolloutEvent[]) => () => events.filter((e) => e.event === 'budget-wait');
 
 describe('runRollout', () => {
   test('upgrades every pod with three writes each and never exceeds concurrency or budget', async () => {
@@ -292,7 +317,7 @@ describe('runRollout with a node that cannot act', () => {
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     // The nodes' grace never runs out here: they are back well within it.
-    d.sleep = (_ms, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false)));
+    d.sleep = sleepUntilEnd;
     d.sink = (e) => {
       events.push(e);
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-complete') n.down('n0');
@@ -301,16 +326,14 @@ describe('runRollout with a node that cannot act', () => {
         setTimeout(() => n.up('n0'), 20);
       }
     };
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([
-      runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'), {
+    const r = await runBounded(
+      plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'),
+      {
         ...d,
         nodes: n.view,
-      }),
-      bound,
-    ]);
-    assert.notEqual(r, 'deadlock', `the run hung: ${JSON.stringify(events.slice(-5))}`);
-    if (r === 'deadlock') return;
+      },
+      events,
+    );
     assert.equal(r.phase, 'Completed', r.message);
     const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
     assert.deepEqual(ends.sort(), [
@@ -330,16 +353,14 @@ describe('runRollout with a node that cannot act', () => {
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
       if (e.event === 'pod-end' && e.pod === 'web/web-1') f.remove('web/web-0');
     };
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([
-      runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'), {
+    const r = await runBounded(
+      plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'),
+      {
         ...d,
         nodes: n.view,
-      }),
-      bound,
-    ]);
-    assert.notEqual(r, 'deadlock', `the run waited for the vanished pod: ${JSON.stringify(events.slice(-5))}`);
-    if (r === 'deadlock') return;
+      },
+      events,
+    );
     assert.equal(r.phase, 'Completed', r.message);
     assert.equal(r.exitCode, 0);
     const ends = events.filter((e) => e.event === 'pod-end').map((e) => e.event === 'pod-end' && [e.pod, e.result]);
@@ -356,20 +377,15 @@ describe('runRollout with a node that cannot act', () => {
     // run will bring it back, so web-1 (its node fine) is left for the next run as well. Seen on
     // the real control plane: kube-apiserver down past the node grace period (rollout-lease-doubt).
     const { n, events, d } = losingN0AsWeb0Closes();
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([
-      runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'), {
+    const r = await runBounded(
+      plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'),
+      {
         ...d,
         nodes: n.view,
-      }),
-      bound,
-    ]);
-    assert.notEqual(
-      r,
-      'deadlock',
-      `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`,
+      },
+      events,
+      budgetWaits(events),
     );
-    if (r === 'deadlock') return;
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
     assert.ok(!events.some((e) => e.event === 'halt'), 'not a halt: no image failed');
@@ -401,17 +417,12 @@ describe('runRollout with a node that cannot act', () => {
     n.down('n0');
     f.pods.get('web/web-0')!.status!.conditions!.find((c) => c.type === 'Ready')!.status = 'False';
     const events: RolloutEvent[] = [];
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([
-      runRollout(plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 1 }'), { ...deps(f, events), nodes: n.view }),
-      bound,
-    ]);
-    assert.notEqual(
-      r,
-      'deadlock',
-      `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`,
+    const r = await runBounded(
+      plan('{ waves: ["100%"], concurrency: 3, maxUnavailable: 1 }'),
+      { ...deps(f, events), nodes: n.view },
+      events,
+      budgetWaits(events),
     );
-    if (r === 'deadlock') return;
     assert.equal(r.phase, 'Partial', r.message);
     assert.equal(r.exitCode, 5);
     assert.equal(f.writes.length, 0, `nothing written: ${f.writes.join(', ')}`);
@@ -498,14 +509,8 @@ describe('runRollout resuming pods an earlier run left drained', () => {
       );
     }
     const events: RolloutEvent[] = [];
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([runRollout(p, deps(f, events)), bound]);
-    assert.notEqual(
-      r,
-      'deadlock',
-      `the run waited for the budget for ever: ${JSON.stringify(events.filter((e) => e.event === 'budget-wait'))}`,
-    );
-    assert.equal(r === 'deadlock' ? undefined : r.phase, 'Completed');
+    const r = await runBounded(p, deps(f, events), events, budgetWaits(events));
+    assert.equal(r.phase, 'Completed');
     for (const pod of f.pods.values()) {
       assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
       assert.equal(
@@ -538,15 +543,12 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     // The node's grace never runs out here: it is back well within it.
-    d.sleep = (_ms, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve(false)));
+    d.sleep = sleepUntilEnd;
     d.sink = (e) => {
       events.push(e);
       if (e.event === 'budget-wait') setTimeout(() => n.up('n2'), 20);
     };
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([runRollout(p, { ...d, nodes: n.view }), bound]);
-    assert.notEqual(r, 'deadlock', `the run hung: ${JSON.stringify(events.slice(-5))}`);
-    if (r === 'deadlock') return;
+    const r = await runBounded(p, { ...d, nodes: n.view }, events);
     assert.equal(r.phase, 'Completed', r.message);
     for (const pod of f.pods.values()) assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
   });
@@ -560,10 +562,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
       q.status!.containerStatuses![0]!.ready = false;
     });
     const events: RolloutEvent[] = [];
-    const bound = new Promise<'deadlock'>((resolve) => setTimeout(() => resolve('deadlock'), 20_000).unref());
-    const r = await Promise.race([runRollout(p, deps(f, events)), bound]);
-    assert.notEqual(r, 'deadlock', `the run hung: ${JSON.stringify(events.slice(-5))}`);
-    if (r === 'deadlock') return;
+    const r = await runBounded(p, deps(f, events), events);
     assert.equal(r.phase, 'Completed', r.message);
     const starts = events.filter((e) => e.event === 'pod-start').map((e) => e.event === 'pod-start' && e.pod);
     assert.equal(starts[0], 'web/web-1', 'the pod out of service already goes first');
