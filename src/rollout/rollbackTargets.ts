@@ -47,12 +47,14 @@ export function upgradedByRevision(pods: readonly V1Pod[], plan: PlanPart): Roll
 }
 
 /**
- * What `failurePolicy.rollback` reverts after a halt: with `all`, every pod this revision
- * upgraded; with `failed`, those of them that failed, and, whatever the scope, those it drained
- * but never patched (a drain a killed run left, a pod queued for its start when the halt came):
- * nothing else would reopen their gate. Pods that failed before their image patch (a drain that
- * never ended) carry no state but keep their gate closed; they come last, in `currentWave`, and
- * the rollback flow reopens their gate.
+ * What `failurePolicy.rollback` reverts after a halt, once no flow runs: with `all`, every pod
+ * this revision upgraded; with `failed`, those of them that failed, and, whatever the scope,
+ * every one it still holds out of service (gate False): drained and not patched, or patched and
+ * not finished — a killed run left it, it was queued for its start, or its node could not act
+ * when the halt came. Nothing else in this run would finish it, and a half-done upgrade of a
+ * halted revision goes back. Pods that failed before their image patch (a drain that never
+ * ended) carry no state but keep their gate closed; they come last, in `currentWave`, and the
+ * rollback flow reopens their gate.
  */
 export function rollbackTargets(
   pods: readonly V1Pod[],
@@ -62,9 +64,8 @@ export function rollbackTargets(
   currentWave: number,
 ): RollbackTarget[] {
   const upgraded = upgradedByRevision(pods, plan);
-  const drainedOnly = (p: RollbackTarget) =>
-    readState(p.pod).kind === 'absent' && conditionStatus(p.pod, plan.readinessGate.conditionType) === 'False';
-  const out = upgraded.filter((p) => scope === 'all' || failed.has(podKey(p)) || drainedOnly(p));
+  const heldOut = (p: RollbackTarget) => conditionStatus(p.pod, plan.readinessGate.conditionType) === 'False';
+  const out = upgraded.filter((p) => scope === 'all' || failed.has(podKey(p)) || heldOut(p));
   const known = new Set(upgraded.map(podKey));
   const byKey = new Map(pods.map((p) => [podKey(p), p]));
   for (const key of failed) {

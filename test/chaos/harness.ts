@@ -171,14 +171,15 @@ export async function runScenario(
           timers.push(setTimeout(() => resolve('hang'), Math.max(0, deadline - Date.now()))),
         ),
       ]);
+      const events = runners
+        .flatMap((b) => b.events)
+        .sort((a, b) => a.slice(0, 12).localeCompare(b.slice(0, 12)))
+        .slice(-EVENTS_SHOWN);
       logs = [
-        ...batch.map((b) => b.stderr.slice(-1500)),
-        `events of every run (the last ${EVENTS_SHOWN}):`,
-        ...runners
-          .flatMap((b) => b.events)
-          .sort((a, b) => a.slice(0, 12).localeCompare(b.slice(0, 12)))
-          .slice(-EVENTS_SHOWN),
-      ].join('\n---\n');
+        batch.map((b) => b.stderr.slice(-1500)).join('\n---\n'),
+        `--- events of every run (the last ${EVENTS_SHOWN}):`,
+        ...events,
+      ].join('\n');
       if (codes !== 'hang') observed.exits.push(...codes);
       cluster.runnersRan(new Set(observed.holders.slice(holdersBefore).filter(Boolean)).size);
       if (codes === 'hang') {

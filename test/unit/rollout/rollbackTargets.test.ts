@@ -83,12 +83,19 @@ describe('upgradedByRevision (kwave rollback targets)', () => {
 });
 
 describe('rollbackTargets (after a halt)', () => {
-  // Chaos on a real kubelet (seed 842216360): a killed run left demo-1 drained before its patch;
-  // the resumed run queued it behind its concurrency limit when a halt came, and with
-  // `rollback: failed` nothing reopened its gate.
-  test('rollback: failed reverts the failed pods and reopens the gate of every pod drained but never patched, not the patched ones that did not fail', () => {
-    const pods = [patchedPod('demo-0'), pod('demo-1', drainedBy('upgrade')), patchedPod('demo-2')];
+  // Chaos on real kubelets: a killed run left demo-1 drained before its patch (seed 842216360) and
+  // demo-3 patched (seed 2236777508); the halted run that followed found the first queued for its
+  // start and the second waiting for its node, and with `rollback: failed` reverted neither.
+  test('rollback: failed reverts the failed pods and every pod still held out of service, not those that finished', () => {
+    const finished = patchedPod('demo-0');
+    const gate = finished.status!.conditions![0]!;
+    Object.assign(gate, {
+      status: 'True',
+      reason: GATE_OPEN_REASON,
+      message: gateMessage('upgrade', 'web', 'r1', true),
+    });
+    const pods = [finished, pod('demo-1', drainedBy('upgrade')), patchedPod('demo-2'), patchedPod('demo-3')];
     const targets = rollbackTargets(pods, plan, 'failed', new Set(['default/demo-2']), 3).map((t) => t.name);
-    assert.deepEqual(targets.sort(), ['demo-1', 'demo-2']);
+    assert.deepEqual(targets.sort(), ['demo-1', 'demo-2', 'demo-3']);
   });
 });
