@@ -17,6 +17,13 @@ import type { SelectedPod } from './select.js';
 /** A node that cannot act, and why. */
 export type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
 
+/**
+ * A parked pod's start once its node is back, in a slot of the parked pods' limiter: its node's
+ * state if the node stopped acting again, `gave-way` if it gave its slot to a pod that queues for
+ * one (PodRunner.acquire; it queues again, at the back), else undefined once it has ended.
+ */
+export type ParkedStart = (slotWaiters: ReadonlySet<string>) => Promise<NodeDown | 'gave-way' | undefined>;
+
 /** A pod in flight: its node, the step it is at, and the switch that ends its flow when the node stops acting (or the run is aborted). */
 interface Flow {
   node: string | undefined;
@@ -35,6 +42,8 @@ export class NodeWaits {
   /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
   private readonly midFlow = new Map<string, symbol>();
   private readonly parkedLimit: ReturnType<typeof pLimit>;
+  /** Parked pods queued for a slot of `parkedLimit`. */
+  private readonly parkedWaitingForSlot = new Set<string>();
   /** When each NotReady spell's grace ends on this clock, by `node@sinceMs` (a new spell gets its own). */
   private readonly graceEnds = new Map<string, number>();
   /** Cancels those wake-ups once the run is over. */
@@ -183,13 +192,7 @@ export class NodeWaits {
    * concurrency limiter, so waiting pods hold no slot of it). A rollback is not attempted while
    * the node is down (it would time out the same way): it is left pending for the next run.
    */
-  park(
-    p: SelectedPod,
-    wave: number,
-    direction: Direction,
-    down: NodeDown,
-    runPod: () => Promise<NodeDown | undefined>,
-  ): void {
+  park(p: SelectedPod, wave: number, direction: Direction, down: NodeDown, runPod: ParkedStart): void {
     const key = podKey(p);
     const wait = this.nodeWaitOf(key, down, direction);
     this.run.emit({
@@ -212,7 +215,15 @@ export class NodeWaits {
         this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
         return;
       }
-      const again = await this.parkedLimit(runPod);
+      let again: NodeDown | 'gave-way' | undefined;
+      do {
+        this.parkedWaitingForSlot.add(key);
+        this.run.budget.wake(); // a slot holder waiting for the budget this pod holds gives way
+        again = await this.parkedLimit(() => {
+          this.parkedWaitingForSlot.delete(key);
+          return runPod(this.parkedWaitingForSlot);
+        });
+      } while (again === 'gave-way');
       if (again) {
         this.parked.delete(key);
         this.park(p, wave, direction, again, runPod);

@@ -57,9 +57,10 @@ export class PodRunner {
     }
     const key = podKey(p);
     this.waitingForSlot.add(key);
+    this.run.budget.wake(); // a slot holder waiting for the budget this pod holds gives way
     return limit(() => {
       this.waitingForSlot.delete(key);
-      return this.runOne(p, wave, direction, summary, true);
+      return this.runOne(p, wave, direction, summary, this.waitingForSlot);
     }).then((end) => {
       if (end === 'gave-way') return this.runPod(p, wave, direction, summary, limit);
       if (end) this.park(p, wave, direction, summary, end);
@@ -68,10 +69,7 @@ export class PodRunner {
 
   /** Leaves `p` to wait apart for its node, then run outside the wave's limiter. */
   private park(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, down: NodeDown): void {
-    this.nodes.park(p, wave, direction, down, async () => {
-      const end = await this.runOne(p, wave, direction, summary, false);
-      return end === 'gave-way' ? undefined : end;
-    });
+    this.nodes.park(p, wave, direction, down, (slotWaiters) => this.runOne(p, wave, direction, summary, slotWaiters));
   }
 
   /**
@@ -80,15 +78,16 @@ export class PodRunner {
    * taken one await later would let each of them pass the same check (budget overshoot).
    * A candidate already not Ready (left drained by a killed run, say) is not held back by the
    * budget: its start adds no unavailable pod (budget.ts). So when such a pod holds the budget
-   * while it queues for a slot of the wave's limiter, a pod holding a slot gives it way
-   * (`mayGiveWay`): waiting on, each would wait for the other for ever.
+   * while it queues for a slot of the limiter whose slot this pod holds (`slotWaiters`: the pods
+   * queued for that limiter), this pod gives its slot way: waiting on, each would wait for the
+   * other for ever.
    */
   private async acquire(
     wave: number,
     direction: Direction,
     key: string,
     p: SelectedPod,
-    mayGiveWay: boolean,
+    slotWaiters: ReadonlySet<string>,
   ): Promise<boolean | 'node-down' | 'gave-way'> {
     const { run } = this;
     let reported = false;
@@ -114,7 +113,7 @@ export class PodRunner {
       }
       if (startBlocker(req) === 'budget') {
         const holders = run.budget.holders(key);
-        if (mayGiveWay && holders.some((k) => this.waitingForSlot.has(k))) return 'gave-way';
+        if (holders.some((k) => slotWaiters.has(k))) return 'gave-way';
         const failed = run.failedPods();
         if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, failed)) {
           run.halt(
@@ -165,13 +164,13 @@ export class PodRunner {
     wave: number,
     direction: Direction,
     summary: WaveSummary,
-    mayGiveWay: boolean,
+    slotWaiters: ReadonlySet<string>,
   ): Promise<NodeDown | 'gave-way' | undefined> {
     const { run } = this;
     const key = podKey(p);
     const down = this.nodes.nodeDown(p);
     if (down) return down;
-    const acquired = await this.acquire(wave, direction, key, p, mayGiveWay);
+    const acquired = await this.acquire(wave, direction, key, p, slotWaiters);
     if (acquired === 'node-down') return this.nodes.nodeDown(p);
     if (acquired === 'gave-way') return acquired;
     if (!acquired) return undefined;

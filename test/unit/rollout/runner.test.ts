@@ -570,6 +570,40 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     assert.ok(f.most.notReady <= 1, `never more than the budget out: ${f.most.notReady}`);
   });
 
+  test("the same in the parked pods' limiter: a drained pod and a Ready one both wait for their nodes, the Ready one's back first; Completed", async () => {
+    // Kubelet chaos (seed 1570415617): every node NotReady after an apiserver restart, so every
+    // pod parked; web-1 took the parked pods' one slot once its node was back and waited for the
+    // budget web-0 (left drained by a killed run) held, web-0 queued behind it.
+    const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }');
+    const f = fleet(2);
+    const n = fleetNodes(f, 2);
+    f.update('web/web-0', (q) => {
+      Object.assign(
+        q.status!.conditions!.find((c) => c.type === GATE)!,
+        {
+          status: 'False',
+          reason: 'InPlaceUpdate',
+          message: gateMessage('upgrade', 'p', p.revision),
+        },
+      );
+    });
+    n.down('n0');
+    n.down('n1');
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sleep = sleepUntilEnd;
+    d.sink = (e) => {
+      events.push(e);
+      if (e.event === 'pod-waiting' && e.pod === 'web/web-1') {
+        setTimeout(() => n.up('n1'), 10);
+        setTimeout(() => n.up('n0'), 40);
+      }
+    };
+    const r = await runBounded(p, { ...d, nodes: n.view }, events);
+    assert.equal(r.phase, 'Completed', r.message);
+    for (const pod of f.pods.values()) assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
+  });
+
   test('a halt while such a pod waits for its start (its node just back, the one slot taken): rollback: failed reopens its gate too', async () => {
     // Chaos on a real kubelet (seed 842216360): the halt found the drained pod queued, so it never
     // ran, and being no failure it was no rollback target: left out of service for good.
