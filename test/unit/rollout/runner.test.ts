@@ -44,6 +44,14 @@ const sleepUntilEnd: Sleep = (_ms, signal) =>
 
 const budgetWaits = (events: readonly RolloutEvent[]) => () => events.filter((e) => e.event === 'budget-wait');
 
+/** `key`'s gate closed by plan `p`'s revision, as a killed run of it leaves a pod it drained. */
+function drainedByEarlierRun(f: ReturnType<typeof fleet>, key: string, p: Plan): void {
+  f.update(key, (q) => {
+    const gate = q.status!.conditions!.find((c) => c.type === GATE)!;
+    Object.assign(gate, { status: 'False', reason: 'InPlaceUpdate', message: gateMessage('upgrade', 'p', p.revision) });
+  });
+}
+
 describe('runRollout', () => {
   test('upgrades every pod with three writes each and never exceeds concurrency or budget', async () => {
     // Counted on the fleet (gates closed, pods not Ready), not from kwave's own events.
@@ -529,16 +537,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const p = plan('{ waves: [2, "100%"], concurrency: 1, maxUnavailable: 1 }');
     const f = fleet(4);
     const n = fleetNodes(f, 4);
-    f.update('web/web-2', (q) => {
-      Object.assign(
-        q.status!.conditions!.find((c) => c.type === GATE)!,
-        {
-          status: 'False',
-          reason: 'InPlaceUpdate',
-          message: gateMessage('upgrade', 'p', p.revision),
-        },
-      );
-    });
+    drainedByEarlierRun(f, 'web/web-2', p);
     n.down('n2');
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
@@ -577,16 +576,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }');
     const f = fleet(2);
     const n = fleetNodes(f, 2);
-    f.update('web/web-0', (q) => {
-      Object.assign(
-        q.status!.conditions!.find((c) => c.type === GATE)!,
-        {
-          status: 'False',
-          reason: 'InPlaceUpdate',
-          message: gateMessage('upgrade', 'p', p.revision),
-        },
-      );
-    });
+    drainedByEarlierRun(f, 'web/web-0', p);
     n.down('n0');
     n.down('n1');
     const events: RolloutEvent[] = [];
@@ -610,16 +600,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const p = plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }');
     const f = fleet(2, { brokenPods: new Set(['web-0']) });
     const n = fleetNodes(f, 2);
-    f.update('web/web-1', (q) => {
-      q.status!.conditions!.find((c) => c.type === GATE)!.status = 'False';
-      Object.assign(
-        q.status!.conditions!.find((c) => c.type === GATE)!,
-        {
-          reason: 'InPlaceUpdate',
-          message: gateMessage('upgrade', 'p', p.revision),
-        },
-      );
-    });
+    drainedByEarlierRun(f, 'web/web-1', p);
     n.down('n1');
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
