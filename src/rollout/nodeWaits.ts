@@ -5,7 +5,6 @@
 // flight the run still waits for, and those it leaves resumable at once because their node
 // cannot act. A node NotReady for less than `strategy.nodeGraceSeconds` may be flapping (a late
 // heartbeat, a control-plane restart): the run does not give up on it before that (`inGrace`).
-import pLimit from 'p-limit';
 import type { PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
@@ -13,16 +12,17 @@ import type { NodeWait } from './events.js';
 import { nodeHealth, nodeLostMessage, nodeWaitMessage, type NodeHealth } from './nodeHealth.js';
 import type { RunState } from './runState.js';
 import type { SelectedPod } from './select.js';
+import { SlotLimit, type GAVE_WAY } from './slotLimit.js';
 
 /** A node that cannot act, and why. */
 export type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
 
 /**
- * A parked pod's start once its node is back, in a slot of the parked pods' limiter: its node's
- * state if the node stopped acting again, `gave-way` if it gave its slot to a pod that queues for
- * one (PodRunner.acquire; it queues again, at the back), else undefined once it has ended.
+ * A parked pod's start once its node is back, in a slot of the parked pods' limiter (`queued`:
+ * the pods queued for one): its node's state if the node stopped acting again, `gave-way`
+ * (SlotLimit), else undefined once it has ended.
  */
-export type ParkedStart = (slotWaiters: ReadonlySet<string>) => Promise<NodeDown | 'gave-way' | undefined>;
+export type ParkedStart = (queued: ReadonlySet<string>) => Promise<NodeDown | typeof GAVE_WAY | undefined>;
 
 /** A pod in flight: its node, the step it is at, and the switch that ends its flow when the node stops acting (or the run is aborted). */
 interface Flow {
@@ -41,16 +41,14 @@ export class NodeWaits {
   private readonly flows = new Map<string, Flow>();
   /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
   private readonly midFlow = new Map<string, symbol>();
-  private readonly parkedLimit: ReturnType<typeof pLimit>;
-  /** Parked pods queued for a slot of `parkedLimit`. */
-  private readonly parkedWaitingForSlot = new Set<string>();
+  private readonly parkedLimit: SlotLimit;
   /** When each NotReady spell's grace ends on this clock, by `node@sinceMs` (a new spell gets its own). */
   private readonly graceEnds = new Map<string, number>();
   /** Cancels those wake-ups once the run is over. */
   private readonly closed = new AbortController();
 
   constructor(private readonly run: RunState) {
-    this.parkedLimit = pLimit(run.plan.strategy.concurrency);
+    this.parkedLimit = new SlotLimit(run.plan.strategy.concurrency, () => run.budget.wake());
     // One listener for every flow, rather than an AbortSignal.any of two signals per pod.
     run.deps.abort?.addEventListener(
       'abort',
@@ -215,15 +213,7 @@ export class NodeWaits {
         this.leftForNodes.set(key, still ? this.nodeWaitOf(key, still, direction) : wait);
         return;
       }
-      let again: NodeDown | 'gave-way' | undefined;
-      do {
-        this.parkedWaitingForSlot.add(key);
-        this.run.budget.wake(); // a slot holder waiting for the budget this pod holds gives way
-        again = await this.parkedLimit(() => {
-          this.parkedWaitingForSlot.delete(key);
-          return runPod(this.parkedWaitingForSlot);
-        });
-      } while (again === 'gave-way');
+      const again = await this.parkedLimit.run(key, runPod);
       if (again) {
         this.parked.delete(key);
         this.park(p, wave, direction, again, runPod);

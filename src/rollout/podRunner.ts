@@ -2,7 +2,6 @@
 // starting only when the unavailability budget allows, and counts how each one ended. A pod whose
 // node cannot act leaves the limiter and waits apart (nodeWaits.ts). What a flow does per pod is
 // inplace/'s business; this only starts, follows and tallies them.
-import pLimit from 'p-limit';
 import { runPodFlow, type PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
@@ -14,14 +13,13 @@ import { nodeWaitMessage } from './nodeHealth.js';
 import { isFailure, resultOf, type PodResult } from './podEnd.js';
 import type { RunState } from './runState.js';
 import type { SelectedPod } from './select.js';
+import { GAVE_WAY, SlotLimit } from './slotLimit.js';
 
 const unready = (ms: number | undefined) => (ms === undefined ? {} : { unreadyMs: ms });
 
 export class PodRunner {
   /** Waves' first pod starts, for their durations. */
   private readonly firstStart = new Map<WaveSummary, number>();
-  /** Pods queued for a slot of their wave's concurrency limiter. */
-  private readonly waitingForSlot = new Set<string>();
 
   constructor(
     private readonly run: RunState,
@@ -33,7 +31,7 @@ export class PodRunner {
    * cannot act leaves the limiter and waits apart (`park`), so it holds none of its slots.
    */
   async runPods(pods: readonly SelectedPod[], wave: number, direction: Direction, summary: WaveSummary): Promise<void> {
-    const limit = pLimit(this.run.plan.strategy.concurrency);
+    const limit = this.newLimit();
     await Promise.all(pods.map((p) => this.runPod(p, wave, direction, summary, limit)));
     if (this.run.fatal !== undefined) throw this.run.fatal;
   }
@@ -41,35 +39,29 @@ export class PodRunner {
   /**
    * One pod under the wave's concurrency `limit`; resolves once it has ended, or waits apart for
    * its node, or was left for the next run. A pod whose node cannot act is parked at once, before
-   * it queues for a slot. One that gives its slot way (`acquire`) queues again, at the back.
+   * it queues for a slot.
    */
-  runPod(
-    p: SelectedPod,
-    wave: number,
-    direction: Direction,
-    summary: WaveSummary,
-    limit: ReturnType<typeof pLimit>,
-  ): Promise<void> {
+  runPod(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, limit: SlotLimit): Promise<void> {
     const downNow = this.nodes.nodeDown(p);
     if (downNow) {
       this.park(p, wave, direction, summary, downNow);
       return Promise.resolve();
     }
-    const key = podKey(p);
-    this.waitingForSlot.add(key);
-    this.run.budget.wake(); // a slot holder waiting for the budget this pod holds gives way
-    return limit(() => {
-      this.waitingForSlot.delete(key);
-      return this.runOne(p, wave, direction, summary, this.waitingForSlot);
-    }).then((end) => {
-      if (end === 'gave-way') return this.runPod(p, wave, direction, summary, limit);
-      if (end) this.park(p, wave, direction, summary, end);
-    });
+    return limit
+      .run(podKey(p), (queued) => this.runOne(p, wave, direction, summary, queued))
+      .then((down) => {
+        if (down) this.park(p, wave, direction, summary, down);
+      });
+  }
+
+  /** A wave's concurrency limit: a pod that queues for a slot wakes the starts waiting for the budget. */
+  newLimit(): SlotLimit {
+    return new SlotLimit(this.run.plan.strategy.concurrency, () => this.run.budget.wake());
   }
 
   /** Leaves `p` to wait apart for its node, then run outside the wave's limiter. */
   private park(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, down: NodeDown): void {
-    this.nodes.park(p, wave, direction, down, (slotWaiters) => this.runOne(p, wave, direction, summary, slotWaiters));
+    this.nodes.park(p, wave, direction, down, (queued) => this.runOne(p, wave, direction, summary, queued));
   }
 
   /**
@@ -78,17 +70,16 @@ export class PodRunner {
    * taken one await later would let each of them pass the same check (budget overshoot).
    * A candidate already not Ready (left drained by a killed run, say) is not held back by the
    * budget: its start adds no unavailable pod (budget.ts). So when such a pod holds the budget
-   * while it queues for a slot of the limiter whose slot this pod holds (`slotWaiters`: the pods
-   * queued for that limiter), this pod gives its slot way: waiting on, each would wait for the
-   * other for ever.
+   * while it queues for a slot of the limiter whose slot this pod holds (`queued`), this pod
+   * gives its slot way (SlotLimit): waiting on, each would wait for the other for ever.
    */
   private async acquire(
     wave: number,
     direction: Direction,
     key: string,
     p: SelectedPod,
-    slotWaiters: ReadonlySet<string>,
-  ): Promise<boolean | 'node-down' | 'gave-way'> {
+    queued: ReadonlySet<string>,
+  ): Promise<boolean | 'node-down' | typeof GAVE_WAY> {
     const { run } = this;
     let reported = false;
     let heldBy: string | undefined;
@@ -113,7 +104,7 @@ export class PodRunner {
       }
       if (startBlocker(req) === 'budget') {
         const holders = run.budget.holders(key);
-        if (holders.some((k) => slotWaiters.has(k))) return 'gave-way';
+        if (holders.some((k) => queued.has(k))) return GAVE_WAY;
         const failed = run.failedPods();
         if (!run.rollingBackAfterHalt && !run.finishingAfterHalt && heldOnlyByFailures(holders, req.inFlight, failed)) {
           run.halt(
@@ -164,15 +155,15 @@ export class PodRunner {
     wave: number,
     direction: Direction,
     summary: WaveSummary,
-    slotWaiters: ReadonlySet<string>,
-  ): Promise<NodeDown | 'gave-way' | undefined> {
+    queued: ReadonlySet<string>,
+  ): Promise<NodeDown | typeof GAVE_WAY | undefined> {
     const { run } = this;
     const key = podKey(p);
     const down = this.nodes.nodeDown(p);
     if (down) return down;
-    const acquired = await this.acquire(wave, direction, key, p, slotWaiters);
+    const acquired = await this.acquire(wave, direction, key, p, queued);
     if (acquired === 'node-down') return this.nodes.nodeDown(p);
-    if (acquired === 'gave-way') return acquired;
+    if (acquired === GAVE_WAY) return acquired;
     if (!acquired) return undefined;
     run.budget.wake();
     const began = run.now();

@@ -3,7 +3,6 @@
 // (waveFill.ts decides each step). A pod whose node cannot act, that failed or vanished does not
 // count, so the next pod in order whose node can act stands in; a wave left short with a gate due
 // ends the run before the gate (Partial, or a halt), so no gate judges fewer pods than promised.
-import pLimit from 'p-limit';
 import { podKey } from '../inplace/podView.js';
 import type { WaveSummary } from './events.js';
 import { gateAppliesAfterWave } from './gateCheck.js';
@@ -98,7 +97,7 @@ export class WaveRun {
   /** Takes pods until the wave is done, short, or stopped (waveFill.ts's `waveStep`). */
   private async fill(wave: Wave<SelectedPod>, summary: WaveSummary): Promise<WaveStep> {
     const { run } = this;
-    const limit = pLimit(run.plan.strategy.concurrency);
+    const limit = this.pods.newLimit();
     let pending = 0;
     const settled = () => {
       pending--;
