@@ -126,37 +126,16 @@ function tooDeep(root: unknown): Node | undefined {
 
 const DEPTH_MESSAGE = `expected values nested at most ${MAX_DEPTH} levels deep, found deeper nesting`;
 
-/** Mappings up to this many pairs are checked for repeated keys pair by pair, without a Map. */
-const SMALL_MAP = 8;
-
-/** Keys equal as a Map has them (NaN equals NaN). */
-const sameKey = (a: unknown, b: unknown) => a === b || (a !== a && b !== b);
-
 /**
  * The pairs of a mapping whose scalar key repeats an earlier one, each with the first. The YAML
  * parser's own check (`uniqueKeys`) compares every key with every earlier one, quadratic in a
- * wide mapping; this one keeps the keys seen in a Map (in a small mapping, where a Map would
- * cost more than it saves, it compares them). Keys are equal as the parser's check has it: the
- * same scalar value.
+ * wide mapping; this one keeps the keys seen in a Map. Keys are equal as the parser's check has
+ * it: the same scalar value.
  */
 function repeatedKeys(map: YAMLMap): [Pair, Pair][] {
-  const pairs = map.items as Pair[];
   const repeats: [Pair, Pair][] = [];
-  if (pairs.length <= SMALL_MAP) {
-    for (let i = 1; i < pairs.length; i++) {
-      const key = pairs[i]!.key;
-      if (!isScalar(key)) continue;
-      for (let j = 0; j < i; j++) {
-        const first = pairs[j]!;
-        if (!isScalar(first.key) || !sameKey(first.key.value, key.value)) continue;
-        repeats.push([pairs[i]!, first]);
-        break;
-      }
-    }
-    return repeats;
-  }
   const seen = new Map<unknown, Pair>();
-  for (const pair of pairs) {
+  for (const pair of map.items as Pair[]) {
     if (!isScalar(pair.key)) continue;
     const first = seen.get(pair.key.value);
     if (first) repeats.push([pair, first]);
