@@ -46,6 +46,13 @@ export interface PodFlowDeps {
   onStep?: (step: Step, pod: V1Pod | undefined) => void;
   /** Who reports events (source.component); default "kwave". */
   component?: string;
+  /**
+   * Asked before the gate is closed on a pod that is Ready in the very version the close is
+   * guarded by: whether draining it now keeps the run's budgets. `false` ends the flow `aborted`
+   * with `backToBudget`, nothing written (a pod started while not Ready took no budget, and may
+   * have turned Ready since).
+   */
+  mayDrain?: () => boolean;
 }
 
 export interface PodRef {
@@ -64,7 +71,8 @@ export type PodOutcome =
   | { kind: 'skipped'; reason: string; message: string; writes: number }
   /** Held by another plan, revision or writer: the caller decides (report, or --force). */
   | { kind: 'foreign'; reason: string; message: string; state?: InPlaceState; writes: number }
-  | { kind: 'aborted'; message: string; writes: number };
+  /** `backToBudget`: the pod turned out Ready and the budget had no room to drain it (`mayDrain`). */
+  | { kind: 'aborted'; message: string; writes: number; backToBudget?: true };
 
 export type FlowContext = Omit<DecideContext, 'nowMs' | 'uid' | 'watchedSinceMs' | 'notReadySeenForMs'>;
 
@@ -130,6 +138,13 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
     deps.onStep?.(step, pod);
     switch (step.kind) {
       case 'close-gate': {
+        if (deps.mayDrain && pod && isPodReady(pod) && !deps.mayDrain())
+          return {
+            kind: 'aborted',
+            message: 'Ready, and the budget has no room to drain it',
+            writes,
+            backToBudget: true,
+          };
         const before = writes;
         pod = await write(() => deps.writer.patchPodStatus(namespace, name, step.body));
         closedGate ||= writes > before; // accepted (not a 409)

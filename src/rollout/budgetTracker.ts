@@ -70,6 +70,14 @@ export class BudgetTracker {
     };
   }
 
+  /**
+   * Whether `key`, in flight and Ready, may be drained now: the start rule asked again at the
+   * drain itself, since a pod started while not Ready took no budget and may be Ready again.
+   */
+  mayDrain(key: string): boolean {
+    return this.inFlight.has(key) && this.held + this.inFlight.size <= this.budget;
+  }
+
   /** Not-Ready selected pods holding the budget against `candidate`. */
   holders(candidate: string): string[] {
     return [...this.notReady].filter((k) => !this.inFlight.has(k) && k !== candidate);

@@ -169,8 +169,7 @@ export class PodRunner {
     const began = run.now();
     if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
     run.emit({ event: 'pod-start', wave, pod: key });
-    await this.follow(p, wave, direction, summary, began, 0);
-    return undefined;
+    return this.follow(p, wave, direction, summary, began, 0, true);
   }
 
   /**
@@ -180,6 +179,8 @@ export class PodRunner {
    * once it is back while the run still has work (a heartbeat late for a few seconds on a busy
    * control plane), waiting apart meanwhile (NodeWaits.awaitNode). Only when the run stops, or
    * ends with the node still down, does the pod end `NodeNotReady`, left for the next run.
+   * With `mayGiveWay` (a start from a slot) the budget is asked again at the drain: `gave-way`
+   * when the pod, Ready then, found no room, and it queues again.
    */
   private async follow(
     p: SelectedPod,
@@ -188,13 +189,14 @@ export class PodRunner {
     summary: WaveSummary,
     began: number,
     earlierWrites: number,
-  ): Promise<void> {
+    mayGiveWay = false,
+  ): Promise<typeof GAVE_WAY | undefined> {
     const { run } = this;
     const key = podKey(p);
     let nodeLost = this.nodes.flowStarted(key, p);
     let outcome: PodOutcome;
     try {
-      outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal);
+      outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal, mayGiveWay);
       // The node stopped acting and is back already (it flapped): the flow goes on at once.
       while (
         outcome.kind === 'aborted' &&
@@ -219,6 +221,7 @@ export class PodRunner {
       // instead of a second, stale view of every pod the run changed.
       p.pod = run.deps.view.get(p.namespace, p.name) ?? p.pod;
     }
+    if (outcome.kind === 'aborted' && outcome.backToBudget) return GAVE_WAY;
     const ended: PodOutcome = { ...outcome, writes: outcome.writes + earlierWrites };
     const lost = nodeLost.signal.aborted && !run.deps.abort?.aborted;
     const down = lost && ended.kind === 'aborted' ? this.nodes.nodeDown(p) : undefined;
@@ -233,10 +236,10 @@ export class PodRunner {
       });
       this.nodes.awaitNode(
         p,
-        () => {
+        async () => {
           run.budget.take(key);
           run.budget.wake();
-          return this.follow(p, wave, direction, summary, began, ended.writes);
+          await this.follow(p, wave, direction, summary, began, ended.writes);
         },
         () => this.end(p, wave, direction, summary, began, ended, true),
       );
@@ -281,6 +284,7 @@ export class PodRunner {
     direction: Direction,
     key: string,
     nodeLost: AbortSignal,
+    askBudgetAtDrain = false,
   ): Promise<PodOutcome> {
     const { plan, deps } = this.run;
     let shown: { step: string; message: string } | undefined;
@@ -305,6 +309,7 @@ export class PodRunner {
         now: this.run.now,
         // Aborted by a hard abort of the run too (NodeWaits).
         signal: nodeLost,
+        ...(askBudgetAtDrain ? { mayDrain: () => this.run.budget.mayDrain(key) && !this.pdbHold(p) } : {}),
         onStep: (step) => {
           this.nodes.flowAt(key, step.kind);
           if (!(

@@ -53,7 +53,7 @@ describe('BudgetTracker', () => {
     assert.equal(t.request(key('b')).unreadyNotInFlight, 0);
   });
 
-  test('the incremental not-Ready count equals a fresh count, for any sequence of changes', () => {
+  test('the incremental not-Ready count (and the drain question) equals a fresh count, for any sequence of changes', () => {
     fc.assert(
       fc.property(
         fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
@@ -90,6 +90,9 @@ describe('BudgetTracker', () => {
             ).length;
             assert.equal(t.request(key(candidate)).unreadyNotInFlight, expected);
             assert.equal(t.request(key(candidate)).inFlight, inFlight.size);
+            // In flight and Ready at its drain: the start rule again, the pod counted once.
+            const held = [...notReady].filter((k) => !inFlight.has(k) && !exempt.has(k)).length;
+            assert.equal(t.mayDrain(key(candidate)), inFlight.has(key(candidate)) && held + inFlight.size <= 3);
           }
         },
       ),

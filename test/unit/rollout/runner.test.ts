@@ -569,6 +569,41 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     assert.ok(f.most.notReady <= 1, `never more than the budget out: ${f.most.notReady}`);
   });
 
+  test('a pod started while not Ready (no budget taken) that is Ready again at its drain waits for the budget', async () => {
+    // Embedded chaos (seed 3592281594): demo-3, not Ready while its node was NotReady, started
+    // whatever the budget; its node came back, its kubelet turned it Ready, and the gate closed on
+    // a Ready pod while demo-1, drained and waiting for its own node, held the whole budget of 1.
+    const p = plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 1 }');
+    const f = fleet(2);
+    const n = fleetNodes(f, 2);
+    drainedByEarlierRun(f, 'web/web-0', p);
+    n.down('n0');
+    f.update('web/web-1', (q) => {
+      q.status!.containerStatuses![0]!.ready = false;
+    });
+    const events: RolloutEvent[] = [];
+    const d = deps(f, events);
+    d.sleep = sleepUntilEnd;
+    d.sink = (e) => {
+      events.push(e);
+      if (
+        e.event === 'pod-start' &&
+        e.pod === 'web/web-1' &&
+        !f.pods.get('web/web-1')!.status!.containerStatuses![0]!.ready
+      )
+        f.update('web/web-1', (q) => {
+          q.status!.containerStatuses![0]!.ready = true;
+        });
+      if (e.event === 'budget-wait' || (e.event === 'pod-end' && e.pod === 'web/web-1'))
+        setTimeout(() => n.up('n0'), 10);
+    };
+    const r = await runBounded(p, { ...d, nodes: n.view }, events);
+    assert.equal(r.phase, 'Completed', r.message);
+    assert.equal(f.most.gateClosed, 1, "web-1's gate closed only once web-0's was open again");
+    const starts = events.filter((e) => e.event === 'pod-start').map((e) => e.event === 'pod-start' && e.pod);
+    assert.deepEqual(starts, ['web/web-1', 'web/web-0', 'web/web-1'], 'web-1 queued again once it was Ready');
+  });
+
   test("the same in the parked pods' limiter: a drained pod and a Ready one both wait for their nodes, the Ready one's back first; Completed", async () => {
     // Kubelet chaos (seed 1570415617): every node NotReady after an apiserver restart, so every
     // pod parked; web-1 took the parked pods' one slot once its node was back and waited for the
