@@ -70,6 +70,16 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
       : Math.max(deadline, latestInstantMs(gateOpenedAt) + (ctx.readyGraceMs ?? DEFAULT_READY_GRACE_MS));
 
   if (completion.status === 'failed') {
+    if (
+      completion.reason === 'CrashLoopBackOff' &&
+      gateOpenedAt !== undefined &&
+      servedWithGateOpen(pod, state, gateOpenedAt, ctx.minReadyMs)
+    )
+      return {
+        kind: 'done',
+        state,
+        message: `${finishedWord(ctx)} (a container crashed since, after minReadySeconds)`,
+      };
     return {
       kind: 'failed',
       reason: completion.reason ?? 'Failed',
@@ -102,8 +112,7 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
     const stableAt = ctx.minReadyMs > 0 ? latestInstantMs(since) + ctx.minReadyMs : since;
     // Ready is enough without minReadySeconds: the times above are the server's and the kubelet's,
     // and a runner whose clock is behind theirs would otherwise wait out the difference.
-    if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt)
-      return { kind: 'done', state, message: `${ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back'}` };
+    if (ctx.minReadyMs === 0 || ctx.nowMs >= stableAt) return { kind: 'done', state, message: finishedWord(ctx) };
     return {
       kind: 'wait-ready',
       retryAfterMs: stableAt - ctx.nowMs,
@@ -123,6 +132,29 @@ export function follow(pod: V1Pod, state: InPlaceState, ctx: DecideContext): Ste
     retryAfterMs: effectiveDeadline - ctx.nowMs,
     message: 'waiting for the pod to become Ready',
   };
+}
+
+const finishedWord = (ctx: DecideContext) => (ctx.direction === 'upgrade' ? 'upgraded' : 'rolled back');
+
+/**
+ * Whether each of the state's containers not running now is one the flow proved (started before
+ * the gate opened) that ended no earlier than the gate's opening plus minReadySeconds (the latest
+ * instant the whole-second opening can stand for; with no minReadySeconds, the opening itself).
+ * The flow was done then: a run that saw the pod Ready in time said so, and a crash after that
+ * window is the application's, not the upgrade's. A re-run (or a late watch) that meets the
+ * kubelet's back-off after such a crash judges alike, instead of failing a proven pod.
+ */
+function servedWithGateOpen(pod: V1Pod, state: InPlaceState, gateOpenedAt: number, minReadyMs: number): boolean {
+  const windowEnd = minReadyMs > 0 ? latestInstantMs(gateOpenedAt) + minReadyMs : gateOpenedAt;
+  for (const name of Object.keys(state.containers)) {
+    const cs = containerStatus(pod, name);
+    if (cs?.state?.running) continue;
+    const ended = cs?.lastState?.terminated;
+    const started = toMs(ended?.startedAt as Date | string | undefined);
+    const finished = toMs(ended?.finishedAt as Date | string | undefined);
+    if (started === undefined || finished === undefined || started > gateOpenedAt || finished < windowEnd) return false;
+  }
+  return true;
 }
 
 /**

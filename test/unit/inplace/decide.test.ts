@@ -284,6 +284,32 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
     assert.equal(s.reason, 'CrashLoopBackOff');
     assert.equal(s.message, 'container nginx: back-off 10s');
   });
+  test('the proven container crashed after the gate opened: done once it served minReadySeconds with the gate open, else failed', () => {
+    // Chaos (seed 2078500064): a run upgraded demo-4 and was killed; its container crashed a
+    // second after the gate opened, and the next run met the kubelet's back-off and failed it.
+    const crashedAfterGate = (finishedAt: number) =>
+      makePod({
+        state: upgraded(60_000),
+        gate: 'True',
+        gateSince: T0 - 30_000,
+        ready: false,
+        containers: [
+          {
+            ...newContainer,
+            restartCount: 2,
+            containerID: 'containerd://nginx-2',
+            imageID: imageIDOf(NEW),
+            waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' },
+            lastTerminated: { exitCode: 1, startedAt: T0 - 31_000, finishedAt },
+          },
+        ],
+      });
+    const crashedAt = crashedAfterGate(T0 - 30_000); // the second the gate opened
+    expectKind(decide(crashedAt, { ...ctx, minReadyMs: 0 }), 'done');
+    assert.equal(expectKind(decide(crashedAt, ctx), 'failed').reason, 'CrashLoopBackOff', 'within minReadySeconds 10');
+    assert.match(expectKind(decide(crashedAfterGate(T0 - 19_000), ctx), 'done').message, /crashed since/);
+    assert.equal(expectKind(decide(crashedAfterGate(T0 - 20_000), ctx), 'failed').reason, 'CrashLoopBackOff');
+  });
   test('new image running and ready, gate still closed: open the gate', () => {
     const s = expectKind(decide(makePod(patched(3_000, { containers: [newContainer], rv: '88' })), ctx), 'open-gate');
     assert.equal(s.body.metadata.resourceVersion, '88');

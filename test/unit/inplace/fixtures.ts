@@ -60,7 +60,7 @@ export interface ContainerOpts {
   startedAt?: number;
   waiting?: { reason: string; message?: string };
   terminated?: { exitCode: number; reason?: string };
-  lastTerminated?: { exitCode: number; reason?: string; containerID?: string };
+  lastTerminated?: { exitCode: number; reason?: string; containerID?: string; startedAt?: number; finishedAt?: number };
   /** The kubelet has not reported this container yet. */
   noStatus?: boolean;
   /** status.image as reported, if not the usual spelling of `image`. */
@@ -108,7 +108,16 @@ export function makePod(o: PodOpts = {}): V1Pod {
             ? { terminated: { ...c.terminated } }
             : { running: { startedAt: time(c.startedAt ?? T0 - 3_600_000) } },
       };
-      if (c.lastTerminated) cs.lastState = { terminated: { ...c.lastTerminated } };
+      if (c.lastTerminated) {
+        const { startedAt, finishedAt, ...rest } = c.lastTerminated;
+        cs.lastState = {
+          terminated: {
+            ...rest,
+            ...(startedAt !== undefined ? { startedAt: time(startedAt) } : {}),
+            ...(finishedAt !== undefined ? { finishedAt: time(finishedAt) } : {}),
+          },
+        };
+      }
       return cs;
     });
   const declares = o.declaresGate ?? true;
