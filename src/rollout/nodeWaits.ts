@@ -69,8 +69,10 @@ export class NodeWaits {
    * deleted node): it waits for no node, and its flow, run or resumed, ends it as vanished.
    */
   nodeDown(p: SelectedPod): NodeDown | undefined {
-    if (this.gone(p)) return undefined;
-    const node = this.nodeOf(p);
+    return this.gone(p) ? undefined : this.nodeDownAt(this.nodeOf(p));
+  }
+
+  private nodeDownAt(node: string | undefined): NodeDown | undefined {
     const nodes = this.run.deps.nodes;
     if (!node || !nodes) return undefined;
     const health = nodeHealth(nodes.get(node));
@@ -112,6 +114,15 @@ export class NodeWaits {
   private nodeDownOf(key: string): NodeDown | undefined {
     const [namespace, name] = key.split('/') as [string, string];
     return this.nodeDown({ namespace, name, uid: '', pod: {} });
+  }
+
+  /**
+   * Why the node of the budget holder `namespace/name` cannot act: a holder being deleted too,
+   * which on such a node stays out of service until the node is back (its kubelet ends it).
+   */
+  private holderNodeDown(key: string): NodeDown | undefined {
+    const [namespace, name] = key.split('/') as [string, string];
+    return this.nodeDownAt(this.run.deps.view.get(namespace, name)?.spec?.nodeName);
   }
 
   // ---- flows in flight -----------------------------------------------------------------------
@@ -326,7 +337,7 @@ export class NodeWaits {
    */
   waitsForNodeForGood(key: string): boolean {
     if (this.leftForNodes.has(key)) return true;
-    const down = this.nodeDownOf(key);
+    const down = this.holderNodeDown(key);
     return down !== undefined && !this.inGrace(down);
   }
 
@@ -338,7 +349,7 @@ export class NodeWaits {
   private waitingForNode(key: string): NodeWait | undefined {
     const left = this.leftForNodes.get(key);
     if (left) return left;
-    const down = this.nodeDownOf(key);
+    const down = this.holderNodeDown(key);
     return down ? this.nodeWaitOf(key, down, 'upgrade') : undefined;
   }
 

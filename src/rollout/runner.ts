@@ -84,7 +84,7 @@ class Rollout {
   private begin(): { selection: FleetSelection; untrack: () => void } {
     const selection = selectFleet(this.plan, this.deps.view.list(), this.deps.zones);
     this.run.budget = new BudgetTracker(
-      selection.selected,
+      [...selection.selected, ...selection.leaving],
       selection.budget,
       this.plan.strategy.concurrency,
       this.deps.onUnavailable,

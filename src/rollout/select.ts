@@ -5,7 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Plan } from '../plan/types.js';
 import { ownedBy, readState } from '../inplace/state.js';
 import { gateOwner } from '../inplace/decide.js';
-import { declaresGate, podKey, specContainer } from '../inplace/podView.js';
+import { declaresGate, podKey, specContainer, type PodName } from '../inplace/podView.js';
 import { resolveBudget, resolveMaxFailed } from './budget.js';
 import { orderPods } from './order.js';
 import { isAtTarget } from '../inplace/atTarget.js';
@@ -63,6 +63,11 @@ export interface FleetSelection {
   todo: SelectedPod[];
   /** Pods of `todo` that carry this revision's state from an earlier run. */
   resumed: SelectedPod[];
+  /**
+   * Pods the selector matches that are being deleted, left out: until gone they hold the budget
+   * while not Ready, as in the run that saw them go and as a PodDisruptionBudget counts them.
+   */
+  leaving: LeavingPod[];
   partition: WavePartition<SelectedPod>;
   problems: PodProblem[];
   /** `maxUnavailable` in pods. */
@@ -106,7 +111,10 @@ export interface FleetIntake {
   pods: ClassifiedPod[];
   /** Pods left out with a warning (terminating), in list order. */
   problems: PodProblem[];
+  leaving: LeavingPod[];
 }
+
+export type LeavingPod = PodName & { pod: V1Pod };
 
 /**
  * Classifies the pods the plan targets; `pods` may hold pods of other namespaces or labels, which
@@ -115,7 +123,7 @@ export interface FleetIntake {
  */
 export function intakeOf(plan: Plan, pods: readonly V1Pod[], keep: (pod: V1Pod) => V1Pod = (pod) => pod): FleetIntake {
   const namespaces = new Set(plan.target.namespaces);
-  const intake: FleetIntake = { pods: [], problems: [] };
+  const intake: FleetIntake = { pods: [], problems: [], leaving: [] };
   for (const pod of pods) {
     const md = pod.metadata;
     if (!md?.name || !md.namespace || !namespaces.has(md.namespace)) continue;
@@ -128,6 +136,7 @@ export function intakeOf(plan: Plan, pods: readonly V1Pod[], keep: (pod: V1Pod) 
         severity: 'warning',
         message: `${key} is being deleted; left out`,
       });
+      intake.leaving.push({ namespace: md.namespace, name: md.name, pod: keep(pod) });
       continue;
     }
     const node = pod.spec?.nodeName;
@@ -196,6 +205,7 @@ export function assembleSelection(plan: Plan, intake: FleetIntake, zones: NodeZo
     done,
     todo: ordered,
     resumed,
+    leaving: intake.leaving,
     partition: partitionWaves(ordered, done.length, plan.strategy.waves),
     problems,
     budget: resolveBudget(plan.strategy.maxUnavailable, selected.length),

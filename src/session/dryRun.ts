@@ -158,7 +158,11 @@ async function readSelection(
   const pages = await fromEachPage(sources, plan.target.namespaces, renderSelector(plan.target.selector), (pods) => [
     intakeOf(plan, pods, keep),
   ]);
-  const intake: FleetIntake = { pods: pages.flatMap((p) => p.pods), problems: pages.flatMap((p) => p.problems) };
+  const intake: FleetIntake = {
+    pods: pages.flatMap((p) => p.pods),
+    problems: pages.flatMap((p) => p.problems),
+    leaving: pages.flatMap((p) => p.leaving),
+  };
   const zones = await wrapKube(() => readZones(() => sources.listNodes(), plan.strategy.order), 'listing nodes');
   return { selection: assembleSelection(plan, intake, zones.zones), zones };
 }

@@ -186,7 +186,7 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
     runnersRan: (holders) => audit.ran(holders),
     final: async () => {
       await faultChain;
-      const pods = await listSelected();
+      const pods = await containersReported(listSelected);
       const [record, lease] = [await get(RECORD), await get(`${LEASES}/${RECORD_NAME}`)];
       audit.read();
       return {
@@ -216,6 +216,23 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
       await sim.close();
     },
   };
+}
+
+/**
+ * The selected pods once every container reports an image ID again, or as they are after 60 s: a
+ * restarted kubelet starts its node's containers afresh (its fake runtime starts empty), and a
+ * container it is creating reports none yet. The end is judged on what the kubelet settles on.
+ */
+async function containersReported(list: () => Promise<KubeObject[]>): Promise<KubeObject[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const pods = await list();
+    const statuses = pods.flatMap(
+      (p) => (p.status as { containerStatuses?: { imageID?: string }[] } | undefined)?.containerStatuses ?? [{}],
+    );
+    if (statuses.every((cs) => cs.imageID) || Date.now() > deadline) return pods;
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /**
