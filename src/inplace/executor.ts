@@ -47,10 +47,10 @@ export interface PodFlowDeps {
   /** Who reports events (source.component); default "kwave". */
   component?: string;
   /**
-   * Asked before the gate is closed on a pod that is Ready in the very version the close is
-   * guarded by: whether draining it now keeps the run's budgets. `false` ends the flow `aborted`
-   * with `backToBudget`, nothing written (a pod started while not Ready took no budget, and may
-   * have turned Ready since).
+   * Asked before the flow's first write closes the gate of a pod that is Ready in the very
+   * version the close is guarded by (before `onStep` hears of it): whether draining it now keeps
+   * the run's budgets. `false` ends the flow `aborted` with `backToBudget`, nothing written (a pod
+   * started while not Ready took no budget, and may have turned Ready since).
    */
   mayDrain?: () => boolean;
 }
@@ -135,16 +135,11 @@ async function flow(ref: PodRef, ctx: FlowContext, deps: PodFlowDeps): Promise<P
       decideCtx.notReadySeenForMs = notReadySince === undefined ? undefined : at - notReadySince;
     }
     const step = decide(pod, decideCtx);
+    if (step.kind === 'close-gate' && writes === 0 && deps.mayDrain && isPodReady(pod!) && !deps.mayDrain())
+      return { kind: 'aborted', message: 'Ready, and the budget has no room to drain it', writes, backToBudget: true };
     deps.onStep?.(step, pod);
     switch (step.kind) {
       case 'close-gate': {
-        if (deps.mayDrain && pod && isPodReady(pod) && !deps.mayDrain())
-          return {
-            kind: 'aborted',
-            message: 'Ready, and the budget has no room to drain it',
-            writes,
-            backToBudget: true,
-          };
         const before = writes;
         pod = await write(() => deps.writer.patchPodStatus(namespace, name, step.body));
         closedGate ||= writes > before; // accepted (not a 409)

@@ -17,6 +17,12 @@ import { GAVE_WAY, SlotLimit } from './slotLimit.js';
 
 const unready = (ms: number | undefined) => (ms === undefined ? {} : { unreadyMs: ms });
 
+/** A pod's start from a slot: its pod-start goes out once, with its flow's first step. */
+interface SlotStart {
+  announced: boolean;
+  announce(): void;
+}
+
 export class PodRunner {
   /** Waves' first pod starts, for their durations. */
   private readonly firstStart = new Map<WaveSummary, number>();
@@ -167,9 +173,17 @@ export class PodRunner {
     if (!acquired) return undefined;
     run.budget.wake();
     const began = run.now();
-    if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
-    run.emit({ event: 'pod-start', wave, pod: key });
-    return this.follow(p, wave, direction, summary, began, 0, true);
+    // Announced with the flow's first step: a start given back at the drain (follow) never began.
+    const start: SlotStart = {
+      announced: false,
+      announce: () => {
+        if (start.announced) return;
+        start.announced = true;
+        if (!this.firstStart.has(summary)) this.firstStart.set(summary, began);
+        run.emit({ event: 'pod-start', wave, pod: key });
+      },
+    };
+    return this.follow(p, wave, direction, summary, began, 0, start);
   }
 
   /**
@@ -179,8 +193,8 @@ export class PodRunner {
    * once it is back while the run still has work (a heartbeat late for a few seconds on a busy
    * control plane), waiting apart meanwhile (NodeWaits.awaitNode). Only when the run stops, or
    * ends with the node still down, does the pod end `NodeNotReady`, left for the next run.
-   * With `mayGiveWay` (a start from a slot) the budget is asked again at the drain: `gave-way`
-   * when the pod, Ready then, found no room, and it queues again.
+   * A start from a slot (`start`) is asked the budget again at the drain: `gave-way` when the pod,
+   * Ready then, found no room, and it queues again.
    */
   private async follow(
     p: SelectedPod,
@@ -189,14 +203,14 @@ export class PodRunner {
     summary: WaveSummary,
     began: number,
     earlierWrites: number,
-    mayGiveWay = false,
+    start?: SlotStart,
   ): Promise<typeof GAVE_WAY | undefined> {
     const { run } = this;
     const key = podKey(p);
     let nodeLost = this.nodes.flowStarted(key, p);
     let outcome: PodOutcome;
     try {
-      outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal, mayGiveWay);
+      outcome = await this.runFlow(p, wave, direction, key, nodeLost.signal, start);
       // The node stopped acting and is back already (it flapped): the flow goes on at once.
       while (
         outcome.kind === 'aborted' &&
@@ -221,7 +235,12 @@ export class PodRunner {
       // instead of a second, stale view of every pod the run changed.
       p.pod = run.deps.view.get(p.namespace, p.name) ?? p.pod;
     }
-    if (outcome.kind === 'aborted' && outcome.backToBudget) return GAVE_WAY;
+    if (outcome.kind === 'aborted' && outcome.backToBudget) {
+      // Announced already (a 409 showed it Ready only at a second try): its end said, then queued again.
+      if (start?.announced) this.end(p, wave, direction, summary, began, outcome, false);
+      return GAVE_WAY;
+    }
+    start?.announce();
     const ended: PodOutcome = { ...outcome, writes: outcome.writes + earlierWrites };
     const lost = nodeLost.signal.aborted && !run.deps.abort?.aborted;
     const down = lost && ended.kind === 'aborted' ? this.nodes.nodeDown(p) : undefined;
@@ -284,7 +303,7 @@ export class PodRunner {
     direction: Direction,
     key: string,
     nodeLost: AbortSignal,
-    askBudgetAtDrain = false,
+    start?: SlotStart,
   ): Promise<PodOutcome> {
     const { plan, deps } = this.run;
     let shown: { step: string; message: string } | undefined;
@@ -309,8 +328,9 @@ export class PodRunner {
         now: this.run.now,
         // Aborted by a hard abort of the run too (NodeWaits).
         signal: nodeLost,
-        ...(askBudgetAtDrain ? { mayDrain: () => this.run.budget.mayDrain(key) && !this.pdbHold(p) } : {}),
+        ...(start ? { mayDrain: () => this.run.budget.mayDrain(key) && !this.pdbHold(p) } : {}),
         onStep: (step) => {
+          start?.announce();
           this.nodes.flowAt(key, step.kind);
           if (!(
             step.kind.startsWith('wait-') ||

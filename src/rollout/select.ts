@@ -114,7 +114,7 @@ export interface FleetIntake {
   leaving: LeavingPod[];
 }
 
-export type LeavingPod = PodName & { pod: V1Pod };
+type LeavingPod = PodName & { pod: V1Pod };
 
 /**
  * Classifies the pods the plan targets; `pods` may hold pods of other namespaces or labels, which

@@ -77,6 +77,10 @@ export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods
       writes.push(`status ${name}`);
       if (name === options.forbidStatusFor)
         throw new KubeError(403, 'Forbidden', 'pods "x" is forbidden: cannot patch resource "pods/status"');
+      // A guarded write (the flow's gate patches) meets a 409 if the pod changed since, as on a server.
+      const guard = (body as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+      if (guard !== undefined && guard !== pods.get(`${ns}/${name}`)?.metadata?.resourceVersion)
+        throw new KubeError(409, 'Conflict', `the object has been modified (pod ${name})`);
       const cond = (body as { status: { conditions: { status: string }[] } }).status.conditions[0]!;
       return update(`${ns}/${name}`, (p) =>
         Object.assign(

@@ -602,6 +602,12 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     assert.equal(f.most.gateClosed, 1, "web-1's gate closed only once web-0's was open again");
     const starts = events.filter((e) => e.event === 'pod-start').map((e) => e.event === 'pod-start' && e.pod);
     assert.deepEqual(starts, ['web/web-1', 'web/web-0', 'web/web-1'], 'web-1 queued again once it was Ready');
+    // Its gate's close met a 409 (the pod Ready since), so its start had been announced: its end is told.
+    const ends = events.filter((e) => e.event === 'pod-end' && e.pod === 'web/web-1');
+    assert.deepEqual(
+      ends.map((e) => e.event === 'pod-end' && e.result),
+      ['aborted', 'upgraded'],
+    );
   });
 
   test("the same in the parked pods' limiter: a drained pod and a Ready one both wait for their nodes, the Ready one's back first; Completed", async () => {
