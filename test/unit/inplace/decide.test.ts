@@ -266,18 +266,18 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
     assert.equal(s.reason, 'Timeout');
     assert.match(s.message, /podTimeout 5m/);
   });
+  /** The new container, crashed and in the kubelet's back-off. */
+  const crashLooping = {
+    ...newContainer,
+    restartCount: 2,
+    containerID: 'containerd://nginx-2',
+    imageID: imageIDOf(NEW),
+    waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' },
+  };
   test('crash loop of the new container: failed with the kubelet reason', () => {
     const pod = makePod(
       patched(20_000, {
-        containers: [
-          {
-            ...newContainer,
-            restartCount: 2,
-            containerID: 'containerd://nginx-2',
-            imageID: imageIDOf(NEW),
-            waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' },
-          },
-        ],
+        containers: [crashLooping],
       }),
     );
     const s = expectKind(decide(pod, ctx), 'failed');
@@ -293,16 +293,7 @@ describe('decide: upgrade, after the patch (resume from the pod alone)', () => {
         gate: 'True',
         gateSince: T0 - 30_000,
         ready: false,
-        containers: [
-          {
-            ...newContainer,
-            restartCount: 2,
-            containerID: 'containerd://nginx-2',
-            imageID: imageIDOf(NEW),
-            waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' },
-            lastTerminated: { exitCode: 1, startedAt: T0 - 31_000, finishedAt },
-          },
-        ],
+        containers: [{ ...crashLooping, lastTerminated: { exitCode: 1, startedAt: T0 - 31_000, finishedAt } }],
       });
     const crashedAt = crashedAfterGate(T0 - 30_000); // the second the gate opened
     expectKind(decide(crashedAt, { ...ctx, minReadyMs: 0 }), 'done');

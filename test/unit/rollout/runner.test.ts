@@ -44,6 +44,9 @@ const sleepUntilEnd: Sleep = (_ms, signal) =>
 
 const budgetWaits = (events: readonly RolloutEvent[]) => () => events.filter((e) => e.event === 'budget-wait');
 
+/** The pods started, in order. */
+const podStarts = (events: readonly RolloutEvent[]) => events.flatMap((e) => (e.event === 'pod-start' ? [e.pod] : []));
+
 /** `key`'s gate closed by plan `p`'s revision, as a killed run of it leaves a pod it drained. */
 function drainedByEarlierRun(f: ReturnType<typeof fleet>, key: string, p: Plan): void {
   f.update(key, (q) => {
@@ -75,7 +78,7 @@ describe('runRollout', () => {
       runRollout(plan('{ waves: ["100%"], concurrency: 2, maxUnavailable: 6 }'), deps(f, events)),
       /forbidden/,
     );
-    const started = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
+    const started = podStarts(events);
     assert.ok(started.length <= 2, `only the first two had started: ${started.join(', ')}`);
     // Wait for the other started flow to end (a finished flow is what would free a slot for the
     // next pod), then for the turn of the event loop in which a new flow would make its first write.
@@ -241,7 +244,7 @@ describe('runRollout with a node that cannot act', () => {
     };
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 3 }'), { ...d, nodes: n.view });
     assert.equal(r.phase, 'Completed', r.message);
-    const order = events.filter((e) => e.event === 'pod-start').map((e) => (e as { pod: string }).pod);
+    const order = podStarts(events);
     assert.deepEqual(order.slice(0, 2), ['web/web-1', 'web/web-3'], 'the healthy node first');
     assert.deepEqual(order.slice(2).sort(), ['web/web-0', 'web/web-2']);
     assert.deepEqual(
@@ -563,7 +566,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const events: RolloutEvent[] = [];
     const r = await runBounded(p, deps(f, events), events);
     assert.equal(r.phase, 'Completed', r.message);
-    const starts = events.filter((e) => e.event === 'pod-start').map((e) => e.event === 'pod-start' && e.pod);
+    const starts = podStarts(events);
     assert.equal(starts[0], 'web/web-1', 'the pod out of service already goes first');
     assert.equal(starts.length, 3);
     assert.ok(f.most.notReady <= 1, `never more than the budget out: ${f.most.notReady}`);
@@ -600,7 +603,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const r = await runBounded(p, { ...d, nodes: n.view }, events);
     assert.equal(r.phase, 'Completed', r.message);
     assert.equal(f.most.gateClosed, 1, "web-1's gate closed only once web-0's was open again");
-    const starts = events.filter((e) => e.event === 'pod-start').map((e) => e.event === 'pod-start' && e.pod);
+    const starts = podStarts(events);
     assert.deepEqual(starts, ['web/web-1', 'web/web-0', 'web/web-1'], 'web-1 queued again once it was Ready');
     // Its gate's close met a 409 (the pod Ready since), so its start had been announced: its end is told.
     const ends = events.filter((e) => e.event === 'pod-end' && e.pod === 'web/web-1');
