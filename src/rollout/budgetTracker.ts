@@ -3,7 +3,7 @@
 // The rule itself (may one more start?) is budget.ts; this only keeps its inputs current.
 import type { V1Pod } from '@kubernetes/client-node';
 import { conditionStatus, isPodReady, podKey, type PodName } from '../inplace/podView.js';
-import type { StartRequest } from './budget.js';
+import { startBlocker, type StartRequest } from './budget.js';
 
 export type PodChangeFeed = (
   listener: (change: { pod: V1Pod; type: 'added' | 'modified' | 'deleted' }) => void,
@@ -75,7 +75,9 @@ export class BudgetTracker {
    * drain itself, since a pod started while not Ready took no budget and may be Ready again.
    */
   mayDrain(key: string): boolean {
-    return this.inFlight.has(key) && this.held + this.inFlight.size <= this.budget;
+    // The start rule with `key` not yet counted in flight; it holds its slot already.
+    const asStart = { unreadyNotInFlight: this.held, inFlight: this.inFlight.size - 1, budget: this.budget };
+    return this.inFlight.has(key) && startBlocker({ ...asStart, concurrency: Infinity }) === undefined;
   }
 
   /** Not-Ready selected pods holding the budget against `candidate`. */

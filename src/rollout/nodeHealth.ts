@@ -23,6 +23,9 @@ export type NodeHealth =
       evidence: string;
     };
 
+/** A node that cannot act, and why. */
+export type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
+
 function toMs(t: Date | string | undefined): number | undefined {
   if (t === undefined) return undefined;
   const ms = t instanceof Date ? t.getTime() : Date.parse(t);

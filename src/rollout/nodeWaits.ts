@@ -4,18 +4,17 @@
 // next run with the reason (`leftForNodes`). Also what a first stop signal reports: the pods in
 // flight the run still waits for, and those it leaves resumable at once because their node
 // cannot act. A node NotReady for less than `strategy.nodeGraceSeconds` may be flapping (a late
-// heartbeat, a control-plane restart): the run does not give up on it before that (`inGrace`).
+// heartbeat, a control-plane restart): the run does not give up on it before that (nodeGrace.ts).
+import type { V1Pod } from '@kubernetes/client-node';
 import type { PodOutcome } from '../inplace/executor.js';
 import { podKey } from '../inplace/podView.js';
 import type { Direction } from '../inplace/state.js';
 import type { NodeWait } from './events.js';
-import { nodeHealth, nodeLostMessage, nodeWaitMessage, type NodeHealth } from './nodeHealth.js';
+import { NodeGrace } from './nodeGrace.js';
+import { nodeHealth, nodeLostMessage, nodeWaitMessage, type NodeDown } from './nodeHealth.js';
 import type { RunState } from './runState.js';
 import type { SelectedPod } from './select.js';
 import { SlotLimit, type GAVE_WAY } from './slotLimit.js';
-
-/** A node that cannot act, and why. */
-export type NodeDown = { node: string; health: Extract<NodeHealth, { canAct: false }> };
 
 /**
  * A parked pod's start once its node is back, in a slot of the parked pods' limiter (`queued`:
@@ -42,13 +41,11 @@ export class NodeWaits {
   /** Pods whose flow their node stopped, waiting apart for it or resumed (awaitNode), with the wait's token. */
   private readonly midFlow = new Map<string, symbol>();
   private readonly parkedLimit: SlotLimit;
-  /** When each NotReady spell's grace ends on this clock, by `node@sinceMs` (a new spell gets its own). */
-  private readonly graceEnds = new Map<string, number>();
-  /** Cancels those wake-ups once the run is over. */
-  private readonly closed = new AbortController();
+  private readonly grace: NodeGrace;
 
   constructor(private readonly run: RunState) {
     this.parkedLimit = new SlotLimit(run.plan.strategy.concurrency, () => run.budget.wake());
+    this.grace = new NodeGrace(run);
     // One listener for every flow, rather than an AbortSignal.any of two signals per pod.
     run.deps.abort?.addEventListener(
       'abort',
@@ -79,30 +76,9 @@ export class NodeWaits {
     return health.canAct ? undefined : { node, health };
   }
 
-  /**
-   * Whether the run still gives `down`'s node time to come back: NotReady (not gone) for less than
-   * `nodeGraceMs` since its transition. While it does, a wake-up is due when the grace runs out.
-   */
-  private inGrace(down: NodeDown): boolean {
-    const { health } = down;
-    if (health.state !== 'NotReady' || health.sinceMs === undefined) return false;
-    const spell = `${down.node}@${health.sinceMs}`;
-    let end = this.graceEnds.get(spell);
-    if (end === undefined) {
-      // Counted from the transition on the cluster's clock, but never more than the grace on
-      // ours: a runner whose clock is behind the cluster's must not wait longer.
-      const grace = this.run.plan.strategy.nodeGraceMs;
-      const now = this.run.now();
-      end = now + Math.min(grace, Math.max(0, health.sinceMs + grace - now));
-      this.graceEnds.set(spell, end);
-      if (end > now) void this.run.deps.sleep(end - now, this.closed.signal).then(() => this.run.budget.wake());
-    }
-    return this.run.now() < end;
-  }
-
   /** The run is over: no grace wake-up is left pending. */
   close(): void {
-    this.closed.abort();
+    this.grace.close();
   }
 
   private gone(p: SelectedPod): boolean {
@@ -110,10 +86,16 @@ export class NodeWaits {
     return !pod || (p.uid !== '' && pod.metadata?.uid !== p.uid) || Boolean(pod.metadata?.deletionTimestamp);
   }
 
+  /** The pod `namespace/name` as the pod cache shows it. */
+  private cached(key: string): V1Pod | undefined {
+    const [namespace, name] = key.split('/') as [string, string];
+    return this.run.deps.view.get(namespace, name);
+  }
+
   /** nodeDown of the pod `namespace/name`, as the pod cache shows it. */
   private nodeDownOf(key: string): NodeDown | undefined {
-    const [namespace, name] = key.split('/') as [string, string];
-    return this.nodeDown({ namespace, name, uid: '', pod: {} });
+    const pod = this.cached(key);
+    return pod && !pod.metadata?.deletionTimestamp ? this.nodeDownAt(pod.spec?.nodeName) : undefined;
   }
 
   /**
@@ -121,8 +103,7 @@ export class NodeWaits {
    * which on such a node stays out of service until the node is back (its kubelet ends it).
    */
   private holderNodeDown(key: string): NodeDown | undefined {
-    const [namespace, name] = key.split('/') as [string, string];
-    return this.nodeDownAt(this.run.deps.view.get(namespace, name)?.spec?.nodeName);
+    return this.nodeDownAt(this.cached(key)?.spec?.nodeName);
   }
 
   // ---- flows in flight -----------------------------------------------------------------------
@@ -292,7 +273,7 @@ export class NodeWaits {
       const down = this.nodeDown(p);
       if (!down) return !this.ending || backAtEnd || waitedInGrace;
       if (this.ending) {
-        if (!this.inGrace(down)) return false;
+        if (!this.grace.inGrace(down)) return false;
         waitedInGrace = true;
       }
       await this.run.budget.nextChange();
@@ -338,7 +319,7 @@ export class NodeWaits {
   waitsForNodeForGood(key: string): boolean {
     if (this.leftForNodes.has(key)) return true;
     const down = this.holderNodeDown(key);
-    return down !== undefined && !this.inGrace(down);
+    return down !== undefined && !this.grace.inGrace(down);
   }
 
   /**
@@ -370,7 +351,7 @@ export class NodeWaits {
     for (const key of this.parked.keys()) {
       if (this.leftForNodes.has(key)) continue;
       const down = this.nodeDownOf(key);
-      if (!down || (orInGrace && this.inGrace(down))) n++;
+      if (!down || (orInGrace && this.grace.inGrace(down))) n++;
     }
     return n;
   }

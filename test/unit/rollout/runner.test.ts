@@ -44,6 +44,19 @@ const sleepUntilEnd: Sleep = (_ms, signal) =>
 
 const budgetWaits = (events: readonly RolloutEvent[]) => () => events.filter((e) => e.event === 'budget-wait');
 
+/** A sink that records every event in `events`, then hands it to `then` (the test's part in the run). */
+const recording =
+  (events: RolloutEvent[], then: (e: RolloutEvent) => void) =>
+  (e: RolloutEvent): void => {
+    events.push(e);
+    then(e);
+  };
+
+/** Every pod of the fleet asks for the plan's target image. */
+function assertAllUpgraded(f: ReturnType<typeof fleet>): void {
+  for (const pod of f.pods.values()) assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
+}
+
 /** The pods started, in order. */
 const podStarts = (events: readonly RolloutEvent[]) => events.flatMap((e) => (e.event === 'pod-start' ? [e.pod] : []));
 
@@ -238,10 +251,9 @@ describe('runRollout with a node that cannot act', () => {
     n.down('n0');
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'pod-end' && e.pod === 'web/web-3') n.up('n0');
-    };
+    });
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 3 }'), { ...d, nodes: n.view });
     assert.equal(r.phase, 'Completed', r.message);
     const order = podStarts(events);
@@ -262,10 +274,9 @@ describe('runRollout with a node that cannot act', () => {
     const n = fleetNodes(f, 2);
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
-    };
+    });
     return { f, n, events, d };
   };
 
@@ -329,14 +340,13 @@ describe('runRollout with a node that cannot act', () => {
     const d = deps(f, events);
     // The nodes' grace never runs out here: they are back well within it.
     d.sleep = sleepUntilEnd;
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-complete') n.down('n0');
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-node') {
         n.up('n1');
         setTimeout(() => n.up('n0'), 20);
       }
-    };
+    });
     const r = await runBounded(
       plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }', '{ maxFailed: 0, rollback: failed }'),
       {
@@ -359,11 +369,10 @@ describe('runRollout with a node that cannot act', () => {
     const n = fleetNodes(f, 3);
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'close-gate') n.down('n0');
       if (e.event === 'pod-end' && e.pod === 'web/web-1') f.remove('web/web-0');
-    };
+    });
     const r = await runBounded(
       plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 2 }', '{ maxFailed: 0, rollback: failed }'),
       {
@@ -454,14 +463,13 @@ describe('runRollout with a node that cannot act', () => {
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     let flapped = false;
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (!flapped && e.event === 'pod-step' && e.pod === 'web/web-0' && e.step === 'wait-complete') {
         flapped = true;
         n.down('n0');
         n.up('n0');
       }
-    };
+    });
     const r = await runRollout(plan('{ waves: ["100%"], concurrency: 1, maxUnavailable: 1 }'), { ...d, nodes: n.view });
     assert.equal(r.phase, 'Completed', r.message);
     assert.ok(flapped);
@@ -546,13 +554,12 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const d = deps(f, events);
     // The node's grace never runs out here: it is back well within it.
     d.sleep = sleepUntilEnd;
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'budget-wait') setTimeout(() => n.up('n2'), 20);
-    };
+    });
     const r = await runBounded(p, { ...d, nodes: n.view }, events);
     assert.equal(r.phase, 'Completed', r.message);
-    for (const pod of f.pods.values()) assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
+    assertAllUpgraded(f);
   });
 
   test('a pod not Ready for its own reasons that holds the budget while it queues for the one slot: the pod holding the slot gives it way; Completed', async () => {
@@ -587,8 +594,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     d.sleep = sleepUntilEnd;
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (
         e.event === 'pod-start' &&
         e.pod === 'web/web-1' &&
@@ -599,7 +605,7 @@ describe('runRollout resuming pods an earlier run left drained', () => {
         });
       if (e.event === 'budget-wait' || (e.event === 'pod-end' && e.pod === 'web/web-1'))
         setTimeout(() => n.up('n0'), 10);
-    };
+    });
     const r = await runBounded(p, { ...d, nodes: n.view }, events);
     assert.equal(r.phase, 'Completed', r.message);
     assert.equal(f.most.gateClosed, 1, "web-1's gate closed only once web-0's was open again");
@@ -626,16 +632,15 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
     d.sleep = sleepUntilEnd;
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'pod-waiting' && e.pod === 'web/web-1') {
         setTimeout(() => n.up('n1'), 10);
         setTimeout(() => n.up('n0'), 40);
       }
-    };
+    });
     const r = await runBounded(p, { ...d, nodes: n.view }, events);
     assert.equal(r.phase, 'Completed', r.message);
-    for (const pod of f.pods.values()) assert.equal(pod.spec!.containers[0]!.image, 'nginx:1.25.3', pod.metadata!.name);
+    assertAllUpgraded(f);
   });
 
   test('a halt while such a pod waits for its start (its node just back, the one slot taken): rollback: failed reopens its gate too', async () => {
@@ -648,10 +653,9 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     n.down('n1');
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'pod-start' && e.pod === 'web/web-0') n.up('n1');
-    };
+    });
     const r = await runRollout(p, { ...d, nodes: n.view });
     assert.equal(r.phase, 'Halted', r.message);
     const rollbackStart = events.findIndex((e) => e.event === 'rollback-start');
@@ -675,10 +679,9 @@ describe('runRollout resuming pods an earlier run left drained', () => {
     });
     const events: RolloutEvent[] = [];
     const d = deps(f, events);
-    d.sink = (e) => {
-      events.push(e);
+    d.sink = recording(events, (e) => {
       if (e.event === 'budget-wait') setTimeout(() => f.remove('web/web-0'), 10);
-    };
+    });
     const r = await runBounded(p, d, events);
     assert.equal(r.phase, 'Completed', r.message);
     assert.equal(f.most.gateClosed, 1, "web-1's gate closed only once web-0 was gone");
