@@ -186,7 +186,10 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
     runnersRan: (holders) => audit.ran(holders),
     final: async () => {
       await faultChain;
-      const pods = await containersReported(listSelected);
+      const pods = await containersReported(listSelected, (l) => {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      });
       const [record, lease] = [await get(RECORD), await get(`${LEASES}/${RECORD_NAME}`)];
       audit.read();
       return {
@@ -222,16 +225,40 @@ export async function startRealCluster(s: Scenario, dir: string, timeScale: numb
  * The selected pods once every container reports an image ID again, or as they are after 60 s: a
  * restarted kubelet starts its node's containers afresh (its fake runtime starts empty), and a
  * container it is creating reports none yet. The end is judged on what the kubelet settles on.
+ * Read again after each pod change the harness's own watch sees, not on a timer.
  */
-async function containersReported(list: () => Promise<KubeObject[]>): Promise<KubeObject[]> {
+async function containersReported(
+  list: () => Promise<KubeObject[]>,
+  follow: (listener: (change: ClusterChange) => void) => () => void,
+): Promise<KubeObject[]> {
   const deadline = Date.now() + 60_000;
-  for (;;) {
-    const pods = await list();
-    const statuses = pods.flatMap(
-      (p) => (p.status as { containerStatuses?: { imageID?: string }[] } | undefined)?.containerStatuses ?? [{}],
-    );
-    if (statuses.every((cs) => cs.imageID) || Date.now() > deadline) return pods;
-    await new Promise((r) => setTimeout(r, 500));
+  let changes = 0;
+  let wake: (() => void) | undefined;
+  const stop = follow((change) => {
+    if (change.resource !== 'pods') return;
+    changes++;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      const seen = changes;
+      const pods = await list();
+      const statuses = pods.flatMap(
+        (p) => (p.status as { containerStatuses?: { imageID?: string }[] } | undefined)?.containerStatuses ?? [{}],
+      );
+      if (statuses.every((cs) => cs.imageID) || Date.now() > deadline) return pods;
+      if (changes === seen)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, deadline - Date.now());
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      wake = undefined;
+    }
+  } finally {
+    stop();
   }
 }
 
