@@ -137,8 +137,8 @@ export function checkInvariants(s: Scenario, final: FinalState, seen: Observed, 
       v.push(
         `${name}: restarted ${restarts} times for ${upgrades} upgrade and ${rollbacks} rollback patches${crashes ? ` and ${crashes} crashes` : ''}`,
       );
-    // Exact, but for the last crash's restart when the end finds the container waiting for it (a
-    // second crash soon after the first waits out the kubelet's back-off).
+    // Exact, but for the crash's restart when the end finds the container waiting for it (its
+    // kubelet's back-off not yet over).
     const pending = crashes > 0 && !cs.state?.running ? 1 : 0;
     const expected = upgrades + crashes;
     if (crashes > 0 && exitCode === 0 && expectedExit === 0 && (restarts > expected || restarts < expected - pending))

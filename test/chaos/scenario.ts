@@ -159,10 +159,14 @@ function withPodFaults(s: Scenario, r: () => number): Scenario {
     nth: int(1, 3),
     graceSeconds: int(1, 5),
   }));
-  const crashes = Array.from({ length: chance(0.3) ? int(1, 3) : 0 }, () => ({
+  const drawn = Array.from({ length: chance(0.3) ? int(1, 3) : 0 }, () => ({
     nth: int(1, s.pods),
     afterMs: int(0, 1500),
   }));
+  // One crash a pod, as the fault is documented (docs/testing.md); drawn all the same, so a seed's
+  // other faults replay as before. Two crashes of one pod within the kubelet's back-off is a crash
+  // loop, which a re-run judges as such (a known gap: it may have counted the pod earlier).
+  const crashes = drawn.filter((c, i) => drawn.findIndex((d) => d.nth === c.nth) === i);
   // A failing image never reopens a gate on the target: no crash to wait for.
   return {
     ...s,
