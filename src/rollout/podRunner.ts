@@ -1,4 +1,4 @@
-// Runs a wave's pods through their in-place flows: at most `concurrency` at once (p-limit), each
+// Runs a wave's pods through their in-place flows: at most `concurrency` at once (SlotLimit), each
 // starting only when the unavailability budget allows, and counts how each one ended. A pod whose
 // node cannot act leaves the limiter and waits apart (nodeWaits.ts). What a flow does per pod is
 // inplace/'s business; this only starts, follows and tallies them.
@@ -38,26 +38,44 @@ export class PodRunner {
    */
   async runPods(pods: readonly SelectedPod[], wave: number, direction: Direction, summary: WaveSummary): Promise<void> {
     const limit = this.newLimit();
-    await Promise.all(pods.map((p) => this.runPod(p, wave, direction, summary, limit)));
+    await Promise.all(
+      pods.map((p) => new Promise<void>((ended) => this.runPod(p, wave, direction, summary, limit, ended))),
+    );
     if (this.run.fatal !== undefined) throw this.run.fatal;
   }
 
   /**
-   * One pod under the wave's concurrency `limit`; resolves once it has ended, or waits apart for
-   * its node, or was left for the next run. A pod whose node cannot act is parked at once, before
-   * it queues for a slot.
+   * One pod under the wave's concurrency `limit`; `ended` once it has ended, waits apart for its
+   * node, was left for the next run, or its flow threw (kept as `run.fatal`). A pod whose node
+   * cannot act is parked at once, before it queues for a slot. No promise: a wave queues every pod
+   * it takes, so a queued pod holds its callbacks and no more.
    */
-  runPod(p: SelectedPod, wave: number, direction: Direction, summary: WaveSummary, limit: SlotLimit): Promise<void> {
+  runPod(
+    p: SelectedPod,
+    wave: number,
+    direction: Direction,
+    summary: WaveSummary,
+    limit: SlotLimit,
+    ended: () => void,
+  ): void {
     const downNow = this.nodes.nodeDown(p);
     if (downNow) {
       this.park(p, wave, direction, summary, downNow);
-      return Promise.resolve();
+      ended();
+      return;
     }
-    return limit
-      .run(podKey(p), (queued) => this.runOne(p, wave, direction, summary, queued))
-      .then((down) => {
+    limit.queue(
+      podKey(p),
+      (queued) => this.runOne(p, wave, direction, summary, queued),
+      (down) => {
         if (down) this.park(p, wave, direction, summary, down);
-      });
+        ended();
+      },
+      (err) => {
+        this.run.fatal ??= err;
+        ended();
+      },
+    );
   }
 
   /** A wave's concurrency limit: a pod that queues for a slot wakes the starts waiting for the budget. */

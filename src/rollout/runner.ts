@@ -1,5 +1,5 @@
 // Carries a plan across the fleet: waves in order; in each, at most `concurrency` pods in flight
-// (p-limit) and a pod starts only while the unavailability budget allows; gates between waves;
+// (SlotLimit) and a pod starts only while the unavailability budget allows; gates between waves;
 // halting and in-place rollback on failures. It decides nothing per pod (decide.ts does), checks
 // no gate itself (gates/ plugs in as `checkGate`) and prints nothing (it emits events). Resuming
 // needs no state of its own: the selection is made again from the cluster, and pods left

@@ -130,10 +130,7 @@ export class WaveRun {
           if (!p) break;
           pending++;
           summary.pods++;
-          this.pods.runPod(p, wave.index, 'upgrade', summary, limit).then(settled, (err: unknown) => {
-            run.fatal ??= err;
-            settled();
-          });
+          this.pods.runPod(p, wave.index, 'upgrade', summary, limit, settled);
         }
         continue;
       }
