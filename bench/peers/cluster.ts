@@ -147,7 +147,9 @@ function ignoreNotFound(err: unknown): void {
 }
 
 /** Resolves once `count` pods of the namespace are Ready (and, if given, `check` holds for each). */
-function untilPodsReady(http: KubeHttp, namespace: string, count: number, timeoutMs = 600_000): Promise<void> {
+function untilPodsReady(http: KubeHttp, namespace: string, count: number): Promise<void> {
+  // At 2,000 pods the hollow kubelets start 667 each on two shared cores: allow 0.6 s a pod.
+  const timeoutMs = Math.max(600_000, count * 600);
   return until(`${count} pods Ready in ${namespace}`, timeoutMs, async () => {
     const { items } = await listPods(http, namespace);
     return items.length === count && items.every(ready);
