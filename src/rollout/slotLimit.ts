@@ -3,7 +3,7 @@
 // budget's holder queues for one of the same limiter (PodRunner.acquire): a slot cannot be handed
 // over, so the start ends with `gave-way` and queues again, at the back.
 // A wave queues all its pods at once (20,000 at 50,000 pods), so a queued pod is held as data
-// (its key and two callbacks) and gets a promise only once its slot comes: p-limit's promises
+// (its key and three callbacks) and gets a promise only once its slot comes: p-limit's promises
 // and closures per queued pod came to ~1.5 KB each, 30 MB of a run's heap at that size.
 
 export const GAVE_WAY = 'gave-way';
