@@ -59,7 +59,10 @@ test('at most `concurrency` at once, started in the order queued, each ended onc
   );
   assert.equal(most, 3);
   assert.deepEqual(started, [...Array(20).keys()]);
-  assert.deepEqual([...ended].sort((a, b) => a - b), [...Array(20).keys()]);
+  assert.deepEqual(
+    [...ended].sort((a, b) => a - b),
+    [...Array(20).keys()],
+  );
 });
 
 test('a start that throws, at once or later, fails its pod and frees its slot', async () => {
@@ -80,6 +83,11 @@ test('a start that throws, at once or later, fails its pod and frees its slot', 
 test('no start runs inside the call that queues it', () => {
   const limit = new SlotLimit(5, () => {});
   let ran = false;
-  limit.queue('a', async () => ((ran = true), 1), () => {}, () => {});
+  limit.queue(
+    'a',
+    async () => ((ran = true), 1),
+    () => {},
+    () => {},
+  );
   assert.equal(ran, false);
 });
