@@ -63,7 +63,7 @@ const SCRIPTS = new Map([
     {
       file: 'bench/fleet/bare-client.mjs',
       who: 'bare client',
-      nodeArgs: ['--heap-growing-percent=50', '--liftoff-only', '--semi-space-growth-factor=1'],
+      nodeArgs: ['--heap-growing-percent=50', '--liftoff-only'],
     },
   ],
   ['minimal', { file: 'bench/fleet/minimal-client.mjs', who: 'minimal client', nodeArgs: [] as string[] }],

@@ -6,7 +6,5 @@ const userFlags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? '
 const heapGrowth = process.argv[2] === 'plan' ? 100 : 50; // old space grows to 2× (plan) or 1.5× its live data
 if (!userFlags.includes('--heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${heapGrowth}`);
 if (!/--(no-)?(liftoff|wasm)/.test(userFlags)) setFlagsFromString('--liftoff-only'); // llhttp (wasm): no tier-up
-// The young generation stays at its first size; process-wide, so not for `kwave sim`, whose worker's grows.
-if (process.argv[2] !== 'sim' && !userFlags.includes('semi-space')) setFlagsFromString('--semi-space-growth-factor=1');
 const { main } = await import('../dist/cli/bundle.js');
 process.exitCode = await main(process.argv.slice(2));
