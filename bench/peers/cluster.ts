@@ -146,11 +146,12 @@ function ignoreNotFound(err: unknown): void {
   if (!(err instanceof KubeHttpError && err.code === 404)) throw err;
 }
 
-/** Resolves once `count` pods of the namespace are Ready (and, if given, `check` holds for each). */
+/**
+ * Resolves once the namespace holds `count` pods, all Ready; waits 0.6 s a pod, at least 10
+ * minutes (at 2,000 pods the hollow kubelets start 667 each on two shared cores).
+ */
 function untilPodsReady(http: KubeHttp, namespace: string, count: number): Promise<void> {
-  // At 2,000 pods the hollow kubelets start 667 each on two shared cores: allow 0.6 s a pod.
-  const timeoutMs = Math.max(600_000, count * 600);
-  return until(`${count} pods Ready in ${namespace}`, timeoutMs, async () => {
+  return until(`${count} pods Ready in ${namespace}`, Math.max(600_000, count * 600), async () => {
     const { items } = await listPods(http, namespace);
     return items.length === count && items.every(ready);
   });
