@@ -195,7 +195,7 @@ export class Cluster {
    * re-close of a failed pod and its reopening after a refused image patch carry none.
    */
   async patchPodCondition(namespace: string, name: string, condition: PodConditionPatch): Promise<V1Pod> {
-    return this.patchPodStatus(namespace, name, conditionPatchBody(condition, this.deps.date()));
+    return this.patchPodStatus(namespace, name, conditionPatchBody([condition], this.deps.date()));
   }
 
   /**

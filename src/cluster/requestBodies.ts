@@ -27,10 +27,10 @@ interface ConditionOnWire {
   message?: string;
 }
 
-/** A `pods/status` patch that sets one condition; `metadata.resourceVersion` when guarded. */
+/** A `pods/status` patch that sets conditions by type; `metadata.resourceVersion` when guarded. */
 export interface ConditionPatchBody {
   metadata?: { resourceVersion?: string };
-  status: { conditions: [ConditionOnWire] };
+  status: { conditions: ConditionOnWire[] };
 }
 
 /** A guarded one: built with the resourceVersion a decision saw (or `{}` when the pod had none). */
@@ -38,8 +38,8 @@ export type GuardedConditionPatchBody = ConditionPatchBody & { metadata: { resou
 
 /**
  * The one builder of kwave's condition patches (`pods/status`, strategic merge):
- * `status.conditions` is merged by `type`, so the patch touches exactly one condition and leaves
- * the kubelet's (Ready, ContainersReady…) alone. The time is written in whole seconds, which is
+ * `status.conditions` is merged by `type`, so the patch touches exactly the conditions it names
+ * and leaves the others alone. The time is written in whole seconds, which is
  * all a `metav1.Time` keeps (the server would drop a fraction).
  *
  * Without `guard` the body carries no resourceVersion: the result is the same whatever the pod's
@@ -48,17 +48,24 @@ export type GuardedConditionPatchBody = ConditionPatchBody & { metadata: { resou
  * in-place flow's close-gate and open-gate, gateCondition.ts) it carries the resourceVersion the
  * decision saw, and the server answers 409 if the pod changed since.
  */
-export function conditionPatchBody(condition: PodConditionPatch, now: Date): ConditionPatchBody;
+export function conditionPatchBody(conditions: Conditions, now: Date): ConditionPatchBody;
 export function conditionPatchBody(
-  condition: PodConditionPatch,
+  conditions: Conditions,
   now: Date,
   guard: { resourceVersion?: string },
 ): GuardedConditionPatchBody;
 export function conditionPatchBody(
-  condition: PodConditionPatch,
+  conditions: Conditions,
   now: Date,
   guard?: { resourceVersion?: string },
 ): ConditionPatchBody {
+  const status = { conditions: conditions.map((condition) => conditionOnWire(condition, now)) };
+  return guard ? { metadata: { ...guard }, status } : { status };
+}
+
+type Conditions = readonly PodConditionPatch[];
+
+function conditionOnWire(condition: PodConditionPatch, now: Date): ConditionOnWire {
   const c: ConditionOnWire = {
     type: condition.type,
     status: condition.status,
@@ -66,8 +73,7 @@ export function conditionPatchBody(
   };
   if (condition.reason !== undefined) c.reason = condition.reason;
   if (condition.message !== undefined) c.message = condition.message;
-  const status = { conditions: [c] as [ConditionOnWire] };
-  return guard ? { metadata: { ...guard }, status } : { status };
+  return c;
 }
 
 /** The object an Event is about. */

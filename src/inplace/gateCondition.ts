@@ -2,8 +2,8 @@
 // that closed it (and reading that name back), and the flow's gate patches (all built by
 // cluster/requestBodies.ts conditionPatchBody). Pure.
 import type { V1Pod } from '@kubernetes/client-node';
-import { conditionPatchBody, type ConditionPatchBody } from '../cluster/requestBodies.js';
-import { conditionStatus, declaresGate, podCondition } from './podView.js';
+import { conditionPatchBody, type ConditionPatchBody, type PodConditionPatch } from '../cluster/requestBodies.js';
+import { conditionStatus, declaresGate, isPodReady, podCondition } from './podView.js';
 import type { Direction } from './state.js';
 import type { DecideContext, GatePatch, Step } from './step.js';
 
@@ -41,7 +41,33 @@ export function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, 
     reason: GATE_CLOSED_REASON,
     message: gateMessage(ctx.direction, ctx.plan, ctx.revision),
   } as const;
-  return { ...step, reclose: conditionPatchBody(closed, new Date(ctx.nowMs)) };
+  return { ...step, reclose: conditionPatchBody(closing(pod, closed, true), new Date(ctx.nowMs)) };
+}
+
+/**
+ * The conditions a gate closing writes: the gate, and, when the pod is Ready, Ready False by the
+ * kubelet's own rule (a gate not True), so that endpoints drop the pod on this write instead of
+ * after the kubelet's next sync of the pod (seconds on a busy node). The kubelet never derives
+ * anything else from a closed gate; Ready True stays the kubelet's to write.
+ *
+ * The message decides what the kubelet does next. Its status cache still says Ready True, and its
+ * status sync (every 10 s) writes that cache back over a status that differs from it, unless the
+ * pod was synced in between. A Ready message other than the one the kubelet would write makes it
+ * sync the pod at once (and write its own message): kwave's message, for a drain, which must not
+ * be undone. With no drain the image patch follows at once and syncs the pod anyway; there the
+ * kubelet's own message leaves it nothing to write, so no write of its lands between kwave's two.
+ */
+function closing(pod: V1Pod, gate: PodConditionPatch, drains: boolean): PodConditionPatch[] {
+  if (!isPodReady(pod)) return [gate];
+  const notReady: PodConditionPatch = {
+    type: 'Ready',
+    status: 'False',
+    reason: 'ReadinessGatesNotReady',
+    message: drains
+      ? `kwave closed the readiness gate "${gate.type}"`
+      : `the status of pod readiness gate "${gate.type}" is not "True", but False`,
+  };
+  return [gate, notReady];
 }
 
 /**
@@ -57,30 +83,40 @@ export function reopenAfterRefusal(
   const type = ctx.gate.conditionType;
   if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'True') return undefined;
   return conditionPatchBody(
-    {
-      type,
-      status: 'True',
-      reason: GATE_OPEN_REASON,
-      message: 'image patch refused; back in service on its old images',
-    },
+    [
+      {
+        type,
+        status: 'True',
+        reason: GATE_OPEN_REASON,
+        message: 'image patch refused; back in service on its old images',
+      },
+    ],
     new Date(nowMs),
   );
 }
 
 export function closeGate(pod: V1Pod, ctx: DecideContext): Step {
+  const gate: PodConditionPatch = {
+    type: ctx.gate.conditionType,
+    status: 'False',
+    reason: GATE_CLOSED_REASON,
+    message: gateMessage(ctx.direction, ctx.plan, ctx.revision),
+  };
   return {
     kind: 'close-gate',
-    body: gatePatch(pod, ctx, 'False', GATE_CLOSED_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision)),
-    message: `closing the gate ${ctx.gate.conditionType}`,
+    body: gatePatch(pod, ctx, closing(pod, gate, ctx.drainMs > 0)),
+    message: `closing the gate ${gate.type}`,
   };
 }
 
 export function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step {
-  return {
-    kind: 'open-gate',
-    body: gatePatch(pod, ctx, 'True', GATE_OPEN_REASON, gateMessage(ctx.direction, ctx.plan, ctx.revision, true)),
-    message,
+  const gate: PodConditionPatch = {
+    type: ctx.gate.conditionType,
+    status: 'True',
+    reason: GATE_OPEN_REASON,
+    message: gateMessage(ctx.direction, ctx.plan, ctx.revision, true),
   };
+  return { kind: 'open-gate', body: gatePatch(pod, ctx, [gate]), message };
 }
 
 /**
@@ -88,18 +124,8 @@ export function openGate(pod: V1Pod, ctx: DecideContext, message: string): Step 
  * saw: a pod that changed since answers 409 and is
  * decided again, so not even a gate write lands on a pod the decision did not see.
  */
-function gatePatch(
-  pod: V1Pod,
-  ctx: DecideContext,
-  status: 'True' | 'False',
-  reason: string,
-  message: string,
-): GatePatch {
-  return conditionPatchBody(
-    { type: ctx.gate.conditionType, status, reason, message },
-    new Date(ctx.nowMs),
-    resourceVersionGuard(pod),
-  );
+function gatePatch(pod: V1Pod, ctx: DecideContext, conditions: readonly PodConditionPatch[]): GatePatch {
+  return conditionPatchBody(conditions, new Date(ctx.nowMs), resourceVersionGuard(pod));
 }
 
 /** The resourceVersion an observation saw, for a write that must not land on a pod changed since. */

@@ -5,10 +5,10 @@ import { conditionPatchBody, eventBody, eventName, formatTime } from '../../../s
 const at = new Date('2025-03-04T05:06:07.891Z');
 
 describe('conditionPatchBody', () => {
-  test('patches exactly one condition by type, with no resourceVersion', () => {
+  test('patches exactly the conditions it names, by type, with no resourceVersion', () => {
     assert.deepEqual(
       conditionPatchBody(
-        { type: 'kwave.dev/in-place-ready', status: 'False', reason: 'InPlaceUpdate', message: 'upgrading' },
+        [{ type: 'kwave.dev/in-place-ready', status: 'False', reason: 'InPlaceUpdate', message: 'upgrading' }],
         at,
       ),
       {
@@ -28,9 +28,13 @@ describe('conditionPatchBody', () => {
   });
   test('uses the given transition time', () => {
     const body = conditionPatchBody(
-      { type: 't', status: 'True', lastTransitionTime: new Date('2020-01-01T00:00:00Z') },
+      [
+        { type: 't', status: 'True', lastTransitionTime: new Date('2020-01-01T00:00:00Z') },
+        { type: 'u', status: 'False' },
+      ],
       at,
     );
+    assert.equal(body.status.conditions[1]!.lastTransitionTime, '2025-03-04T05:06:07Z');
     assert.equal(body.status.conditions[0]!.lastTransitionTime, '2020-01-01T00:00:00Z');
     assert.equal('reason' in body.status.conditions[0]!, false);
   });

@@ -8,6 +8,7 @@ import {
   type DecideContext,
   type Step,
 } from '../../../src/inplace/decide.js';
+import { keepDrained } from '../../../src/inplace/gateCondition.js';
 import { decodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 import { GATE, imageIDOf, makePod, NEW, OLD, RETAG, T0, type ContainerOpts, type PodOpts } from './fixtures.js';
 
@@ -89,7 +90,7 @@ describe('decide: upgrade, before the patch', () => {
       'AtTarget',
     );
   });
-  test('serving pod: close the gate, guarded, naming the flow', () => {
+  test('serving pod: close the gate and turn it not Ready in one write, guarded, naming the flow', () => {
     const s = expectKind(decide(makePod({ rv: '42' }), ctx), 'close-gate');
     assert.deepEqual(s.body, {
       metadata: { resourceVersion: '42' },
@@ -102,9 +103,46 @@ describe('decide: upgrade, before the patch', () => {
             message: 'kwave: upgrade by plan web (revision r1)',
             lastTransitionTime: '2025-01-01T00:00:00Z',
           }, // T0 in whole seconds, as metav1.Time keeps it
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ReadinessGatesNotReady',
+            message: `kwave closed the readiness gate "${GATE}"`,
+            lastTransitionTime: '2025-01-01T00:00:00Z',
+          },
         ],
       },
     });
+  });
+  test('no drain: Ready False with the kubelet’s own message, which leaves it nothing to write', () => {
+    const s = expectKind(decide(makePod({}), { ...ctx, drainMs: 0 }), 'close-gate');
+    assert.deepEqual(s.body.status.conditions[1], {
+      type: 'Ready',
+      status: 'False',
+      reason: 'ReadinessGatesNotReady',
+      message: `the status of pod readiness gate "${GATE}" is not "True", but False`,
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    });
+  });
+  test('a failed pod still Ready: the re-close turns it not Ready too, unguarded', () => {
+    const failed: Step = { kind: 'failed', reason: 'Timeout', message: 'x' };
+    const step = keepDrained(makePod({ rv: '42' }), ctx, failed);
+    assert.ok(step.kind === 'failed' && step.reclose);
+    assert.equal(step.reclose.metadata, undefined);
+    assert.deepEqual(
+      step.reclose.status.conditions.map((c) => [c.type, c.status, c.reason]),
+      [
+        [GATE, 'False', 'InPlaceUpdate'],
+        ['Ready', 'False', 'ReadinessGatesNotReady'],
+      ],
+    );
+  });
+  test('a pod already not Ready: the gate alone (Ready stays the kubelet’s)', () => {
+    const s = expectKind(decide(makePod({ ready: false }), ctx), 'close-gate');
+    assert.deepEqual(
+      s.body.status.conditions.map((c) => c.type),
+      [GATE],
+    );
   });
   test('gate declared, condition never set: close the gate', () =>
     void expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));
@@ -705,6 +743,10 @@ describe('decide: a new container that crashes right after it starts', () => {
     });
     const failed = expectKind(decide(backOff, { ...ctx3, nowMs: T0 + 3_000 }), 'failed');
     assert.equal(failed.reason, 'CrashLoopBackOff');
-    assert.ok(failed.reclose, 'the gate it had reopened is closed again');
+    assert.deepEqual(
+      failed.reclose?.status.conditions.map((c) => [c.type, c.status]),
+      [[GATE, 'False']],
+      'the gate it had reopened is closed again; the pod is not Ready already',
+    );
   });
 });
