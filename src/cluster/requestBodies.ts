@@ -48,22 +48,20 @@ export type GuardedConditionPatchBody = ConditionPatchBody & { metadata: { resou
  * in-place flow's close-gate and open-gate, gateCondition.ts) it carries the resourceVersion the
  * decision saw, and the server answers 409 if the pod changed since.
  */
-export function conditionPatchBody(conditions: Conditions, now: Date): ConditionPatchBody;
+export function conditionPatchBody(conditions: readonly PodConditionPatch[], now: Date): ConditionPatchBody;
 export function conditionPatchBody(
-  conditions: Conditions,
+  conditions: readonly PodConditionPatch[],
   now: Date,
   guard: { resourceVersion?: string },
 ): GuardedConditionPatchBody;
 export function conditionPatchBody(
-  conditions: Conditions,
+  conditions: readonly PodConditionPatch[],
   now: Date,
   guard?: { resourceVersion?: string },
 ): ConditionPatchBody {
   const status = { conditions: conditions.map((condition) => conditionOnWire(condition, now)) };
   return guard ? { metadata: { ...guard }, status } : { status };
 }
-
-type Conditions = readonly PodConditionPatch[];
 
 function conditionOnWire(condition: PodConditionPatch, now: Date): ConditionOnWire {
   const c: ConditionOnWire = {

@@ -35,13 +35,16 @@ export function gateOwner(
 export function keepDrained(pod: V1Pod, ctx: DecideContext, step: Extract<Step, { kind: 'failed' }>): Step {
   const type = ctx.gate.conditionType;
   if (!declaresGate(pod, type) || conditionStatus(pod, type) === 'False') return step;
-  const closed = {
-    type,
+  return { ...step, reclose: conditionPatchBody(closing(pod, closedGate(ctx), true), new Date(ctx.nowMs)) };
+}
+
+function closedGate(ctx: DecideContext): PodConditionPatch {
+  return {
+    type: ctx.gate.conditionType,
     status: 'False',
     reason: GATE_CLOSED_REASON,
     message: gateMessage(ctx.direction, ctx.plan, ctx.revision),
-  } as const;
-  return { ...step, reclose: conditionPatchBody(closing(pod, closed, true), new Date(ctx.nowMs)) };
+  };
 }
 
 /**
@@ -96,16 +99,10 @@ export function reopenAfterRefusal(
 }
 
 export function closeGate(pod: V1Pod, ctx: DecideContext): Step {
-  const gate: PodConditionPatch = {
-    type: ctx.gate.conditionType,
-    status: 'False',
-    reason: GATE_CLOSED_REASON,
-    message: gateMessage(ctx.direction, ctx.plan, ctx.revision),
-  };
   return {
     kind: 'close-gate',
-    body: gatePatch(pod, ctx, closing(pod, gate, ctx.drainMs > 0)),
-    message: `closing the gate ${gate.type}`,
+    body: gatePatch(pod, ctx, closing(pod, closedGate(ctx), ctx.drainMs > 0)),
+    message: `closing the gate ${ctx.gate.conditionType}`,
   };
 }
 
