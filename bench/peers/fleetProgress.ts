@@ -2,7 +2,7 @@
 // it): fed every version of every pod the bench's watch receives, with the time it arrived
 // (performance.now()), it says when the upgrade is done, its wall time, each pod's drain (not
 // Ready seen → image patch seen) and the other phases of its turn, the most pods not Ready at
-// once and whether it was in place.
+// once, the pods that were Ready again in the middle of their drain, and whether it was in place.
 // Pure: no I/O, no clock.
 
 export interface PodVersion {
@@ -32,6 +32,8 @@ interface Seen {
   notReadyAt?: number;
   /** First time seen with the target image in its spec. */
   patchedAt?: number;
+  /** Seen Ready again after its gate closed and it was not Ready, before its image patch. */
+  readyMidDrain?: boolean;
   /** First time seen with the container ready on the target imageID (the kubelet's part done). */
   runningAt?: number;
   /** When it last became Ready on the target imageID (undefined while it is not). */
@@ -58,6 +60,12 @@ export interface FleetSummary {
   problems: string[];
   /** Per pod that was seen not Ready before its image patch: ms between the two, sorted. */
   drainsMs: number[];
+  /**
+   * The pods seen Ready again in the middle of their drain (gate closed, seen not Ready, Ready
+   * again before the image patch): back in service for a moment, as when a kubelet writes back
+   * a Ready True it still had cached.
+   */
+  readyMidDrain: number;
   /**
    * The most pods not Ready at once in the watch's order, which is the order the API server
    * stored the versions in: each count is of one state the fleet really was in.
@@ -153,12 +161,14 @@ export class FleetProgress {
       delete seen.runningAt;
       delete seen.doneAt;
       delete seen.everDone;
+      delete seen.readyMidDrain;
     }
     const gateClosed = (pod.status?.conditions ?? []).some((x) => !POD_CONDITIONS.has(x.type) && x.status === 'False');
     const afterChange = at > this.opts.startedAt;
     if (gateClosed && seen.closedAt === undefined && afterChange) seen.closedAt = at;
     if (!ready && seen.notReadyAt === undefined && afterChange) seen.notReadyAt = at;
     if (image === this.opts.toImage && seen.patchedAt === undefined) seen.patchedAt = at;
+    if (ready && gateClosed && seen.notReadyAt !== undefined && seen.patchedAt === undefined) seen.readyMidDrain = true;
     if (c?.ready === true && this.isTarget(seen.imageID) && seen.runningAt === undefined) seen.runningAt = at;
     const wasDone = prev?.doneAt !== undefined && prev.uid === seen.uid;
     const done = ready && this.isTarget(seen.imageID);
@@ -197,6 +207,7 @@ export class FleetProgress {
     const problems: string[] = [];
     let last = this.opts.startedAt;
     const drainsMs: number[] = [];
+    let readyMidDrain = 0;
     const phases: Phases = {
       firstCloseMs: NaN,
       closeToNotReadyMs: [],
@@ -208,6 +219,7 @@ export class FleetProgress {
       if (p.doneAt !== undefined) last = Math.max(last, p.doneAt);
       if (p.notReadyAt !== undefined && p.patchedAt !== undefined && p.notReadyAt <= p.patchedAt)
         drainsMs.push(p.patchedAt - p.notReadyAt);
+      if (p.readyMidDrain) readyMidDrain++;
       this.addPhases(phases, p);
       const before = this.initial.get(name);
       if (!before) problems.push(`${name}: a new pod`);
@@ -222,6 +234,7 @@ export class FleetProgress {
       inPlace: problems.length === 0,
       problems: problems.slice(0, 5),
       drainsMs: drainsMs.sort((a, b) => a - b),
+      readyMidDrain,
       maxNotReady: this.maxNotReady,
       maxNotReadyByTool: this.maxNotReadyByTool,
       phases: {

@@ -59,6 +59,8 @@ export interface Measurement {
   inPlace: boolean;
   /** Per pod seen not Ready before its image patch: seconds between the two, sorted. */
   drainsSeconds: number[];
+  /** The pods seen Ready again in the middle of their drain (FleetSummary.readyMidDrain). */
+  readyMidDrain: number;
   /** Where the pods' turns went, as the bench's watch saw them (FleetProgress). */
   phases: Phases;
 }

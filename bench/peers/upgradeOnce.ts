@@ -200,6 +200,7 @@ export async function upgradeOnce(
     rssMb: Math.round(usage.peakRssBytes / 1024 / 1024),
     inPlace: summary.inPlace,
     drainsSeconds: summary.drainsMs.map((ms) => ms / 1000),
+    readyMidDrain: summary.readyMidDrain,
     phases: summary.phases,
     problems: summary.problems,
     ...(finished ? { exitCode: finished.code } : {}),

@@ -72,6 +72,7 @@ describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
       inPlace: true,
       problems: [],
       drainsMs: [2000, 2500],
+      readyMidDrain: 0,
       maxNotReady: 1,
       maxNotReadyByTool: 1,
       phases: {
@@ -82,6 +83,21 @@ describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
         busyMs: 50 + 2000 + 500 + (50 + 2500 + 500),
       },
     });
+  });
+
+  it('counts the pods Ready again between their not Ready and their image patch, gate closed', () => {
+    const p = progressOf([pod('web-0'), pod('web-1')]);
+    const closed = (name: string, ready: boolean) => {
+      const v = pod(name, { ready });
+      v.status!.conditions!.push({ type: 'kwave.dev/in-place-ready', status: 'False' });
+      return v;
+    };
+    p.observe(closed('web-0', false), 1100);
+    p.observe(closed('web-0', true), 1200); // a stale Ready True written back mid-drain
+    p.observe(closed('web-0', false), 1210);
+    p.observe(closed('web-1', true), 1100); // gate closed, not yet seen not Ready: not mid-drain
+    upgrade(p, 'web-1', 1300, 2000);
+    assert.equal(p.summary().readyMidDrain, 1);
   });
 
   it('leaves out of the phases a pod not seen through every step', () => {
@@ -193,6 +209,7 @@ function measurement(tool: Measurement['tool'], wall: number, o: Partial<Measure
     rssMb: 120,
     inPlace: true,
     drainsSeconds: [2.1],
+    readyMidDrain: 0,
     phases: {
       firstCloseMs: 200,
       closeToNotReadyMs: [40, 50, 60],
