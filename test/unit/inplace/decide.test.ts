@@ -8,22 +8,21 @@ import {
   type DecideContext,
   type Step,
 } from '../../../src/inplace/decide.js';
-import { keepDrained } from '../../../src/inplace/gateCondition.js';
 import { decodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
-import { GATE, imageIDOf, makePod, NEW, OLD, RETAG, T0, type ContainerOpts, type PodOpts } from './fixtures.js';
+import {
+  GATE,
+  imageIDOf,
+  makePod,
+  NEW,
+  OLD,
+  RETAG,
+  T0,
+  UPGRADE_CTX,
+  type ContainerOpts,
+  type PodOpts,
+} from './fixtures.js';
 
-const ctx: DecideContext = {
-  plan: 'web',
-  revision: 'r1',
-  wave: 2,
-  direction: 'upgrade',
-  containers: [{ name: 'nginx', image: NEW }],
-  gate: { conditionType: GATE, required: true },
-  nowMs: T0,
-  drainMs: 5_000,
-  podTimeoutMs: 300_000,
-  minReadyMs: 10_000,
-};
+const ctx = UPGRADE_CTX;
 const rollbackCtx: DecideContext = { ...ctx, direction: 'rollback' };
 
 /** Gate closed by this flow `agoMs` ago. */
@@ -113,36 +112,6 @@ describe('decide: upgrade, before the patch', () => {
         ],
       },
     });
-  });
-  test('no drain: Ready False with the kubelet’s own message, which leaves it nothing to write', () => {
-    const s = expectKind(decide(makePod({}), { ...ctx, drainMs: 0 }), 'close-gate');
-    assert.deepEqual(s.body.status.conditions[1], {
-      type: 'Ready',
-      status: 'False',
-      reason: 'ReadinessGatesNotReady',
-      message: `the status of pod readiness gate "${GATE}" is not "True", but False`,
-      lastTransitionTime: '2025-01-01T00:00:00Z',
-    });
-  });
-  test('a failed pod still Ready: the re-close turns it not Ready too, unguarded', () => {
-    const failed: Step = { kind: 'failed', reason: 'Timeout', message: 'x' };
-    const step = keepDrained(makePod({ rv: '42' }), ctx, failed);
-    assert.ok(step.kind === 'failed' && step.reclose);
-    assert.equal(step.reclose.metadata, undefined);
-    assert.deepEqual(
-      step.reclose.status.conditions.map((c) => [c.type, c.status, c.reason]),
-      [
-        [GATE, 'False', 'InPlaceUpdate'],
-        ['Ready', 'False', 'ReadinessGatesNotReady'],
-      ],
-    );
-  });
-  test('a pod already not Ready: the gate alone (Ready stays the kubelet’s)', () => {
-    const s = expectKind(decide(makePod({ ready: false }), ctx), 'close-gate');
-    assert.deepEqual(
-      s.body.status.conditions.map((c) => c.type),
-      [GATE],
-    );
   });
   test('gate declared, condition never set: close the gate', () =>
     void expectKind(decide(makePod({ gate: null }), ctx), 'close-gate'));

@@ -1,5 +1,6 @@
 // Builders for pods as the API server and kubelet report them, for the in-place unit tests.
 import type { V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
+import type { DecideContext } from '../../../src/inplace/decide.js';
 import { encodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 
 export const GATE = 'kwave.dev/in-place-ready';
@@ -8,6 +9,20 @@ export const NEW = 'nginx:1.25.3';
 /** Same digest as OLD. */
 export const RETAG = 'nginx:1.14.2-retag';
 export const T0 = Date.parse('2025-01-01T00:00:00Z');
+
+/** The upgrade of web-0's nginx to NEW by plan web, revision r1, wave 2, at T0, with a 5 s drain. */
+export const UPGRADE_CTX: DecideContext = {
+  plan: 'web',
+  revision: 'r1',
+  wave: 2,
+  direction: 'upgrade',
+  containers: [{ name: 'nginx', image: NEW }],
+  gate: { conditionType: GATE, required: true },
+  nowMs: T0,
+  drainMs: 5_000,
+  podTimeoutMs: 300_000,
+  minReadyMs: 10_000,
+};
 
 const hex = (c: string) => `sha256:${c.repeat(64)}`;
 const DIGESTS: Record<string, string> = {
