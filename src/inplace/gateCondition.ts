@@ -2,6 +2,7 @@
 // that closed it (and reading that name back), and the flow's gate patches (all built by
 // cluster/requestBodies.ts conditionPatchBody). Pure.
 import type { V1Pod } from '@kubernetes/client-node';
+import { gateNotReadyMessage, READINESS_GATES_NOT_READY } from '../kubeletReadiness.js';
 import { conditionPatchBody, type ConditionPatchBody, type PodConditionPatch } from '../cluster/requestBodies.js';
 import { conditionStatus, declaresGate, isPodReady, podCondition } from './podView.js';
 import type { Direction } from './state.js';
@@ -65,10 +66,8 @@ function closing(pod: V1Pod, gate: PodConditionPatch, drains: boolean): PodCondi
   const notReady: PodConditionPatch = {
     type: 'Ready',
     status: 'False',
-    reason: 'ReadinessGatesNotReady',
-    message: drains
-      ? `kwave closed the readiness gate "${gate.type}"`
-      : `the status of pod readiness gate "${gate.type}" is not "True", but False`,
+    reason: READINESS_GATES_NOT_READY,
+    message: drains ? `kwave closed the readiness gate "${gate.type}"` : gateNotReadyMessage(gate.type, 'False'),
   };
   return [gate, notReady];
 }

@@ -1,6 +1,7 @@
 // Pure functions from what the kubelet knows about a pod's containers to the pod's status: its
 // conditions (with lastTransitionTime kept unless the status flips), its phase, and Ready as the
 // kubelet derives it: containers ready AND every readiness-gate condition True.
+import { gateNotReadyMessage, READINESS_GATES_NOT_READY } from '../kubeletReadiness.js';
 import { sameMembers } from './json.js';
 
 interface WaitingState {
@@ -97,13 +98,11 @@ function readyCondition(
   if (containers.status !== 'True') return { ...containers, type: 'Ready' };
   const problems: string[] = [];
   for (const gate of gates) {
-    const c = conditions.find((x) => x.type === gate);
-    if (!c) problems.push(`corresponding condition of pod readiness gate "${gate}" does not exist.`);
-    else if (c.status !== 'True')
-      problems.push(`the status of pod readiness gate "${gate}" is not "True", but ${c.status}`);
+    const status = conditions.find((x) => x.type === gate)?.status;
+    if (status !== 'True') problems.push(gateNotReadyMessage(gate, status));
   }
   if (problems.length === 0) return { type: 'Ready', status: 'True' };
-  return { type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady', message: problems.join(', ') };
+  return { type: 'Ready', status: 'False', reason: READINESS_GATES_NOT_READY, message: problems.join(', ') };
 }
 
 /** Gives each computed condition its lastTransitionTime: kept from `previous` unless the status changed. */
