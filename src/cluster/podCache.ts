@@ -12,6 +12,7 @@ import { KubeError } from './kubeError.js';
 import { Listeners } from './listeners.js';
 import { loopTuning, ResumableListWatch, type ListWatchStats, type ListWatchTuning } from './listWatch.js';
 import { isKnownNewer, isKnownOlder } from './resourceVersion.js';
+import { shareUnchanged } from './shareUnchanged.js';
 import { realSleep, type Sleep } from '../sleep.js';
 
 /** What the cache needs of a Cluster. */
@@ -345,6 +346,7 @@ export class PodCache {
     if (previous) {
       const prevRv = previous.metadata?.resourceVersion;
       if (isKnownOlder(rv, prevRv) || (rv !== undefined && rv === prevRv)) return false;
+      shareUnchanged(pod, previous);
     }
     this.pods.set(key, pod);
     this.notify(key, { type: previous ? 'modified' : 'added', pod, previous, source });

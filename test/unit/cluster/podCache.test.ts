@@ -134,6 +134,19 @@ describe('PodCache (scripted source)', () => {
     assert.equal(w1.aborted, true, 'close ends the open watch');
   });
 
+  test('a newer version holds the annotations of the one it replaces when they did not change', async () => {
+    const { source, make } = setup();
+    source.lists.push({ items: [pod('a', '10', 'uid-a', { k: 'v' })], resourceVersion: '10' });
+    const cache = make();
+    await cache.synced;
+    const before = cache.get('ns', 'a')!.metadata!.annotations;
+    const w0 = await source.watch(0);
+    w0.send({ type: 'MODIFIED', pod: pod('a', '12', 'uid-a', { k: 'v' }) });
+    assert.equal(cache.get('ns', 'a')!.metadata!.resourceVersion, '12');
+    assert.equal(cache.get('ns', 'a')!.metadata!.annotations, before);
+    cache.close();
+  });
+
   test('an ERROR 410 event makes it list again and drop pods the new list lacks', async () => {
     const { source, make } = setup();
     source.lists.push({ items: [pod('a', '10'), pod('b', '9')], resourceVersion: '10' });
