@@ -1,5 +1,6 @@
 // runPodFlow (src/inplace/executor.ts), the thin driver of one pod's flow, over the in-memory fleet.
 import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { runPodFlow, type FlowContext } from '../../../src/inplace/executor.js';
 import type { Step } from '../../../src/inplace/decide.js';
@@ -64,6 +65,31 @@ describe('runPodFlow', () => {
     // stored rule would wait a second more than the drain.
     const r = await firstDrainWait(fleet(1), 200, fromWholeSecond().now);
     assert.deepEqual(r, { outcome: 'done', retryAfterMs: 200 });
+  });
+
+  test('a pod Ready again mid-drain (its kubelet writing a cached Ready back) is drained again in full', async () => {
+    const f = fleet(1);
+    const drainMs = 1_000;
+    let patchedAt: number | undefined;
+    const flow = runPodFlow({ namespace: 'web', name: 'web-0' }, flowCtx(drainMs), {
+      writer: f.writer,
+      reader: f.view,
+      now: Date.now,
+      onStep: (s) => {
+        if (s.kind === 'patch') patchedAt ??= performance.now();
+      },
+    });
+    await sleep(300);
+    assert.equal(patchedAt, undefined, 'still draining');
+    f.update('web/web-0', () => {}, 'True');
+    await sleep(100);
+    const notReadyAgainAt = performance.now();
+    f.update('web/web-0', () => {});
+    assert.equal((await flow).kind, 'done');
+    assert.ok(
+      patchedAt! - notReadyAgainAt >= drainMs - 5,
+      `patched ${patchedAt! - notReadyAgainAt} ms after not Ready again`,
+    );
   });
 
   test('a pod whose gate an earlier run closed keeps the stored-time rule: the drain ends after the stored second', async () => {

@@ -21,13 +21,14 @@ export function fleet(n: number, options: { forbidStatusFor?: string; brokenPods
   const writes: string[] = [];
   /** The most pods at once, as the fleet itself holds them: gate closed, and not Ready. */
   const most = { gateClosed: 0, notReady: 0 };
-  const update = (key: string, change: (p: V1Pod) => void): V1Pod => {
+  /** A new version of the pod, its Ready the kubelet's rule over the gate and the container, unless `staleReady` (as a kubelet writing back a Ready it cached). */
+  const update = (key: string, change: (p: V1Pod) => void, staleReady?: 'True' | 'False'): V1Pod => {
     const p = structuredClone(pods.get(key)!);
     change(p);
     const gate = p.status!.conditions!.find((c) => c.type === GATE)!;
     const cs = p.status!.containerStatuses![0]!;
     p.status!.conditions!.find((c) => c.type === 'Ready')!.status =
-      gate.status === 'True' && cs.ready ? 'True' : 'False';
+      staleReady ?? (gate.status === 'True' && cs.ready ? 'True' : 'False');
     p.metadata!.resourceVersion = String(Number(p.metadata!.resourceVersion) + 1);
     pods.set(key, p);
     const all = [...pods.values()];
