@@ -20,7 +20,7 @@ function sameMembers(a: object | undefined, b: object | undefined): boolean {
 
 /**
  * Gives `fresh`, a newer version of the pod whose view is `previous` (both decodePod's), what did
- * not change from `previous` itself: its name and uid, its annotations (the in-place state, ~450
+ * not change from `previous` itself: its name and uid, its annotations (the in-place state, ~440
  * bytes) and its container statuses. Each version comes off the wire with new copies of them, and
  * the cache holds a version for seconds, long enough for a young-generation collection to promote
  * it: without this, each of a pod's ~8 versions in a rollout left its own copies in the old
