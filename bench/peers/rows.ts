@@ -94,6 +94,8 @@ export interface PeerRow {
   rss_mb: number;
   in_place: boolean;
   phases: PhasesRow;
+  /** Each repeat's wall and its pods seen Ready again mid-drain, in the order run. */
+  runs: { wall_s: number; ready_mid_drain: number }[];
 }
 
 export interface PeersFile {
@@ -137,6 +139,7 @@ export function peerRow(runs: readonly Measurement[], maxUnavailable: number): P
       running_to_ready_s: m((r) => median(r.phases.runningToReadyMs) / 1000, 2),
       window_full: m((r) => r.phases.busyMs / (maxUnavailable * (r.wallSeconds * 1000 - r.phases.firstCloseMs)), 2),
     },
+    runs: runs.map((r) => ({ wall_s: round(r.wallSeconds, 2), ready_mid_drain: r.readyMidDrain })),
   };
 }
 

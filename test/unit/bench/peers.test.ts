@@ -227,7 +227,7 @@ describe('the rows and peers-N.json', () => {
       [
         measurement('kwave', 12),
         measurement('kwave', 10, { writes: { accepted: 320, refused: 0, pods: 300 }, inPlace: false }),
-        measurement('kwave', 11, { cpuSeconds: 1.234, drainsSeconds: [2.0, 2.3, 2.4] }),
+        measurement('kwave', 11.004, { cpuSeconds: 1.234, drainsSeconds: [2.0, 2.3, 2.4], readyMidDrain: 2 }),
       ],
       10,
     );
@@ -250,6 +250,11 @@ describe('the rows and peers-N.json', () => {
         running_to_ready_s: 0.1,
         window_full: 1,
       },
+      runs: [
+        { wall_s: 12, ready_mid_drain: 0 },
+        { wall_s: 10, ready_mid_drain: 0 },
+        { wall_s: 11, ready_mid_drain: 2 },
+      ],
     });
   });
 
@@ -274,6 +279,7 @@ describe('the rows and peers-N.json', () => {
       'rss_mb',
       'in_place',
       'phases',
+      'runs',
     ]);
     assert.deepEqual(checkTargets(file), { wallRatio: 0.75, unreadyP95: true, writesPerPod: true, inPlace: true });
     assert.equal(checkTargets({ ...file, rows: file.rows.slice(0, 1) }), undefined);
