@@ -1,22 +1,9 @@
 // A newer version of a cached pod takes from the version it replaces what did not change. Pure
 // but for writing into the fresh view, which nothing else holds yet.
 import type { V1Pod } from '@kubernetes/client-node';
+import { sameMembers } from '../sameMembers.js';
 
 type Json = Record<string, unknown>;
-
-/** Whether two flat objects hold the same values (parts compared by identity: decodePod shares equal ones). */
-function sameMembers(a: object | undefined, b: object | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  const x = a as Json,
-    y = b as Json;
-  let keys = 0;
-  for (const k in x) {
-    if (x[k] !== y[k]) return false;
-    keys++;
-  }
-  return Object.keys(y).length === keys;
-}
 
 /**
  * Gives `fresh`, a newer version of the pod whose view is `previous` (both decodePod's), what did
@@ -45,14 +32,13 @@ export function shareUnchanged(fresh: V1Pod, previous: V1Pod): void {
   if (!status || !statuses || !prevStatuses) return;
   let all = statuses.length === prevStatuses.length;
   for (let i = 0; i < statuses.length; i++) {
+    const now = statuses[i]!;
     const prev = prevStatuses[i];
-    if (prev !== undefined && sameMembers(statuses[i], prev)) {
-      statuses[i] = prev;
-      continue;
+    if (prev !== undefined && sameMembers(now, prev)) statuses[i] = prev;
+    else {
+      all = false;
+      if (prev !== undefined && now.containerID === prev.containerID) now.containerID = prev.containerID;
     }
-    all = false;
-    if (prev !== undefined && statuses[i]!.containerID === prev.containerID)
-      statuses[i]!.containerID = prev.containerID;
   }
   if (all) status.containerStatuses = prevStatuses;
 }

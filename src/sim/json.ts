@@ -43,15 +43,3 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
   return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
 }
-
-/** The same members in the same order, each the same value (===): one JSON text, one object's worth. */
-export function sameMembers(a: object, b: object): boolean {
-  const ak = Object.keys(a);
-  const bk = Object.keys(b);
-  if (ak.length !== bk.length) return false;
-  for (let i = 0; i < ak.length; i++) {
-    const k = ak[i]!;
-    if (k !== bk[i] || (a as Record<string, unknown>)[k] !== (b as Record<string, unknown>)[k]) return false;
-  }
-  return true;
-}

@@ -2,7 +2,7 @@
 // conditions (with lastTransitionTime kept unless the status flips), its phase, and Ready as the
 // kubelet derives it: containers ready AND every readiness-gate condition True.
 import { gateNotReadyMessage, READINESS_GATES_NOT_READY } from '../kubeletReadiness.js';
-import { sameMembers } from './json.js';
+import { sameMembers } from '../sameMembers.js';
 
 interface WaitingState {
   reason: string;

@@ -5,7 +5,8 @@ import { podConditions, podPhase, type ContainerStatus, type PodCondition } from
 import type { KubeObject } from '../store.js';
 import { qosClassOf } from '../apiserver/defaults.js';
 import type { JsonObject } from '../apiserver/json.js';
-import { jsonEqual, jsonHash, sameMembers } from '../json.js';
+import { sameMembers } from '../../sameMembers.js';
+import { jsonEqual, jsonHash } from '../json.js';
 
 /** The parts of a container spec the kubelet reads. */
 export interface ContainerSpec {

@@ -1,13 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  decide,
-  gateMessage,
-  gateOwner,
-  GATE_CLOSED_REASON,
-  type DecideContext,
-  type Step,
-} from '../../../src/inplace/decide.js';
+import { decide, gateMessage, gateOwner, GATE_CLOSED_REASON, type DecideContext } from '../../../src/inplace/decide.js';
 import { decodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 import {
   GATE,
@@ -18,6 +11,7 @@ import {
   RETAG,
   T0,
   UPGRADE_CTX,
+  expectKind,
   type ContainerOpts,
   type PodOpts,
 } from './fixtures.js';
@@ -53,11 +47,6 @@ const upgraded = (agoMs: number, over: Partial<InPlaceState> = {}): InPlaceState
 });
 const newContainer = { name: 'nginx', image: NEW, containerID: 'containerd://nginx-1', restartCount: 1 };
 const oldContainerPatched = { name: 'nginx', image: OLD, specImage: NEW };
-
-function expectKind<K extends Step['kind']>(step: Step, kind: K): Extract<Step, { kind: K }> {
-  assert.equal(step.kind, kind, `expected ${kind}, got ${JSON.stringify(step)}`);
-  return step as Extract<Step, { kind: K }>;
-}
 
 describe('decide: upgrade, before the patch', () => {
   test('no pod: vanished', () => assert.equal(expectKind(decide(undefined, ctx), 'vanished').reason, 'Gone'));

@@ -1,6 +1,7 @@
 // Builders for pods as the API server and kubelet report them, for the in-place unit tests.
+import assert from 'node:assert/strict';
 import type { V1ContainerStatus, V1Pod, V1PodCondition } from '@kubernetes/client-node';
-import type { DecideContext } from '../../../src/inplace/decide.js';
+import type { DecideContext, Step } from '../../../src/inplace/decide.js';
 import { encodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 
 export const GATE = 'kwave.dev/in-place-ready';
@@ -23,6 +24,12 @@ export const UPGRADE_CTX: DecideContext = {
   podTimeoutMs: 300_000,
   minReadyMs: 10_000,
 };
+
+/** `step`, asserted to be of `kind`. */
+export function expectKind<K extends Step['kind']>(step: Step, kind: K): Extract<Step, { kind: K }> {
+  assert.equal(step.kind, kind, `expected ${kind}, got ${JSON.stringify(step)}`);
+  return step as Extract<Step, { kind: K }>;
+}
 
 const hex = (c: string) => `sha256:${c.repeat(64)}`;
 const DIGESTS: Record<string, string> = {

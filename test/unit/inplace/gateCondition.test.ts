@@ -4,18 +4,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide, type Step } from '../../../src/inplace/decide.js';
 import { keepDrained } from '../../../src/inplace/gateCondition.js';
-import { GATE, makePod, UPGRADE_CTX } from './fixtures.js';
+import { expectKind, GATE, makePod, UPGRADE_CTX } from './fixtures.js';
 
 const ctx = UPGRADE_CTX;
 
-function closeGateStep(step: Step) {
-  assert.equal(step.kind, 'close-gate');
-  return step as Extract<Step, { kind: 'close-gate' }>;
-}
-
 describe('the gate-closing write and Ready', () => {
   test('no drain: Ready False with the kubelet’s own message, which leaves it nothing to write', () => {
-    const s = closeGateStep(decide(makePod({}), { ...ctx, drainMs: 0 }));
+    const s = expectKind(decide(makePod({}), { ...ctx, drainMs: 0 }), 'close-gate');
     assert.deepEqual(s.body.status.conditions[1], {
       type: 'Ready',
       status: 'False',
@@ -38,7 +33,7 @@ describe('the gate-closing write and Ready', () => {
     );
   });
   test('a pod already not Ready: the gate alone (Ready stays the kubelet’s)', () => {
-    const s = closeGateStep(decide(makePod({ ready: false }), ctx));
+    const s = expectKind(decide(makePod({ ready: false }), ctx), 'close-gate');
     assert.deepEqual(
       s.body.status.conditions.map((c) => c.type),
       [GATE],

@@ -3,13 +3,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
-import { decide, type DecideContext, type Step } from '../../../src/inplace/decide.js';
+import { decide, type DecideContext } from '../../../src/inplace/decide.js';
 import { resizeCompletion, resizeRefusal } from '../../../src/inplace/resizeCompletion.js';
 import { applyTarget, qosClassOf, resizeRestarts, type Resources } from '../../../src/inplace/resources.js';
 import { decodeState, encodeState, STATE_ANNOTATION, type InPlaceState } from '../../../src/inplace/state.js';
 import { parseQuantity, sameQuantity } from '../../../src/quantity.js';
+import { expectKind, GATE } from './fixtures.js';
 
-const GATE = 'kwave.dev/in-place-ready';
 const T0 = Date.parse('2026-12-06T10:00:00Z');
 const OLD: Resources = { requests: { cpu: '100m', memory: '128Mi' } };
 const NEW: Resources = { requests: { cpu: '250m', memory: '256Mi' } };
@@ -76,11 +76,6 @@ function pod(o: PodOpts = {}): V1Pod {
       ],
     },
   } as V1Pod;
-}
-
-function expectKind<K extends Step['kind']>(step: Step, kind: K): Extract<Step, { kind: K }> {
-  assert.equal(step.kind, kind, `expected ${kind}, got ${JSON.stringify(step)}`);
-  return step as Extract<Step, { kind: K }>;
 }
 
 const resizing = (over: Partial<InPlaceState> = {}): InPlaceState => ({
