@@ -34,6 +34,8 @@ interface Seen {
   patchedAt?: number;
   /** Seen Ready again after its gate closed and it was not Ready, before its image patch. */
   readyMidDrain?: boolean;
+  /** Seen not Ready after it was Ready on the target imageID (out of service again after it counted). */
+  readyLostAfterDone?: boolean;
   /** First time seen with the container ready on the target imageID (the kubelet's part done). */
   runningAt?: number;
   /** When it last became Ready on the target imageID (undefined while it is not). */
@@ -66,6 +68,12 @@ export interface FleetSummary {
    * a Ready True it still had cached.
    */
   readyMidDrain: number;
+  /**
+   * The pods seen not Ready again after they were Ready on the target imageID, while the upgrade
+   * ran: out of service again after they counted, as when a kubelet writes back a `Ready` False it
+   * computed before the gate reopened over a `Ready` True the tool wrote.
+   */
+  readyLostAfterDone: number;
   /**
    * The most pods not Ready at once in the watch's order, which is the order the API server
    * stored the versions in: each count is of one state the fleet really was in.
@@ -162,6 +170,7 @@ export class FleetProgress {
       delete seen.doneAt;
       delete seen.everDone;
       delete seen.readyMidDrain;
+      delete seen.readyLostAfterDone;
     }
     const gateClosed = (pod.status?.conditions ?? []).some((x) => !POD_CONDITIONS.has(x.type) && x.status === 'False');
     const afterChange = at > this.opts.startedAt;
@@ -175,6 +184,7 @@ export class FleetProgress {
     if (done && !wasDone) seen.doneAt = at;
     if (done) seen.everDone = true;
     if (!done) delete seen.doneAt;
+    if (wasDone && !ready) seen.readyLostAfterDone = true;
     this.atTarget += Number(done) - Number(wasDone);
     this.pods.set(name, seen);
     this.setNotReady(name, ready ? undefined : gateClosed || (seen.patchedAt !== undefined && !seen.everDone));
@@ -208,6 +218,7 @@ export class FleetProgress {
     let last = this.opts.startedAt;
     const drainsMs: number[] = [];
     let readyMidDrain = 0;
+    let readyLostAfterDone = 0;
     const phases: Phases = {
       firstCloseMs: NaN,
       closeToNotReadyMs: [],
@@ -220,6 +231,7 @@ export class FleetProgress {
       if (p.notReadyAt !== undefined && p.patchedAt !== undefined && p.notReadyAt <= p.patchedAt)
         drainsMs.push(p.patchedAt - p.notReadyAt);
       if (p.readyMidDrain) readyMidDrain++;
+      if (p.readyLostAfterDone) readyLostAfterDone++;
       this.addPhases(phases, p);
       const before = this.initial.get(name);
       if (!before) problems.push(`${name}: a new pod`);
@@ -235,6 +247,7 @@ export class FleetProgress {
       problems: problems.slice(0, 5),
       drainsMs: drainsMs.sort((a, b) => a - b),
       readyMidDrain,
+      readyLostAfterDone,
       maxNotReady: this.maxNotReady,
       maxNotReadyByTool: this.maxNotReadyByTool,
       phases: {

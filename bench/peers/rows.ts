@@ -61,6 +61,8 @@ export interface Measurement {
   drainsSeconds: number[];
   /** The pods seen Ready again in the middle of their drain (FleetSummary.readyMidDrain). */
   readyMidDrain: number;
+  /** The pods seen not Ready again after they counted (FleetSummary.readyLostAfterDone). */
+  readyLostAfterDone: number;
   /** Where the pods' turns went, as the bench's watch saw them (FleetProgress). */
   phases: Phases;
 }
@@ -94,8 +96,8 @@ export interface PeerRow {
   rss_mb: number;
   in_place: boolean;
   phases: PhasesRow;
-  /** Each repeat's wall and its pods seen Ready again mid-drain, in the order run. */
-  runs: { wall_s: number; ready_mid_drain: number }[];
+  /** Each repeat's wall, its pods seen Ready again mid-drain and not Ready again after they counted, in the order run. */
+  runs: { wall_s: number; ready_mid_drain: number; ready_lost_after_done: number }[];
 }
 
 export interface PeersFile {
@@ -139,7 +141,11 @@ export function peerRow(runs: readonly Measurement[], maxUnavailable: number): P
       running_to_ready_s: m((r) => median(r.phases.runningToReadyMs) / 1000, 2),
       window_full: m((r) => r.phases.busyMs / (maxUnavailable * (r.wallSeconds * 1000 - r.phases.firstCloseMs)), 2),
     },
-    runs: runs.map((r) => ({ wall_s: round(r.wallSeconds, 2), ready_mid_drain: r.readyMidDrain })),
+    runs: runs.map((r) => ({
+      wall_s: round(r.wallSeconds, 2),
+      ready_mid_drain: r.readyMidDrain,
+      ready_lost_after_done: r.readyLostAfterDone,
+    })),
   };
 }
 

@@ -201,6 +201,7 @@ export async function upgradeOnce(
     inPlace: summary.inPlace,
     drainsSeconds: summary.drainsMs.map((ms) => ms / 1000),
     readyMidDrain: summary.readyMidDrain,
+    readyLostAfterDone: summary.readyLostAfterDone,
     phases: summary.phases,
     problems: summary.problems,
     ...(finished ? { exitCode: finished.code } : {}),

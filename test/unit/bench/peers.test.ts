@@ -73,6 +73,7 @@ describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
       problems: [],
       drainsMs: [2000, 2500],
       readyMidDrain: 0,
+      readyLostAfterDone: 0,
       maxNotReady: 1,
       maxNotReadyByTool: 1,
       phases: {
@@ -98,6 +99,20 @@ describe('FleetProgress (what the peer benchmark sees of an upgrade)', () => {
     p.observe(closed('web-1', true), 1100); // gate closed, not yet seen not Ready: not mid-drain
     upgrade(p, 'web-1', 1300, 2000);
     assert.equal(p.summary().readyMidDrain, 1);
+  });
+
+  it('counts the pods not Ready again after they were Ready on the target, and times the wall to their last Ready', () => {
+    const p = progressOf([pod('web-0'), pod('web-1')]);
+    upgrade(p, 'web-0', 1100, 2000);
+    const to = { gate: 'True', image: 'nginx:1.25.3', digest: NEW, restarts: 1 } as const;
+    p.observe(pod('web-0', { ...to, ready: false, running: true }), 3700); // a stale Ready False written back
+    assert.equal(p.done(2), false);
+    p.observe(pod('web-0', to), 4300);
+    upgrade(p, 'web-1', 1200, 2000);
+    assert.equal(p.done(2), true);
+    const summary = p.summary();
+    assert.equal(summary.readyLostAfterDone, 1);
+    assert.equal(summary.wallMs, 4300 - 1000);
   });
 
   it('leaves out of the phases a pod not seen through every step', () => {
@@ -210,6 +225,7 @@ function measurement(tool: Measurement['tool'], wall: number, o: Partial<Measure
     inPlace: true,
     drainsSeconds: [2.1],
     readyMidDrain: 0,
+    readyLostAfterDone: 0,
     phases: {
       firstCloseMs: 200,
       closeToNotReadyMs: [40, 50, 60],
@@ -227,7 +243,12 @@ describe('the rows and peers-N.json', () => {
       [
         measurement('kwave', 12),
         measurement('kwave', 10, { writes: { accepted: 320, refused: 0, pods: 300 }, inPlace: false }),
-        measurement('kwave', 11.004, { cpuSeconds: 1.234, drainsSeconds: [2.0, 2.3, 2.4], readyMidDrain: 2 }),
+        measurement('kwave', 11.004, {
+          cpuSeconds: 1.234,
+          drainsSeconds: [2.0, 2.3, 2.4],
+          readyMidDrain: 2,
+          readyLostAfterDone: 1,
+        }),
       ],
       10,
     );
@@ -251,9 +272,9 @@ describe('the rows and peers-N.json', () => {
         window_full: 1,
       },
       runs: [
-        { wall_s: 12, ready_mid_drain: 0 },
-        { wall_s: 10, ready_mid_drain: 0 },
-        { wall_s: 11, ready_mid_drain: 2 },
+        { wall_s: 12, ready_mid_drain: 0, ready_lost_after_done: 0 },
+        { wall_s: 10, ready_mid_drain: 0, ready_lost_after_done: 0 },
+        { wall_s: 11, ready_mid_drain: 2, ready_lost_after_done: 1 },
       ],
     });
   });
