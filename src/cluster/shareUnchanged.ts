@@ -34,10 +34,11 @@ export function shareUnchanged(fresh: V1Pod, previous: V1Pod): void {
   for (let i = 0; i < statuses.length; i++) {
     const now = statuses[i]!;
     const prev = prevStatuses[i];
-    if (prev !== undefined && sameMembers(now, prev)) statuses[i] = prev;
+    if (prev === undefined) all = false;
+    else if (sameMembers(now, prev)) statuses[i] = prev;
     else {
       all = false;
-      if (prev !== undefined && now.containerID === prev.containerID) now.containerID = prev.containerID;
+      if (now.containerID === prev.containerID) now.containerID = prev.containerID;
     }
   }
   if (all) status.containerStatuses = prevStatuses;
